@@ -1,0 +1,99 @@
+import path from 'node:path';
+import { z } from 'zod';
+
+/**
+ * Every setting the server reads from the environment, with its default.
+ * The README's configuration table mirrors this file; keep them in step.
+ */
+const bool = z
+  .enum(['1', '0', 'true', 'false', 'yes', 'no', ''])
+  .transform((v) => v === '1' || v === 'true' || v === 'yes');
+
+const EnvSchema = z.object({
+  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  HOST: z.string().default('0.0.0.0'),
+  DATA_DIR: z.string().default('./data'),
+  PUBLIC_URL: z.string().url().optional(),
+  LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
+  BOOTSTRAP_API_KEY: z.string().min(16).optional(),
+  MODEL_PROFILE: z.enum(['default', 'test']).default('default'),
+  MODELS_DIR: z.string().default('./models'),
+  DEVICE: z.enum(['cpu', 'cuda']).default('cpu'),
+  OFFLINE: bool.default(false),
+  /** Requests per minute allowed for one API key (token bucket, burst = one minute's worth). */
+  RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(6000),
+  /** Largest accepted upload, in bytes (413 above). */
+  MAX_UPLOAD_BYTES: z.coerce.number().int().min(1).default(4 * 1024 ** 3),
+  /** Largest accepted JSON body, in bytes (413 above). */
+  MAX_JSON_BYTES: z.coerce.number().int().min(1).default(50 * 1024 ** 2),
+  /** Decompression-bomb guard: images with more pixels than this are refused (422). */
+  MAX_IMAGE_PIXELS: z.coerce.number().int().min(1).default(120_000_000),
+  /** Longest side of the processed frame made from each image. */
+  FRAME_MAX_SIDE: z.coerce.number().int().min(64).default(2048),
+  /** Lifetime of the Bearer tokens issued by POST /api/auth/token, in seconds. */
+  TOKEN_TTL_SECONDS: z.coerce.number().int().min(60).default(3600),
+  /** Allow AI image URLs that resolve to private, loopback or link-local addresses (LAN installs). */
+  ALLOW_PRIVATE_IMAGE_URLS: bool.default(false),
+  /** Explicit ffmpeg / ffprobe binaries; otherwise the bundled ones, then PATH. */
+  FFMPEG_PATH: z.string().optional(),
+  FFPROBE_PATH: z.string().optional(),
+  /** Seconds to wait for in-flight requests on SIGTERM before closing anyway. */
+  SHUTDOWN_GRACE_SECONDS: z.coerce.number().min(0).default(10),
+});
+
+export interface Config {
+  port: number;
+  host: string;
+  dataDir: string;
+  publicUrl: string;
+  logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
+  bootstrapApiKey?: string;
+  modelProfile: 'default' | 'test';
+  modelsDir: string;
+  device: 'cpu' | 'cuda';
+  offline: boolean;
+  rateLimitPerMinute: number;
+  maxUploadBytes: number;
+  maxJsonBytes: number;
+  maxImagePixels: number;
+  frameMaxSide: number;
+  tokenTtlSeconds: number;
+  allowPrivateImageUrls: boolean;
+  ffmpegPath?: string;
+  ffprobePath?: string;
+  shutdownGraceSeconds: number;
+}
+
+/** Reads the configuration from an environment (process.env by default). Throws on invalid values. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Partial<Config> = {}): Config {
+  const parsed = EnvSchema.safeParse(Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== '')));
+  if (!parsed.success) {
+    const first = parsed.error.issues[0];
+    throw new Error(`Invalid configuration: ${first.path.join('.')}: ${first.message}`);
+  }
+  const e = parsed.data;
+  const port = overrides.port ?? e.PORT;
+  const config: Config = {
+    port,
+    host: e.HOST,
+    dataDir: path.resolve(e.DATA_DIR),
+    publicUrl: (e.PUBLIC_URL ?? `http://localhost:${port}`).replace(/\/+$/, ''),
+    logLevel: e.LOG_LEVEL,
+    bootstrapApiKey: e.BOOTSTRAP_API_KEY,
+    modelProfile: e.MODEL_PROFILE,
+    modelsDir: path.resolve(e.MODELS_DIR),
+    device: e.DEVICE,
+    offline: e.OFFLINE,
+    rateLimitPerMinute: e.RATE_LIMIT_PER_MINUTE,
+    maxUploadBytes: e.MAX_UPLOAD_BYTES,
+    maxJsonBytes: e.MAX_JSON_BYTES,
+    maxImagePixels: e.MAX_IMAGE_PIXELS,
+    frameMaxSide: e.FRAME_MAX_SIDE,
+    tokenTtlSeconds: e.TOKEN_TTL_SECONDS,
+    allowPrivateImageUrls: e.ALLOW_PRIVATE_IMAGE_URLS,
+    ffmpegPath: e.FFMPEG_PATH,
+    ffprobePath: e.FFPROBE_PATH,
+    shutdownGraceSeconds: e.SHUTDOWN_GRACE_SECONDS,
+  };
+  return { ...config, ...overrides };
+}

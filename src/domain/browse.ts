@@ -1,0 +1,94 @@
+import { DomainError, invalid } from '../errors.js';
+import type { BrowseQuery, MediaType, SortField } from '../storage/types.js';
+import { loadCollection } from './access.js';
+import { resolveFolderPath } from './folders.js';
+import { presentMany } from './present.js';
+import type { Principal, Services } from './services.js';
+
+export const BROWSE_MAX_LIMIT = 1000;
+
+/** Browse parameters after schema validation (src/http/routes/browse.ts). */
+export interface BrowseParams {
+  path?: string;
+  recursive: boolean;
+  limit: number;
+  offset: number;
+  type: MediaType | 'all';
+  dateFrom?: string;
+  dateTo?: string;
+  sortBy: SortField;
+  sortDirection: 'asc' | 'desc';
+  tags?: string;
+  tagFilters?: string;
+  mediaId?: string;
+  clusterId?: string;
+  q?: string;
+  similarToObjectId?: string;
+}
+
+/** `YYYY-MM-DD` → the UTC instant the day starts, or a 400 naming the field. */
+export function dayStart(value: string, field: string): Date {
+  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(value);
+  const d = m ? new Date(Date.UTC(+m[1], +m[2] - 1, +m[3])) : null;
+  if (!d || d.getUTCMonth() !== +m![2] - 1 || d.getUTCDate() !== +m![3]) throw invalid(`${field} must be a date as YYYY-MM-DD`);
+  return d;
+}
+
+/** tagFilters is a URL-encoded JSON object: group → array of values. */
+export function parseTagFilters(raw: string): Record<string, string[]> {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(raw);
+  } catch {
+    throw invalid('tagFilters must be a JSON object mapping a tag group to an array of values');
+  }
+  if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) {
+    throw invalid('tagFilters must be a JSON object mapping a tag group to an array of values');
+  }
+  const out: Record<string, string[]> = {};
+  for (const [group, values] of Object.entries(parsed)) {
+    if (!Array.isArray(values) || values.some((v) => typeof v !== 'string')) {
+      throw invalid(`tagFilters.${group} must be an array of strings`);
+    }
+    out[group] = values as string[];
+  }
+  return out;
+}
+
+export function toBrowseQuery(datasetId: string, path: string, params: BrowseParams): BrowseQuery {
+  let createdFrom: string | null = null;
+  let createdBefore: string | null = null;
+  if (params.dateFrom) createdFrom = dayStart(params.dateFrom, 'dateFrom').toISOString();
+  if (params.dateTo) createdBefore = new Date(dayStart(params.dateTo, 'dateTo').getTime() + 86_400_000).toISOString();
+  if (createdFrom && createdBefore && createdFrom >= createdBefore) throw invalid('dateFrom must not be after dateTo');
+  return {
+    datasetId,
+    path,
+    recursive: params.recursive,
+    types: params.type === 'all' ? null : [params.type],
+    createdFrom,
+    createdBefore,
+    tagFilters: params.tagFilters ? parseTagFilters(params.tagFilters) : null,
+    tagValues: params.tags ? params.tags.split(',').map((t) => t.trim()).filter(Boolean) : null,
+    mediaId: params.mediaId ? params.mediaId.toLowerCase() : null,
+    clusterId: params.clusterId ?? null,
+    sortBy: params.sortBy,
+    sortDirection: params.sortDirection,
+    limit: params.limit,
+    offset: params.offset,
+  };
+}
+
+export async function browse(s: Services, p: Principal, collectionId: string, params: BrowseParams) {
+  const collection = await loadCollection(s, p, collectionId, 'viewer');
+  if (params.q !== undefined || params.similarToObjectId !== undefined) {
+    throw new DomainError('not_implemented', 'search (q, similarToObjectId) is not available yet on this server; browse without them');
+  }
+  const path = await resolveFolderPath(s, collection, params.path);
+  const query = toBrowseQuery(collection.id, path, params);
+  const { items, total } = await s.storage.media.browse(query);
+  return {
+    media: await presentMany(s, items),
+    pagination: { total, limit: query.limit, offset: query.offset, hasMore: query.offset + items.length < total },
+  };
+}

@@ -1,0 +1,28 @@
+import type { Config } from '../config.js';
+import type { BlobStore } from '../files/blobStore.js';
+import type { FileUrls } from '../files/fileUrls.js';
+import type { Logger } from '../logger.js';
+import type { Storage } from '../storage/storage.js';
+import type { Role } from '../storage/types.js';
+
+/**
+ * What domain functions receive: the stores and helpers they work with.
+ * Built once in src/app.ts; tests build their own over temp directories.
+ */
+export interface Services {
+  config: Config;
+  storage: Storage;
+  blobs: BlobStore;
+  urls: FileUrls;
+  logger: Logger;
+  /** HMAC key for Bearer tokens (kept in the database's settings). */
+  tokenKey: Buffer;
+}
+
+/** Who is calling: resolved from an API key or a Bearer token by src/domain/auth.ts. */
+export interface Principal {
+  userId: string;
+  organizationId: string;
+  role: Role;
+  keyId: string;
+}

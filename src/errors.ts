@@ -1,0 +1,34 @@
+/**
+ * Domain errors carry a code, never an HTTP status: the one error middleware
+ * (src/http/errorMiddleware.ts) maps codes to statuses and response bodies.
+ */
+export type ErrorCode =
+  | 'invalid_input'
+  | 'unauthenticated'
+  | 'forbidden'
+  | 'not_found'
+  | 'conflict'
+  | 'too_large'
+  | 'unsupported_media'
+  | 'unprocessable'
+  | 'rate_limited'
+  | 'not_implemented'
+  | 'unavailable';
+
+export class DomainError extends Error {
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    /** Extra response details, e.g. `retryAfterSeconds` for rate limiting. */
+    readonly details: { retryAfterSeconds?: number } = {},
+  ) {
+    super(message);
+    this.name = 'DomainError';
+  }
+}
+
+export const invalid = (message: string) => new DomainError('invalid_input', message);
+export const notFound = (message: string) => new DomainError('not_found', message);
+export const forbidden = (message: string) => new DomainError('forbidden', message);
+export const conflict = (message: string) => new DomainError('conflict', message);
+export const unprocessable = (message: string) => new DomainError('unprocessable', message);

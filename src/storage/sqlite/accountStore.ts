@@ -1,0 +1,83 @@
+import type { AccountStore } from '../storage.js';
+import type { ApiKeyRecord, Role, User } from '../types.js';
+import type { Db } from './database.js';
+import { toApiKey, toOrganization, toUser, type ApiKeyRow, type OrganizationRow, type UserRow } from './rows.js';
+
+export function sqliteAccountStore(db: Db): AccountStore {
+  const now = () => new Date().toISOString();
+  const getOrg = db.prepare(`SELECT * FROM organizations WHERE id = ?`);
+  return {
+    async countOrganizations() {
+      return db.prepare(`SELECT count(*) FROM organizations`).pluck().get() as number;
+    },
+    async createOrganization(org, ownerUserId) {
+      const at = now();
+      db.transaction(() => {
+        db.prepare(`INSERT INTO organizations (id, name, slug, created_at) VALUES (?, ?, ?, ?)`).run(org.id, org.name, org.slug, at);
+        db.prepare(`INSERT INTO memberships (organization_id, user_id, role, created_at) VALUES (?, ?, 'owner', ?)`).run(org.id, ownerUserId, at);
+      })();
+      return toOrganization(getOrg.get(org.id) as OrganizationRow);
+    },
+    async getOrganization(id) {
+      const row = getOrg.get(id) as OrganizationRow | undefined;
+      return row ? toOrganization(row) : null;
+    },
+    async isSlugTaken(slug) {
+      return db.prepare(`SELECT 1 FROM organizations WHERE slug = ?`).get(slug) !== undefined;
+    },
+    async listOrganizationsForUser(userId) {
+      const rows = db
+        .prepare(
+          `SELECT o.*, m.role FROM organizations o JOIN memberships m ON m.organization_id = o.id
+           WHERE m.user_id = ? ORDER BY o.created_at, o.id`,
+        )
+        .all(userId) as Array<OrganizationRow & { role: Role }>;
+      return rows.map((r) => ({ ...toOrganization(r), role: r.role }));
+    },
+    async createUser(user: User) {
+      db.prepare(`INSERT INTO users (id, email, name, created_at) VALUES (?, ?, ?, ?)`).run(user.id, user.email, user.name, user.createdAt);
+      return user;
+    },
+    async getUser(id) {
+      const row = db.prepare(`SELECT * FROM users WHERE id = ?`).get(id) as UserRow | undefined;
+      return row ? toUser(row) : null;
+    },
+    async getMembershipRole(organizationId, userId) {
+      const role = db
+        .prepare(`SELECT role FROM memberships WHERE organization_id = ? AND user_id = ?`)
+        .pluck()
+        .get(organizationId, userId) as Role | undefined;
+      return role ?? null;
+    },
+    async createApiKey(k: ApiKeyRecord) {
+      db.prepare(
+        `INSERT INTO api_keys (id, organization_id, user_id, name, role, key_hash, prefix, created_at, revoked_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      ).run(k.id, k.organizationId, k.userId, k.name, k.role, k.keyHash, k.prefix, k.createdAt, k.revokedAt);
+    },
+    async findApiKeyByHash(keyHash) {
+      const row = db.prepare(`SELECT * FROM api_keys WHERE key_hash = ? AND revoked_at IS NULL`).get(keyHash) as ApiKeyRow | undefined;
+      return row ? toApiKey(row) : null;
+    },
+    async getApiKey(id) {
+      const row = db.prepare(`SELECT * FROM api_keys WHERE id = ?`).get(id) as ApiKeyRow | undefined;
+      return row ? toApiKey(row) : null;
+    },
+    async listApiKeys(organizationId) {
+      const rows = db
+        .prepare(`SELECT * FROM api_keys WHERE organization_id = ? AND revoked_at IS NULL ORDER BY created_at, id`)
+        .all(organizationId) as ApiKeyRow[];
+      return rows.map(toApiKey);
+    },
+    async revokeApiKey(id, at) {
+      return db.prepare(`UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL`).run(at, id).changes > 0;
+    },
+    async getSetting(key) {
+      return (db.prepare(`SELECT value FROM settings WHERE key = ?`).pluck().get(key) as string | undefined) ?? null;
+    },
+    async setSettingIfAbsent(key, value) {
+      db.prepare(`INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT (key) DO NOTHING`).run(key, value);
+      return db.prepare(`SELECT value FROM settings WHERE key = ?`).pluck().get(key) as string;
+    },
+  };
+}

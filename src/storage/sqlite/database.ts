@@ -1,0 +1,27 @@
+import Database from 'better-sqlite3';
+import * as sqliteVec from 'sqlite-vec';
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { migrate } from './migrate.js';
+
+export type Db = Database.Database;
+
+/**
+ * Opens (creating if needed) the SQLite database, loads sqlite-vec and applies
+ * pending migrations. WAL lets readers go on while a writer commits;
+ * synchronous=FULL makes every acknowledged write survive a power loss, which
+ * matters more here than the fsync it costs per write transaction.
+ */
+export function openDatabase(file: string): Db {
+  if (file !== ':memory:') mkdirSync(path.dirname(file), { recursive: true });
+  const db = new Database(file);
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = FULL');
+  db.pragma('foreign_keys = ON');
+  db.pragma('busy_timeout = 5000');
+  db.pragma('cache_size = -65536'); // 64 MiB page cache
+  db.pragma('temp_store = MEMORY');
+  sqliteVec.load(db);
+  migrate(db);
+  return db;
+}

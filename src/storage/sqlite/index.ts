@@ -1,0 +1,27 @@
+import type { Storage } from '../storage.js';
+import { sqliteAccountStore } from './accountStore.js';
+import { sqliteCollectionStore } from './collectionStore.js';
+import { openDatabase, type Db } from './database.js';
+import { sqliteMediaStore } from './mediaStore.js';
+
+export interface SqliteStorage extends Storage {
+  /** The raw handle, for the later search and job modules that share the file. */
+  db: Db;
+}
+
+/** The embedded default store: one SQLite file (`:memory:` for throwaway tests). */
+export function openSqliteStorage(file: string): SqliteStorage {
+  const db = openDatabase(file);
+  return {
+    db,
+    accounts: sqliteAccountStore(db),
+    collections: sqliteCollectionStore(db),
+    media: sqliteMediaStore(db),
+    async close() {
+      if (db.open) {
+        db.pragma('wal_checkpoint(TRUNCATE)');
+        db.close();
+      }
+    },
+  };
+}

@@ -1,0 +1,221 @@
+import { invalid, notFound } from '../../errors.js';
+import type { MediaStore } from '../storage.js';
+import type { FrameDetail, MediaRecord, Metadata, NewFrame, NewMedia } from '../types.js';
+import { sqliteBrowse } from './browse.js';
+import type { Db } from './database.js';
+import { toCaption, toFrame, toMedia, toObject, type CaptionRow, type FrameRow, type MediaRow, type ObjectRow } from './rows.js';
+import { dropTags, syncTags } from './tagIndex.js';
+import { sqliteVersions } from './versions.js';
+
+const LIVE = `status = 'active' AND is_current = 1`;
+const now = () => new Date().toISOString();
+const textOrNull = (v: unknown): string | null => (typeof v === 'string' ? v : null);
+
+/** `path > 'p.' AND path < 'p/'` selects every descendant of p: '/' is the character after '.'. */
+export const subtreeBounds = (path: string): [string, string] => [`${path}.`, `${path}/`];
+
+export function sqliteMediaStore(db: Db): MediaStore {
+  const getRow = db.prepare(`SELECT * FROM media WHERE id = ?`);
+  const fetchRow = (id: string): MediaRow | undefined => getRow.get(id) as MediaRow | undefined;
+  const mustRow = (id: string): MediaRow => {
+    const row = fetchRow(id);
+    if (!row) throw notFound('media not found');
+    return row;
+  };
+
+  const insertMedia = db.prepare(
+    `INSERT INTO media (id, dataset_id, organization_id, path, parent_path, type, name, blob_key, mime_type,
+       width, height, duration, size_bytes, exif, metadata, description, prompt, status, processing_status,
+       root_id, is_current, created_at, updated_at, created_by)
+     VALUES (@id, @datasetId, @organizationId, @path, @parentPath, @type, @name, @blobKey, @mimeType,
+       @width, @height, @duration, @sizeBytes, @exif, @metadata, @description, @prompt, 'active', @processingStatus,
+       @rootId, 1, @at, @at, @createdById)`,
+  );
+  const insertFrame = db.prepare(
+    `INSERT INTO frames (id, media_id, timestamp, seconds, blob_key, width, height, metadata, created_at, updated_at, created_by)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  );
+  const addStorage = db.prepare(`UPDATE organizations SET storage_bytes = max(0, storage_bytes + ?) WHERE id = ?`);
+
+  const writeMedia = (m: NewMedia, at: string) => {
+    const rootId = m.rootId ?? m.id;
+    insertMedia.run({
+      ...m,
+      path: `${m.parentPath}.${m.id}`,
+      exif: JSON.stringify(m.exif),
+      metadata: JSON.stringify(m.metadata),
+      description: textOrNull(m.metadata.description),
+      prompt: textOrNull(m.metadata.prompt),
+      rootId,
+      at,
+    });
+  };
+
+  const insert = db.transaction((m: NewMedia, frames: NewFrame[]): MediaRecord => {
+    const at = now();
+    if (m.rootId) {
+      // A new derived version becomes the current one: the previous current stops being live.
+      const previous = db.prepare(`SELECT id FROM media WHERE root_id = ? AND ${LIVE}`).pluck().all(m.rootId) as string[];
+      db.prepare(`UPDATE media SET is_current = 0 WHERE root_id = ?`).run(m.rootId);
+      dropTags(db, previous);
+    }
+    writeMedia(m, at);
+    for (const f of frames) {
+      insertFrame.run(f.id, m.id, f.timestamp, Number(f.timestamp) || 0, f.blobKey, f.width, f.height,
+        JSON.stringify(f.metadata ?? {}), at, at, m.createdById);
+    }
+    syncTags(db, m.id, m.datasetId, true, m.metadata);
+    addStorage.run(m.sizeBytes, m.organizationId);
+    return toMedia(mustRow(m.id));
+  });
+
+  const insertFolder = db.transaction((f: NewMedia, reuse: boolean) => {
+    if (reuse) {
+      const existing = db
+        .prepare(`SELECT * FROM media WHERE parent_path = ? AND type = 'folder' AND name = ? AND ${LIVE} ORDER BY created_at, id LIMIT 1`)
+        .get(f.parentPath, f.name) as MediaRow | undefined;
+      if (existing) return { folder: toMedia(existing), created: false };
+    }
+    writeMedia(f, now());
+    return { folder: toMedia(mustRow(f.id)), created: true };
+  });
+
+  const writeMetadata = (row: MediaRow, metadata: Metadata, name: string, userId: string) => {
+    db.prepare(
+      `UPDATE media SET name = ?, metadata = ?, description = ?, prompt = ?, updated_at = ?, updated_by = ? WHERE id = ?`,
+    ).run(name, JSON.stringify(metadata), textOrNull(metadata.description), textOrNull(metadata.prompt), now(), userId, row.id);
+    syncTags(db, row.id, row.dataset_id, row.status === 'active' && row.is_current === 1, metadata);
+  };
+
+  const activeRow = (id: string): MediaRow => {
+    const row = mustRow(id);
+    if (row.status !== 'active') throw notFound('media not found');
+    return row;
+  };
+
+  const update = db.transaction((id: string, patch: { name?: string; metadata?: Metadata }, userId: string) => {
+    const row = activeRow(id);
+    writeMetadata(row, patch.metadata ?? JSON.parse(row.metadata), patch.name ?? row.name, userId);
+    return toMedia(mustRow(id));
+  });
+
+  const mutateMetadata = db.transaction((id: string, userId: string, mutate: (m: Metadata) => Metadata) => {
+    const row = activeRow(id);
+    writeMetadata(row, mutate(JSON.parse(row.metadata) as Metadata), row.name, userId);
+    return toMedia(mustRow(id));
+  });
+
+  /** Marks these rows deleted with everything hanging off them; returns how many changed. */
+  const deleteRows = (rows: Array<{ id: string; size_bytes: number }>, organizationId: string, userId: string): number => {
+    if (rows.length === 0) return 0;
+    const ids = JSON.stringify(rows.map((r) => r.id));
+    const at = now();
+    db.prepare(
+      `UPDATE media SET status = 'deleted', deleted_at = ?, updated_at = ?, updated_by = ? WHERE id IN (SELECT value FROM json_each(?))`,
+    ).run(at, at, userId, ids);
+    for (const table of ['frames', 'captions', 'detected_objects']) {
+      db.prepare(`UPDATE ${table} SET status = 'deleted', updated_at = ? WHERE media_id IN (SELECT value FROM json_each(?))`).run(at, ids);
+    }
+    dropTags(db, rows.map((r) => r.id));
+    addStorage.run(-rows.reduce((s, r) => s + r.size_bytes, 0), organizationId);
+    return rows.length;
+  };
+
+  const softDelete = db.transaction((id: string, userId: string) => {
+    const row = activeRow(id);
+    let rows: Array<{ id: string; size_bytes: number }>;
+    if (row.type === 'folder') {
+      const [lo, hi] = subtreeBounds(row.path);
+      rows = db
+        .prepare(`SELECT id, size_bytes FROM media WHERE status = 'active' AND (id = ? OR (path > ? AND path < ?))`)
+        .all(id, lo, hi) as typeof rows;
+    } else {
+      rows = db.prepare(`SELECT id, size_bytes FROM media WHERE status = 'active' AND root_id = ?`).all(row.root_id) as typeof rows;
+    }
+    return { deletedCount: deleteRows(rows, row.organization_id, userId) };
+  });
+
+  const move = db.transaction((id: string, destinationPath: string, userId: string) => {
+    const row = activeRow(id);
+    const at = now();
+    if (row.type === 'folder') {
+      if (destinationPath === row.path || destinationPath.startsWith(`${row.path}.`)) {
+        throw invalid('a folder cannot be moved into itself or one of its own subfolders');
+      }
+      const newPath = `${destinationPath}.${row.id}`;
+      const [lo, hi] = subtreeBounds(row.path);
+      // One statement rewrites the prefix of the whole subtree, using the path index for the range.
+      db.prepare(
+        `UPDATE media SET
+           path = @newPath || substr(path, @oldLen + 1),
+           parent_path = CASE WHEN id = @id THEN @dest ELSE @newPath || substr(parent_path, @oldLen + 1) END
+         WHERE id = @id OR (path > @lo AND path < @hi)`,
+      ).run({ newPath, oldLen: row.path.length, id, dest: destinationPath, lo, hi });
+      db.prepare(`UPDATE media SET updated_at = ?, updated_by = ? WHERE id = ?`).run(at, userId, id);
+      return newPath;
+    }
+    // An item moves with all its versions, which share its parent folder.
+    db.prepare(`UPDATE media SET parent_path = ?, path = ? || '.' || id WHERE root_id = ?`).run(destinationPath, destinationPath, row.root_id);
+    db.prepare(`UPDATE media SET updated_at = ?, updated_by = ? WHERE id = ?`).run(at, userId, id);
+    return `${destinationPath}.${row.id}`;
+  });
+
+  const framesOf = (mediaIds: string[]): Map<string, FrameDetail[]> => {
+    const out = new Map<string, FrameDetail[]>();
+    if (mediaIds.length === 0) return out;
+    const ids = JSON.stringify(mediaIds);
+    const frames = db
+      .prepare(`SELECT * FROM frames WHERE media_id IN (SELECT value FROM json_each(?)) AND status = 'active' ORDER BY media_id, seconds, id`)
+      .all(ids) as FrameRow[];
+    const byFrame = new Map<string, FrameDetail>();
+    for (const r of frames) {
+      const f: FrameDetail = { ...toFrame(r), captions: [], objects: [] };
+      byFrame.set(f.id, f);
+      const list = out.get(f.mediaId) ?? [];
+      list.push(f);
+      out.set(f.mediaId, list);
+    }
+    if (frames.length === 0) return out;
+    const captions = db
+      .prepare(`SELECT * FROM captions WHERE media_id IN (SELECT value FROM json_each(?)) AND status = 'active' ORDER BY created_at, id`)
+      .all(ids) as CaptionRow[];
+    for (const c of captions) byFrame.get(c.frame_id)?.captions.push(toCaption(c));
+    const objects = db
+      .prepare(`SELECT * FROM detected_objects WHERE media_id IN (SELECT value FROM json_each(?)) AND status = 'active' ORDER BY created_at, id`)
+      .all(ids) as ObjectRow[];
+    for (const o of objects) byFrame.get(o.frame_id)?.objects.push(toObject(o));
+    return out;
+  };
+
+  return {
+    insert: async (m, frames) => insert(m, frames),
+    insertFolder: async (f, reuse) => insertFolder(f, reuse),
+    get: async (id) => {
+      const row = fetchRow(id);
+      return row ? toMedia(row) : null;
+    },
+    frames: async (mediaIds) => framesOf(mediaIds),
+    update: async (id, patch, userId) => update(id, patch, userId),
+    mutateMetadata: async (id, userId, mutate) => mutateMetadata(id, userId, mutate),
+    softDelete: async (id, userId) => softDelete(id, userId),
+    move: async (id, destinationPath, userId) => move(id, destinationPath, userId),
+    ...sqliteBrowse(db),
+    ...sqliteVersions(db, { deleteRows, mustRow }),
+    setProcessingStatus: async (id, status, error) => {
+      db.prepare(`UPDATE media SET processing_status = ?, processing_error = ? WHERE id = ?`).run(status, error, id);
+    },
+    referencedBlobKeys: async (keys) => {
+      const json = JSON.stringify(keys);
+      const found = db
+        .prepare(
+          `SELECT blob_key FROM media WHERE blob_key IN (SELECT value FROM json_each(?))
+           UNION SELECT blob_key FROM frames WHERE blob_key IN (SELECT value FROM json_each(?))
+           UNION SELECT blob_key FROM detected_objects WHERE blob_key IN (SELECT value FROM json_each(?))`,
+        )
+        .pluck()
+        .all(json, json, json) as string[];
+      return new Set(found);
+    },
+  };
+}
+

@@ -1,0 +1,36 @@
+import type { Metadata } from '../types.js';
+import type { Db } from './database.js';
+
+/**
+ * Keeps media_tags in step with one item's metadata.tags. Called inside the
+ * transaction that writes the metadata (or changes whether the item is live),
+ * so the index never disagrees with the document. Triggers on media_tags keep
+ * tag_counts in step in turn.
+ */
+export function syncTags(db: Db, mediaId: string, datasetId: string, live: boolean, metadata: Metadata | null): void {
+  db.prepare(`DELETE FROM media_tags WHERE media_id = ?`).run(mediaId);
+  if (!live || !metadata) return;
+  const insert = db.prepare(`INSERT OR IGNORE INTO media_tags (media_id, dataset_id, grp, value) VALUES (?, ?, ?, ?)`);
+  for (const [group, values] of Object.entries(tagsOf(metadata))) {
+    for (const value of values) insert.run(mediaId, datasetId, group, value);
+  }
+}
+
+/** Removes the tag rows of many items at once (they stopped being live). */
+export function dropTags(db: Db, mediaIds: string[]): void {
+  if (mediaIds.length === 0) return;
+  db.prepare(`DELETE FROM media_tags WHERE media_id IN (SELECT value FROM json_each(?))`).run(JSON.stringify(mediaIds));
+}
+
+/** The well-formed part of metadata.tags: group → string values. */
+export function tagsOf(metadata: Metadata): Record<string, string[]> {
+  const tags = metadata.tags;
+  if (!tags || typeof tags !== 'object' || Array.isArray(tags)) return {};
+  const out: Record<string, string[]> = {};
+  for (const [group, values] of Object.entries(tags)) {
+    if (!Array.isArray(values)) continue;
+    const strings = values.filter((v): v is string => typeof v === 'string');
+    if (strings.length) out[group] = strings;
+  }
+  return out;
+}

@@ -1,0 +1,68 @@
+import { invalid, notFound } from '../../errors.js';
+import type { MediaStore } from '../storage.js';
+import type { Db } from './database.js';
+import { toMedia, type MediaRow } from './rows.js';
+import { dropTags, syncTags } from './tagIndex.js';
+
+interface Helpers {
+  deleteRows(rows: Array<{ id: string; size_bytes: number }>, organizationId: string, userId: string): number;
+  mustRow(id: string): MediaRow;
+}
+
+/**
+ * Derived versions share the original's root_id and parent folder; exactly one
+ * active version per root is current (is_current = 1) and only it is listed and
+ * tag-indexed.
+ */
+export function sqliteVersions(db: Db, h: Helpers): Pick<MediaStore, 'listVersions' | 'deleteVersion' | 'selectVersion' | 'versionCounts'> {
+  const activeVersions = db.prepare(`SELECT * FROM media WHERE root_id = ? AND status = 'active' ORDER BY created_at, id`);
+
+  const makeCurrent = (row: MediaRow, userId: string) => {
+    const previous = db
+      .prepare(`SELECT id FROM media WHERE root_id = ? AND is_current = 1 AND id != ?`)
+      .pluck()
+      .all(row.root_id, row.id) as string[];
+    db.prepare(`UPDATE media SET is_current = 0 WHERE root_id = ? AND id != ?`).run(row.root_id, row.id);
+    dropTags(db, previous);
+    db.prepare(`UPDATE media SET is_current = 1, updated_at = ?, updated_by = ? WHERE id = ?`).run(new Date().toISOString(), userId, row.id);
+    syncTags(db, row.id, row.dataset_id, true, JSON.parse(row.metadata));
+  };
+
+  const deleteVersion = db.transaction((rootId: string, versionId: string, userId: string) => {
+    const row = h.mustRow(versionId);
+    if (row.root_id !== rootId || row.status !== 'active') throw notFound('version not found for this media item');
+    h.deleteRows([row], row.organization_id, userId);
+    let promotedId: string | null = null;
+    if (row.is_current === 1) {
+      const remaining = activeVersions.all(rootId) as MediaRow[];
+      const newest = remaining[remaining.length - 1];
+      if (newest) {
+        makeCurrent(newest, userId);
+        promotedId = newest.id;
+      }
+    }
+    return { deletedId: versionId, promotedId };
+  });
+
+  const selectVersion = db.transaction((versionId: string, userId: string) => {
+    const row = h.mustRow(versionId);
+    if (row.status !== 'active') throw notFound('version not found');
+    if (row.type === 'folder') throw invalid('folders have no versions');
+    makeCurrent(row, userId);
+    return toMedia(h.mustRow(versionId));
+  });
+
+  return {
+    versionCounts: async (rootIds) => {
+      const rows = db
+        .prepare(
+          `SELECT root_id, count(*) AS n FROM media WHERE root_id IN (SELECT value FROM json_each(?)) AND status = 'active' GROUP BY root_id`,
+        )
+        .all(JSON.stringify(rootIds)) as Array<{ root_id: string; n: number }>;
+      return new Map(rows.map((r) => [r.root_id, r.n]));
+    },
+    listVersions: async (rootId) => (activeVersions.all(rootId) as MediaRow[]).map(toMedia),
+    deleteVersion: async (rootId, versionId, userId) => deleteVersion(rootId, versionId, userId),
+    selectVersion: async (versionId, userId) => selectVersion(versionId, userId),
+  };
+}

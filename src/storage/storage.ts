@@ -1,0 +1,105 @@
+import type {
+  ApiKeyRecord,
+  BrowseQuery,
+  Collection,
+  FolderSummary,
+  FrameDetail,
+  MediaRecord,
+  Metadata,
+  NewFrame,
+  NewMedia,
+  Organization,
+  ProcessingStatus,
+  Role,
+  User,
+} from './types.js';
+
+/**
+ * The storage layer: every read and write of the database goes through these
+ * interfaces. Each method is atomic on its own (one transaction), so domain code
+ * never holds a transaction open across an await. SQLite implements them today
+ * (src/storage/sqlite); a PostgreSQL implementation must pass the same suite
+ * (test/storage/suite.ts).
+ */
+export interface Storage {
+  accounts: AccountStore;
+  collections: CollectionStore;
+  media: MediaStore;
+  /** Flushes and closes. Further calls fail. */
+  close(): Promise<void>;
+}
+
+export interface AccountStore {
+  countOrganizations(): Promise<number>;
+  /** Creates the organization and makes `ownerUserId` its owner, atomically. */
+  createOrganization(org: { id: string; name: string; slug: string }, ownerUserId: string): Promise<Organization>;
+  getOrganization(id: string): Promise<Organization | null>;
+  isSlugTaken(slug: string): Promise<boolean>;
+  /** Organizations the user belongs to, with the user's role in each, oldest first. */
+  listOrganizationsForUser(userId: string): Promise<Array<Organization & { role: Role }>>;
+  createUser(user: User): Promise<User>;
+  getUser(id: string): Promise<User | null>;
+  getMembershipRole(organizationId: string, userId: string): Promise<Role | null>;
+  createApiKey(key: ApiKeyRecord): Promise<void>;
+  /** Only keys that are not revoked. */
+  findApiKeyByHash(keyHash: string): Promise<ApiKeyRecord | null>;
+  getApiKey(id: string): Promise<ApiKeyRecord | null>;
+  listApiKeys(organizationId: string): Promise<ApiKeyRecord[]>;
+  /** Marks the key revoked; false when there was no such active key. */
+  revokeApiKey(id: string, at: string): Promise<boolean>;
+  getSetting(key: string): Promise<string | null>;
+  /** Stores the value unless the key already has one; returns the value in force. */
+  setSettingIfAbsent(key: string, value: string): Promise<string>;
+}
+
+export interface CollectionStore {
+  create(collection: Collection): Promise<Collection>;
+  get(id: string): Promise<Collection | null>;
+  list(organizationId: string): Promise<Collection[]>;
+  update(id: string, patch: { name?: string; icon?: string | null }, at: string): Promise<Collection | null>;
+}
+
+export interface MediaStore {
+  /**
+   * Inserts an item (and its frames) in one transaction, indexes its tags and
+   * adds its size to the organization's storage counter. For a derived version
+   * (`rootId` set) the new row becomes the current version of that root.
+   */
+  insert(media: NewMedia, frames: NewFrame[]): Promise<MediaRecord>;
+  /** Inserts a folder; with `reuse`, returns the active folder of the same name under the same parent instead. */
+  insertFolder(folder: NewMedia, reuse: boolean): Promise<{ folder: MediaRecord; created: boolean }>;
+  /** Any status. */
+  get(id: string): Promise<MediaRecord | null>;
+  /** Active frames of the given items with their active captions and objects, by media id. */
+  frames(mediaIds: string[]): Promise<Map<string, FrameDetail[]>>;
+  /** Renames and/or replaces the whole metadata document; keeps the tag index in step. */
+  update(id: string, patch: { name?: string; metadata?: Metadata }, userId: string): Promise<MediaRecord>;
+  /**
+   * Reads the metadata, applies `mutate` and writes the result, all in one
+   * transaction. `mutate` may throw (e.g. a conflict) to abort without writing.
+   */
+  mutateMetadata(id: string, userId: string, mutate: (metadata: Metadata) => Metadata): Promise<MediaRecord>;
+  /**
+   * Soft-deletes the item with all its versions, frames and objects, and for a
+   * folder everything beneath it; decrements the storage counter.
+   * Returns how many media rows changed to deleted.
+   */
+  softDelete(id: string, userId: string): Promise<{ deletedCount: number }>;
+  /** Moves the item (with its versions) or the folder's whole subtree under `destinationPath`; returns the new path. */
+  move(id: string, destinationPath: string, userId: string): Promise<string>;
+  browse(query: BrowseQuery): Promise<{ items: MediaRecord[]; total: number }>;
+  folderSummaries(folderPaths: string[]): Promise<Map<string, FolderSummary>>;
+  /** Number of active versions per root id (1 for an original with no edits). */
+  versionCounts(rootIds: string[]): Promise<Map<string, number>>;
+  /** Tag groups of active, current items: group → sorted distinct values. */
+  tagGroups(datasetId: string): Promise<Record<string, string[]>>;
+  /** The original and all its active derived versions, oldest first. */
+  listVersions(rootId: string): Promise<MediaRecord[]>;
+  /** Deletes one version; when it was current, the newest remaining version becomes current. */
+  deleteVersion(rootId: string, versionId: string, userId: string): Promise<{ deletedId: string; promotedId: string | null }>;
+  /** Makes this version the current one of its root. */
+  selectVersion(versionId: string, userId: string): Promise<MediaRecord>;
+  setProcessingStatus(id: string, status: ProcessingStatus, error: string | null): Promise<void>;
+  /** Which of these blob keys some media or frame row (any status) still references. */
+  referencedBlobKeys(keys: string[]): Promise<Set<string>>;
+}

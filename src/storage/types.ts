@@ -1,0 +1,204 @@
+/**
+ * Records the storage layer stores and hands back. They are plain data in
+ * domain terms (camelCase, ISO timestamps, parsed JSON); the HTTP layer
+ * presents them (src/domain/present.ts) and never sees SQL rows.
+ */
+
+export type Role = 'owner' | 'admin' | 'member' | 'viewer';
+export const ROLES: readonly Role[] = ['viewer', 'member', 'admin', 'owner'];
+/** True when `have` grants at least what `need` grants. */
+export const roleAtLeast = (have: Role, need: Role): boolean => ROLES.indexOf(have) >= ROLES.indexOf(need);
+
+export interface Organization {
+  id: string;
+  name: string;
+  slug: string;
+  /** Bytes of active media (all versions) in the organization. */
+  storageBytes: number;
+  createdAt: string;
+}
+
+export interface User {
+  id: string;
+  email: string;
+  name: string;
+  createdAt: string;
+}
+
+export interface ApiKeyRecord {
+  id: string;
+  organizationId: string;
+  userId: string;
+  name: string;
+  role: Role;
+  /** sha256 of the secret; the secret itself is never stored. */
+  keyHash: string;
+  /** First characters of the secret, shown in listings so a user can tell keys apart. */
+  prefix: string;
+  createdAt: string;
+  revokedAt: string | null;
+}
+
+export interface Collection {
+  id: string;
+  organizationId: string;
+  name: string;
+  icon: string | null;
+  type: string;
+  createdAt: string;
+  updatedAt: string;
+  createdById: string;
+}
+
+export type MediaType = 'image' | 'video' | 'folder';
+export type ProcessingStatus = 'pending' | 'processing' | 'ready' | 'failed';
+export type RecordStatus = 'active' | 'deleted';
+
+export type Metadata = Record<string, unknown> & { tags?: Record<string, string[]> };
+
+export interface MediaRecord {
+  id: string;
+  datasetId: string;
+  organizationId: string;
+  /** ltree path: `<collection label>.<folder id>...<own id>`. */
+  path: string;
+  /** Path of the folder (or collection root) that holds the item. */
+  parentPath: string;
+  type: MediaType;
+  name: string;
+  /** Content-addressed key of the original file; null for folders. */
+  blobKey: string | null;
+  mimeType: string | null;
+  width: number | null;
+  height: number | null;
+  duration: number | null;
+  sizeBytes: number;
+  exif: Record<string, unknown>;
+  metadata: Metadata;
+  status: RecordStatus;
+  processingStatus: ProcessingStatus;
+  processingError: string | null;
+  /** Id of the original this item is a version of (its own id for originals). */
+  rootId: string;
+  /** The version shown in listings; exactly one per root among active versions. */
+  isCurrent: boolean;
+  createdAt: string;
+  updatedAt: string;
+  createdById: string;
+  updatedById: string | null;
+}
+
+export interface FrameRecord {
+  id: string;
+  mediaId: string;
+  /** Seconds into the video as a string; "0" for images. */
+  timestamp: string;
+  blobKey: string;
+  width: number;
+  height: number;
+  status: RecordStatus;
+  metadata: Record<string, unknown>;
+  createdAt: string;
+  updatedAt: string;
+  createdById: string;
+}
+
+export interface CaptionRecord {
+  id: string;
+  frameId: string;
+  text: string;
+  model: string;
+  status: RecordStatus;
+  metadata: Record<string, unknown>;
+  createdAt: string;
+  updatedAt: string;
+  createdById: string;
+}
+
+export interface Point {
+  x: number;
+  y: number;
+}
+
+export interface ObjectRecord {
+  id: string;
+  frameId: string;
+  mediaId: string;
+  type: string;
+  label: string;
+  blobKey: string | null;
+  polygon: Point[];
+  confidence: number | null;
+  model: string;
+  status: RecordStatus;
+  createdAt: string;
+}
+
+/** A frame with what was found on it, as GET /api/media/{id} shows it. */
+export interface FrameDetail extends FrameRecord {
+  captions: CaptionRecord[];
+  objects: ObjectRecord[];
+}
+
+export type SortField = 'name' | 'createdAt' | 'type' | 'description' | 'prompt';
+
+export interface BrowseQuery {
+  datasetId: string;
+  /** The folder (or collection root) whose contents are listed. */
+  path: string;
+  /** false: direct children only; true: every descendant. */
+  recursive: boolean;
+  types: MediaType[] | null;
+  /** Inclusive lower bound on createdAt (ISO). */
+  createdFrom: string | null;
+  /** Exclusive upper bound on createdAt (ISO). */
+  createdBefore: string | null;
+  /** AND between groups, OR within a group. */
+  tagFilters: Record<string, string[]> | null;
+  /** Legacy flat filter: the item carries every one of these values, in any group. */
+  tagValues: string[] | null;
+  mediaId: string | null;
+  /** Items holding objects of this cluster (filled by the search issue). */
+  clusterId: string | null;
+  sortBy: SortField;
+  sortDirection: 'asc' | 'desc';
+  limit: number;
+  offset: number;
+}
+
+export interface FolderSummary {
+  /** Active, current images and videos anywhere beneath the folder. */
+  itemCount: number;
+  /** Blob keys of up to 3 images beneath the folder, newest first. */
+  previewBlobKeys: string[];
+}
+
+export interface NewMedia {
+  id: string;
+  datasetId: string;
+  organizationId: string;
+  parentPath: string;
+  type: MediaType;
+  name: string;
+  blobKey: string | null;
+  mimeType: string | null;
+  width: number | null;
+  height: number | null;
+  duration: number | null;
+  sizeBytes: number;
+  exif: Record<string, unknown>;
+  metadata: Metadata;
+  processingStatus: ProcessingStatus;
+  createdById: string;
+  /** Set for a derived version: the original's id. */
+  rootId?: string;
+}
+
+export interface NewFrame {
+  id: string;
+  timestamp: string;
+  blobKey: string;
+  width: number;
+  height: number;
+  metadata?: Record<string, unknown>;
+}
