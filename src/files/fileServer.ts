@@ -1,0 +1,185 @@
+/**
+ * Serves stored blobs at their signed public URLs:
+ *   GET|HEAD /files/<sig>/<key>
+ *   GET|HEAD /files/<sig>/<key>/<download name>
+ *
+ * No API key is needed: the signature is the permission (see fileUrls.ts).
+ * Blobs are content-addressed and never change, so responses are cacheable
+ * forever and the content hash is a strong ETag. Single byte ranges are
+ * supported because video players seek with them.
+ */
+import type { Context, Middleware, Next } from 'koa';
+import type { FileHandle } from 'node:fs/promises';
+import { open } from 'node:fs/promises';
+import type { Logger } from '../logger.js';
+import type { BlobStore } from './blobStore.js';
+import { blobExt, blobSha256, isBlobKey } from './blobStore.js';
+import type { FileUrls } from './fileUrls.js';
+
+/** Content types by stored extension. Only these are ever sent; unknown ones go out as octet-stream. */
+export const CONTENT_TYPES: Readonly<Record<string, string>> = {
+  jpg: 'image/jpeg',
+  png: 'image/png',
+  gif: 'image/gif',
+  webp: 'image/webp',
+  tif: 'image/tiff',
+  heic: 'image/heic',
+  avif: 'image/avif',
+  mp4: 'video/mp4',
+  mov: 'video/quicktime',
+  webm: 'video/webm',
+  mkv: 'video/x-matroska',
+};
+
+export interface FileServerOptions {
+  store: BlobStore;
+  urls: FileUrls;
+  logger?: Logger;
+}
+
+/** A byte range, both ends inclusive, as in Content-Range. */
+export interface ByteRange {
+  start: number;
+  end: number;
+}
+
+/** Koa middleware for `/files/...`; every other path goes on to `next`. */
+export function fileServerMiddleware({ store, urls, logger }: FileServerOptions): Middleware {
+  return async (ctx: Context, next: Next) => {
+    if (!ctx.path.startsWith('/files/')) return next();
+    if (ctx.method !== 'GET' && ctx.method !== 'HEAD') {
+      ctx.set('Allow', 'GET, HEAD');
+      return sendError(ctx, 405, 'Method Not Allowed', 'files can only be read with GET or HEAD');
+    }
+
+    const parts = ctx.path.slice('/files/'.length).split('/');
+    if (parts.length === 4 && parts[3] === '') parts.pop(); // a trailing slash
+    if (parts.length < 2 || parts.length > 3) return sendError(ctx, 404, 'Not Found', 'file not found');
+    const [sig, key, rawName] = parts;
+    if (!isBlobKey(key) || !urls.verify(sig, key)) return sendError(ctx, 404, 'Not Found', 'file not found');
+
+    // Open first and stat the handle: what is measured is exactly what is sent,
+    // even if the orphan sweep unlinks the path meanwhile.
+    let fh: FileHandle;
+    try {
+      fh = await open(store.pathFor(key), 'r');
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') logger?.warn('file open failed', { key, err });
+      return sendError(ctx, 404, 'Not Found', 'file not found');
+    }
+    let handedOff = false;
+    try {
+      const size = (await fh.stat()).size;
+      const etag = `"${blobSha256(key)}"`;
+
+      ctx.set('ETag', etag);
+      ctx.set('Cache-Control', 'public, max-age=31536000, immutable');
+      ctx.set('Accept-Ranges', 'bytes');
+      ctx.set('X-Content-Type-Options', 'nosniff');
+      // Frames and crops are drawn on canvases by web clients on other origins.
+      ctx.set('Access-Control-Allow-Origin', '*');
+      ctx.type = CONTENT_TYPES[blobExt(key)] ?? 'application/octet-stream';
+      const name = rawName ? decodeName(rawName) : '';
+      if (name) ctx.set('Content-Disposition', contentDisposition(name));
+
+      if (etagMatches(ctx.get('If-None-Match'), etag)) {
+        ctx.status = 304;
+        return;
+      }
+
+      let range: ByteRange | null = null;
+      const rangeHeader = ctx.get('Range');
+      const ifRange = ctx.get('If-Range');
+      // If-Range with another validator means "the file changed, send it whole".
+      if (rangeHeader && (!ifRange || ifRange === etag)) {
+        const parsed = parseRange(rangeHeader, size);
+        if (parsed === 'unsatisfiable') {
+          ctx.set('Content-Range', `bytes */${size}`);
+          return sendError(ctx, 416, 'Range Not Satisfiable', `the file has ${size} bytes`);
+        }
+        range = parsed;
+      }
+
+      const start = range ? range.start : 0;
+      const end = range ? range.end : size - 1;
+      ctx.status = range ? 206 : 200;
+      if (range) ctx.set('Content-Range', `bytes ${start}-${end}/${size}`);
+
+      if (ctx.method === 'HEAD' || size === 0) {
+        ctx.length = size === 0 ? 0 : end - start + 1;
+        if (size === 0 && ctx.method !== 'HEAD') ctx.body = Buffer.alloc(0);
+        return;
+      }
+      // The stream takes over the handle and closes it when done or destroyed.
+      ctx.body = fh.createReadStream({ start, end, autoClose: true });
+      handedOff = true;
+      ctx.length = end - start + 1;
+    } finally {
+      if (!handedOff) await fh.close().catch(() => undefined);
+    }
+  };
+}
+
+/**
+ * Parses a Range header against a file size. Returns null to mean "ignore the
+ * header and send the whole file" (malformed, several ranges, another unit),
+ * 'unsatisfiable' for a well-formed range that lies outside the file.
+ */
+export function parseRange(header: string, size: number): ByteRange | null | 'unsatisfiable' {
+  const m = /^\s*bytes\s*=\s*(\d*)\s*-\s*(\d*)\s*$/i.exec(header);
+  if (!m) return null; // includes multi-range requests: serving the whole file is allowed
+  const [, a, b] = m;
+  if (a === '' && b === '') return null;
+  if (a === '') {
+    // Suffix range: the last n bytes.
+    const n = Number(b);
+    if (n === 0 || size === 0) return 'unsatisfiable';
+    return { start: Math.max(0, size - n), end: size - 1 };
+  }
+  const start = Number(a);
+  const end = b === '' ? size - 1 : Math.min(Number(b), size - 1);
+  if (b !== '' && Number(b) < start) return null; // syntactically invalid: ignore it
+  if (start >= size) return 'unsatisfiable';
+  return { start, end };
+}
+
+/** Whether an If-None-Match header matches our strong ETag (weak comparison, as RFC 9110 asks for this header). */
+function etagMatches(header: string, etag: string): boolean {
+  if (!header) return false;
+  if (header.trim() === '*') return true;
+  return header.split(',').some((t) => t.trim().replace(/^W\//, '') === etag);
+}
+
+function decodeName(raw: string): string {
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    return '';
+  }
+}
+
+/**
+ * `inline` with a safe ASCII `filename` (quotes, slashes, control characters
+ * removed) and, for names with other characters, an RFC 5987 `filename*`.
+ */
+export function contentDisposition(name: string): string {
+  // eslint-disable-next-line no-control-regex
+  const cleaned = name.replace(/[\u0000-\u001f\u007f"\\/]/g, '').replace(/\s+/g, ' ').trim().slice(0, 200);
+  if (!cleaned) return 'inline';
+  const ascii = cleaned.replace(/[^\x20-\x7e]/g, '_');
+  let value = `inline; filename="${ascii}"`;
+  if (ascii !== cleaned) {
+    const encoded = encodeURIComponent(cleaned).replace(/['()*]/g, (c) => '%' + c.charCodeAt(0).toString(16).toUpperCase());
+    value += `; filename*=UTF-8''${encoded}`;
+  }
+  return value;
+}
+
+function sendError(ctx: Context, status: number, error: string, message: string): void {
+  ctx.status = status;
+  ctx.remove('Content-Disposition');
+  ctx.remove('Cache-Control');
+  ctx.remove('ETag');
+  ctx.type = 'application/json';
+  ctx.body = { error, message };
+}
