@@ -1,0 +1,126 @@
+import Router from '@koa/router';
+import Koa from 'koa';
+import { HttpMethodEnum, koaBody } from 'koa-body';
+import { randomBytes } from 'node:crypto';
+import { mkdir, rm } from 'node:fs/promises';
+import path from 'node:path';
+import type { Config } from './config.js';
+import { bootstrap } from './domain/organizations.js';
+import type { Services } from './domain/services.js';
+import { BlobStore } from './files/blobStore.js';
+import { fileServerMiddleware } from './files/fileServer.js';
+import { FileUrls } from './files/fileUrls.js';
+import { errorMiddleware } from './http/errorMiddleware.js';
+import { createGuards } from './http/guards.js';
+import { buildOpenApi } from './http/openapi.js';
+import { requestLog } from './http/requestLog.js';
+import { mountRoutes, type AnyRoute } from './http/route.js';
+import { accountRoutes } from './http/routes/account.js';
+import { browseRoutes } from './http/routes/browse.js';
+import { collectionRoutes } from './http/routes/collections.js';
+import { folderRoutes } from './http/routes/folders.js';
+import { mediaRoutes } from './http/routes/media.js';
+import { uploadRoutes } from './http/routes/upload.js';
+import { createLogger, type Logger } from './logger.js';
+import { VERSION } from './packageRoot.js';
+import { openSqliteStorage } from './storage/sqlite/index.js';
+
+
+/** Every API route, in one list: mounted by createApp and described by /api/openapi.json. */
+export const ROUTES: AnyRoute[] = [
+  ...accountRoutes,
+  ...collectionRoutes,
+  ...browseRoutes,
+  ...mediaRoutes,
+  ...folderRoutes,
+  ...uploadRoutes,
+];
+
+export interface App {
+  koa: Koa;
+  services: Services;
+  /** Set while shutting down: /healthz answers 503 so load balancers stop sending. */
+  markClosing(): void;
+  /** Closes the database. Call after the HTTP server has stopped. */
+  close(): Promise<void>;
+}
+
+/**
+ * Builds the whole server over a data directory: database, file store,
+ * first-start bootstrap, middleware and routes. Used by src/main.ts and by the
+ * tests (through `app.koa.callback()` on a temp DATA_DIR).
+ */
+export async function createApp(config: Config, logger: Logger = createLogger(config.logLevel)): Promise<App> {
+  await mkdir(config.dataDir, { recursive: true });
+  const storage = openSqliteStorage(path.join(config.dataDir, 'library.db'));
+  const blobs = new BlobStore(config.dataDir);
+  await blobs.init();
+  await blobs.clearTemp();
+  const tokenKey = await storage.accounts.setSettingIfAbsent('token_key', randomBytes(32).toString('hex'));
+  const urlKey = await storage.accounts.setSettingIfAbsent('file_url_key', randomBytes(32).toString('hex'));
+  const services: Services = {
+    config, storage, blobs, logger,
+    urls: new FileUrls(urlKey, config.publicUrl),
+    tokenKey: Buffer.from(tokenKey, 'hex'),
+  };
+  await bootstrap(services);
+
+  // Files left by a crash between "file stored" and "row written" have no row: remove them.
+  // Only files older than a minute, so uploads in flight right now are never touched.
+  void blobs
+    .sweepOrphans((keys) => storage.media.referencedBlobKeys(keys), 60_000)
+    .then((n) => n && logger.info('removed orphaned files', { count: n }))
+    .catch((err) => logger.warn('orphan sweep failed', { err }));
+
+  let closing = false;
+  const koa = new Koa();
+  koa.proxy = true;
+  koa.use(requestLog(logger));
+  koa.use(errorMiddleware(logger));
+  koa.use(fileServerMiddleware({ store: blobs, urls: services.urls, logger }));
+  koa.use(
+    koaBody({
+      json: true, multipart: false, urlencoded: false, text: false,
+      jsonLimit: config.maxJsonBytes,
+      parsedMethods: [HttpMethodEnum.POST, HttpMethodEnum.PUT, HttpMethodEnum.PATCH, HttpMethodEnum.DELETE],
+    }),
+  );
+
+  const router = new Router();
+  router.get('/healthz', (ctx) => {
+    ctx.status = closing ? 503 : 200;
+    ctx.body = { status: closing ? 'shutting down' : 'ok', version: VERSION, database: 'sqlite', models: { loaded: [] } };
+  });
+  router.get('/api/openapi.json', (ctx) => {
+    ctx.body = buildOpenApi(ROUTES, { version: VERSION, serverUrl: config.publicUrl });
+  });
+  const multipart = koaBody({
+    multipart: true, json: false, urlencoded: false, text: false,
+    formidable: {
+      uploadDir: blobs.tmpDir, maxFileSize: config.maxUploadBytes, maxTotalFileSize: config.maxUploadBytes,
+      maxFiles: 1, maxFields: 20, maxFieldsSize: 1024 * 1024, hashAlgorithm: 'sha256', keepExtensions: false,
+    },
+  });
+  mountRoutes(router, services, createGuards(services), ROUTES, {
+    multipart: async (ctx, next) => {
+      try {
+        await multipart(ctx, next);
+      } finally {
+        // Whatever the handler did not move into the store is scratch: remove it.
+        const files = Object.values(ctx.request.files ?? {}).flat() as unknown as Array<{ filepath: string }>;
+        await Promise.all(files.map((f) => rm(f.filepath, { force: true })));
+      }
+    },
+  });
+  koa.use(router.routes());
+  koa.use(router.allowedMethods());
+
+  return {
+    koa,
+    services,
+    markClosing: () => {
+      closing = true;
+    },
+    close: () => storage.close(),
+  };
+}

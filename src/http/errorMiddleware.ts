@@ -1,0 +1,60 @@
+import type { Context, Next } from 'koa';
+import { DomainError, type ErrorCode } from '../errors.js';
+import type { Logger } from '../logger.js';
+
+/** The one place where domain error codes become HTTP statuses. */
+const STATUS: Record<ErrorCode, [number, string]> = {
+  invalid_input: [400, 'Bad Request'],
+  unauthenticated: [401, 'Unauthorized'],
+  forbidden: [403, 'Forbidden'],
+  not_found: [404, 'Not Found'],
+  conflict: [409, 'Conflict'],
+  too_large: [413, 'Payload Too Large'],
+  unsupported_media: [415, 'Unsupported Media Type'],
+  unprocessable: [422, 'Unprocessable Entity'],
+  rate_limited: [429, 'Too Many Requests'],
+  not_implemented: [501, 'Not Implemented'],
+  unavailable: [503, 'Service Unavailable'],
+};
+
+const NAMES: Record<number, string> = Object.fromEntries(Object.values(STATUS).map(([code, name]) => [code, name]));
+
+/** Every error leaves as `{error, message}`; unexpected ones are logged and answered 500 without internals. */
+export function errorMiddleware(logger: Logger) {
+  return async (ctx: Context, next: Next) => {
+    try {
+      await next();
+      if (ctx.status === 404 && ctx.body === undefined) {
+        ctx.status = 404;
+        ctx.body = { error: 'Not Found', message: `no route for ${ctx.method} ${ctx.path}` };
+      } else if (ctx.status === 405 && ctx.body === undefined) {
+        ctx.body = { error: 'Method Not Allowed', message: `${ctx.method} is not allowed on ${ctx.path}` };
+      }
+    } catch (err) {
+      if (err instanceof DomainError) {
+        const [status, error] = STATUS[err.code];
+        ctx.status = status;
+        ctx.body = { error, message: err.message };
+        if (err.details.retryAfterSeconds !== undefined) ctx.set('Retry-After', String(err.details.retryAfterSeconds));
+        return;
+      }
+      // Errors thrown by body parsers and http-errors carry a status (e.g. 413, 400 for bad JSON).
+      const e = err as { status?: number; statusCode?: number; httpCode?: number; message?: string; expose?: boolean };
+      const status = e.status ?? e.statusCode ?? e.httpCode;
+      if (status && status >= 400 && status < 500) {
+        ctx.status = status;
+        ctx.body = { error: NAMES[status] ?? 'Bad Request', message: clientMessage(status, e.message) };
+        return;
+      }
+      logger.error('unhandled error', { err, requestId: ctx.state.requestId, path: ctx.path });
+      ctx.status = 500;
+      ctx.body = { error: 'Internal Server Error', message: 'something went wrong on the server; the request id in the x-request-id header identifies it in the logs' };
+    }
+  };
+}
+
+function clientMessage(status: number, message: string | undefined): string {
+  if (status === 413) return 'request body is too large';
+  if (/JSON|Unexpected token|in JSON/.test(message ?? '')) return 'request body is not valid JSON';
+  return message ?? 'bad request';
+}

@@ -1,0 +1,66 @@
+import { z } from 'zod';
+import type { AnyRoute } from './route.js';
+
+const jsonSchema = (schema: z.ZodType) => z.toJSONSchema(schema, { io: 'input', target: 'openapi-3.0', unrepresentable: 'any' }) as Record<string, unknown>;
+
+const ERROR_SCHEMA = {
+  type: 'object',
+  properties: { error: { type: 'string' }, message: { type: 'string' } },
+  required: ['error', 'message'],
+};
+
+/**
+ * Builds the OpenAPI 3 document from the same zod schemas that validate the
+ * requests (src/http/route.ts), so it describes exactly what the server checks.
+ */
+export function buildOpenApi(routes: AnyRoute[], extra: { version: string; serverUrl: string }) {
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const r of routes) {
+    const openPath = r.path.replace(/:(\w+)/g, '{$1}');
+    const parameters: unknown[] = [];
+    for (const [where, schema] of [['path', r.params], ['query', r.query]] as const) {
+      if (!schema) continue;
+      const js = jsonSchema(schema) as { properties?: Record<string, Record<string, unknown>>; required?: string[] };
+      for (const [name, prop] of Object.entries(js.properties ?? {})) {
+        const { description, ...rest } = prop;
+        parameters.push({ name, in: where, required: where === 'path' || (js.required ?? []).includes(name), description, schema: rest });
+      }
+    }
+    const responses: Record<string, unknown> = { 200: { description: 'OK' } };
+    for (const [status, description] of Object.entries(r.responses ?? {})) {
+      responses[status] = Number(status) >= 400 ? { description, content: { 'application/json': { schema: ERROR_SCHEMA } } } : { description };
+    }
+    responses[401] ??= { description: 'Invalid or missing API key', content: { 'application/json': { schema: ERROR_SCHEMA } } };
+    const op: Record<string, unknown> = {
+      summary: r.summary,
+      tags: [r.tag],
+      operationId: `${r.method}${openPath.replace(/[{}]/g, '').replace(/[^a-zA-Z0-9]+(.)/g, (_, c: string) => c.toUpperCase())}`,
+      parameters,
+      responses,
+      security: [{ apiKey: [] }, { bearer: [] }],
+    };
+    if (r.body) {
+      const type = r.bodyType === 'multipart' ? 'multipart/form-data' : 'application/json';
+      const schema = jsonSchema(r.body);
+      if (r.bodyType === 'multipart') {
+        (schema.properties as Record<string, unknown>).file = { type: 'string', format: 'binary' };
+        schema.required = [...((schema.required as string[]) ?? []), 'file'];
+      }
+      op.requestBody = { required: r.method !== 'delete', content: { [type]: { schema } } };
+    }
+    (paths[openPath] ??= {})[r.method] = op;
+  }
+  paths['/healthz'] = { get: { summary: 'Liveness and readiness; no key needed', tags: ['system'], security: [], responses: { 200: { description: 'OK' }, 503: { description: 'not ready' } } } };
+  return {
+    openapi: '3.0.3',
+    info: { title: 'Media library and local vision AI', version: extra.version },
+    servers: [{ url: extra.serverUrl }],
+    components: {
+      securitySchemes: {
+        apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key' },
+        bearer: { type: 'http', scheme: 'bearer' },
+      },
+    },
+    paths,
+  };
+}

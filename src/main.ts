@@ -1,0 +1,53 @@
+import http from 'node:http';
+import { createApp } from './app.js';
+import { loadConfig } from './config.js';
+import { createLogger } from './logger.js';
+
+/**
+ * `npm start`: read the configuration, open the library, serve HTTP, and shut
+ * down gracefully on SIGTERM/SIGINT (stop accepting, let in-flight requests
+ * finish up to SHUTDOWN_GRACE_SECONDS, then close the database).
+ */
+async function main() {
+  const config = loadConfig();
+  const logger = createLogger(config.logLevel);
+  const app = await createApp(config, logger);
+  const server = http.createServer(app.koa.callback());
+  // Uploads of large videos can take a while on slow links; don't cut them off.
+  server.requestTimeout = 0;
+  server.headersTimeout = 60_000;
+  server.keepAliveTimeout = 5_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.port, config.host, resolve);
+  });
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : config.port;
+  logger.info('listening', { host: config.host, port, dataDir: config.dataDir, publicUrl: config.publicUrl });
+
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info('shutting down', { signal });
+    app.markClosing();
+    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+    server.closeIdleConnections();
+    const timer = setTimeout(() => {
+      logger.warn('grace period over; closing remaining connections');
+      server.closeAllConnections();
+    }, config.shutdownGraceSeconds * 1000);
+    await closed;
+    clearTimeout(timer);
+    await app.close();
+    logger.info('stopped');
+    process.exit(0);
+  };
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+  process.on('SIGINT', () => void stop('SIGINT'));
+}
+
+main().catch((err) => {
+  process.stderr.write(`failed to start: ${err instanceof Error ? err.stack : String(err)}\n`);
+  process.exit(1);
+});

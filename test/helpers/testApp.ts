@@ -1,0 +1,109 @@
+import http from 'node:http';
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { AddressInfo } from 'node:net';
+import sharp from 'sharp';
+import { createApp, type App } from '../../src/app.js';
+import { loadConfig, type Config } from '../../src/config.js';
+import { createLogger } from '../../src/logger.js';
+
+export const TEST_KEY = 'test-owner-key-0123456789abcdef';
+
+export interface Reply<T = any> {
+  status: number;
+  headers: Headers;
+  body: T;
+}
+
+export interface TestApp {
+  app: App;
+  baseUrl: string;
+  dataDir: string;
+  /** The bootstrap owner's key. */
+  key: string;
+  orgId: string;
+  request<T = any>(method: string, url: string, opts?: { body?: unknown; key?: string | null; headers?: Record<string, string> }): Promise<Reply<T>>;
+  /** Multipart upload through the real route. */
+  upload<T = any>(fields: Record<string, string>, file: { bytes: Buffer; filename: string; type?: string } | null, key?: string): Promise<Reply<T>>;
+  /** Creates a collection and returns its id. */
+  collection(name?: string): Promise<string>;
+  close(): Promise<void>;
+}
+
+/**
+ * Starts the real server (createApp → real HTTP on 127.0.0.1, ephemeral port)
+ * over a fresh temp DATA_DIR, with the bootstrap owner key TEST_KEY.
+ */
+export async function startTestApp(overrides: Partial<Config> = {}, env: Record<string, string> = {}): Promise<TestApp> {
+  const dataDir = overrides.dataDir ?? mkdtempSync(path.join(os.tmpdir(), 'mlib-test-'));
+  const server = http.createServer();
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const port = (server.address() as AddressInfo).port;
+  const config = loadConfig(
+    { DATA_DIR: dataDir, BOOTSTRAP_API_KEY: TEST_KEY, MODEL_PROFILE: 'test', LOG_LEVEL: 'silent', ...env },
+    { port, publicUrl: `http://127.0.0.1:${port}`, ...overrides, dataDir },
+  );
+  const app = await createApp(config, createLogger(process.env.TEST_LOG_LEVEL === 'debug' ? 'debug' : 'silent'));
+  server.on('request', app.koa.callback());
+  const baseUrl = `http://127.0.0.1:${port}`;
+
+  const request: TestApp['request'] = async (method, url, opts = {}) => {
+    const headers: Record<string, string> = { ...(opts.headers ?? {}) };
+    const key = opts.key === undefined ? TEST_KEY : opts.key;
+    if (key) headers['x-api-key'] = key;
+    let body: string | undefined;
+    if (opts.body !== undefined) {
+      headers['content-type'] ??= 'application/json';
+      body = typeof opts.body === 'string' ? opts.body : JSON.stringify(opts.body);
+    }
+    const res = await fetch(baseUrl + url, { method, headers, body });
+    const text = await res.text();
+    let parsed: unknown = text;
+    try {
+      parsed = text ? JSON.parse(text) : undefined;
+    } catch {
+      /* not JSON */
+    }
+    return { status: res.status, headers: res.headers, body: parsed as any };
+  };
+
+  const me = await request('GET', '/api/me');
+  const t: TestApp = {
+    app, baseUrl, dataDir, key: TEST_KEY, orgId: me.body.organizationId, request,
+    async upload(fields, file, key = TEST_KEY) {
+      const form = new FormData();
+      for (const [k, v] of Object.entries(fields)) form.append(k, v);
+      if (file) form.append('file', new Blob([file.bytes], { type: file.type ?? 'application/octet-stream' }), file.filename);
+      const res = await fetch(baseUrl + '/api/upload/multipart', { method: 'POST', headers: key ? { 'x-api-key': key } : {}, body: form });
+      const text = await res.text();
+      let parsed: unknown = text;
+      try {
+        parsed = JSON.parse(text);
+      } catch {
+        /* not JSON */
+      }
+      return { status: res.status, headers: res.headers, body: parsed as any };
+    },
+    async collection(name = 'Test collection') {
+      const r = await request('POST', `/api/organization/${t.orgId}/datasets`, { body: { name } });
+      if (r.status !== 200) throw new Error(`collection create failed: ${r.status} ${JSON.stringify(r.body)}`);
+      return r.body.dataset.id as string;
+    },
+    async close() {
+      server.closeAllConnections();
+      await new Promise<void>((r) => server.close(() => r()));
+      await app.close();
+      if (!overrides.dataDir) rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+  return t;
+}
+
+/** A small solid-colour image in the given format. */
+export async function makeImage(
+  opts: { width?: number; height?: number; color?: { r: number; g: number; b: number }; format?: 'jpeg' | 'png' | 'webp' | 'gif' | 'tiff' } = {},
+): Promise<Buffer> {
+  const { width = 64, height = 48, color = { r: 200, g: 30, b: 30 }, format = 'jpeg' } = opts;
+  return sharp({ create: { width, height, channels: 3, background: color } })[format]().toBuffer();
+}
