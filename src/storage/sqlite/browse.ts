@@ -13,9 +13,11 @@ const SORT_SQL: Record<SortField, string> = {
 
 /** WHERE clause and parameters for a browse query; every filter runs inside SQLite on indexes. */
 export function browseWhere(q: BrowseQuery): { where: string; params: unknown[] } {
-  const clauses = [`m.status = 'active'`, `m.is_current = 1`, `m.dataset_id = ?`];
-  const params: unknown[] = [q.datasetId];
   const isRoot = !q.path.includes('.');
+  // Inside a folder the path already pins the collection; the unary + keeps the
+  // planner from choosing the collection-wide index over the folder's.
+  const clauses = [`m.status = 'active'`, `m.is_current = 1`, isRoot && q.recursive ? `m.dataset_id = ?` : `+m.dataset_id = ?`];
+  const params: unknown[] = [q.datasetId];
   if (!q.recursive) {
     clauses.push(`m.parent_path = ?`);
     params.push(q.path);
@@ -62,12 +64,12 @@ export function sqliteBrowse(db: Db): Pick<MediaStore, 'browse' | 'folderSummari
   const countInSubtree = db.prepare(
     `SELECT count(*) FROM media WHERE status = 'active' AND is_current = 1 AND path > ? AND path < ? AND type IN ('image', 'video')`,
   );
-  const firstInSubtree = db.prepare(
-    `SELECT (SELECT f.blob_key FROM frames f WHERE f.media_id = m.id AND f.status = 'active' ORDER BY f.seconds LIMIT 1)
-     FROM media m
-     WHERE m.status = 'active' AND m.is_current = 1 AND m.path > ? AND m.path < ? AND m.type IN ('image', 'video')
-     ORDER BY m.path LIMIT 6`,
+  const newestInSubtree = db.prepare(
+    `SELECT id FROM media
+     WHERE status = 'active' AND is_current = 1 AND path > ? AND path < ? AND type IN ('image', 'video')
+     ORDER BY created_at DESC, id DESC`,
   );
+  const firstFrame = db.prepare(`SELECT blob_key FROM frames WHERE media_id = ? AND status = 'active' ORDER BY seconds LIMIT 1`);
 
   return {
     async browse(q) {
@@ -88,8 +90,14 @@ export function sqliteBrowse(db: Db): Pick<MediaStore, 'browse' | 'folderSummari
         const lo = `${p}.`;
         const hi = `${p}/`;
         const itemCount = countInSubtree.pluck().get(lo, hi) as number;
-        const keys = (firstInSubtree.pluck().all(lo, hi) as Array<string | null>).filter((k): k is string => !!k);
-        out.set(p, { itemCount, previewBlobKeys: keys.slice(0, 3) });
+        // Newest first; items without a frame yet (videos still pending) are passed over.
+        const keys: string[] = [];
+        for (const id of newestInSubtree.pluck().iterate(lo, hi) as IterableIterator<string>) {
+          const key = firstFrame.pluck().get(id) as string | undefined;
+          if (key) keys.push(key);
+          if (keys.length === 3) break;
+        }
+        out.set(p, { itemCount, previewBlobKeys: keys });
       }
       return out;
     },

@@ -23,5 +23,7 @@ export function openDatabase(file: string): Db {
   db.pragma('temp_store = MEMORY');
   sqliteVec.load(db);
   migrate(db);
+  // Gathers planner statistics where they are missing or stale (cheap; SQLite's advice for long-lived connections).
+  db.pragma('optimize=0x10002');
   return db;
 }

@@ -97,8 +97,9 @@ CREATE INDEX media_live_children_name ON media(parent_path, name COLLATE NOCASE,
 -- Whole collection (recursive listing of the root).
 CREATE INDEX media_live_dataset_created ON media(dataset_id, created_at, id)
   WHERE status = 'active' AND is_current = 1;
--- Subtrees: a path-prefix range (path > 'p.' AND path < 'p/'), covering the count.
-CREATE INDEX media_live_subtree ON media(path, type)
+-- Subtrees: a path-prefix range (path > 'p.' AND path < 'p/'), covering the
+-- folder count and the newest-first preview pick.
+CREATE INDEX media_live_subtree ON media(path, type, created_at)
   WHERE status = 'active' AND is_current = 1;
 CREATE INDEX media_versions ON media(root_id, created_at);
 CREATE INDEX media_blob ON media(blob_key) WHERE blob_key IS NOT NULL;
