@@ -75,6 +75,12 @@ export async function createApp(config: Config, logger: Logger = createLogger(co
   let closing = false;
   const koa = new Koa();
   koa.proxy = true;
+  // Koa prints stream errors itself unless someone listens. A client that stops a
+  // download (a video player seeking) is routine; anything else goes to the log.
+  const routine = new Set(['ECONNRESET', 'EPIPE', 'ECONNABORTED', 'ERR_STREAM_PREMATURE_CLOSE']);
+  koa.on('error', (err: NodeJS.ErrnoException) => {
+    if (!routine.has(err.code ?? '')) logger.error('server error', { err });
+  });
   koa.use(requestLog(logger));
   koa.use(errorMiddleware(logger));
   koa.use(fileServerMiddleware({ store: blobs, urls: services.urls, logger }));

@@ -91,11 +91,13 @@ export async function createKey(
   if (!organizationId || !(await s.storage.accounts.getOrganization(organizationId))) throw notFound('organization not found');
   const memberRole = await s.storage.accounts.getMembershipRole(organizationId, p.userId);
   if (!memberRole) throw forbidden('no access to this organization');
-  // Managing keys needs admin in the target organization (and, for the caller's own org, on this key).
-  const callerRole = organizationId === p.organizationId ? p.role : memberRole;
-  requireRole({ ...p, role: callerRole }, 'admin');
-  const role = input.role ?? callerRole;
-  if (!roleAtLeast(callerRole, role)) throw forbidden(`a key cannot have more than your role (${callerRole})`);
+  // The calling key must itself be allowed to manage keys, and a new key never
+  // exceeds either the calling key's role or the user's role where it will live.
+  requireRole(p, 'admin');
+  const ceiling = roleAtLeast(memberRole, p.role) ? p.role : memberRole;
+  if (!roleAtLeast(ceiling, 'admin')) throw forbidden(`managing keys requires the admin role in that organization (you have ${memberRole})`);
+  const role = input.role ?? ceiling;
+  if (!roleAtLeast(ceiling, role)) throw forbidden(`a key cannot have more than your role (${ceiling})`);
   const secret = newKeySecret();
   const record: ApiKeyRecord = {
     id: newUuid(),

@@ -69,7 +69,7 @@ export async function createOrganization(s: Services, p: Principal, input: { nam
 export async function me(s: Services, p: Principal) {
   const [user, org] = await Promise.all([s.storage.accounts.getUser(p.userId), s.storage.accounts.getOrganization(p.organizationId)]);
   if (!user || !org) throw notFound('account not found');
-  return { userId: user.id, email: user.email, name: user.name, organizationId: org.id, organizationName: org.name, role: p.role };
+  return { userId: user.id, email: user.email, name: user.name, organizationId: org.id, organizationName: org.name, role: p.role, storageBytes: org.storageBytes };
 }
 
 export async function listOrganizations(s: Services, p: Principal) {
