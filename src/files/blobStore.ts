@@ -91,27 +91,50 @@ export class BlobStore {
     const key = `${hash}.${ext}`;
     const target = this.pathFor(key);
 
-    const existing = await statOrNull(target);
-    if (existing) {
-      await unlink(tempFile).catch(() => undefined);
-      // Freshen the mtime: the caller is about to reference this blob, and the
-      // orphan sweep must not take an old unreferenced copy away in between.
-      const now = new Date();
-      await utimes(target, now, now).catch(() => undefined);
-      return { key, sizeBytes: existing.size, sha256: hash };
-    }
+    // The per-key lock makes "already stored? then reuse it" atomic with respect to
+    // the orphan sweep, which could otherwise delete the file in between.
+    return this.withKeyLock(key, async () => {
+      const existing = await statOrNull(target);
+      if (existing) {
+        // Freshen the mtime: the caller is about to reference this blob.
+        const now = new Date();
+        try {
+          await utimes(target, now, now);
+          await unlink(tempFile).catch(() => undefined);
+          return { key, sizeBytes: existing.size, sha256: hash };
+        } catch (err) {
+          if (!isErrno(err, 'ENOENT')) throw err;
+          // It vanished after all: store ours below.
+        }
+      }
 
-    const sizeBytes = await fsyncFile(tempFile);
-    const dir = path.dirname(target);
-    const created = await mkdir(dir, { recursive: true });
-    await rename(tempFile, target);
-    await fsyncDir(dir);
-    // A newly created shard folder must itself be made durable in its parent.
-    if (created) {
-      await fsyncDir(path.dirname(dir));
-      if (created !== dir) await fsyncDir(this.filesDir);
+      const sizeBytes = await fsyncFile(tempFile);
+      const dir = path.dirname(target);
+      const created = await mkdir(dir, { recursive: true });
+      await rename(tempFile, target);
+      await fsyncDir(dir);
+      // A newly created shard folder must itself be made durable in its parent.
+      if (created) {
+        await fsyncDir(path.dirname(dir));
+        if (created !== dir) await fsyncDir(this.filesDir);
+      }
+      return { key, sizeBytes, sha256: hash };
+    });
+  }
+
+  private readonly keyLocks = new Map<string, Promise<unknown>>();
+
+  /** Runs `fn` while no other putFile or sweep step holds the same key. */
+  private async withKeyLock<T>(key: string, fn: () => Promise<T>): Promise<T> {
+    const previous = this.keyLocks.get(key) ?? Promise.resolve();
+    const run = previous.then(fn, fn);
+    const settled = run.catch(() => undefined);
+    this.keyLocks.set(key, settled);
+    try {
+      return await run;
+    } finally {
+      if (this.keyLocks.get(key) === settled) this.keyLocks.delete(key);
     }
-    return { key, sizeBytes, sha256: hash };
   }
 
   /** Stores a small in-memory file (a video frame, a crop, an edit) with the same crash safety as putFile. */
@@ -200,9 +223,12 @@ export class BlobStore {
         if (referenced.has(key)) continue;
         // Check the age again just before deleting: a putFile that deduped onto
         // this blob meanwhile has freshened its mtime.
-        const st = await this.stat(key);
-        if (!st || Date.now() - st.mtimeMs < minAgeMs) continue;
-        if (await this.remove(key)) removed++;
+        const gone = await this.withKeyLock(key, async () => {
+          const st = await this.stat(key);
+          if (!st || Date.now() - st.mtimeMs < minAgeMs) return false;
+          return this.remove(key);
+        });
+        if (gone) removed++;
       }
     };
 
