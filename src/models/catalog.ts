@@ -1,0 +1,201 @@
+/**
+ * The model catalog: `models/catalog.json` (shipped, one data file) plus the
+ * user's own entries in `<modelsDir>/catalog.local.json` (optional).
+ *
+ * A user who drops a fine-tuned CLIP folder into the models folder adds an entry
+ * like `{ "name": "my-clip", "task": "embed", "arch": "clip", "dir": "my-clip",
+ * "dims": 512, "licence": "MIT" }` to catalog.local.json; `files` default to
+ * what the architecture needs, and nothing else changes. Local entries may
+ * also replace a shipped entry of the same name or change `roles`.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { z } from 'zod';
+
+export const ARCHES = ['clip', 'siglip', 'vit-gpt2', 'florence2', 'smolvlm'] as const;
+export type Arch = (typeof ARCHES)[number];
+export const DTYPES = ['fp32', 'fp16', 'q8', 'int8', 'uint8', 'q4', 'q4f16', 'bnb4'] as const;
+export type Dtype = (typeof DTYPES)[number];
+export type Task = 'embed' | 'caption' | 'prompt';
+
+/** transformers.js file-name suffix of each dtype (onnx/<part><suffix>.onnx). */
+export const DTYPE_SUFFIX: Record<Dtype, string> = {
+  fp32: '', fp16: '_fp16', q8: '_quantized', int8: '_int8', uint8: '_uint8', q4: '_q4', q4f16: '_q4f16', bnb4: '_bnb4',
+};
+
+/** ONNX parts and which task each architecture serves. */
+export const ARCH_INFO: Record<Arch, { task: Task; parts: readonly string[]; configs: readonly string[] }> = {
+  clip: { task: 'embed', parts: ['vision_model', 'text_model'], configs: ['config.json', 'preprocessor_config.json', 'tokenizer.json', 'tokenizer_config.json'] },
+  siglip: { task: 'embed', parts: ['vision_model', 'text_model'], configs: ['config.json', 'preprocessor_config.json', 'tokenizer.json', 'tokenizer_config.json'] },
+  'vit-gpt2': { task: 'caption', parts: ['encoder_model', 'decoder_model_merged'], configs: ['config.json', 'generation_config.json', 'preprocessor_config.json', 'tokenizer.json', 'tokenizer_config.json'] },
+  florence2: { task: 'caption', parts: ['vision_encoder', 'embed_tokens', 'encoder_model', 'decoder_model_merged'], configs: ['config.json', 'generation_config.json', 'preprocessor_config.json', 'tokenizer.json', 'tokenizer_config.json'] },
+  smolvlm: { task: 'prompt', parts: ['vision_encoder', 'embed_tokens', 'decoder_model_merged'], configs: ['config.json', 'generation_config.json', 'preprocessor_config.json', 'tokenizer.json', 'tokenizer_config.json'] },
+};
+
+const FileSchema = z.object({
+  path: z.string().min(1).refine((p) => !p.startsWith('/') && !p.split('/').includes('..'), 'must be a relative path inside the model folder'),
+  /** Known digest, or null: recorded in checksums.lock.json at first fetch. */
+  sha256: z.string().regex(/^[0-9a-f]{64}$/, 'must be 64 lower-case hex digits').nullable().default(null),
+  /** A file some revisions of the repository lack: fetch skips it on 404. */
+  optional: z.boolean().default(false),
+});
+export type ModelFile = z.infer<typeof FileSchema>;
+
+const NAME = /^[a-z0-9][a-z0-9._-]{0,63}$/;
+
+const EntrySchema = z
+  .object({
+    name: z.string().regex(NAME, 'lower-case letters, digits, ".", "_" or "-"'),
+    description: z.string().optional(),
+    task: z.enum(['embed', 'caption', 'prompt']),
+    arch: z.enum(ARCHES),
+    /** Hugging Face repository id; null for a folder the user provides. */
+    repo: z.string().regex(/^[\w.-]+\/[\w.-]+$/, 'owner/name').nullable().default(null),
+    revision: z.string().regex(/^[\w.-]+$/).default('main'),
+    /** Folder under the models directory; defaults to the repo id (the transformers.js layout), else the name. */
+    dir: z.string().optional(),
+    licence: z.string().min(1),
+    dims: z.number().int().positive().nullable().default(null),
+    dtype: z.enum(DTYPES).default('fp32'),
+    approxSizeMB: z.number().positive().nullable().default(null),
+    files: z.array(FileSchema).optional(),
+  })
+  .superRefine((e, ctx) => {
+    if (ARCH_INFO[e.arch].task !== e.task) ctx.addIssue({ code: 'custom', message: `arch ${e.arch} serves task "${ARCH_INFO[e.arch].task}", not "${e.task}"` });
+    if (e.task === 'embed' && e.dims === null) ctx.addIssue({ code: 'custom', message: 'embedding models need "dims"' });
+    if (e.dir !== undefined && (path.isAbsolute(e.dir) || e.dir.split(/[\\/]/).includes('..'))) ctx.addIssue({ code: 'custom', message: '"dir" must stay inside the models folder' });
+    if (e.files) {
+      const listed = new Set(e.files.map((f) => f.path));
+      for (const f of requiredFiles(e.arch, e.dtype)) if (!listed.has(f)) ctx.addIssue({ code: 'custom', message: `files lacks ${f}` });
+    }
+  });
+
+export type ModelEntry = Omit<z.infer<typeof EntrySchema>, 'files' | 'dir'> & { files: ModelFile[]; dir: string; source: 'shipped' | 'local' };
+
+const RolesSchema = z.object({
+  embed: z.string(),
+  embedFast: z.string().nullable().default(null),
+  caption: z.string().nullable().default(null),
+  prompt: z.string().nullable().default(null),
+});
+export type Roles = z.infer<typeof RolesSchema>;
+export type Profile = 'default' | 'test';
+
+const CatalogSchema = z.object({
+  version: z.literal(1),
+  roles: z.object({ default: RolesSchema, test: RolesSchema }),
+  models: z.array(EntrySchema),
+});
+const LocalSchema = z.object({
+  version: z.literal(1).default(1),
+  roles: z.object({ default: RolesSchema.partial(), test: RolesSchema.partial() }).partial().optional(),
+  models: z.array(EntrySchema).default([]),
+});
+
+export interface Catalog {
+  models: Map<string, ModelEntry>;
+  roles: Record<Profile, Roles>;
+  /** Files the catalog was read from, for messages. */
+  sources: string[];
+}
+
+/** Config and ONNX files an architecture needs at a dtype. */
+export function requiredFiles(arch: Arch, dtype: Dtype): string[] {
+  const info = ARCH_INFO[arch];
+  return [...info.configs, ...info.parts.map((p) => `onnx/${p}${DTYPE_SUFFIX[dtype]}.onnx`)];
+}
+
+/** The shipped catalog: `models/catalog.json` at the project root (found from here under src/ and dist/src/). */
+export function shippedCatalogPath(): string {
+  let dir = import.meta.dirname;
+  for (let i = 0; i < 6; i++) {
+    const candidate = path.join(dir, 'models', 'catalog.json');
+    if (existsSync(candidate) && existsSync(path.join(dir, 'package.json'))) return candidate;
+    dir = path.dirname(dir);
+  }
+  throw new Error('models/catalog.json not found above ' + import.meta.dirname);
+}
+
+function describe(error: z.ZodError, file: string, json: unknown): string {
+  const issue = error.issues[0];
+  let where = issue.path.join('.');
+  // Name the model rather than its index when the problem is inside models[i].
+  if (issue.path[0] === 'models' && typeof issue.path[1] === 'number') {
+    const name = (json as { models?: { name?: unknown }[] }).models?.[issue.path[1]]?.name;
+    if (typeof name === 'string') where = `model "${name}"${issue.path.length > 2 ? ' ' + issue.path.slice(2).join('.') : ''}`;
+  }
+  return `invalid model catalog ${file}: ${where}: ${issue.message}`;
+}
+
+function toEntry(e: z.infer<typeof EntrySchema>, source: ModelEntry['source']): ModelEntry {
+  return {
+    ...e,
+    dir: e.dir ?? e.repo ?? e.name,
+    files: e.files ?? requiredFiles(e.arch, e.dtype).map((p) => ({ path: p, sha256: null, optional: false })),
+    source,
+  };
+}
+
+/** Validates catalog JSON (shipped format); throws an Error naming the file and the first problem. */
+export function parseCatalog(json: unknown, file = 'catalog.json'): Catalog {
+  const parsed = CatalogSchema.safeParse(json);
+  if (!parsed.success) throw new Error(describe(parsed.error, file, json));
+  const models = new Map<string, ModelEntry>();
+  for (const e of parsed.data.models) {
+    if (models.has(e.name)) throw new Error(`invalid model catalog ${file}: model "${e.name}" is listed twice`);
+    models.set(e.name, toEntry(e, 'shipped'));
+  }
+  const catalog: Catalog = { models, roles: parsed.data.roles, sources: [file] };
+  checkRoles(catalog, file);
+  return catalog;
+}
+
+/** Merges the user's catalog.local.json into a catalog (local entries win). */
+export function mergeLocal(base: Catalog, json: unknown, file = 'catalog.local.json'): Catalog {
+  const parsed = LocalSchema.safeParse(json);
+  if (!parsed.success) throw new Error(describe(parsed.error, file, json));
+  const models = new Map(base.models);
+  for (const e of parsed.data.models) models.set(e.name, toEntry(e, 'local'));
+  const roles = {
+    default: { ...base.roles.default, ...parsed.data.roles?.default },
+    test: { ...base.roles.test, ...parsed.data.roles?.test },
+  };
+  const catalog: Catalog = { models, roles, sources: [...base.sources, file] };
+  checkRoles(catalog, file);
+  return catalog;
+}
+
+function checkRoles(c: Catalog, file: string): void {
+  const want: Record<keyof Roles, Task> = { embed: 'embed', embedFast: 'embed', caption: 'caption', prompt: 'prompt' };
+  for (const profile of ['default', 'test'] as const) {
+    for (const [role, task] of Object.entries(want) as [keyof Roles, Task][]) {
+      const name = c.roles[profile][role];
+      if (name === null) continue;
+      const entry = c.models.get(name);
+      if (!entry) throw new Error(`invalid model catalog ${file}: roles.${profile}.${role} names unknown model "${name}"`);
+      if (entry.task !== task) throw new Error(`invalid model catalog ${file}: roles.${profile}.${role} needs a ${task} model, "${name}" is ${entry.task}`);
+    }
+  }
+}
+
+function readJson(file: string): unknown {
+  try {
+    return JSON.parse(readFileSync(file, 'utf8'));
+  } catch (err) {
+    throw new Error(`cannot read model catalog ${file}: ${(err as Error).message}`);
+  }
+}
+
+/** Reads the shipped catalog and, when present, `<modelsDir>/catalog.local.json`. */
+export function loadCatalog(opts: { modelsDir: string; catalogPath?: string }): Catalog {
+  const file = opts.catalogPath ?? shippedCatalogPath();
+  let catalog = parseCatalog(readJson(file), file);
+  const local = path.join(opts.modelsDir, 'catalog.local.json');
+  if (existsSync(local)) catalog = mergeLocal(catalog, readJson(local), local);
+  return catalog;
+}
+
+/** The folder holding a model's files. */
+export function modelFolder(entry: ModelEntry, modelsDir: string): string {
+  return path.join(modelsDir, entry.dir);
+}

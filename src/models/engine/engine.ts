@@ -1,0 +1,105 @@
+/**
+ * The in-worker model engine: configures transformers.js for offline use,
+ * then serves jobs (embed images/texts, caption, warm up) with models loaded
+ * lazily and kept warm in a PartRegistry.
+ */
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { env } from '@huggingface/transformers';
+import { DomainError } from '../../errors.js';
+import type { ModelEntry } from '../catalog.js';
+import { ensureStandin, standinRoot } from '../standins/index.js';
+import type { LoadedModel } from '../types.js';
+import type { JobRequest, WorkerSetup } from '../worker/protocol.js';
+import { generateTexts } from './caption.js';
+import type { EngineContext } from './context.js';
+import { DeviceChooser } from './device.js';
+import { embedImages, embedTexts } from './embed.js';
+import { PartRegistry } from './registry.js';
+
+export type EngineLog = (level: 'debug' | 'info' | 'warn' | 'error', msg: string, fields?: Record<string, unknown>) => void;
+
+export class Engine {
+  private readonly entries: Map<string, ModelEntry>;
+  private readonly ctx: EngineContext;
+  private readonly test: boolean;
+  private readonly root: string;
+  /** Stand-ins already checked in this worker. */
+  private readonly ensured = new Set<string>();
+
+  constructor(setup: WorkerSetup, log: EngineLog, onModels: (loaded: LoadedModel[]) => void) {
+    this.entries = new Map(setup.entries.map((e) => [e.name, e]));
+    this.test = setup.profile === 'test';
+    this.root = this.test ? standinRoot(setup.modelsDir) : setup.modelsDir;
+    // Never reach for the network: every file must already be on disk.
+    env.allowRemoteModels = false;
+    env.allowLocalModels = true;
+    env.localModelPath = this.root + path.sep;
+    env.useBrowserCache = false;
+    const registry = new PartRegistry({
+      budgetBytes: setup.memoryBudgetMB === null ? null : setup.memoryBudgetMB * 2 ** 20,
+      pinned: new Set(setup.pinned),
+      onChange: onModels,
+      log: (msg, fields) => log('info', msg, fields),
+    });
+    this.ctx = {
+      registry,
+      devices: new DeviceChooser(setup.device, (msg, fields) => log('warn', msg, fields)),
+      modelId: (e) => (this.test ? e.name : e.dir),
+      folder: (e) => path.join(this.root, this.test ? e.name : e.dir),
+      dtype: (e) => (this.test ? 'fp32' : e.dtype),
+      maxPixels: setup.maxImagePixels,
+    };
+  }
+
+  private entry(name: string): ModelEntry {
+    const e = this.entries.get(name);
+    if (!e) throw new DomainError('invalid_input', `unknown model ${name}`);
+    if (this.test) {
+      if (!this.ensured.has(name)) ensureStandin(e, this.root); // milliseconds, and only once per version
+      this.ensured.add(name);
+    } else {
+      // transformers.js reports a missing tokenizer file as "Cannot read properties of undefined": say what is missing instead.
+      const folder = this.ctx.folder(e);
+      const missing = e.files.filter((f) => !f.optional && !existsSync(path.join(folder, f.path))).map((f) => f.path);
+      if (missing.length) throw new DomainError('unavailable', `model ${name} is missing ${missing.join(', ')} in ${folder}: run \`npm run models -- fetch ${name}\``);
+    }
+    return e;
+  }
+
+  async run(job: JobRequest): Promise<(Float32Array | string)[]> {
+    const entry = this.entry(job.model);
+    const bytes = () => job.inputs.map((x) => (typeof x === 'string' ? Buffer.from(x) : x));
+    const strings = () => job.inputs.map(String);
+    switch (job.kind) {
+      case 'embedImages':
+        return embedImages(this.ctx, entry, bytes());
+      case 'embedTexts':
+        return embedTexts(this.ctx, entry, strings());
+      case 'caption':
+        return generateTexts(this.ctx, entry, bytes(), job.options);
+      case 'warm':
+        return this.warm(entry);
+    }
+  }
+
+  /** Loads a model's parts by running them once on a tiny input: an empty text, a 1-pixel image. */
+  private async warm(entry: ModelEntry): Promise<string[]> {
+    if (entry.task === 'embed') {
+      await embedTexts(this.ctx, entry, ['']);
+      await embedImages(this.ctx, entry, [ONE_PIXEL_PNG]);
+    } else if (entry.task === 'caption' && entry.arch !== 'smolvlm') {
+      await generateTexts(this.ctx, entry, [ONE_PIXEL_PNG], { maxNewTokens: 1 });
+    } else {
+      await generateTexts(this.ctx, entry, [ONE_PIXEL_PNG], { prompt: 'Hi', maxNewTokens: 1 });
+    }
+    return [];
+  }
+
+}
+
+/** A valid 1×1 white PNG, for warm-up runs. */
+const ONE_PIXEL_PNG = Buffer.from(
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAADElEQVR4nGP4//8/AAX+Av4N70a4AAAAAElFTkSuQmCC',
+  'base64',
+);

@@ -1,0 +1,90 @@
+/**
+ * Stand-ins for the test profile (MODEL_PROFILE=test): for every catalog entry
+ * whose shape we can imitate, a tiny real model in the real folder layout,
+ * generated on first use into `<modelsDir>/.standins/<name>/` (never
+ * committed; models/*\/ is git-ignored). Generation takes milliseconds, so it
+ * happens at test set-up or lazily when the runner first loads the model.
+ */
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import type { Catalog, ModelEntry } from '../catalog.js';
+import { captionerStandinFiles } from './captioner.js';
+import { embedderStandinFiles, type StandinFiles } from './embedder.js';
+import { florence2StandinFiles } from './florence2.js';
+
+/** Bump when generated files change, so old caches are rebuilt. */
+export const STANDIN_VERSION = 4;
+const MARKER = 'standin.json';
+
+/** Where the stand-ins of a models directory live (transformers.js localModelPath in the test profile). */
+export function standinRoot(modelsDir: string): string {
+  return path.join(modelsDir, '.standins');
+}
+
+/** Whether a stand-in of this entry's shape exists. */
+export function hasStandin(entry: ModelEntry): boolean {
+  return entry.arch !== 'smolvlm';
+}
+
+function filesFor(entry: ModelEntry): StandinFiles {
+  if (entry.arch === 'clip' || entry.arch === 'siglip') {
+    return embedderStandinFiles({ arch: entry.arch, dims: entry.dims ?? 512, seed: entry.name });
+  }
+  if (entry.arch === 'vit-gpt2') return captionerStandinFiles();
+  if (entry.arch === 'florence2') return florence2StandinFiles();
+  throw new Error(`no stand-in for ${entry.arch} models (${entry.name})`);
+}
+
+function markerFor(entry: ModelEntry) {
+  return { version: STANDIN_VERSION, name: entry.name, arch: entry.arch, dims: entry.dims };
+}
+
+function isCurrent(folder: string, entry: ModelEntry): boolean {
+  try {
+    return readFileSync(path.join(folder, MARKER), 'utf8') === JSON.stringify(markerFor(entry));
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Makes sure `<root>/<name>/` holds the current stand-in of `entry`; returns
+ * the folder. Written to a temporary folder and renamed, so concurrent test
+ * processes sharing a models directory never see half a model.
+ */
+export function ensureStandin(entry: ModelEntry, root: string): string {
+  const folder = path.join(root, entry.name);
+  if (isCurrent(folder, entry)) return folder;
+  const tmp = path.join(root, `.tmp-${entry.name}-${process.pid}-${Math.random().toString(36).slice(2)}`);
+  try {
+    for (const [rel, data] of filesFor(entry)) {
+      const file = path.join(tmp, rel);
+      mkdirSync(path.dirname(file), { recursive: true });
+      writeFileSync(file, data);
+    }
+    writeFileSync(path.join(tmp, MARKER), JSON.stringify(markerFor(entry)));
+    if (existsSync(folder) && !isCurrent(folder, entry)) rmSync(folder, { recursive: true, force: true });
+    try {
+      renameSync(tmp, folder);
+    } catch (err) {
+      // Another process finished first: fine if what it wrote is current.
+      if (!isCurrent(folder, entry)) throw err;
+    }
+  } finally {
+    rmSync(tmp, { recursive: true, force: true });
+  }
+  return folder;
+}
+
+/** Generates every stand-in a catalog can have; returns the root and the time taken. */
+export function ensureStandins(modelsDir: string, catalog: Catalog): { root: string; ms: number; names: string[] } {
+  const started = performance.now();
+  const root = standinRoot(modelsDir);
+  const names: string[] = [];
+  for (const entry of catalog.models.values()) {
+    if (!hasStandin(entry)) continue;
+    ensureStandin(entry, root);
+    names.push(entry.name);
+  }
+  return { root, ms: performance.now() - started, names };
+}

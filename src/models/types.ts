@@ -1,0 +1,99 @@
+/**
+ * The interface the rest of the application uses for local vision AI.
+ * Everything behind it (transformers.js, onnxruntime, the worker thread, the
+ * stand-ins of the test profile) is an implementation detail; build one with
+ * `createVisionModels(config, logger)` from `src/models/index.ts`.
+ *
+ * Errors are DomainErrors:
+ * - invalid_input: unknown model name, wrong task for the model, empty input;
+ * - unprocessable: an image that cannot be decoded;
+ * - rate_limited (details.retryAfterSeconds): the inference queue is full;
+ * - unavailable: the model is not installed (run `npm run models -- fetch <name>`),
+ *   or the worker failed.
+ */
+import type { Arch, Dtype, Task } from './catalog.js';
+
+export interface ModelInfo {
+  /** Catalog name (`default`, `clip-vit-b32`, a user's own name). */
+  name: string;
+  /**
+   * Identity to store with every vector: catalog name + repo (or local folder) +
+   * dtype. Vectors from different ids must never share an index.
+   */
+  id: string;
+  task: Task;
+  arch: Arch;
+  /** Embedding width; null for captioners. */
+  dims: number | null;
+  dtype: Dtype;
+  /** True when the test profile serves a tiny stand-in instead of the real weights. */
+  standin: boolean;
+  /** Whether its files are present (stand-ins: whether one can be generated). */
+  installed: boolean;
+}
+
+export interface CaptionResult {
+  text: string;
+  /** Catalog name of the model that wrote it. */
+  model: string;
+}
+
+export interface ZeroShotScore {
+  label: string;
+  /** Softmax over the labels of 100 × cosine similarity (CLIP's convention); sums to 1. */
+  score: number;
+  /** Raw cosine similarity of image and label text, in [-1, 1]. */
+  similarity: number;
+}
+
+export interface LoadedModel {
+  name: string;
+  /** 'vision' | 'text' for embedders, 'generate' for captioners. */
+  part: string;
+  device: 'cpu' | 'cuda';
+  /** Size of the ONNX files loaded, a proxy for memory held. */
+  bytes: number;
+  lastUsedAt: number;
+  /** Pinned parts are never unloaded for the memory budget (the default model's text encoder). */
+  pinned: boolean;
+}
+
+export interface CaptionOptions {
+  /** Caption model; defaults to the profile's caption role (or prompt role when a free-form prompt is given). */
+  model?: string;
+  maxNewTokens?: number;
+}
+
+export interface ModelRoles {
+  embed: string;
+  embedFast: string | null;
+  caption: string | null;
+  prompt: string | null;
+}
+
+export interface VisionModels {
+  /** One L2-normalised Float32Array per image (encoded bytes: JPEG, PNG, WebP, …). `model` null/undefined → the default embedder. */
+  embedImages(model: string | null | undefined, images: Buffer[]): Promise<Float32Array[]>;
+  /** One L2-normalised Float32Array per text, in the same space as embedImages of the same model. */
+  embedTexts(model: string | null | undefined, texts: string[]): Promise<Float32Array[]>;
+  /**
+   * One caption per image. A prompt that is a Florence-2 task token
+   * (`<DETAILED_CAPTION>` …) goes to a Florence-2 captioner; any other prompt
+   * goes to the prompt-following model (unavailable when there is none).
+   */
+  caption(images: Buffer[], prompt?: string, options?: CaptionOptions): Promise<CaptionResult[]>;
+  /** Scores each label against the image with the embedder (template 'a photo of {}' unless given; '{}' = as is). Sorted best first. */
+  zeroShot(image: Buffer, labels: string[], options?: { model?: string; template?: string }): Promise<ZeroShotScore[]>;
+  /** Catalog facts of a model (default embedder when no name). Throws invalid_input for an unknown name. */
+  modelInfo(name?: string): ModelInfo;
+  /** Every catalog model. */
+  listModels(): ModelInfo[];
+  /** Which model serves each role in the active profile. */
+  roles(): ModelRoles;
+  /** Parts currently loaded in the worker (mirror kept up to date by worker events). */
+  loadedModels(): LoadedModel[];
+  /** Loads models ahead of the first request (e.g. at server start); optional. */
+  warmUp(names?: string[]): Promise<void>;
+  /** Rejects queued work with `unavailable`, waits for in-flight work, stops the worker(s). */
+  close(): Promise<void>;
+}

@@ -1,0 +1,196 @@
+/**
+ * createVisionModels: the VisionModels implementation the application uses.
+ * Resolves names against the catalog and checks inputs on the main thread
+ * (cheap errors never queue), then hands inference to the worker pool.
+ */
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import type { Config } from '../config.js';
+import { DomainError } from '../errors.js';
+import type { Logger } from '../logger.js';
+import { loadCatalog, modelFolder, type Catalog, type ModelEntry, type Task } from './catalog.js';
+import { FLORENCE_TEXT_TASKS } from './tasks.js';
+import { hasStandin, STANDIN_VERSION } from './standins/index.js';
+import type { CaptionOptions, CaptionResult, LoadedModel, ModelInfo, ModelRoles, VisionModels, ZeroShotScore } from './types.js';
+import type { JobKind } from './worker/protocol.js';
+import { WorkerPool } from './worker/pool.js';
+
+export interface VisionModelsOptions {
+  /** Defaults to the shipped catalog plus <modelsDir>/catalog.local.json. */
+  catalog?: Catalog;
+  /** Worker threads (default 1). */
+  workers?: number;
+  /** Jobs allowed to wait before rate_limited (default 32). */
+  maxQueue?: number;
+  /** Unload LRU idle models above this many MB (default: env MODEL_MEMORY_BUDGET_MB, else no limit). */
+  memoryBudgetMB?: number | null;
+  /** Most inputs merged into one worker batch, per kind. */
+  maxBatch?: Partial<Record<JobKind, number>>;
+}
+
+/** Most images or texts accepted in one call. */
+const MAX_INPUTS = 256;
+const MAX_TEXT_CHARS = 2000;
+
+/** How a Florence-2 task reads as a prompt for a chat model. */
+const TASK_AS_PROMPT: Record<string, string> = {
+  '<CAPTION>': 'Describe this image in one sentence.',
+  '<DETAILED_CAPTION>': 'Describe this image in detail.',
+  '<MORE_DETAILED_CAPTION>': 'Describe this image in as much detail as you can.',
+  '<OCR>': 'Write down all the text in this image.',
+};
+const isTask = (p: string) => (FLORENCE_TEXT_TASKS as readonly string[]).includes(p);
+
+function budgetFromEnv(): number | null {
+  const raw = process.env.MODEL_MEMORY_BUDGET_MB;
+  if (raw === undefined || raw === '') return null;
+  const n = Number(raw);
+  if (!Number.isFinite(n) || n <= 0) throw new Error(`Invalid configuration: MODEL_MEMORY_BUDGET_MB must be a positive number, got ${raw}`);
+  return n;
+}
+
+export function createVisionModels(config: Config, logger: Logger, options: VisionModelsOptions = {}): VisionModels {
+  const catalog = options.catalog ?? loadCatalog({ modelsDir: config.modelsDir });
+  const profile = config.modelProfile;
+  const test = profile === 'test';
+  const roles: ModelRoles = catalog.roles[profile];
+  const log = logger.child({ component: 'models' });
+  let loaded: LoadedModel[] = [];
+  const installedCache = new Set<string>();
+
+  const pool = new WorkerPool({
+    setup: {
+      modelsDir: config.modelsDir,
+      profile,
+      device: config.device,
+      memoryBudgetMB: options.memoryBudgetMB === undefined ? budgetFromEnv() : options.memoryBudgetMB,
+      maxImagePixels: config.maxImagePixels,
+      entries: [...catalog.models.values()],
+      pinned: [`${roles.embed}:text`],
+    },
+    logger: log,
+    size: options.workers,
+    maxQueue: options.maxQueue,
+    maxBatch: options.maxBatch,
+    onModels: (l) => (loaded = l),
+  });
+
+  function isInstalled(entry: ModelEntry): boolean {
+    if (test) return hasStandin(entry);
+    if (installedCache.has(entry.name)) return true;
+    const folder = modelFolder(entry, config.modelsDir);
+    const ok = entry.files.every((f) => f.optional || existsSync(path.join(folder, f.path)));
+    if (ok) installedCache.add(entry.name);
+    return ok;
+  }
+
+  function info(entry: ModelEntry): ModelInfo {
+    const source = test ? `standin-v${STANDIN_VERSION}` : (entry.repo ?? `local:${entry.dir}`);
+    const dtype = test ? 'fp32' : entry.dtype;
+    return { name: entry.name, id: `${entry.name}:${source}:${dtype}`, task: entry.task, arch: entry.arch, dims: entry.dims, dtype, standin: test, installed: isInstalled(entry) };
+  }
+
+  function lookup(name: string): ModelEntry {
+    const entry = catalog.models.get(name);
+    if (!entry) throw new DomainError('invalid_input', `unknown model ${JSON.stringify(name)}; known: ${[...catalog.models.keys()].join(', ')}`);
+    return entry;
+  }
+
+  /** The entry for a request, checked for task and presence. */
+  function usable(name: string, tasks: readonly Task[]): ModelEntry {
+    const entry = lookup(name);
+    if (!tasks.includes(entry.task)) throw new DomainError('invalid_input', `model ${name} is a ${entry.task} model, not ${tasks.join(' or ')}`);
+    if (!isInstalled(entry)) {
+      throw new DomainError(
+        'unavailable',
+        test ? `model ${name} has no stand-in in the test profile` : `model ${name} is not installed: run \`npm run models -- fetch ${name}\``,
+      );
+    }
+    return entry;
+  }
+
+  function checkList<T>(items: T[], what: string): void {
+    if (!Array.isArray(items) || items.length === 0) throw new DomainError('invalid_input', `no ${what} given`);
+    if (items.length > MAX_INPUTS) throw new DomainError('invalid_input', `at most ${MAX_INPUTS} ${what} per call`);
+  }
+
+  function checkImages(images: Buffer[]): void {
+    checkList(images, 'images');
+    if (images.some((b) => !(b instanceof Uint8Array) || b.length === 0)) throw new DomainError('invalid_input', 'images must be non-empty encoded image bytes');
+  }
+
+  async function embedImages(model: string | null | undefined, images: Buffer[]): Promise<Float32Array[]> {
+    const entry = usable(model ?? roles.embed, ['embed']);
+    checkImages(images);
+    return (await pool.submit('embedImages', entry.name, images)) as Float32Array[];
+  }
+
+  async function embedTexts(model: string | null | undefined, texts: string[]): Promise<Float32Array[]> {
+    const entry = usable(model ?? roles.embed, ['embed']);
+    checkList(texts, 'texts');
+    if (texts.some((t) => typeof t !== 'string' || t.length > MAX_TEXT_CHARS)) throw new DomainError('invalid_input', `texts must be strings of at most ${MAX_TEXT_CHARS} characters`);
+    return (await pool.submit('embedTexts', entry.name, texts)) as Float32Array[];
+  }
+
+  /** Picks the model and the prompt it receives for a caption request. */
+  function captionPlan(prompt: string | undefined, model: string | undefined): { entry: ModelEntry; prompt?: string } {
+    const p = prompt?.trim() || undefined;
+    const freeForm = p !== undefined && !isTask(p);
+    const name = model ?? (freeForm ? roles.prompt : roles.caption);
+    if (!name) {
+      throw new DomainError('unavailable', freeForm ? 'no prompt-following model is configured for free-form prompts' : 'no caption model is configured');
+    }
+    const entry = usable(name, ['caption', 'prompt']);
+    switch (entry.arch) {
+      case 'vit-gpt2':
+        if (freeForm) throw new DomainError('invalid_input', `model ${name} writes plain captions and cannot follow a prompt`);
+        return { entry }; // task tokens all mean "a caption" to it
+      case 'florence2':
+        if (freeForm) throw new DomainError('invalid_input', `model ${name} takes only ${FLORENCE_TEXT_TASKS.join(', ')}`);
+        return { entry, prompt: p };
+      default:
+        return { entry, prompt: p === undefined ? TASK_AS_PROMPT['<DETAILED_CAPTION>'] : (TASK_AS_PROMPT[p] ?? p) };
+    }
+  }
+
+  async function caption(images: Buffer[], prompt?: string, opts: CaptionOptions = {}): Promise<CaptionResult[]> {
+    checkImages(images);
+    if (prompt !== undefined && (typeof prompt !== 'string' || prompt.length > MAX_TEXT_CHARS)) throw new DomainError('invalid_input', 'prompt too long');
+    const plan = captionPlan(prompt, opts.model);
+    const texts = await pool.submit('caption', plan.entry.name, images, { prompt: plan.prompt, maxNewTokens: opts.maxNewTokens });
+    return texts.map((text) => ({ text: String(text), model: plan.entry.name }));
+  }
+
+  async function zeroShot(image: Buffer, labels: string[], opts: { model?: string; template?: string } = {}): Promise<ZeroShotScore[]> {
+    checkList(labels, 'labels');
+    const template = opts.template ?? 'a photo of {}';
+    if (!template.includes('{}')) throw new DomainError('invalid_input', 'template must contain {}');
+    const [[imageVector], textVectors] = await Promise.all([
+      embedImages(opts.model, [image]),
+      embedTexts(opts.model, labels.map((l) => template.replaceAll('{}', l))),
+    ]);
+    const similarity = textVectors.map((t) => t.reduce((s, x, i) => s + x * imageVector[i], 0));
+    const max = Math.max(...similarity);
+    const exp = similarity.map((s) => Math.exp(100 * (s - max)));
+    const sum = exp.reduce((a, b) => a + b, 0);
+    return labels.map((label, i) => ({ label, score: exp[i] / sum, similarity: similarity[i] })).sort((a, b) => b.score - a.score);
+  }
+
+  async function warmUp(names?: string[]): Promise<void> {
+    const wanted = names ?? [roles.embed];
+    await Promise.all(wanted.map((n) => pool.submit('warm', usable(n, ['embed', 'caption', 'prompt']).name, [])));
+  }
+
+  return {
+    embedImages,
+    embedTexts,
+    caption,
+    zeroShot,
+    modelInfo: (name) => info(lookup(name ?? roles.embed)),
+    listModels: () => [...catalog.models.values()].map(info),
+    roles: () => ({ ...roles }),
+    loadedModels: () => loaded.map((m) => ({ ...m })),
+    warmUp,
+    close: () => pool.close(),
+  };
+}

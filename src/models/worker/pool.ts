@@ -1,0 +1,232 @@
+/**
+ * A pool of model worker threads with a bounded queue.
+ *
+ * - Inference never runs on the main event loop: jobs go to worker threads
+ *   (one by default; each worker holds its own copy of the models it loads).
+ * - The queue is bounded: when `maxQueue` jobs are waiting, submit() rejects
+ *   with DomainError('rate_limited') and a Retry-After estimate, which the
+ *   HTTP layer turns into 429.
+ * - Queued jobs of the same kind, model and options are merged into one batch
+ *   (up to maxBatch inputs) when a worker frees up: one session run for many
+ *   small requests. If a merged batch fails, its jobs are retried one by one
+ *   so one bad image fails only its own request.
+ * - A crashed worker fails its in-flight jobs with 'unavailable' and is
+ *   replaced on the next dispatch.
+ */
+import { Worker } from 'node:worker_threads';
+import { DomainError, type ErrorCode } from '../../errors.js';
+import type { Logger } from '../../logger.js';
+import type { LoadedModel } from '../types.js';
+import type { JobKind, JobOptions, JobRequest, SerializedError, WorkerMessage, WorkerSetup } from './protocol.js';
+
+export type Output = Float32Array | string;
+
+interface Pending {
+  kind: JobKind;
+  model: string;
+  inputs: (Uint8Array | string)[];
+  options: JobOptions;
+  key: string;
+  solo: boolean;
+  resolve(outputs: Output[]): void;
+  reject(err: Error): void;
+}
+
+interface Slot {
+  worker: Worker;
+  ready: boolean;
+  /** Jobs of the batch in flight, with its request id. */
+  inFlight: { id: number; jobs: Pending[]; startedAt: number } | null;
+}
+
+export interface PoolOptions {
+  setup: WorkerSetup;
+  logger: Logger;
+  /** Worker threads (default 1). */
+  size?: number;
+  /** Most jobs waiting (not in flight) before rate limiting (default 32). */
+  maxQueue?: number;
+  /** Most inputs merged into one batch, per kind. */
+  maxBatch?: Partial<Record<JobKind, number>>;
+  onModels?(loaded: LoadedModel[]): void;
+}
+
+const DEFAULT_MAX_BATCH: Record<JobKind, number> = { embedImages: 16, embedTexts: 64, caption: 8, warm: 1 };
+
+/** Where the worker entry is: the .ts source under tsx (tests, dev), the compiled .js under dist/. */
+function spawn(setup: WorkerSetup): Worker {
+  const here = import.meta.url;
+  if (here.endsWith('.ts')) {
+    // Node 20 does not run --import hooks in worker threads, so register tsx there before importing the entry.
+    // The big plain-JS dependencies are imported first, without tsx's hooks: through them, transformers.js
+    // alone takes over a second longer to load.
+    const preload = ['@huggingface/transformers', 'sharp'].map((s) => import.meta.resolve(s));
+    const api = import.meta.resolve('tsx/esm/api');
+    const entry = new URL('./entry.ts', here).href;
+    const boot =
+      `Promise.all(${JSON.stringify(preload)}.map((u) => import(u)))` +
+      `.then(() => import(${JSON.stringify(api)})).then((m) => { m.register(); return import(${JSON.stringify(entry)}); });`;
+    return new Worker(boot, { eval: true, workerData: setup });
+  }
+  return new Worker(new URL('./entry.js', here), { workerData: setup });
+}
+
+function toError(e: SerializedError): DomainError {
+  if (e.code) return new DomainError(e.code as ErrorCode, e.message, e.details ?? {});
+  return new DomainError('unavailable', `model worker failed: ${e.message}`);
+}
+
+export class WorkerPool {
+  private readonly queue: Pending[] = [];
+  private readonly slots: Slot[] = [];
+  private readonly size: number;
+  private readonly maxQueue: number;
+  private readonly maxBatch: Record<JobKind, number>;
+  private nextId = 1;
+  private closed = false;
+  /** Moving average of batch wall time, for Retry-After. */
+  private avgBatchMs = 500;
+  private batches = 0;
+
+  constructor(private readonly opts: PoolOptions) {
+    this.size = Math.max(1, opts.size ?? 1);
+    this.maxQueue = Math.max(1, opts.maxQueue ?? 32);
+    this.maxBatch = { ...DEFAULT_MAX_BATCH, ...opts.maxBatch };
+  }
+
+  /** Queues a job; resolves with one output per input. */
+  submit(kind: JobKind, model: string, inputs: (Uint8Array | string)[], options: JobOptions = {}): Promise<Output[]> {
+    if (this.closed) return Promise.reject(new DomainError('unavailable', 'models are shutting down'));
+    if (this.queue.length >= this.maxQueue) {
+      const busyWorkers = Math.max(1, this.slots.length);
+      const seconds = Math.ceil(((this.queue.length / busyWorkers + 1) * this.avgBatchMs) / 1000);
+      return Promise.reject(
+        new DomainError('rate_limited', `model queue is full (${this.queue.length} waiting)`, { retryAfterSeconds: Math.max(1, seconds) }),
+      );
+    }
+    return new Promise((resolve, reject) => {
+      this.queue.push({ kind, model, inputs, options, key: `${kind}|${model}|${JSON.stringify(options)}`, solo: false, resolve, reject });
+      this.pump();
+    });
+  }
+
+  /** Jobs waiting, batches in flight and sent so far, for health output and tests. */
+  stats(): { queued: number; inFlight: number; workers: number; batches: number } {
+    return { queued: this.queue.length, inFlight: this.slots.filter((s) => s.inFlight).length, workers: this.slots.length, batches: this.batches };
+  }
+
+  private pump(): void {
+    if (this.closed) return;
+    for (const slot of this.slots) {
+      if (this.queue.length === 0) return;
+      if (slot.ready && !slot.inFlight) this.dispatch(slot);
+    }
+    // Still waiting and every worker busy: add one (never two starting at once), up to size.
+    if (this.queue.length > 0 && this.slots.length < this.size && this.slots.every((s) => s.ready)) this.start();
+  }
+
+  private takeBatch(): Pending[] {
+    const first = this.queue.shift()!;
+    const batch = [first];
+    if (first.solo) return batch;
+    let count = first.inputs.length;
+    for (let i = 0; i < this.queue.length && count < this.maxBatch[first.kind]; ) {
+      const job = this.queue[i];
+      if (!job.solo && job.key === first.key && count + job.inputs.length <= this.maxBatch[first.kind]) {
+        batch.push(job);
+        count += job.inputs.length;
+        this.queue.splice(i, 1);
+      } else i++;
+    }
+    return batch;
+  }
+
+  private dispatch(slot: Slot): void {
+    const jobs = this.takeBatch();
+    const id = this.nextId++;
+    this.batches++;
+    slot.inFlight = { id, jobs, startedAt: performance.now() };
+    slot.worker.ref();
+    const request: JobRequest = { type: 'job', id, kind: jobs[0].kind, model: jobs[0].model, inputs: jobs.flatMap((j) => j.inputs), options: jobs[0].options };
+    slot.worker.postMessage(request);
+  }
+
+  private start(): void {
+    const worker = spawn(this.opts.setup);
+    const slot: Slot = { worker, ready: false, inFlight: null };
+    this.slots.push(slot);
+    worker.on('message', (msg: WorkerMessage) => this.onMessage(slot, msg));
+    worker.on('error', (err) => this.onExit(slot, err.message));
+    worker.on('exit', (code) => this.onExit(slot, `exited with code ${code}`));
+  }
+
+  private onMessage(slot: Slot, msg: WorkerMessage): void {
+    switch (msg.type) {
+      case 'ready':
+        slot.ready = true;
+        slot.worker.unref();
+        break;
+      case 'log':
+        this.opts.logger[msg.level](msg.msg, msg.fields);
+        return;
+      case 'models':
+        this.opts.onModels?.(msg.loaded);
+        return;
+      case 'result':
+      case 'error': {
+        const flight = slot.inFlight;
+        if (!flight || flight.id !== msg.id) return;
+        slot.inFlight = null;
+        slot.worker.unref();
+        this.avgBatchMs = 0.8 * this.avgBatchMs + 0.2 * (performance.now() - flight.startedAt);
+        if (msg.type === 'result') {
+          let offset = 0;
+          for (const job of flight.jobs) {
+            job.resolve(msg.outputs.slice(offset, offset + job.inputs.length));
+            offset += job.inputs.length;
+          }
+        } else if (flight.jobs.length > 1) {
+          // Retry each merged job alone, at the front, in order.
+          for (const job of flight.jobs) job.solo = true;
+          this.queue.unshift(...flight.jobs);
+        } else {
+          flight.jobs[0].reject(toError(msg.error));
+        }
+        break;
+      }
+    }
+    this.pump();
+  }
+
+  private onExit(slot: Slot, why: string): void {
+    const index = this.slots.indexOf(slot);
+    if (index < 0) return;
+    this.slots.splice(index, 1);
+    const flight = slot.inFlight;
+    slot.inFlight = null;
+    if (!this.closed) this.opts.logger.error('model worker stopped', { why });
+    for (const job of flight?.jobs ?? []) job.reject(new DomainError('unavailable', `model worker stopped: ${why}`));
+    this.opts.onModels?.([]);
+    if (!slot.ready && !this.closed) {
+      // It died while starting: fail what waits rather than respawn in a loop.
+      for (const job of this.queue.splice(0)) job.reject(new DomainError('unavailable', `model worker failed to start: ${why}`));
+      return;
+    }
+    this.pump();
+  }
+
+  /** Fails queued jobs, lets in-flight batches finish (up to graceMs), then stops the workers. */
+  async close(graceMs = 10_000): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    for (const job of this.queue.splice(0)) job.reject(new DomainError('unavailable', 'models are shutting down'));
+    const deadline = Date.now() + graceMs;
+    while (this.slots.some((s) => s.inFlight) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    await Promise.all(
+      this.slots.splice(0).map(async (slot) => {
+        for (const job of slot.inFlight?.jobs ?? []) job.reject(new DomainError('unavailable', 'models are shutting down'));
+        await slot.worker.terminate();
+      }),
+    );
+  }
+}

@@ -1,0 +1,48 @@
+/**
+ * Messages between the main thread (WorkerPool) and a model worker.
+ * Inputs travel as Uint8Array (image bytes) or strings; vectors come back as
+ * Float32Arrays whose buffers are transferred, not copied.
+ */
+import type { ModelEntry, Profile } from '../catalog.js';
+import type { LoadedModel } from '../types.js';
+
+export type JobKind = 'embedImages' | 'embedTexts' | 'caption' | 'warm';
+
+export interface JobOptions {
+  prompt?: string;
+  maxNewTokens?: number;
+}
+
+/** workerData of every model worker. */
+export interface WorkerSetup {
+  modelsDir: string;
+  profile: Profile;
+  device: 'cpu' | 'cuda';
+  memoryBudgetMB: number | null;
+  maxImagePixels: number;
+  entries: ModelEntry[];
+  /** Registry keys ("name:part") never unloaded. */
+  pinned: string[];
+}
+
+export interface JobRequest {
+  type: 'job';
+  id: number;
+  kind: JobKind;
+  model: string;
+  inputs: (Uint8Array | string)[];
+  options: JobOptions;
+}
+
+export interface SerializedError {
+  code?: string;
+  message: string;
+  details?: { retryAfterSeconds?: number };
+}
+
+export type WorkerMessage =
+  | { type: 'ready' }
+  | { type: 'result'; id: number; outputs: (Float32Array | string)[] }
+  | { type: 'error'; id: number; error: SerializedError }
+  | { type: 'log'; level: 'debug' | 'info' | 'warn' | 'error'; msg: string; fields?: Record<string, unknown> }
+  | { type: 'models'; loaded: LoadedModel[] };
