@@ -16,12 +16,14 @@ import { buildOpenApi } from './http/openapi.js';
 import { requestLog } from './http/requestLog.js';
 import { mountRoutes, type AnyRoute } from './http/route.js';
 import { accountRoutes } from './http/routes/account.js';
+import { aiRoutes } from './http/routes/ai.js';
 import { browseRoutes } from './http/routes/browse.js';
 import { collectionRoutes } from './http/routes/collections.js';
 import { folderRoutes } from './http/routes/folders.js';
 import { mediaRoutes } from './http/routes/media.js';
 import { uploadRoutes } from './http/routes/upload.js';
 import { createLogger, type Logger } from './logger.js';
+import { createVisionModels } from './models/index.js';
 import { VERSION } from './packageRoot.js';
 import { openSqliteStorage } from './storage/sqlite/index.js';
 
@@ -34,6 +36,7 @@ export const ROUTES: AnyRoute[] = [
   ...mediaRoutes,
   ...folderRoutes,
   ...uploadRoutes,
+  ...aiRoutes,
 ];
 
 export interface App {
@@ -61,9 +64,15 @@ export async function createApp(config: Config, logger: Logger = createLogger(co
   const services: Services = {
     config, storage, blobs, logger,
     urls: new FileUrls(urlKey, config.publicUrl),
+    models: createVisionModels(config, logger, { maxQueue: config.inferenceQueueLength, memoryBudgetMB: config.modelMemoryBudgetMB }),
     tokenKey: Buffer.from(tokenKey, 'hex'),
   };
   await bootstrap(services);
+  // The first search of the day must not wait for a model to load: warm the
+  // default embedder in the background when it is installed.
+  if (config.modelProfile === 'default' && services.models.modelInfo().installed) {
+    void services.models.warmUp().catch((err) => logger.warn('model warm-up failed', { err }));
+  }
 
   // Files left by a crash between "file stored" and "row written" have no row: remove them.
   // Only files older than a minute, so uploads in flight right now are never touched.
@@ -95,7 +104,16 @@ export async function createApp(config: Config, logger: Logger = createLogger(co
   const router = new Router();
   router.get('/healthz', (ctx) => {
     ctx.status = closing ? 503 : 200;
-    ctx.body = { status: closing ? 'shutting down' : 'ok', version: VERSION, database: 'sqlite', models: { loaded: [] } };
+    ctx.body = {
+      status: closing ? 'shutting down' : 'ok',
+      version: VERSION,
+      database: 'sqlite',
+      models: {
+        profile: config.modelProfile,
+        device: config.device,
+        loaded: services.models.loadedModels().map((m) => ({ name: m.name, part: m.part, device: m.device })),
+      },
+    };
   });
   router.get('/api/openapi.json', (ctx) => {
     ctx.body = buildOpenApi(ROUTES, { version: VERSION, serverUrl: config.publicUrl });
@@ -127,6 +145,9 @@ export async function createApp(config: Config, logger: Logger = createLogger(co
     markClosing: () => {
       closing = true;
     },
-    close: () => storage.close(),
+    close: async () => {
+      await services.models.close();
+      await storage.close();
+    },
   };
 }

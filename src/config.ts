@@ -37,6 +37,10 @@ const EnvSchema = z.object({
   /** Explicit ffmpeg / ffprobe binaries; otherwise the bundled ones, then PATH. */
   FFMPEG_PATH: z.string().optional(),
   FFPROBE_PATH: z.string().optional(),
+  /** Inference requests allowed to wait for the model worker before 429. */
+  INFERENCE_QUEUE_LENGTH: z.coerce.number().int().min(1).default(32),
+  /** Unload least-recently-used idle models above this many MB (empty: no limit). */
+  MODEL_MEMORY_BUDGET_MB: z.coerce.number().positive().optional(),
   /** Seconds to wait for in-flight requests on SIGTERM before closing anyway. */
   SHUTDOWN_GRACE_SECONDS: z.coerce.number().min(0).default(10),
 });
@@ -62,6 +66,8 @@ export interface Config {
   ffmpegPath?: string;
   ffprobePath?: string;
   shutdownGraceSeconds: number;
+  inferenceQueueLength: number;
+  modelMemoryBudgetMB: number | null;
 }
 
 /** Reads the configuration from an environment (process.env by default). Throws on invalid values. */
@@ -94,6 +100,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     ffmpegPath: e.FFMPEG_PATH,
     ffprobePath: e.FFPROBE_PATH,
     shutdownGraceSeconds: e.SHUTDOWN_GRACE_SECONDS,
+    inferenceQueueLength: e.INFERENCE_QUEUE_LENGTH,
+    modelMemoryBudgetMB: e.MODEL_MEMORY_BUDGET_MB ?? null,
   };
   return { ...config, ...overrides };
 }

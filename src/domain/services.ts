@@ -2,6 +2,7 @@ import type { Config } from '../config.js';
 import type { BlobStore } from '../files/blobStore.js';
 import type { FileUrls } from '../files/fileUrls.js';
 import type { Logger } from '../logger.js';
+import type { VisionModels } from '../models/types.js';
 import type { Storage } from '../storage/storage.js';
 import type { Role } from '../storage/types.js';
 
@@ -15,6 +16,8 @@ export interface Services {
   blobs: BlobStore;
   urls: FileUrls;
   logger: Logger;
+  /** Local vision models (inference off the event loop, in worker threads). */
+  models: VisionModels;
   /** HMAC key for Bearer tokens (kept in the database's settings). */
   tokenKey: Buffer;
 }
