@@ -13,6 +13,7 @@ import type {
   Role,
   User,
 } from './types.js';
+import type { JobStore } from '../jobs/types.js';
 
 /**
  * The storage layer: every read and write of the database goes through these
@@ -25,6 +26,8 @@ export interface Storage {
   accounts: AccountStore;
   collections: CollectionStore;
   media: MediaStore;
+  /** The durable job queue (src/jobs): ingest, re-indexing, clustering. */
+  jobs: JobStore;
   /** Flushes and closes. Further calls fail. */
   close(): Promise<void>;
 }

@@ -3,6 +3,7 @@ import { sqliteAccountStore } from './accountStore.js';
 import { sqliteCollectionStore } from './collectionStore.js';
 import { openDatabase, type Db } from './database.js';
 import { sqliteMediaStore } from './mediaStore.js';
+import { sqliteJobStore } from './jobStore.js';
 
 export interface SqliteStorage extends Storage {
   /** The raw handle, for the later search and job modules that share the file. */
@@ -17,6 +18,7 @@ export function openSqliteStorage(file: string): SqliteStorage {
     accounts: sqliteAccountStore(db),
     collections: sqliteCollectionStore(db),
     media: sqliteMediaStore(db),
+    jobs: sqliteJobStore(db),
     async close() {
       if (db.open) {
         db.pragma('wal_checkpoint(TRUNCATE)');

@@ -1,0 +1,424 @@
+/**
+ * The worker loop of the durable job queue (the queue itself: ./types.ts).
+ *
+ * A JobRunner claims jobs of the types registered on it, runs up to
+ * `concurrency` handlers at once, keeps each job's lease alive while its handler
+ * runs, and settles the job: succeeded, queued again after a backoff, or failed
+ * for good. Several runners (in one process or several, each with its own
+ * database connection) can share one queue: a claim hands a job to one of them.
+ *
+ * Delivery is at-least-once. A job runs again when its worker crashes, stalls
+ * past its lease or loses its lease, and a handler may also be interrupted
+ * half-way (shutdown, cancellation). Handlers must therefore be idempotent:
+ * re-running one replaces its own earlier output and never duplicates it.
+ *
+ * Crash resume needs nothing special: a crashed process's jobs stay `running`
+ * until their lease expires, then any runner reclaims them (attempts + 1).
+ * Owner ids are random per process, and fresh per claim, so no runner ever
+ * mistakes an old lease for its own.
+ */
+import { randomBytes } from 'node:crypto';
+import os from 'node:os';
+import { DomainError } from '../errors.js';
+import type { Logger } from '../logger.js';
+import type { Job, JobStore } from './types.js';
+
+export interface JobContext {
+  /**
+   * Aborted when the handler should stop: the lease was lost (expired and
+   * reclaimed elsewhere, or the job was cancelled), the runner is shutting down
+   * and the grace period ran out, or the type's timeout passed. `signal.reason`
+   * is a JobAbort saying which.
+   */
+  signal: AbortSignal;
+  /** Extends the lease now (the runner also does every leaseMs / 3); false when the lease was lost. */
+  heartbeat(): Promise<boolean>;
+  /** Stores progress on the job (visible in listings) and logs it, at most every few seconds at info level. */
+  progress(progress: unknown): Promise<void>;
+  /** Bound to the job: jobId, jobType, attempt. */
+  logger: Logger;
+}
+
+export type JobHandler<T> = (job: Job<T>, ctx: JobContext) => Promise<void>;
+
+export interface HandlerOptions<T> {
+  /** Validates the stored payload before the handler sees it; a throw fails the job for good. */
+  parse?: (payload: unknown) => T;
+  /** Aborts the handler after this long (counts as a retryable failure). */
+  timeoutMs?: number;
+}
+
+export interface BackoffOptions {
+  /** Delay before the 2nd attempt; doubles per attempt. Default 2 s. */
+  baseMs?: number;
+  /** Cap. Default 10 min. */
+  maxMs?: number;
+  /** ± this fraction of random spread, 0..1. Default 0.2. */
+  jitter?: number;
+}
+
+export interface JobRunnerOptions {
+  store: JobStore;
+  logger: Logger;
+  /** Handlers running at once. Default 1. */
+  concurrency?: number;
+  /** Lease length; renewed every leaseMs / 3 while a handler runs. Default 60 s. */
+  leaseMs?: number;
+  /** Idle poll interval; notify() wakes the runner sooner. Default 500 ms. */
+  pollMs?: number;
+  /** Exponential backoff, or a function of the attempt that failed (1-based) giving the delay in ms. */
+  backoff?: BackoffOptions | ((attempt: number) => number);
+  /** A fixed prefix for lease owners (default host:pid:random); a fresh suffix is added per claim. */
+  ownerId?: string;
+}
+
+/** Why a handler's signal was aborted. */
+export class JobAbort extends Error {
+  constructor(readonly why: 'lease_lost' | 'shutdown' | 'timeout', message: string) {
+    super(message);
+    this.name = 'JobAbort';
+  }
+}
+
+/** Throw (or wrap a cause in) this to fail a job at once, without retries. */
+export class PermanentJobError extends Error {
+  readonly permanent = true;
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'PermanentJobError';
+  }
+}
+
+const PERMANENT_CODES = new Set(['unprocessable', 'invalid_input', 'unsupported_media']);
+
+/**
+ * Errors that retrying can't fix: anything with `permanent === true`, and
+ * DomainErrors coded unprocessable, invalid_input or unsupported_media.
+ */
+export function isPermanent(err: unknown): boolean {
+  if (err instanceof DomainError) return PERMANENT_CODES.has(err.code);
+  return typeof err === 'object' && err !== null && (err as { permanent?: unknown }).permanent === true;
+}
+
+/** Exponential: baseMs × 2^(attempt − 1), capped at maxMs, spread by ± jitter. */
+export function backoffDelay(attempt: number, opts: BackoffOptions = {}, random: () => number = Math.random): number {
+  const base = opts.baseMs ?? 2_000;
+  const max = opts.maxMs ?? 600_000;
+  const jitter = Math.min(1, Math.max(0, opts.jitter ?? 0.2));
+  const raw = Math.min(max, base * 2 ** Math.max(0, attempt - 1));
+  return Math.max(0, Math.round(Math.min(max, raw * (1 - jitter + 2 * jitter * random()))));
+}
+
+const errorMessage = (err: unknown): string =>
+  err instanceof Error ? err.message || err.name : typeof err === 'string' ? err : JSON.stringify(err) ?? String(err);
+
+interface Registered {
+  handler: JobHandler<unknown>;
+  opts: HandlerOptions<unknown>;
+}
+
+interface Running {
+  job: Job;
+  owner: string;
+  controller: AbortController;
+  done: Promise<void>;
+}
+
+const PROGRESS_LOG_MS = 5_000;
+
+export class JobRunner {
+  readonly ownerId: string;
+  private readonly store: JobStore;
+  private readonly logger: Logger;
+  private readonly concurrency: number;
+  private readonly leaseMs: number;
+  private readonly pollMs: number;
+  private readonly backoff: (attempt: number) => number;
+  private readonly handlers = new Map<string, Registered>();
+  private readonly running = new Map<number, Running>();
+  private claimSeq = 0;
+  private state: 'idle' | 'running' | 'stopping' | 'stopped' = 'idle';
+  private loopDone: Promise<void> | null = null;
+  private wake: (() => void) | null = null;
+  private woken = false;
+  private idleWaiters: Array<() => void> = [];
+  private lastClaimEmpty = false;
+
+  constructor(opts: JobRunnerOptions) {
+    this.store = opts.store;
+    this.logger = opts.logger;
+    this.concurrency = Math.max(1, Math.floor(opts.concurrency ?? 1));
+    this.leaseMs = opts.leaseMs ?? 60_000;
+    this.pollMs = opts.pollMs ?? 500;
+    const backoff = opts.backoff;
+    this.backoff = typeof backoff === 'function' ? backoff : (attempt) => backoffDelay(attempt, backoff);
+    this.ownerId = opts.ownerId ?? `${os.hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
+  }
+
+  /** Registers the handler of one job type; the runner claims only registered types. */
+  register<T>(type: string, handler: JobHandler<T>, opts: HandlerOptions<T> = {}): this {
+    if (this.handlers.has(type)) throw new Error(`a handler for job type ${type} is already registered`);
+    this.handlers.set(type, { handler: handler as JobHandler<unknown>, opts: opts as HandlerOptions<unknown> });
+    return this;
+  }
+
+  /** Starts claiming. Idempotent while running. */
+  start(): void {
+    if (this.state === 'running') return;
+    if (this.state !== 'idle') throw new Error('a stopped JobRunner cannot be restarted; create a new one');
+    this.state = 'running';
+    this.logger.info('job runner started', {
+      owner: this.ownerId, types: [...this.handlers.keys()], concurrency: this.concurrency, leaseMs: this.leaseMs,
+    });
+    this.loopDone = this.loop();
+  }
+
+  /** Wakes the idle loop now (call after an enqueue). */
+  notify(): void {
+    this.woken = true;
+    this.wake?.();
+  }
+
+  /** Jobs in flight. */
+  get activeCount(): number {
+    return this.running.size;
+  }
+
+  /**
+   * Resolves once nothing is in flight and the latest claim found nothing due
+   * (for scripts and tests; jobs delayed by backoff are not waited for).
+   */
+  idle(): Promise<void> {
+    if (this.isIdle()) return Promise.resolve();
+    return new Promise((resolve) => this.idleWaiters.push(resolve));
+  }
+
+  /**
+   * Stops claiming, lets in-flight handlers finish for `graceMs` (default 10 s),
+   * then aborts their signals and waits for them to settle, at most `killMs`
+   * more (default 5 s). A job interrupted by shutdown goes back to the queue
+   * without spending an attempt; one whose handler never settles keeps its
+   * lease, which expires so that another runner picks it up.
+   */
+  async stop(opts: { graceMs?: number; killMs?: number } = {}): Promise<{ abandoned: number }> {
+    if (this.state === 'idle') {
+      this.state = 'stopped';
+      return { abandoned: 0 };
+    }
+    if (this.state === 'stopped') return { abandoned: 0 };
+    this.state = 'stopping';
+    this.notify();
+    await this.loopDone;
+    const settled = () => Promise.all([...this.running.values()].map((r) => r.done));
+    if (this.running.size > 0) {
+      this.logger.info('job runner stopping: waiting for running jobs', { count: this.running.size, graceMs: opts.graceMs ?? 10_000 });
+      if (!(await within(settled(), opts.graceMs ?? 10_000))) {
+        for (const r of this.running.values()) {
+          r.controller.abort(new JobAbort('shutdown', 'the job runner is shutting down'));
+        }
+        await within(settled(), opts.killMs ?? 5_000);
+      }
+    }
+    const abandoned = this.running.size;
+    if (abandoned > 0) this.logger.warn('job runner stopped with handlers still running', { count: abandoned });
+    this.state = 'stopped';
+    this.logger.info('job runner stopped', { owner: this.ownerId });
+    this.flushIdle(true);
+    return { abandoned };
+  }
+
+  private isIdle(): boolean {
+    return this.running.size === 0 && (this.lastClaimEmpty || this.state !== 'running');
+  }
+
+  private flushIdle(force = false): void {
+    if (!force && !this.isIdle()) return;
+    const waiters = this.idleWaiters;
+    this.idleWaiters = [];
+    for (const w of waiters) w();
+  }
+
+  private async loop(): Promise<void> {
+    while (this.state === 'running') {
+      const types = [...this.handlers.keys()]; // handlers registered after start() count too
+      this.woken = false;
+      let failed = false;
+      while (this.state === 'running' && this.running.size < this.concurrency) {
+        const owner = `${this.ownerId}:${++this.claimSeq}`;
+        let job: Job | null;
+        try {
+          job = await this.store.claim(owner, types, this.leaseMs);
+        } catch (err) {
+          // E.g. the database is busy beyond its timeout: try again after a poll interval.
+          this.logger.error('job claim failed', { err });
+          failed = true;
+          break;
+        }
+        if (!job) {
+          this.lastClaimEmpty = true;
+          this.flushIdle();
+          break;
+        }
+        this.lastClaimEmpty = false;
+        this.launch(job, owner);
+      }
+      if (this.state !== 'running') break;
+      // Sleep until notified, a slot frees up, or the poll interval passes. With
+      // every slot busy there is nothing to poll for: only a finishing job wakes us.
+      if (this.woken && !failed) continue;
+      const full = this.running.size >= this.concurrency;
+      await new Promise<void>((resolve) => {
+        const timer = full ? null : setTimeout(done, this.pollMs);
+        function done() {
+          if (timer) clearTimeout(timer);
+          resolve();
+        }
+        this.wake = done;
+      });
+      this.wake = null;
+    }
+  }
+
+  private launch(job: Job, owner: string): void {
+    const controller = new AbortController();
+    const entry: Running = { job, owner, controller, done: Promise.resolve() };
+    this.running.set(job.id, entry);
+    entry.done = this.execute(entry).finally(() => {
+      this.running.delete(job.id);
+      // A slot is free: only a fresh empty claim proves the queue drained (the job may have enqueued more).
+      this.lastClaimEmpty = false;
+      this.notify();
+      this.flushIdle();
+    });
+  }
+
+  private async execute({ job, owner, controller }: Running): Promise<void> {
+    const { store, leaseMs } = this;
+    const registered = this.handlers.get(job.type);
+    const log = this.logger.child({ jobId: job.id, jobType: job.type, attempt: job.attempts });
+    const started = Date.now();
+    const elapsed = () => Date.now() - started;
+    const signal = controller.signal;
+
+    let lost = false;
+    const loseLease = () => {
+      if (lost) return;
+      lost = true;
+      log.warn('job lease lost; aborting its handler', { durationMs: elapsed() });
+      controller.abort(new JobAbort('lease_lost', 'the job lease was lost (expired and reclaimed, or the job was cancelled)'));
+    };
+    const heartbeat = async (): Promise<boolean> => {
+      if (lost) return false;
+      try {
+        const ok = await store.heartbeat(job.id, owner, leaseMs);
+        if (!ok) loseLease();
+        return ok;
+      } catch (err) {
+        // A transient database error: the lease is probably still ours; the next beat tries again.
+        log.warn('job heartbeat failed', { err });
+        return true;
+      }
+    };
+    const beat = setInterval(() => void heartbeat(), Math.max(10, Math.floor(leaseMs / 3)));
+    const timeout = registered?.opts.timeoutMs
+      ? setTimeout(() => controller.abort(new JobAbort('timeout', `the job timed out after ${registered.opts.timeoutMs} ms`)), registered.opts.timeoutMs)
+      : null;
+
+    let lastProgressLog = 0;
+    const ctx: JobContext = {
+      signal,
+      heartbeat,
+      logger: log,
+      async progress(p) {
+        const now = Date.now();
+        if (now - lastProgressLog >= PROGRESS_LOG_MS) {
+          lastProgressLog = now;
+          log.info('job progress', { progress: p, durationMs: elapsed() });
+        } else log.debug('job progress', { progress: p });
+        if (!(await store.setProgress(job.id, owner, p))) loseLease();
+      },
+    };
+
+    log.info('job started', { maxAttempts: job.maxAttempts, ...(job.lastError ? { previousError: job.lastError } : {}) });
+    let outcome: { ok: true } | { ok: false; err: unknown };
+    try {
+      if (!registered) throw new PermanentJobError(`no handler is registered for job type ${job.type}`);
+      let payload: unknown = job.payload;
+      if (registered.opts.parse) {
+        try {
+          payload = registered.opts.parse(job.payload);
+        } catch (err) {
+          throw new PermanentJobError(`invalid job payload: ${errorMessage(err)}`, { cause: err });
+        }
+      }
+      await registered.handler({ ...job, payload }, ctx);
+      outcome = { ok: true };
+    } catch (err) {
+      outcome = { ok: false, err };
+    } finally {
+      clearInterval(beat);
+      if (timeout) clearTimeout(timeout);
+    }
+
+    try {
+      await this.settle(job, owner, outcome, signal, log, elapsed());
+    } catch (err) {
+      // The job stays running under our lease; it expires and the job runs again.
+      log.error('could not record the job outcome; it will run again after its lease expires', { err });
+    }
+  }
+
+  private async settle(
+    job: Job,
+    owner: string,
+    outcome: { ok: true } | { ok: false; err: unknown },
+    signal: AbortSignal,
+    log: Logger,
+    durationMs: number,
+  ): Promise<void> {
+    const { store } = this;
+    if (outcome.ok) {
+      if (await store.complete(job.id, owner)) log.info('job succeeded', { durationMs });
+      else log.warn('job finished after losing its lease; its outcome was not recorded', { durationMs });
+      return;
+    }
+    const err = outcome.err;
+    const reason = signal.aborted && signal.reason instanceof JobAbort ? signal.reason : null;
+    if (reason?.why === 'lease_lost') {
+      log.warn('job stopped after losing its lease', { durationMs, err });
+      return;
+    }
+    if (reason?.why === 'shutdown') {
+      // Not the job's fault: back to the queue, attempt refunded.
+      if (await store.release(job.id, owner)) log.info('job interrupted by shutdown; queued again', { durationMs });
+      return;
+    }
+    const message = reason?.why === 'timeout' ? reason.message : errorMessage(err);
+    if (isPermanent(err)) {
+      if (await store.fail(job.id, owner, message, null)) log.error('job failed permanently', { durationMs, err });
+      return;
+    }
+    if (job.attempts >= job.maxAttempts) {
+      if (await store.fail(job.id, owner, message, null)) {
+        log.error('job failed after its last attempt', { durationMs, err, attempts: job.attempts });
+      }
+      return;
+    }
+    const delayMs = this.backoff(job.attempts);
+    const retryAt = new Date(Date.now() + delayMs).toISOString();
+    if (await store.fail(job.id, owner, message, retryAt)) {
+      log.warn('job failed; will retry', { durationMs, err, retryAt, delayMs });
+    }
+  }
+}
+
+/** True when `p` settled within `ms`. */
+async function within(p: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
+  try {
+    return await Promise.race([p.then(() => true as const), timedOut]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
