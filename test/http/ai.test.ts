@@ -117,6 +117,21 @@ t('image inputs: own file URLs read from the store; SSRF refusals; bad bytes 422
   assert.match(missing.body.message, /image/);
 });
 
+t('OFFLINE=1: remote image URLs are refused without any network access; own files still work', async () => {
+  const app = await startTestApp({ offline: true });
+  try {
+    const ds = await app.collection('Offline');
+    const up = await app.upload({ datasetId: ds }, { bytes: await makeImage({ color: RED }), filename: 'r.jpg' });
+    const own = await app.request('POST', '/api/ai/describe', { body: { image: up.body.url } });
+    assert.is(own.status, 200, JSON.stringify(own.body));
+    const remote = await app.request('POST', '/api/ai/describe', { body: { image: 'https://example.com/cat.jpg' } });
+    assert.is(remote.status, 400);
+    assert.match(remote.body.message, /offline/);
+  } finally {
+    await app.close();
+  }
+});
+
 t('healthz reports loaded models', async ({ app }) => {
   const h = await app.request('GET', '/healthz', { key: null });
   assert.ok(h.body.models.loaded.length > 0, JSON.stringify(h.body.models));
