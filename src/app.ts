@@ -17,6 +17,7 @@ import { requestLog } from './http/requestLog.js';
 import { mountRoutes, type AnyRoute } from './http/route.js';
 import { accountRoutes } from './http/routes/account.js';
 import { aiRoutes } from './http/routes/ai.js';
+import { jobRoutes } from './http/routes/jobs.js';
 import { browseRoutes } from './http/routes/browse.js';
 import { collectionRoutes } from './http/routes/collections.js';
 import { folderRoutes } from './http/routes/folders.js';
@@ -24,6 +25,8 @@ import { mediaRoutes } from './http/routes/media.js';
 import { uploadRoutes } from './http/routes/upload.js';
 import { createLogger, type Logger } from './logger.js';
 import { createVisionModels } from './models/index.js';
+import { JobRunner } from './jobs/runner.js';
+import { registerIngestJobs, resumeUnfinished } from './ingest/jobs.js';
 import { VERSION } from './packageRoot.js';
 import { openSqliteStorage } from './storage/sqlite/index.js';
 
@@ -37,6 +40,7 @@ export const ROUTES: AnyRoute[] = [
   ...folderRoutes,
   ...uploadRoutes,
   ...aiRoutes,
+  ...jobRoutes,
 ];
 
 export interface App {
@@ -66,12 +70,23 @@ export async function createApp(config: Config, logger: Logger = createLogger(co
     urls: new FileUrls(urlKey, config.publicUrl),
     models: createVisionModels(config, logger, { maxQueue: config.inferenceQueueLength, memoryBudgetMB: config.modelMemoryBudgetMB }),
     tokenKey: Buffer.from(tokenKey, 'hex'),
+    wakeJobs: () => runner?.notify(),
   };
+  let runner: JobRunner | null = null;
   await bootstrap(services);
   // The first search of the day must not wait for a model to load: warm the
   // default embedder in the background when it is installed.
   if (config.modelProfile === 'default' && services.models.modelInfo().installed) {
     void services.models.warmUp().catch((err) => logger.warn('model warm-up failed', { err }));
+  }
+
+  // Background work: the ingest pipeline. Jobs left by a previous run (even a
+  // crashed one) resume by themselves once their lease expires.
+  if (config.ingestConcurrency > 0) {
+    runner = new JobRunner({ store: storage.jobs, logger: logger.child({ component: 'jobs' }), concurrency: config.ingestConcurrency });
+    registerIngestJobs(runner, services);
+    await resumeUnfinished(services);
+    runner.start();
   }
 
   // Files left by a crash between "file stored" and "row written" have no row: remove them.
@@ -146,6 +161,7 @@ export async function createApp(config: Config, logger: Logger = createLogger(co
       closing = true;
     },
     close: async () => {
+      await runner?.stop({ graceMs: config.shutdownGraceSeconds * 1000 });
       await services.models.close();
       await storage.close();
     },

@@ -41,6 +41,8 @@ const EnvSchema = z.object({
   INFERENCE_QUEUE_LENGTH: z.coerce.number().int().min(1).default(32),
   /** Unload least-recently-used idle models above this many MB (empty: no limit). */
   MODEL_MEMORY_BUDGET_MB: z.coerce.number().positive().optional(),
+  /** Ingest jobs run at once (each runs its models one after another in the model worker). 0: run no jobs in this process. */
+  INGEST_CONCURRENCY: z.coerce.number().int().min(0).default(1),
   /** Seconds to wait for in-flight requests on SIGTERM before closing anyway. */
   SHUTDOWN_GRACE_SECONDS: z.coerce.number().min(0).default(10),
 });
@@ -68,6 +70,7 @@ export interface Config {
   shutdownGraceSeconds: number;
   inferenceQueueLength: number;
   modelMemoryBudgetMB: number | null;
+  ingestConcurrency: number;
 }
 
 /** Reads the configuration from an environment (process.env by default). Throws on invalid values. */
@@ -102,6 +105,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     shutdownGraceSeconds: e.SHUTDOWN_GRACE_SECONDS,
     inferenceQueueLength: e.INFERENCE_QUEUE_LENGTH,
     modelMemoryBudgetMB: e.MODEL_MEMORY_BUDGET_MB ?? null,
+    ingestConcurrency: e.INGEST_CONCURRENCY,
   };
   return { ...config, ...overrides };
 }

@@ -18,6 +18,8 @@ export interface Services {
   logger: Logger;
   /** Local vision models (inference off the event loop, in worker threads). */
   models: VisionModels;
+  /** Wakes the job runner after something was queued (a no-op when none runs in this process). */
+  wakeJobs: () => void;
   /** HMAC key for Bearer tokens (kept in the database's settings). */
   tokenKey: Buffer;
 }

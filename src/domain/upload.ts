@@ -9,6 +9,7 @@ import type { NewFrame, NewMedia } from '../storage/types.js';
 import { loadCollection } from './access.js';
 import { resolveFolderPath } from './folders.js';
 import type { Principal, Services } from './services.js';
+import { enqueueIngest } from '../ingest/jobs.js';
 
 export interface UploadInput {
   datasetId: string;
@@ -54,12 +55,11 @@ export async function uploadMedia(s: Services, p: Principal, input: UploadInput)
       frames.push({ id: newMediaId(), timestamp: '0', blobKey: frame.key, width: probe.frame.width, height: probe.frame.height });
       media = {
         ...base, type: 'image', blobKey: original.key, sizeBytes: original.sizeBytes, width: probe.width, height: probe.height,
-        duration: null, exif: probe.exif, processingStatus: 'ready',
+        duration: null, exif: probe.exif, processingStatus: 'pending',
       };
     } else {
       const probe = await probeVideo(input.file.tempPath, resolveFfprobe(s.config.ffprobePath));
       const original = await s.blobs.putFile(input.file.tempPath, sniffed.ext, input.file.sha256 ?? undefined);
-      // Frames are sampled by the ingest pipeline; until then the video is pending.
       media = {
         ...base, type: 'video', blobKey: original.key, sizeBytes: original.sizeBytes, width: probe.width, height: probe.height,
         duration: probe.duration, exif: { tags: {}, codec: probe.codec, container: probe.container, fps: probe.fps, hasAudio: probe.hasAudio, rotation: probe.rotation },
@@ -67,6 +67,8 @@ export async function uploadMedia(s: Services, p: Principal, input: UploadInput)
       };
     }
     const record = await s.storage.media.insert(media, frames);
+    // The row is written first: a crash before the job exists is repaired at start-up (resumeUnfinished).
+    await enqueueIngest(s, record.id);
     return record;
   } finally {
     await rm(input.file.tempPath, { force: true });

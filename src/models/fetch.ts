@@ -104,7 +104,10 @@ async function download(url: URL, tmp: string): Promise<{ sha256: string; bytes:
  * Throws on a checksum mismatch, leaving the previous file (if any) in place.
  */
 export async function fetchModel(entry: ModelEntry, opts: FetchOptions): Promise<FetchResult> {
-  if (!entry.repo) throw new Error(`model ${entry.name} is a local model (no hub repository): put its files in ${modelFolder(entry, opts.modelsDir)}`);
+  if (entry.package) return { name: entry.name, files: [] }; // its files ship inside an installed npm package
+  if (!entry.repo && entry.files.some((f) => !f.url)) {
+    throw new Error(`model ${entry.name} is a local model (no hub repository): put its files in ${modelFolder(entry, opts.modelsDir)}`);
+  }
   const hubUrl = opts.hubUrl ?? DEFAULT_HUB_URL;
   const log = opts.log ?? (() => undefined);
   const folder = modelFolder(entry, opts.modelsDir);
@@ -132,7 +135,8 @@ export async function fetchModel(entry: ModelEntry, opts: FetchOptions): Promise
 
     mkdirSync(path.dirname(dest), { recursive: true });
     const tmp = `${dest}.part-${process.pid}`;
-    const url = fileUrl(hubUrl, entry, file.path);
+    const url = file.url ? new URL(file.url) : fileUrl(hubUrl, entry, file.path);
+    checkDownloadUrl(url);
     log(`${entry.name}: fetching ${file.path}`);
     const started = performance.now();
     try {

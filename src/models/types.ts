@@ -12,6 +12,7 @@
  *   or the worker failed.
  */
 import type { Arch, Dtype, Task } from './catalog.js';
+import type { Detection } from '../vision/types.js';
 
 export interface ModelInfo {
   /** Catalog name (`default`, `clip-vit-b32`, a user's own name). */
@@ -69,6 +70,28 @@ export interface ModelRoles {
   embedFast: string | null;
   caption: string | null;
   prompt: string | null;
+  detect: string | null;
+  detectFaces: string | null;
+  embedFaces: string | null;
+  ocr: string | null;
+}
+
+/** Roles served by the onnxruntime detectors of the ingest pipeline. */
+export type DetectionRole = 'detect' | 'detectFaces' | 'ocr';
+
+export interface DetectionResult {
+  /** Catalog name of the detector. */
+  model: string;
+  /** Identity to record with results: name and a prefix of the weights' sha256. */
+  modelId: string;
+  detections: Detection[];
+}
+
+export interface FaceVectors {
+  model: string;
+  modelId: string;
+  /** One L2-normalised vector per face, in the order given. */
+  vectors: Float32Array[];
 }
 
 export interface VisionModels {
@@ -94,6 +117,14 @@ export interface VisionModels {
   loadedModels(): LoadedModel[];
   /** Loads models ahead of the first request (e.g. at server start); optional. */
   warmUp(names?: string[]): Promise<void>;
+  /**
+   * Runs the detector serving `role` (objects, faces, text) on one image, in the
+   * model worker. Null when no model serving the role is installed: the
+   * pipeline then skips that kind of object.
+   */
+  detect(role: DetectionRole, image: Buffer, opts?: { minScore?: number }): Promise<DetectionResult | null>;
+  /** Face embeddings (the `faces` similarity model) of faces found on an image; null when not installed. */
+  embedFaces(image: Buffer, faces: Detection[]): Promise<FaceVectors | null>;
   /** Rejects queued work with `unavailable`, waits for in-flight work, stops the worker(s). */
   close(): Promise<void>;
 }

@@ -8,10 +8,12 @@ import path from 'node:path';
 import type { Config } from '../config.js';
 import { DomainError } from '../errors.js';
 import type { Logger } from '../logger.js';
-import { loadCatalog, modelFolder, type Catalog, type ModelEntry, type Task } from './catalog.js';
+import { loadCatalog, modelFolder, ORT_ARCHES, type Catalog, type ModelEntry, type Task } from './catalog.js';
+import { DETECTOR_STANDINS } from './engine/detectors.js';
+import type { Detection } from '../vision/types.js';
 import { FLORENCE_TEXT_TASKS } from './tasks.js';
 import { hasStandin, STANDIN_VERSION } from './standins/index.js';
-import type { CaptionOptions, CaptionResult, LoadedModel, ModelInfo, ModelRoles, VisionModels, ZeroShotScore } from './types.js';
+import type { CaptionOptions, CaptionResult, DetectionResult, DetectionRole, FaceVectors, LoadedModel, ModelInfo, ModelRoles, VisionModels, ZeroShotScore } from './types.js';
 import type { JobKind } from './worker/protocol.js';
 import { WorkerPool } from './worker/pool.js';
 
@@ -76,7 +78,9 @@ export function createVisionModels(config: Config, logger: Logger, options: Visi
   });
 
   function isInstalled(entry: ModelEntry): boolean {
-    if (test) return hasStandin(entry);
+    if (entry.package) return true; // a dependency of the server, installed with it
+    if (test && DETECTOR_STANDINS.has(entry.arch)) return true; // real file or stand-in
+    if (test && !ORT_ARCHES.includes(entry.arch)) return hasStandin(entry);
     if (installedCache.has(entry.name)) return true;
     const folder = modelFolder(entry, config.modelsDir);
     const ok = entry.files.every((f) => f.optional || existsSync(path.join(folder, f.path)));
@@ -176,6 +180,43 @@ export function createVisionModels(config: Config, logger: Logger, options: Visi
     return labels.map((label, i) => ({ label, score: exp[i] / sum, similarity: similarity[i] })).sort((a, b) => b.score - a.score);
   }
 
+  const detectorIds = new Map<string, string>();
+
+  /** The entry serving a detection role, or null when the role is unset or its model is not installed. */
+  function roleEntry(role: DetectionRole | 'embedFaces'): ModelEntry | null {
+    const name = roles[role];
+    if (!name) return null;
+    const entry = lookup(name);
+    return isInstalled(entry) ? entry : null;
+  }
+
+  async function detectorId(entry: ModelEntry): Promise<string> {
+    let id = detectorIds.get(entry.name);
+    if (!id) {
+      id = String((await pool.submit('modelId', entry.name, ['']))[0]);
+      detectorIds.set(entry.name, id);
+    }
+    return id;
+  }
+
+  async function detect(role: DetectionRole, image: Buffer, opts: { minScore?: number } = {}): Promise<DetectionResult | null> {
+    const entry = roleEntry(role);
+    if (!entry) return null;
+    checkImages([image]);
+    const [json] = await pool.submit('detect', entry.name, [image], { minScore: opts.minScore });
+    return { model: entry.name, modelId: await detectorId(entry), detections: JSON.parse(String(json)) as Detection[] };
+  }
+
+  async function embedFaces(image: Buffer, faces: Detection[]): Promise<FaceVectors | null> {
+    const entry = roleEntry('embedFaces');
+    if (!entry) return null;
+    if (faces.length === 0) return { model: entry.name, modelId: await detectorId(entry), vectors: [] };
+    const [flat] = (await pool.submit('embedFaces', entry.name, [image], { faces: JSON.stringify(faces) })) as Float32Array[];
+    const dims = flat.length / faces.length;
+    const vectors = faces.map((_, i) => flat.slice(i * dims, (i + 1) * dims));
+    return { model: entry.name, modelId: await detectorId(entry), vectors };
+  }
+
   async function warmUp(names?: string[]): Promise<void> {
     const wanted = names ?? [roles.embed];
     await Promise.all(wanted.map((n) => pool.submit('warm', usable(n, ['embed', 'caption', 'prompt']).name, [])));
@@ -191,6 +232,8 @@ export function createVisionModels(config: Config, logger: Logger, options: Visi
     roles: () => ({ ...roles }),
     loadedModels: () => loaded.map((m) => ({ ...m })),
     warmUp,
+    detect,
+    embedFaces,
     close: () => pool.close(),
   };
 }

@@ -4,9 +4,13 @@ import type {
   Collection,
   FolderSummary,
   FrameDetail,
+  FrameRecord,
   MediaRecord,
   Metadata,
+  NewCaption,
   NewFrame,
+  NewObject,
+  ObjectRecord,
   NewMedia,
   Organization,
   ProcessingStatus,
@@ -26,6 +30,8 @@ export interface Storage {
   accounts: AccountStore;
   collections: CollectionStore;
   media: MediaStore;
+  /** What the ingest pipeline writes on frames: captions, objects, embeddings. */
+  analysis: AnalysisStore;
   /** The durable job queue (src/jobs): ingest, re-indexing, clustering. */
   jobs: JobStore;
   /** Flushes and closes. Further calls fail. */
@@ -103,6 +109,28 @@ export interface MediaStore {
   /** Makes this version the current one of its root. */
   selectVersion(versionId: string, userId: string): Promise<MediaRecord>;
   setProcessingStatus(id: string, status: ProcessingStatus, error: string | null): Promise<void>;
+  /** Ids of active items still `pending` or `processing` (to make sure each has its ingest job after a crash). */
+  unfinishedIds(limit: number, afterId?: string): Promise<string[]>;
   /** Which of these blob keys some media or frame row (any status) still references. */
   referencedBlobKeys(keys: string[]): Promise<Set<string>>;
+}
+
+export interface AnalysisStore {
+  /**
+   * Makes a video's active frames the given ones. A frame whose timestamp was
+   * already there keeps its id (and the user's captions and objects on it) and
+   * gets the new file; new timestamps are added; frames no longer sampled are
+   * deleted with what hangs off them. Returns the active frames in time order.
+   */
+  syncFrames(mediaId: string, frames: NewFrame[], userId: string): Promise<FrameRecord[]>;
+  /** Active frames of an item in time order. */
+  framesOf(mediaId: string): Promise<FrameRecord[]>;
+  /**
+   * Replaces the model-made captions and objects (and their embeddings) of one
+   * frame in one transaction; rows the user made or edited are kept. Running it
+   * twice with the same input leaves the same rows: no duplicates.
+   */
+  replaceFrameAnalysis(frameId: string, result: { captions: NewCaption[]; objects: NewObject[] }): Promise<void>;
+  /** The user's own objects on a frame, deleted ones included, so reprocessing does not bring back what they removed. */
+  userObjects(frameId: string): Promise<ObjectRecord[]>;
 }

@@ -202,3 +202,23 @@ export interface NewFrame {
   height: number;
   metadata?: Record<string, unknown>;
 }
+
+export type SimilarityModel = 'objects' | 'faces' | 'shoeprints';
+
+export interface NewCaption {
+  id: string;
+  text: string;
+  model: string;
+}
+
+export interface NewObject {
+  id: string;
+  type: string;
+  label: string;
+  blobKey: string | null;
+  polygon: Point[];
+  confidence: number | null;
+  model: string;
+  similarityModel: SimilarityModel | null;
+  embedding: { modelId: string; vector: Float32Array } | null;
+}

@@ -100,6 +100,21 @@ export async function startTestApp(overrides: Partial<Config> = {}, env: Record<
   return t;
 }
 
+/** Polls GET /api/media/{id} until the ingest pipeline settles it (ready or failed); returns the media. */
+export async function waitForProcessing(app: TestApp, mediaId: string, timeoutMs = 30_000): Promise<any> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const r = await app.request('GET', `/api/media/${mediaId}`);
+    const m = r.body?.media;
+    if (m && (m.processingStatus === 'ready' || m.processingStatus === 'failed')) return m;
+    if (Date.now() > until) throw new Error(`media ${mediaId} still ${m?.processingStatus} after ${timeoutMs} ms`);
+    await new Promise((res) => setTimeout(res, 100));
+  }
+}
+
+/** Statuses an item may show while the pipeline works on it. */
+export const IN_PROGRESS = ['pending', 'processing', 'ready'];
+
 /** A small solid-colour image in the given format. */
 export async function makeImage(
   opts: { width?: number; height?: number; color?: { r: number; g: number; b: number }; format?: 'jpeg' | 'png' | 'webp' | 'gif' | 'tiff' } = {},

@@ -16,6 +16,8 @@ import type { EngineContext } from './context.js';
 import { DeviceChooser } from './device.js';
 import { embedImages, embedTexts } from './embed.js';
 import { PartRegistry } from './registry.js';
+import { DetectorHost } from './detectors.js';
+import { ORT_ARCHES } from '../catalog.js';
 
 export type EngineLog = (level: 'debug' | 'info' | 'warn' | 'error', msg: string, fields?: Record<string, unknown>) => void;
 
@@ -26,11 +28,13 @@ export class Engine {
   private readonly root: string;
   /** Stand-ins already checked in this worker. */
   private readonly ensured = new Set<string>();
+  private readonly detectors: DetectorHost;
 
   constructor(setup: WorkerSetup, log: EngineLog, onModels: (loaded: LoadedModel[]) => void) {
     this.entries = new Map(setup.entries.map((e) => [e.name, e]));
     this.test = setup.profile === 'test';
     this.root = this.test ? standinRoot(setup.modelsDir) : setup.modelsDir;
+    this.detectors = new DetectorHost({ modelsDir: setup.modelsDir, standinRoot: standinRoot(setup.modelsDir), test: this.test });
     // Never reach for the network: every file must already be on disk.
     env.allowRemoteModels = false;
     env.allowLocalModels = true;
@@ -55,6 +59,7 @@ export class Engine {
   private entry(name: string): ModelEntry {
     const e = this.entries.get(name);
     if (!e) throw new DomainError('invalid_input', `unknown model ${name}`);
+    if (ORT_ARCHES.includes(e.arch)) return e; // the DetectorHost finds (or makes) their files
     if (this.test) {
       if (!this.ensured.has(name)) ensureStandin(e, this.root); // milliseconds, and only once per version
       this.ensured.add(name);
@@ -80,6 +85,12 @@ export class Engine {
         return generateTexts(this.ctx, entry, bytes(), job.options);
       case 'warm':
         return this.warm(entry);
+      case 'detect':
+        return this.detectors.detect(entry, job.inputs.map((x) => (typeof x === 'string' ? Buffer.from(x) : x)), job.options.minScore);
+      case 'embedFaces':
+        return [await this.detectors.embedFaces(entry, bytes()[0], JSON.parse(job.options.faces ?? '[]'))];
+      case 'modelId':
+        return [await this.detectors.modelId(entry)];
     }
   }
 

@@ -6,11 +6,15 @@
 import type { ModelEntry, Profile } from '../catalog.js';
 import type { LoadedModel } from '../types.js';
 
-export type JobKind = 'embedImages' | 'embedTexts' | 'caption' | 'warm';
+export type JobKind = 'embedImages' | 'embedTexts' | 'caption' | 'warm' | 'detect' | 'embedFaces' | 'modelId';
 
 export interface JobOptions {
   prompt?: string;
   maxNewTokens?: number;
+  /** detect: drop detections scoring below this. */
+  minScore?: number;
+  /** embedFaces: the JSON-encoded face detections of the one input image. */
+  faces?: string;
 }
 
 /** workerData of every model worker. */

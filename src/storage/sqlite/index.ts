@@ -4,6 +4,7 @@ import { sqliteCollectionStore } from './collectionStore.js';
 import { openDatabase, type Db } from './database.js';
 import { sqliteMediaStore } from './mediaStore.js';
 import { sqliteJobStore } from './jobStore.js';
+import { sqliteAnalysisStore } from './analysisStore.js';
 
 export interface SqliteStorage extends Storage {
   /** The raw handle, for the later search and job modules that share the file. */
@@ -18,6 +19,7 @@ export function openSqliteStorage(file: string): SqliteStorage {
     accounts: sqliteAccountStore(db),
     collections: sqliteCollectionStore(db),
     media: sqliteMediaStore(db),
+    analysis: sqliteAnalysisStore(db),
     jobs: sqliteJobStore(db),
     async close() {
       if (db.open) {

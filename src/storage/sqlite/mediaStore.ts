@@ -204,6 +204,14 @@ export function sqliteMediaStore(db: Db): MediaStore {
     setProcessingStatus: async (id, status, error) => {
       db.prepare(`UPDATE media SET processing_status = ?, processing_error = ? WHERE id = ?`).run(status, error, id);
     },
+    unfinishedIds: async (limit, afterId = '') =>
+      db
+        .prepare(
+          `SELECT id FROM media WHERE status = 'active' AND processing_status IN ('pending', 'processing') AND type != 'folder' AND id > ?
+           ORDER BY id LIMIT ?`,
+        )
+        .pluck()
+        .all(afterId, limit) as string[],
     referencedBlobKeys: async (keys) => {
       const json = JSON.stringify(keys);
       const found = db

@@ -1,0 +1,86 @@
+import { notFound } from '../../errors.js';
+import type { AnalysisStore } from '../storage.js';
+import type { Db } from './database.js';
+import { toFrame, toObject, type FrameRow, type ObjectRow } from './rows.js';
+
+const now = () => new Date().toISOString();
+
+export function sqliteAnalysisStore(db: Db): AnalysisStore {
+  const activeFrames = db.prepare(`SELECT * FROM frames WHERE media_id = ? AND status = 'active' ORDER BY seconds, id`);
+
+  /** Deletes what the model made on these frames (captions, objects, embeddings); the user's rows stay. */
+  const dropModelRows = (frameIds: string[]) => {
+    const ids = JSON.stringify(frameIds);
+    db.prepare(
+      `DELETE FROM object_embeddings WHERE object_id IN
+         (SELECT id FROM detected_objects WHERE frame_id IN (SELECT value FROM json_each(?)) AND source = 'model')`,
+    ).run(ids);
+    db.prepare(`DELETE FROM detected_objects WHERE frame_id IN (SELECT value FROM json_each(?)) AND source = 'model'`).run(ids);
+    db.prepare(`DELETE FROM captions WHERE frame_id IN (SELECT value FROM json_each(?)) AND source = 'model'`).run(ids);
+  };
+
+  const syncFrames = db.transaction((mediaId: string, frames: Parameters<AnalysisStore['syncFrames']>[1], userId: string) => {
+    const at = now();
+    const existing = new Map((activeFrames.all(mediaId) as FrameRow[]).map((f) => [f.timestamp, f]));
+    const keep = new Set<string>();
+    for (const f of frames) {
+      const old = existing.get(f.timestamp);
+      if (old) {
+        db.prepare(`UPDATE frames SET blob_key = ?, width = ?, height = ?, updated_at = ? WHERE id = ?`).run(f.blobKey, f.width, f.height, at, old.id);
+        keep.add(old.id);
+      } else {
+        db.prepare(
+          `INSERT INTO frames (id, media_id, timestamp, seconds, blob_key, width, height, metadata, created_at, updated_at, created_by)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        ).run(f.id, mediaId, f.timestamp, Number(f.timestamp) || 0, f.blobKey, f.width, f.height, JSON.stringify(f.metadata ?? {}), at, at, userId);
+        keep.add(f.id);
+      }
+    }
+    const gone = [...existing.values()].filter((f) => !keep.has(f.id)).map((f) => f.id);
+    if (gone.length) {
+      const ids = JSON.stringify(gone);
+      db.prepare(`UPDATE frames SET status = 'deleted', updated_at = ? WHERE id IN (SELECT value FROM json_each(?))`).run(at, ids);
+      db.prepare(`UPDATE captions SET status = 'deleted', updated_at = ? WHERE frame_id IN (SELECT value FROM json_each(?))`).run(at, ids);
+      db.prepare(`UPDATE detected_objects SET status = 'deleted', updated_at = ? WHERE frame_id IN (SELECT value FROM json_each(?))`).run(at, ids);
+      db.prepare(
+        `DELETE FROM object_embeddings WHERE object_id IN (SELECT id FROM detected_objects WHERE frame_id IN (SELECT value FROM json_each(?)))`,
+      ).run(ids);
+    }
+    return (activeFrames.all(mediaId) as FrameRow[]).map(toFrame);
+  });
+
+  const replaceFrameAnalysis = db.transaction((frameId: string, result: Parameters<AnalysisStore['replaceFrameAnalysis']>[1]) => {
+    const frame = db.prepare(`SELECT f.id, f.media_id, m.dataset_id FROM frames f JOIN media m ON m.id = f.media_id WHERE f.id = ?`).get(frameId) as
+      | { id: string; media_id: string; dataset_id: string }
+      | undefined;
+    if (!frame) throw notFound('frame not found');
+    const at = now();
+    dropModelRows([frameId]);
+    const insertCaption = db.prepare(
+      `INSERT INTO captions (id, frame_id, media_id, text, model, source, created_at, updated_at, created_by) VALUES (?, ?, ?, ?, ?, 'model', ?, ?, 'model')`,
+    );
+    for (const c of result.captions) insertCaption.run(c.id, frameId, frame.media_id, c.text, c.model, at, at);
+    const insertObject = db.prepare(
+      `INSERT INTO detected_objects (id, frame_id, media_id, type, label, blob_key, polygon, confidence, model, similarity_model, source, created_at, updated_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'model', ?, ?)`,
+    );
+    const insertVector = db.prepare(
+      `INSERT INTO object_embeddings (object_id, model_id, similarity_model, media_id, dataset_id, dims, vector, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+    );
+    for (const o of result.objects) {
+      insertObject.run(o.id, frameId, frame.media_id, o.type, o.label, o.blobKey, JSON.stringify(o.polygon), o.confidence, o.model, o.similarityModel, at, at);
+      if (o.embedding && o.similarityModel) {
+        const v = o.embedding.vector;
+        insertVector.run(o.id, o.embedding.modelId, o.similarityModel, frame.media_id, frame.dataset_id, v.length, Buffer.from(v.buffer, v.byteOffset, v.byteLength), at);
+      }
+    }
+  });
+
+  return {
+    syncFrames: async (mediaId, frames, userId) => syncFrames(mediaId, frames, userId),
+    framesOf: async (mediaId) => (activeFrames.all(mediaId) as FrameRow[]).map(toFrame),
+    replaceFrameAnalysis: async (frameId, result) => replaceFrameAnalysis(frameId, result),
+    userObjects: async (frameId) =>
+      (db.prepare(`SELECT * FROM detected_objects WHERE frame_id = ? AND source = 'user' ORDER BY created_at, id`).all(frameId) as ObjectRow[]).map(toObject),
+  };
+}
