@@ -83,7 +83,7 @@ export async function createApp(config: Config, logger: Logger = createLogger(co
   // Background work: the ingest pipeline. Jobs left by a previous run (even a
   // crashed one) resume by themselves once their lease expires.
   if (config.ingestConcurrency > 0) {
-    runner = new JobRunner({ store: storage.jobs, logger: logger.child({ component: 'jobs' }), concurrency: config.ingestConcurrency });
+    runner = new JobRunner({ store: storage.jobs, logger: logger.child({ component: 'jobs' }), concurrency: config.ingestConcurrency, leaseMs: config.jobLeaseSeconds * 1000 });
     registerIngestJobs(runner, services);
     await resumeUnfinished(services);
     runner.start();

@@ -43,6 +43,8 @@ const EnvSchema = z.object({
   MODEL_MEMORY_BUDGET_MB: z.coerce.number().positive().optional(),
   /** Ingest jobs run at once (each runs its models one after another in the model worker). 0: run no jobs in this process. */
   INGEST_CONCURRENCY: z.coerce.number().int().min(0).default(1),
+  /** A job's lease: a crashed worker's job is picked up again this long after its last heartbeat. */
+  JOB_LEASE_SECONDS: z.coerce.number().min(1).default(60),
   /** Seconds to wait for in-flight requests on SIGTERM before closing anyway. */
   SHUTDOWN_GRACE_SECONDS: z.coerce.number().min(0).default(10),
 });
@@ -71,6 +73,7 @@ export interface Config {
   inferenceQueueLength: number;
   modelMemoryBudgetMB: number | null;
   ingestConcurrency: number;
+  jobLeaseSeconds: number;
 }
 
 /** Reads the configuration from an environment (process.env by default). Throws on invalid values. */
@@ -106,6 +109,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     inferenceQueueLength: e.INFERENCE_QUEUE_LENGTH,
     modelMemoryBudgetMB: e.MODEL_MEMORY_BUDGET_MB ?? null,
     ingestConcurrency: e.INGEST_CONCURRENCY,
+    jobLeaseSeconds: e.JOB_LEASE_SECONDS,
   };
   return { ...config, ...overrides };
 }
