@@ -18,6 +18,7 @@ import { mountRoutes, type AnyRoute } from './http/route.js';
 import { accountRoutes } from './http/routes/account.js';
 import { aiRoutes } from './http/routes/ai.js';
 import { jobRoutes } from './http/routes/jobs.js';
+import { correctionRoutes } from './http/routes/corrections.js';
 import { browseRoutes } from './http/routes/browse.js';
 import { collectionRoutes } from './http/routes/collections.js';
 import { folderRoutes } from './http/routes/folders.js';
@@ -41,6 +42,7 @@ export const ROUTES: AnyRoute[] = [
   ...uploadRoutes,
   ...aiRoutes,
   ...jobRoutes,
+  ...correctionRoutes,
 ];
 
 export interface App {

@@ -133,4 +133,10 @@ export interface AnalysisStore {
   replaceFrameAnalysis(frameId: string, result: { captions: NewCaption[]; objects: NewObject[] }): Promise<void>;
   /** The user's own objects on a frame, deleted ones included, so reprocessing does not bring back what they removed. */
   userObjects(frameId: string): Promise<ObjectRecord[]>;
+  getObject(id: string): Promise<ObjectRecord | null>;
+  getFrame(id: string): Promise<FrameRecord | null>;
+  /** A user's correction: the object becomes theirs (kept by reprocessing) with the new label, or deleted. */
+  correctObject(id: string, change: { label: string } | { deleted: true }): Promise<ObjectRecord>;
+  /** A caption the user wrote; reprocessing keeps it. */
+  addUserCaption(frameId: string, caption: NewCaption, userId: string): Promise<void>;
 }

@@ -77,6 +77,41 @@ t('reprocessing is idempotent and keeps what the user wrote in metadata', async 
   }
 });
 
+t("the user's corrections survive reprocessing: edited label, deleted object, own caption", async ({ app, ds }) => {
+  const twoSquares = await sharp({ create: { width: 400, height: 240, channels: 3, background: { r: 250, g: 250, b: 250 } } })
+    .composite([{ input: { create: { width: 80, height: 80, channels: 3, background: { r: 230, g: 10, b: 10 } } }, left: 40, top: 60 }])
+    .jpeg()
+    .toBuffer();
+  const up = await app.upload({ datasetId: ds }, { bytes: twoSquares, filename: 'fix.jpg' });
+  const m = await waitForProcessing(app, up.body.mediaId);
+  const frame = m.frames[0];
+  const object = frame.objects.find((o: { type: string }) => o.type === 'object');
+  const frameObject = frame.objects.find((o: { type: string }) => o.type === 'frame');
+  const relabel = await app.request('PATCH', `/api/objects/${object.id}`, { body: { label: 'red box' } });
+  assert.is(relabel.status, 200, JSON.stringify(relabel.body));
+  assert.is(relabel.body.object.label, 'red box');
+  const cap = await app.request('POST', `/api/frames/${frame.id}/captions`, { body: { text: 'my red box on white' } });
+  assert.is(cap.status, 200);
+  assert.is(cap.body.frame.captions.length, 2);
+  await app.request('POST', `/api/media/${up.body.mediaId}/reprocess`);
+  await new Promise((res) => setTimeout(res, 50));
+  let after = await waitForProcessing(app, up.body.mediaId);
+  let objects = after.frames[0].objects.filter((o: { type: string }) => o.type === 'object');
+  assert.equal(objects.map((o: { label: string }) => o.label), ['red box'], 'the edited object stays and is not detected twice');
+  assert.ok(after.frames[0].captions.some((c: { text: string }) => c.text === 'my red box on white'));
+  assert.is(after.frames[0].captions.length, 2, 'one model caption plus the user\'s');
+  // Deleting: the object is gone and stays gone after reprocessing.
+  assert.is((await app.request('DELETE', `/api/objects/${objects[0].id}`)).status, 200);
+  await app.request('POST', `/api/media/${up.body.mediaId}/reprocess`);
+  await new Promise((res) => setTimeout(res, 50));
+  after = await waitForProcessing(app, up.body.mediaId);
+  objects = after.frames[0].objects.filter((o: { type: string }) => o.type === 'object');
+  assert.is(objects.length, 0, JSON.stringify(objects));
+  assert.ok(after.frames[0].objects.some((o: { type: string }) => o.type === 'frame'));
+  assert.is.not(frameObject, undefined);
+  assert.is((await app.request('PATCH', `/api/objects/${'0'.repeat(32)}`, { body: { label: 'x' } })).status, 404);
+});
+
 t('a video gets sampled frames with ascending timestamps, each analysed', async ({ app, ds }) => {
   const file = sharedPath('fixtures/videos/asl_eat.mkv', 'video ingest');
   if (!file) return;

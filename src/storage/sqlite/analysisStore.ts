@@ -80,6 +80,32 @@ export function sqliteAnalysisStore(db: Db): AnalysisStore {
     syncFrames: async (mediaId, frames, userId) => syncFrames(mediaId, frames, userId),
     framesOf: async (mediaId) => (activeFrames.all(mediaId) as FrameRow[]).map(toFrame),
     replaceFrameAnalysis: async (frameId, result) => replaceFrameAnalysis(frameId, result),
+    getObject: async (id) => {
+      const row = db.prepare(`SELECT * FROM detected_objects WHERE id = ?`).get(id) as ObjectRow | undefined;
+      return row ? toObject(row) : null;
+    },
+    getFrame: async (id) => {
+      const row = db.prepare(`SELECT * FROM frames WHERE id = ?`).get(id) as FrameRow | undefined;
+      return row ? toFrame(row) : null;
+    },
+    correctObject: async (id, change) => {
+      const at = now();
+      if ('deleted' in change) {
+        db.prepare(`UPDATE detected_objects SET source = 'user', status = 'deleted', updated_at = ? WHERE id = ?`).run(at, id);
+      } else {
+        db.prepare(`UPDATE detected_objects SET source = 'user', label = ?, updated_at = ? WHERE id = ?`).run(change.label, at, id);
+      }
+      const row = db.prepare(`SELECT * FROM detected_objects WHERE id = ?`).get(id) as ObjectRow | undefined;
+      if (!row) throw notFound('object not found');
+      return toObject(row);
+    },
+    addUserCaption: async (frameId, caption, userId) => {
+      const at = now();
+      db.prepare(
+        `INSERT INTO captions (id, frame_id, media_id, text, model, source, created_at, updated_at, created_by)
+         SELECT ?, id, media_id, ?, ?, 'user', ?, ?, ? FROM frames WHERE id = ?`,
+      ).run(caption.id, caption.text, caption.model, at, at, userId, frameId);
+    },
     userObjects: async (frameId) =>
       (db.prepare(`SELECT * FROM detected_objects WHERE frame_id = ? AND source = 'user' ORDER BY created_at, id`).all(frameId) as ObjectRow[]).map(toObject),
   };
