@@ -20,6 +20,7 @@ import type {
   Metadata,
   NewFrame,
   NewMedia,
+  NewObject,
   Organization,
   SortField,
   User,
@@ -943,6 +944,60 @@ export function storageSuite(
     await s.media.softDelete(a.id, fx.user.id);
     assert.is(await storageBytes(), 0);
     assert.is(await storageBytes(org2.id), 4);
+  });
+
+
+  // ---------------------------------------------------------------- analysis (ingest output)
+
+  const objectFor = (label: string, o: Partial<NewObject> = {}): NewObject => ({
+    id: newMediaId(), type: 'object', label, blobKey: null,
+    polygon: [{ x: 1, y: 1 }, { x: 10, y: 1 }, { x: 10, y: 10 }, { x: 1, y: 10 }], confidence: 0.9, model: 'det:1',
+    similarityModel: 'objects', embedding: { modelId: 'emb:1', vector: new Float32Array([0.6, 0.8]) }, ...o,
+  });
+
+  test('analysis: replaceFrameAnalysis replaces only the model rows; running it twice duplicates nothing', async () => {
+    const item = await addItem(fx.root);
+    const [frame] = await s.analysis.framesOf(item.id);
+    const run = () =>
+      s.analysis.replaceFrameAnalysis(frame.id, {
+        captions: [{ id: newMediaId(), text: 'a red bus', model: 'cap:1' }],
+        objects: [objectFor('bus'), objectFor('person', { type: 'face', similarityModel: 'faces' })],
+      });
+    await run();
+    await run();
+    let detail = (await s.media.frames([item.id])).get(item.id)![0];
+    assert.is(detail.captions.length, 1);
+    assert.equal(detail.objects.map((o) => o.label).sort(), ['bus', 'person']);
+    // The user's corrections stay through a rerun.
+    const bus = detail.objects.find((o) => o.label === 'bus')!;
+    await s.analysis.correctObject(bus.id, { label: 'tram' });
+    await s.analysis.addUserCaption(frame.id, { id: newMediaId(), text: 'my caption', model: 'user' }, fx.user.id);
+    await run();
+    detail = (await s.media.frames([item.id])).get(item.id)![0];
+    assert.equal(detail.captions.map((c) => c.text).sort(), ['a red bus', 'my caption']);
+    assert.equal(detail.objects.map((o) => o.label).sort(), ['bus', 'person', 'tram'], 'the corrected row is the user\'s now; the model adds its own again');
+    assert.equal((await s.analysis.userObjects(frame.id)).map((o) => o.label), ['tram']);
+    const person = detail.objects.find((o) => o.label === 'person')!;
+    await s.analysis.correctObject(person.id, { deleted: true });
+    assert.ok(!(await s.media.frames([item.id])).get(item.id)![0].objects.some((o) => o.id === person.id));
+    assert.is((await s.analysis.userObjects(frame.id)).length, 2, 'deleted corrections are listed for the pipeline');
+  });
+
+  test('analysis: syncFrames keeps frames whose timestamp returns, adds new ones, deletes the rest', async () => {
+    const video = await addItem(fx.root, { type: 'video', frames: [] });
+    const mk = (t: string) => ({ id: newMediaId(), timestamp: t, blobKey: `f-${t}`, width: 64, height: 36 });
+    const first = await s.analysis.syncFrames(video.id, [mk('0'), mk('2.5'), mk('5')], fx.user.id);
+    assert.equal(first.map((f) => f.timestamp), ['0', '2.5', '5']);
+    await s.analysis.replaceFrameAnalysis(first[1].id, { captions: [{ id: newMediaId(), text: 'middle', model: 'cap:1' }], objects: [] });
+    const second = await s.analysis.syncFrames(video.id, [mk('0'), mk('2.5'), mk('7.5')], fx.user.id);
+    assert.equal(second.map((f) => f.timestamp), ['0', '2.5', '7.5']);
+    assert.is(second[0].id, first[0].id, 'same timestamp, same frame id');
+    assert.is(second[1].id, first[1].id);
+    assert.is(second[1].blobKey, 'f-2.5');
+    const detail = (await s.media.frames([video.id])).get(video.id)!;
+    assert.is(detail.length, 3);
+    assert.is(detail[1].captions[0].text, 'middle', 'what was found on a kept frame stays');
+    assert.is((await s.analysis.getFrame(first[2].id))!.status, 'deleted');
   });
 
   test('close: later calls fail', async () => {
