@@ -104,9 +104,20 @@ const CatalogSchema = z.object({
   roles: z.object({ default: RolesSchema, test: RolesSchema }),
   models: z.array(EntrySchema),
 });
+/** A local override names only the roles it changes: no defaults here, or they would blank the others. */
+const LocalRolesSchema = z.object({
+  embed: z.string().optional(),
+  embedFast: z.string().nullable().optional(),
+  caption: z.string().nullable().optional(),
+  prompt: z.string().nullable().optional(),
+  detect: z.string().nullable().optional(),
+  detectFaces: z.string().nullable().optional(),
+  embedFaces: z.string().nullable().optional(),
+  ocr: z.string().nullable().optional(),
+});
 const LocalSchema = z.object({
   version: z.literal(1).default(1),
-  roles: z.object({ default: RolesSchema.partial(), test: RolesSchema.partial() }).partial().optional(),
+  roles: z.object({ default: LocalRolesSchema, test: LocalRolesSchema }).partial().optional(),
   models: z.array(EntrySchema).default([]),
 });
 

@@ -26,7 +26,10 @@ test('the shipped catalog is valid and has the expected models and roles', () =>
   assert.is(c.models.get('clip-vit-b32')!.dims, 512);
   assert.is(c.models.get('florence-2-base')!.task, 'caption');
   assert.is(c.models.get('smolvlm-256m-instruct')!.task, 'prompt');
-  assert.equal(c.roles.default, { embed: 'default', embedFast: 'clip-vit-b32', caption: 'florence-2-base', prompt: 'smolvlm-256m-instruct' });
+  assert.equal(c.roles.default, {
+    embed: 'default', embedFast: 'clip-vit-b32', caption: 'florence-2-base', prompt: 'smolvlm-256m-instruct',
+    detect: 'yolox-s', detectFaces: 'ultraface-rfb-320', embedFaces: 'sface', ocr: 'pp-ocrv4',
+  });
   assert.equal(c.roles.test, { ...c.roles.default, prompt: null }, 'the test profile differs only where no stand-in exists');
   for (const m of c.models.values()) {
     assert.ok(['MIT', 'Apache-2.0'].includes(m.licence), `${m.name}: ${m.licence}`);
