@@ -27,7 +27,7 @@ import { uploadRoutes } from './http/routes/upload.js';
 import { createLogger, type Logger } from './logger.js';
 import { createVisionModels } from './models/index.js';
 import { JobRunner } from './jobs/runner.js';
-import { registerIngestJobs, resumeUnfinished } from './ingest/jobs.js';
+import { enqueueClustering, registerIngestJobs, resumeUnfinished } from './ingest/jobs.js';
 import { VERSION } from './packageRoot.js';
 import { openSqliteStorage } from './storage/sqlite/index.js';
 
@@ -88,6 +88,7 @@ export async function createApp(config: Config, logger: Logger = createLogger(co
     runner = new JobRunner({ store: storage.jobs, logger: logger.child({ component: 'jobs' }), concurrency: config.ingestConcurrency, leaseMs: config.jobLeaseSeconds * 1000 });
     registerIngestJobs(runner, services);
     await resumeUnfinished(services);
+    await enqueueClustering(services, null); // faces committed while a previous run was stopping
     runner.start();
   }
 

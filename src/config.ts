@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { z } from 'zod';
+import { parseThresholds, type ThresholdTable } from './search/clusters.js';
 
 /**
  * Every setting the server reads from the environment, with its default.
@@ -45,6 +46,10 @@ const EnvSchema = z.object({
   INGEST_CONCURRENCY: z.coerce.number().int().min(0).default(1),
   /** A job's lease: a crashed worker's job is picked up again this long after its last heartbeat. */
   JOB_LEASE_SECONDS: z.coerce.number().min(1).default(60),
+  /** Face clustering thresholds (average cosine) per model-id prefix, e.g. `sface=0.42,sface:abc=0.8`; defaults in src/search/clusters.ts. */
+  FACE_CLUSTER_THRESHOLDS: z.string().optional(),
+  /** Niceness of the model worker threads (0-19): inference yields the CPU to HTTP requests. 0 disables. */
+  INFERENCE_NICE: z.coerce.number().int().min(0).max(19).default(10),
   /** Seconds to wait for in-flight requests on SIGTERM before closing anyway. */
   SHUTDOWN_GRACE_SECONDS: z.coerce.number().min(0).default(10),
 });
@@ -74,6 +79,8 @@ export interface Config {
   modelMemoryBudgetMB: number | null;
   ingestConcurrency: number;
   jobLeaseSeconds: number;
+  faceClusterThresholds: ThresholdTable;
+  inferenceNice: number;
 }
 
 /** Reads the configuration from an environment (process.env by default). Throws on invalid values. */
@@ -110,6 +117,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     modelMemoryBudgetMB: e.MODEL_MEMORY_BUDGET_MB ?? null,
     ingestConcurrency: e.INGEST_CONCURRENCY,
     jobLeaseSeconds: e.JOB_LEASE_SECONDS,
+    faceClusterThresholds: parseThresholds(e.FACE_CLUSTER_THRESHOLDS),
+    inferenceNice: e.INFERENCE_NICE,
   };
   return { ...config, ...overrides };
 }

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { Services } from '../domain/services.js';
 import { isPermanent, JobAbort, type JobRunner } from '../jobs/runner.js';
+import { CLUSTER_FACES_JOB, clusterFacesJob, type ClusterFacesPayload } from '../search/clusters.js';
 import { describeFailure, ingestMedia, INGEST_JOB, PRIORITY_FRESH, type IngestPayload } from './pipeline.js';
 
 const payload = z.object({ mediaId: z.string().regex(/^[0-9a-f]{32}$/) });
@@ -16,7 +17,11 @@ export function registerIngestJobs(runner: JobRunner, s: Services): void {
     INGEST_JOB,
     async (job, ctx) => {
       try {
-        await ingestMedia(s, job.payload.mediaId, ctx);
+        const outcome = await ingestMedia(s, job.payload.mediaId, ctx);
+        if (outcome === 'done') {
+          const media = await s.storage.media.get(job.payload.mediaId);
+          if (media) await enqueueClustering(s, media.datasetId);
+        }
       } catch (err) {
         if (err instanceof JobAbort || ctx.signal.aborted) throw err; // shutdown or lost lease: the job runs again
         const final = isPermanent(err) || job.attempts >= job.maxAttempts;
@@ -26,6 +31,22 @@ export function registerIngestJobs(runner: JobRunner, s: Services): void {
     },
     { parse: (p) => payload.parse(p) },
   );
+  runner.register<ClusterFacesPayload>(
+    CLUSTER_FACES_JOB,
+    async (job, ctx) => {
+      await clusterFacesJob(s.storage.clusters, job.payload, { signal: ctx.signal, progress: ctx.progress, thresholds: s.config.faceClusterThresholds });
+    },
+    { parse: (p) => z.object({ datasetId: z.string().nullable() }).parse(p) },
+  );
+}
+
+/** Queues face clustering of a collection a moment later, so a burst of uploads is clustered in one run. */
+export async function enqueueClustering(s: Services, datasetId: string | null) {
+  await s.storage.jobs.enqueue<ClusterFacesPayload>({
+    type: CLUSTER_FACES_JOB, payload: { datasetId }, key: datasetId ?? 'all', priority: 5,
+    runAfter: new Date(Date.now() + 2000).toISOString(),
+  });
+  s.wakeJobs();
 }
 
 /** Queues (or re-prioritises) the ingest of one item and wakes the runner. */

@@ -18,6 +18,7 @@ import type {
   User,
 } from './types.js';
 import type { JobStore } from '../jobs/types.js';
+import type { ClusterStore } from '../search/clusters.js';
 
 /**
  * The storage layer: every read and write of the database goes through these
@@ -32,6 +33,8 @@ export interface Storage {
   media: MediaStore;
   /** What the ingest pipeline writes on frames: captions, objects, embeddings. */
   analysis: AnalysisStore;
+  /** Face clusters per collection (src/search/clusters.ts). */
+  clusters: ClusterStore;
   /** The durable job queue (src/jobs): ingest, re-indexing, clustering. */
   jobs: JobStore;
   /** Flushes and closes. Further calls fail. */

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { browse, BROWSE_MAX_LIMIT } from '../../domain/browse.js';
 import { tagGroups } from '../../domain/tags.js';
+import { listClusters } from '../../domain/clusters.js';
 import { defineRoute, queryBool } from '../route.js';
 
 const datasetParams = z.object({ datasetId: z.string() });
@@ -39,5 +40,17 @@ export const browseRoutes = [
     summary: 'Tag groups of active, current items, values sorted',
     params: datasetParams, responses: { 403: 'no access', 404: 'collection not found' },
     handle: async ({ services, principal, params }) => ({ tags: await tagGroups(services, principal, params.datasetId) }),
+  }),
+  defineRoute({
+    method: 'get', path: '/api/dataset/:datasetId/clusters', tag: 'library',
+    summary: 'Face clusters (identities) of a collection, biggest first, with a preview face; browse one with clusterId',
+    params: datasetParams,
+    query: z.object({
+      limit: z.coerce.number().int().min(1).max(500).default(50),
+      offset: z.coerce.number().int().min(0).default(0),
+      minSize: z.coerce.number().int().min(1).default(1),
+    }),
+    responses: { 403: 'no access', 404: 'collection not found' },
+    handle: ({ services, principal, params, query }) => listClusters(services, principal, params.datasetId, query),
   }),
 ];

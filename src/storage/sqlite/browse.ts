@@ -2,6 +2,7 @@ import type { MediaStore } from '../storage.js';
 import type { BrowseQuery, FolderSummary, SortField } from '../types.js';
 import type { Db } from './database.js';
 import { toMedia, type MediaRow } from './rows.js';
+import { CLUSTER_BROWSE_CLAUSE } from './clusterStore.js';
 
 const SORT_SQL: Record<SortField, string> = {
   createdAt: 'm.created_at',
@@ -54,8 +55,8 @@ export function browseWhere(q: BrowseQuery): { where: string; params: unknown[] 
     params.push(q.datasetId, value);
   }
   if (q.clusterId) {
-    // Face clusters arrive with the search issue; until then no item belongs to a cluster.
-    clauses.push(`0`);
+    clauses.push(CLUSTER_BROWSE_CLAUSE);
+    params.push(q.clusterId.toLowerCase().replace(/-/g, ''));
   }
   return { where: clauses.join(' AND '), params };
 }

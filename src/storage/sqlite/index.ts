@@ -5,6 +5,7 @@ import { openDatabase, type Db } from './database.js';
 import { sqliteMediaStore } from './mediaStore.js';
 import { sqliteJobStore } from './jobStore.js';
 import { sqliteAnalysisStore } from './analysisStore.js';
+import { sqliteClusterStore } from './clusterStore.js';
 
 export interface SqliteStorage extends Storage {
   /** The raw handle, for the later search and job modules that share the file. */
@@ -20,6 +21,7 @@ export function openSqliteStorage(file: string): SqliteStorage {
     collections: sqliteCollectionStore(db),
     media: sqliteMediaStore(db),
     analysis: sqliteAnalysisStore(db),
+    clusters: sqliteClusterStore(db),
     jobs: sqliteJobStore(db),
     async close() {
       if (db.open) {
