@@ -67,6 +67,7 @@ export function createVisionModels(config: Config, logger: Logger, options: Visi
       device: config.device,
       memoryBudgetMB: options.memoryBudgetMB === undefined ? budgetFromEnv() : options.memoryBudgetMB,
       maxImagePixels: config.maxImagePixels,
+      nice: config.inferenceNice,
       entries: [...catalog.models.values()],
       pinned: [`${roles.embed}:text`],
     },

@@ -16,7 +16,7 @@ test.after(() => tmp.cleanup());
 
 function setup(memoryBudgetMB: number | null = null): WorkerSetup {
   const catalog = loadCatalog({ modelsDir: tmp.dir });
-  return { modelsDir: tmp.dir, profile: 'test', device: 'cpu', memoryBudgetMB, maxImagePixels: 1e8, entries: [...catalog.models.values()], pinned: ['default:text'] };
+  return { modelsDir: tmp.dir, profile: 'test', device: 'cpu', memoryBudgetMB, maxImagePixels: 1e8, nice: 0, entries: [...catalog.models.values()], pinned: ['default:text'] };
 }
 
 test('queue full → rate_limited with retryAfterSeconds; queued jobs still complete', async () => {

@@ -8,6 +8,7 @@
  * same shape; the SmolVLM path follows transformers.js' documented usage but
  * has not run here (no real weights or stand-in on the build machines).
  */
+import { SESSION_OPTIONS } from './sessionOptions.js';
 import {
   AutoModelForVision2Seq,
   AutoProcessor,
@@ -36,7 +37,7 @@ async function loadGenerator(ctx: EngineContext, entry: ModelEntry): Promise<Loa
   const ModelClass = entry.arch === 'florence2' ? Florence2ForConditionalGeneration : AutoModelForVision2Seq;
   const processor = await AutoProcessor.from_pretrained(id);
   const tokenizer = entry.arch === 'vit-gpt2' ? await AutoTokenizer.from_pretrained(id) : undefined;
-  const { value: model, device } = await ctx.devices.load(entry.name, (device) => ModelClass.from_pretrained(id, { dtype, device }));
+  const { value: model, device } = await ctx.devices.load(entry.name, (device) => ModelClass.from_pretrained(id, { dtype, device, session_options: SESSION_OPTIONS }));
   return {
     value: { model, processor, tokenizer },
     device,

@@ -8,6 +8,7 @@
  * must be padded to max_length (it was trained that way). Neither is
  * normalised by the model, so we L2-normalise here.
  */
+import { SESSION_OPTIONS } from './sessionOptions.js';
 import {
   AutoImageProcessor,
   AutoTokenizer,
@@ -48,7 +49,7 @@ async function loadTower(ctx: EngineContext, entry: ModelEntry, kind: 'image' | 
   const ModelClass =
     kind === 'image' ? (siglip ? SiglipVisionModel : CLIPVisionModelWithProjection) : siglip ? SiglipTextModel : CLIPTextModelWithProjection;
   const prep = kind === 'image' ? await AutoImageProcessor.from_pretrained(id) : await AutoTokenizer.from_pretrained(id);
-  const { value: model, device } = await ctx.devices.load(`${entry.name}:${kind}`, (device) => ModelClass.from_pretrained(id, { dtype, device }));
+  const { value: model, device } = await ctx.devices.load(`${entry.name}:${kind}`, (device) => ModelClass.from_pretrained(id, { dtype, device, session_options: SESSION_OPTIONS }));
   return {
     value: { model: model as unknown as Tower['model'], prep: prep as unknown as Tower['prep'] },
     device,

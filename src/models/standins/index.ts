@@ -7,7 +7,7 @@
  */
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import type { Catalog, ModelEntry } from '../catalog.js';
+import { ORT_ARCHES, type Catalog, type ModelEntry } from '../catalog.js';
 import { captionerStandinFiles } from './captioner.js';
 import { embedderStandinFiles, type StandinFiles } from './embedder.js';
 import { florence2StandinFiles } from './florence2.js';
@@ -23,7 +23,8 @@ export function standinRoot(modelsDir: string): string {
 
 /** Whether a stand-in of this entry's shape exists. */
 export function hasStandin(entry: ModelEntry): boolean {
-  return entry.arch !== 'smolvlm';
+  // smolvlm has none; the onnxruntime detectors get theirs from src/models/engine/detectors.ts.
+  return entry.arch !== 'smolvlm' && !ORT_ARCHES.includes(entry.arch);
 }
 
 function filesFor(entry: ModelEntry): StandinFiles {

@@ -25,6 +25,8 @@ export interface WorkerSetup {
   memoryBudgetMB: number | null;
   maxImagePixels: number;
   entries: ModelEntry[];
+  /** Scheduling niceness of the worker thread (and the onnxruntime threads it starts); 0 leaves it. */
+  nice: number;
   /** Registry keys ("name:part") never unloaded. */
   pinned: string[];
 }
