@@ -16,7 +16,9 @@ import { makeImage, startTestApp, type Reply, type TestApp } from '../helpers/te
 const t = suite<{ app: TestApp; ds: string }>('upload');
 
 t.before(async (ctx) => {
-  ctx.app = await startTestApp();
+  // Upload only: the ingest pipeline stays off here, so "nothing stored" checks of
+  // DATA_DIR/files don't race with frames and crops written in the background.
+  ctx.app = await startTestApp({ ingestConcurrency: 0 });
   ctx.ds = await ctx.app.collection('Uploads');
 });
 t.after(async (ctx) => ctx.app.close());
@@ -182,7 +184,7 @@ t('bytes that look like an image or video but do not decode: 422, nothing stored
 });
 
 t('size and pixel limits: 413 above maxUploadBytes, 422 above maxImagePixels; tmp stays empty', async () => {
-  const app = await startTestApp({ maxUploadBytes: 10_000, maxImagePixels: 1000 });
+  const app = await startTestApp({ maxUploadBytes: 10_000, maxImagePixels: 1000, ingestConcurrency: 0 });
   try {
     const ds = await app.collection('Limits');
     const big = await sharp({ create: { width: 120, height: 120, channels: 3, background: { r: 0, g: 0, b: 0 }, noise: { type: 'gaussian', mean: 128, sigma: 60 } } }).png().toBuffer();

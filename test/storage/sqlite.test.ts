@@ -99,12 +99,14 @@ test('query plans: no browse reads the media table without an index', () => {
 test('query plans: the tag filter searches the media_tags index', () => {
   const { list, count } = browsePlans(store.db, q({ path: FOLDER, tagFilters: { color: ['red', 'blue'], size: ['big'] } }));
   for (const plan of [list, count]) {
-    assert.ok(plan.some((d) => /^SEARCH media_tags USING (COVERING )?INDEX media_tags_lookup/.test(d)), plan.join(' | '));
+    // Each candidate is checked by the tag table's primary key (media_id, grp, value): no materialised id list.
+    assert.ok(plan.some((d) => /^SEARCH t (EXISTS )?USING PRIMARY KEY \(media_id=\? AND grp=\? AND value=\?\)/.test(d)), plan.join(' | '));
     assert.equal(fullScans(plan), []);
     assert.not.ok(plan.some((d) => /^SCAN media_tags/.test(d)), plan.join(' | '));
   }
   const legacy = browsePlans(store.db, q({ recursive: true, tagValues: ['red', 'big'] })).list;
-  assert.ok(legacy.some((d) => /^SEARCH media_tags USING (COVERING )?INDEX media_tags_value/.test(d)), legacy.join(' | '));
+  assert.ok(legacy.some((d) => /^SEARCH t (EXISTS )?USING PRIMARY KEY \(media_id=\?/.test(d)), legacy.join(' | '));
+  assert.equal(fullScans(legacy), []);
 });
 
 test('query plans: the folder summary count is a path range on an index', () => {

@@ -12,13 +12,28 @@ const SORT_SQL: Record<SortField, string> = {
   prompt: 'm.prompt',
 };
 
+/** How many of a collection's newest items a folder-preview lookup may step through. */
+const PREVIEW_SCAN = 2000;
+
+/** The collection id (hyphenated) from a path's first label. */
+const datasetOfPath = (p: string) => {
+  const h = p.slice(0, 32);
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
+};
+
 /** WHERE clause and parameters for a browse query; every filter runs inside SQLite on indexes. */
 export function browseWhere(q: BrowseQuery): { where: string; params: unknown[] } {
   const isRoot = !q.path.includes('.');
-  // Inside a folder the path already pins the collection; the unary + keeps the
-  // planner from choosing the collection-wide index over the folder's.
-  const clauses = [`m.status = 'active'`, `m.is_current = 1`, isRoot && q.recursive ? `m.dataset_id = ?` : `+m.dataset_id = ?`];
-  const params: unknown[] = [q.datasetId];
+  // A path starts with its collection's label, so it pins the collection by
+  // itself; only the recursive root listing needs dataset_id (and its index).
+  // (A dataset_id term beside a path would either lure the planner onto the
+  // collection-wide index or, made unusable with +, force a table read per row.)
+  const clauses = [`m.status = 'active'`, `m.is_current = 1`];
+  const params: unknown[] = [];
+  if (isRoot && q.recursive) {
+    clauses.push(`m.dataset_id = ?`);
+    params.push(q.datasetId);
+  }
   if (!q.recursive) {
     clauses.push(`m.parent_path = ?`);
     params.push(q.path);
@@ -43,16 +58,16 @@ export function browseWhere(q: BrowseQuery): { where: string; params: unknown[] 
     clauses.push(`m.id = ?`);
     params.push(q.mediaId);
   }
+  // EXISTS looks each candidate up by the tag table's primary key (media_id, grp, value)
+  // instead of materialising every matching id of the collection per query.
   for (const [group, values] of Object.entries(q.tagFilters ?? {})) {
     if (values.length === 0) continue;
-    clauses.push(
-      `m.id IN (SELECT media_id FROM media_tags WHERE dataset_id = ? AND grp = ? AND value IN (${values.map(() => '?').join(', ')}))`,
-    );
-    params.push(q.datasetId, group, ...values);
+    clauses.push(`EXISTS (SELECT 1 FROM media_tags t WHERE t.media_id = m.id AND t.grp = ? AND t.value IN (${values.map(() => '?').join(', ')}))`);
+    params.push(group, ...values);
   }
   for (const value of q.tagValues ?? []) {
-    clauses.push(`m.id IN (SELECT media_id FROM media_tags WHERE dataset_id = ? AND value = ?)`);
-    params.push(q.datasetId, value);
+    clauses.push(`EXISTS (SELECT 1 FROM media_tags t WHERE t.media_id = m.id AND t.value = ?)`);
+    params.push(value);
   }
   if (q.clusterId) {
     clauses.push(CLUSTER_BROWSE_CLAUSE);
@@ -65,24 +80,58 @@ export function sqliteBrowse(db: Db): Pick<MediaStore, 'browse' | 'folderSummari
   const countInSubtree = db.prepare(
     `SELECT count(*) FROM media WHERE status = 'active' AND is_current = 1 AND path > ? AND path < ? AND type IN ('image', 'video')`,
   );
-  const newestInSubtree = db.prepare(
+  // Previews, newest first: walk the collection's newest live items (bounded) and keep
+  // those inside the folder; a folder with nothing that recent falls back to path order.
+  const recentInSubtree = db.prepare(
+    `SELECT id FROM (
+       SELECT id, path, type FROM media INDEXED BY media_live_dataset_created
+       WHERE dataset_id = ? AND status = 'active' AND is_current = 1
+       ORDER BY created_at DESC, id DESC LIMIT ${PREVIEW_SCAN}
+     ) WHERE path > ? AND path < ? AND type IN ('image', 'video') LIMIT 6`,
+  );
+  const firstInSubtree = db.prepare(
     `SELECT id FROM media
      WHERE status = 'active' AND is_current = 1 AND path > ? AND path < ? AND type IN ('image', 'video')
-     ORDER BY created_at DESC, id DESC`,
+     ORDER BY path LIMIT 6`,
   );
+  const folderAt = db.prepare(`SELECT 1 FROM media WHERE id = ? AND path = ? AND status = 'active'`);
+  const liveCount = db.prepare(`SELECT n FROM live_counts WHERE kind = ? AND key = ?`).pluck();
+  /** The listing's total: a kept counter when only the place filters, else a count over the indexes. */
+  const countFor = (q: BrowseQuery, where: string, params: unknown[]): number => {
+    const onlyPlace = !q.types?.length && !q.createdFrom && !q.createdBefore && !q.tagFilters && !q.tagValues?.length && !q.mediaId && !q.clusterId;
+    const isRoot = !q.path.includes('.');
+    // The counter is keyed by the folder's id, which survives moves: only use it when the folder is really at this path.
+    const placeIsCurrent = isRoot || folderAt.get(q.path.slice(-32), q.path) !== undefined;
+    if (onlyPlace && !q.recursive && placeIsCurrent) return (liveCount.get('children', q.path.slice(-32)) as number | undefined) ?? 0;
+    if (onlyPlace && isRoot) return (liveCount.get('dataset', q.datasetId) as number | undefined) ?? 0;
+    return db.prepare(`SELECT count(*) FROM media m WHERE ${where}`).pluck().get(...params) as number;
+  };
   const firstFrame = db.prepare(`SELECT blob_key FROM frames WHERE media_id = ? AND status = 'active' ORDER BY seconds LIMIT 1`);
 
   return {
     async browse(q) {
       const { where, params } = browseWhere(q);
+      const order = (dir: 'ASC' | 'DESC') => `${SORT_SQL[q.sortBy]} ${dir}, m.id ${dir}`;
       const dir = q.sortDirection === 'asc' ? 'ASC' : 'DESC';
-      // Ties break by id in the same direction, so pages never overlap or skip.
-      const order = `${SORT_SQL[q.sortBy]} ${dir}, m.id ${dir}`;
-      const rows = db
-        .prepare(`SELECT m.* FROM media m WHERE ${where} ORDER BY ${order} LIMIT ? OFFSET ?`)
-        .all(...params, q.limit, q.offset) as MediaRow[];
-      const total = db.prepare(`SELECT count(*) FROM media m WHERE ${where}`).pluck().get(...params) as number;
-      return { items: rows.map(toMedia), total };
+      const back = dir === 'ASC' ? 'DESC' : 'ASC';
+      // One read transaction: the total and the page come from the same snapshot.
+      return db.transaction(() => {
+        const total = countFor(q, where, params);
+        if (q.offset >= total) return { items: [], total };
+        // Ties break by id in the same direction, so pages never overlap or skip.
+        // A page past the middle is read from the other end (fewer index entries
+        // to step over), then put back in order.
+        let rows: MediaRow[];
+        if (q.offset > total / 2) {
+          const n = Math.min(q.limit, total - q.offset);
+          rows = (
+            db.prepare(`SELECT m.* FROM media m WHERE ${where} ORDER BY ${order(back)} LIMIT ? OFFSET ?`).all(...params, n, total - q.offset - n) as MediaRow[]
+          ).reverse();
+        } else {
+          rows = db.prepare(`SELECT m.* FROM media m WHERE ${where} ORDER BY ${order(dir)} LIMIT ? OFFSET ?`).all(...params, q.limit, q.offset) as MediaRow[];
+        }
+        return { items: rows.map(toMedia), total };
+      })();
     },
 
     async folderSummaries(paths) {
@@ -91,13 +140,10 @@ export function sqliteBrowse(db: Db): Pick<MediaStore, 'browse' | 'folderSummari
         const lo = `${p}.`;
         const hi = `${p}/`;
         const itemCount = countInSubtree.pluck().get(lo, hi) as number;
-        // Newest first; items without a frame yet (videos still pending) are passed over.
-        const keys: string[] = [];
-        for (const id of newestInSubtree.pluck().iterate(lo, hi) as IterableIterator<string>) {
-          const key = firstFrame.pluck().get(id) as string | undefined;
-          if (key) keys.push(key);
-          if (keys.length === 3) break;
-        }
+        // Items without a frame yet (videos still pending) are passed over.
+        const pick = (ids: string[]) => ids.map((id) => firstFrame.pluck().get(id) as string | undefined).filter((k): k is string => !!k).slice(0, 3);
+        let keys = pick(recentInSubtree.pluck().all(datasetOfPath(p), lo, hi) as string[]);
+        if (keys.length < 3 && itemCount > keys.length) keys = [...new Set([...keys, ...pick(firstInSubtree.pluck().all(lo, hi) as string[])])].slice(0, 3);
         out.set(p, { itemCount, previewBlobKeys: keys });
       }
       return out;
