@@ -1,0 +1,104 @@
+/**
+ * `npm run bench [-- [--quick] [section ...]]`: performance figures, each beside
+ * a baseline measured in the same run. A script, not a test: it prints a table
+ * per section and writes `.bench/results-<section>.json`.
+ *
+ *   npm run bench                  every section, full size
+ *   npm run bench -- --quick       every section on a small data set (checks the script works)
+ *   npm run bench -- library       only the library section
+ *
+ * A later issue adds a section by writing scripts/bench/<name>.ts exporting
+ * `run<Name>Bench(opts: BenchOptions): Promise<SectionResult>` and listing it in
+ * SECTIONS below.
+ */
+import { execFileSync } from 'node:child_process';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { formatSection, fmtMs, machineInfo, now, writeResults, type BenchOptions, type SectionResult } from './bench/harness.js';
+import { runAiBench } from './bench/ai.js';
+import { runLibraryBench } from './bench/library.js';
+
+const SECTIONS: Record<string, { describe: string; run: (opts: BenchOptions) => Promise<SectionResult> }> = {
+  library: {
+    describe: 'collection of 100,000 items: browse, tags, tag filters, folder move, uploads (issue 2)',
+    run: runLibraryBench,
+  },
+  ai: {
+    describe: 'model runner vs bare ONNX session, images/s, browse latency and event loop under inference (issue 3)',
+    run: runAiBench,
+  },
+};
+
+/** The commit measured, and whether src/ had uncommitted changes (the figures then describe those). */
+function gitState(cwd: string): { commit: string | null; srcDirty: boolean | null } {
+  try {
+    const commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd, encoding: 'utf8' }).trim();
+    const dirty = execFileSync('git', ['status', '--porcelain', '--', 'src'], { cwd, encoding: 'utf8' }).trim() !== '';
+    return { commit, srcDirty: dirty };
+  } catch {
+    return { commit: null, srcDirty: null };
+  }
+}
+
+function usage(): string {
+  return [
+    'usage: npm run bench -- [--quick] [--keep] [section ...]',
+    '  --quick   small data set and few repetitions (well under a minute)',
+    '  --keep    leave each section\'s temp data directory in place (path printed)',
+    '  sections (default: all):',
+    ...Object.entries(SECTIONS).map(([name, s]) => `    ${name.padEnd(10)} ${s.describe}`),
+  ].join('\n');
+}
+
+async function main(): Promise<number> {
+  const args = process.argv.slice(2);
+  if (args.includes('--help') || args.includes('-h')) {
+    console.log(usage());
+    return 0;
+  }
+  const quick = args.includes('--quick');
+  const keep = args.includes('--keep');
+  const unknownFlags = args.filter((a) => a.startsWith('-') && a !== '--quick' && a !== '--keep');
+  const names = args.filter((a) => !a.startsWith('-'));
+  const unknown = names.filter((n) => !(n in SECTIONS));
+  if (unknownFlags.length || unknown.length) {
+    console.error(`unknown ${[...unknownFlags, ...unknown].join(', ')}\n${usage()}`);
+    return 2;
+  }
+  const selected = names.length ? [...new Set(names)] : Object.keys(SECTIONS);
+
+  const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+  const outDir = path.join(root, '.bench');
+  const machine = machineInfo();
+  const git = gitState(root);
+  const started = now();
+  console.log(
+    `machine: ${machine.cpus} × ${machine.cpuModel}, ${machine.memoryGiB} GiB, ${machine.platform}; node ${machine.node}; ` +
+      `load average ${machine.loadavg.join(' ')}; commit ${git.commit ?? '?'}${git.srcDirty ? ' + uncommitted src/ changes' : ''}` +
+      `${quick ? '; QUICK run (small data set: figures are not comparable with the targets)' : ''}`,
+  );
+
+  let failed = false;
+  for (const name of selected) {
+    const opts: BenchOptions = { quick, keep, outDir, log: (line) => console.log(`[${name}] ${line}`) };
+    try {
+      const result = await SECTIONS[name].run(opts);
+      console.log(formatSection(result));
+      const file = await writeResults(outDir, result, { machine, git, startedAt: new Date().toISOString() });
+      console.log(`\nwrote ${path.relative(process.cwd(), file)}`);
+    } catch (err) {
+      failed = true;
+      console.error(`[${name}] failed:`, err);
+    }
+  }
+  console.log(`\ntotal run time: ${fmtMs(now() - started)}`);
+  return failed ? 1 : 0;
+}
+
+main().then(
+  (code) => process.exit(code),
+  (err) => {
+    console.error(err);
+    process.exit(1);
+  },
+);
