@@ -19,6 +19,7 @@ import { accountRoutes } from './http/routes/account.js';
 import { aiRoutes } from './http/routes/ai.js';
 import { jobRoutes } from './http/routes/jobs.js';
 import { correctionRoutes } from './http/routes/corrections.js';
+import { searchRoutes } from './http/routes/search.js';
 import { browseRoutes } from './http/routes/browse.js';
 import { collectionRoutes } from './http/routes/collections.js';
 import { folderRoutes } from './http/routes/folders.js';
@@ -43,6 +44,7 @@ export const ROUTES: AnyRoute[] = [
   ...aiRoutes,
   ...jobRoutes,
   ...correctionRoutes,
+  ...searchRoutes,
 ];
 
 export interface App {

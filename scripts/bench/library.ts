@@ -278,7 +278,7 @@ export async function runLibraryBench(opts: BenchOptions): Promise<SectionResult
      * The same media store code on the same handle, built inside traceSql so that the statements it
      * prepares once at construction are traced too (for the plans; timings use `st`).
      */
-    const traceable = () => sqliteMediaStore(db);
+    const traceable = () => sqliteMediaStore(db, { upsert: () => undefined, remove: () => undefined, removeMedia: () => undefined });
     const storageBrowseStats = new Map<string, Stats>();
     const browseRow = async (
       id: string, label: string, query: BrowseQuery, baselineLabel: string, baseline: () => { items: MediaRecord[]; total: number },

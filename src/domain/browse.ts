@@ -1,4 +1,5 @@
-import { DomainError, invalid } from '../errors.js';
+import { invalid } from '../errors.js';
+import { scoredBrowse } from '../search/scoredBrowse.js';
 import type { BrowseQuery, MediaType, SortField } from '../storage/types.js';
 import { loadCollection } from './access.js';
 import { resolveFolderPath } from './folders.js';
@@ -24,6 +25,10 @@ export interface BrowseParams {
   clusterId?: string;
   q?: string;
   similarToObjectId?: string;
+  similarToObjectModel?: 'faces' | 'objects' | 'shoeprints';
+  minScore: number;
+  /** Whether the client named sortBy (scored mode then orders by it instead of by score). */
+  sortExplicit?: boolean;
 }
 
 /** `YYYY-MM-DD` → the UTC instant the day starts, or a 400 naming the field. */
@@ -81,10 +86,18 @@ export function toBrowseQuery(datasetId: string, path: string, params: BrowsePar
 
 export async function browse(s: Services, p: Principal, collectionId: string, params: BrowseParams) {
   const collection = await loadCollection(s, p, collectionId, 'viewer');
-  if (params.q !== undefined || params.similarToObjectId !== undefined) {
-    throw new DomainError('not_implemented', 'search (q, similarToObjectId) is not available yet on this server; browse without them');
-  }
   const path = await resolveFolderPath(s, collection, params.path);
+  if (params.q !== undefined || params.similarToObjectId !== undefined) {
+    // Scored mode searches the whole collection unless the client names a path
+    // (then `recursive` applies as in browse); every other filter still applies.
+    const pathGiven = params.path !== undefined && params.path.trim() !== '';
+    const scope = toBrowseQuery(collection.id, path, { ...params, recursive: pathGiven ? params.recursive : true });
+    const filtered = pathGiven || !!scope.types || !!scope.createdFrom || !!scope.createdBefore || !!scope.tagFilters || !!scope.tagValues || !!scope.mediaId || !!scope.clusterId;
+    return scoredBrowse(s, p.organizationId, scope, filtered, {
+      q: params.q, similarToObjectId: params.similarToObjectId, similarToObjectModel: params.similarToObjectModel,
+      minScore: params.minScore, explicitSort: params.sortExplicit ? params.sortBy : null,
+    });
+  }
   const query = toBrowseQuery(collection.id, path, params);
   const { items, total } = await s.storage.media.browse(query);
   return {

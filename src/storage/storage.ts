@@ -19,6 +19,8 @@ import type {
 } from './types.js';
 import type { JobStore } from '../jobs/types.js';
 import type { ClusterStore } from '../search/clusters.js';
+import type { TextIndex } from '../search/textIndex.js';
+import type { VectorIndex } from '../search/vectorIndex.js';
 
 /**
  * The storage layer: every read and write of the database goes through these
@@ -33,6 +35,10 @@ export interface Storage {
   media: MediaStore;
   /** What the ingest pipeline writes on frames: captions, objects, embeddings. */
   analysis: AnalysisStore;
+  /** Vector similarity search over object embeddings (src/search/vectorIndex.ts). */
+  vectors: VectorIndex;
+  /** Full-text search over captions, OCR text, names, descriptions and tags (src/search/textIndex.ts). */
+  text: TextIndex;
   /** Face clusters per collection (src/search/clusters.ts). */
   clusters: ClusterStore;
   /** The durable job queue (src/jobs): ingest, re-indexing, clustering. */
@@ -100,6 +106,10 @@ export interface MediaStore {
   /** Moves the item (with its versions) or the folder's whole subtree under `destinationPath`; returns the new path. */
   move(id: string, destinationPath: string, userId: string): Promise<string>;
   browse(query: BrowseQuery): Promise<{ items: MediaRecord[]; total: number }>;
+  /** Ids of every item the query's filters let through (no paging, no sort), at most `cap`; for scored search. */
+  browseIds(query: BrowseQuery, cap: number): Promise<string[]>;
+  /** Several items by id (any status), in no particular order. */
+  getMany(ids: string[]): Promise<MediaRecord[]>;
   folderSummaries(folderPaths: string[]): Promise<Map<string, FolderSummary>>;
   /** Number of active versions per root id (1 for an original with no edits). */
   versionCounts(rootIds: string[]): Promise<Map<string, number>>;
@@ -137,6 +147,8 @@ export interface AnalysisStore {
   /** The user's own objects on a frame, deleted ones included, so reprocessing does not bring back what they removed. */
   userObjects(frameId: string): Promise<ObjectRecord[]>;
   getObject(id: string): Promise<ObjectRecord | null>;
+  /** An object's stored embedding under a similarity model, with the model id it was made with. */
+  objectVector(objectId: string, similarityModel: string): Promise<{ modelId: string; vector: Float32Array } | null>;
   getFrame(id: string): Promise<FrameRecord | null>;
   /** A user's correction: the object becomes theirs (kept by reprocessing) with the new label, or deleted. */
   correctObject(id: string, change: { label: string } | { deleted: true }): Promise<ObjectRecord>;

@@ -952,7 +952,7 @@ export function storageSuite(
   const objectFor = (label: string, o: Partial<NewObject> = {}): NewObject => ({
     id: newMediaId(), type: 'object', label, blobKey: null,
     polygon: [{ x: 1, y: 1 }, { x: 10, y: 1 }, { x: 10, y: 10 }, { x: 1, y: 10 }], confidence: 0.9, model: 'det:1',
-    similarityModel: 'objects', embedding: { modelId: 'emb:1', vector: new Float32Array([0.6, 0.8]) }, ...o,
+    similarityModel: 'objects', embedding: { modelId: 'emb:1', vector: new Float32Array([0.6, 0.8, 0, 0, 0, 0, 0, 0]) }, ...o,
   });
 
   test('analysis: replaceFrameAnalysis replaces only the model rows; running it twice duplicates nothing', async () => {

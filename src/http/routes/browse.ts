@@ -32,8 +32,9 @@ export const browseRoutes = [
     method: 'get', path: '/api/dataset/:datasetId/media', tag: 'library',
     summary: 'Browse, filter and sort a collection (one folder level, or recursive)',
     params: datasetParams, query: browseQuery,
-    responses: { 400: 'invalid parameter', 403: 'no access', 404: 'collection or folder not found', 501: 'search not available yet' },
-    handle: ({ services, principal, params, query }) => browse(services, principal, params.datasetId, query),
+    responses: { 400: 'invalid parameter or unknown similarToObjectModel', 403: 'no access', 404: 'collection, folder or similarToObjectId not found' },
+    handle: ({ services, principal, params, query, ctx }) =>
+      browse(services, principal, params.datasetId, { ...query, sortExplicit: ctx.query.sortBy !== undefined }),
   }),
   defineRoute({
     method: 'get', path: '/api/dataset/:datasetId/tags', tag: 'library',

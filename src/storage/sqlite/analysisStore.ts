@@ -1,16 +1,27 @@
 import { notFound } from '../../errors.js';
 import type { AnalysisStore } from '../storage.js';
+import type { VectorRow } from '../../search/vectorIndex.js';
 import type { Db } from './database.js';
 import { toFrame, toObject, type FrameRow, type ObjectRow } from './rows.js';
 
 const now = () => new Date().toISOString();
 
-export function sqliteAnalysisStore(db: Db): AnalysisStore {
+/** Keeps the vector index in step inside this store's transactions. */
+export interface VectorSync {
+  upsert(rows: VectorRow[]): void;
+  remove(objectIds: string[]): void;
+  removeMedia(mediaIds: string[]): void;
+}
+
+export function sqliteAnalysisStore(db: Db, vectors: VectorSync): AnalysisStore {
   const activeFrames = db.prepare(`SELECT * FROM frames WHERE media_id = ? AND status = 'active' ORDER BY seconds, id`);
 
   /** Deletes what the model made on these frames (captions, objects, embeddings); the user's rows stay. */
   const dropModelRows = (frameIds: string[]) => {
     const ids = JSON.stringify(frameIds);
+    vectors.remove(
+      db.prepare(`SELECT id FROM detected_objects WHERE frame_id IN (SELECT value FROM json_each(?)) AND source = 'model'`).pluck().all(ids) as string[],
+    );
     db.prepare(
       `DELETE FROM object_embeddings WHERE object_id IN
          (SELECT id FROM detected_objects WHERE frame_id IN (SELECT value FROM json_each(?)) AND source = 'model')`,
@@ -42,6 +53,7 @@ export function sqliteAnalysisStore(db: Db): AnalysisStore {
       db.prepare(`UPDATE frames SET status = 'deleted', updated_at = ? WHERE id IN (SELECT value FROM json_each(?))`).run(at, ids);
       db.prepare(`UPDATE captions SET status = 'deleted', updated_at = ? WHERE frame_id IN (SELECT value FROM json_each(?))`).run(at, ids);
       db.prepare(`UPDATE detected_objects SET status = 'deleted', updated_at = ? WHERE frame_id IN (SELECT value FROM json_each(?))`).run(at, ids);
+      vectors.remove(db.prepare(`SELECT id FROM detected_objects WHERE frame_id IN (SELECT value FROM json_each(?))`).pluck().all(ids) as string[]);
       db.prepare(
         `DELETE FROM object_embeddings WHERE object_id IN (SELECT id FROM detected_objects WHERE frame_id IN (SELECT value FROM json_each(?)))`,
       ).run(ids);
@@ -67,13 +79,16 @@ export function sqliteAnalysisStore(db: Db): AnalysisStore {
     const insertVector = db.prepare(
       `INSERT INTO object_embeddings (object_id, model_id, similarity_model, media_id, dataset_id, dims, vector, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
     );
+    const indexed: VectorRow[] = [];
     for (const o of result.objects) {
       insertObject.run(o.id, frameId, frame.media_id, o.type, o.label, o.blobKey, JSON.stringify(o.polygon), o.confidence, o.model, o.similarityModel, at, at);
       if (o.embedding && o.similarityModel) {
         const v = o.embedding.vector;
         insertVector.run(o.id, o.embedding.modelId, o.similarityModel, frame.media_id, frame.dataset_id, v.length, Buffer.from(v.buffer, v.byteOffset, v.byteLength), at);
+        indexed.push({ objectId: o.id, modelId: o.embedding.modelId, similarityModel: o.similarityModel, mediaId: frame.media_id, datasetId: frame.dataset_id, frameId, vector: v });
       }
     }
+    vectors.upsert(indexed);
   });
 
   return {
@@ -84,6 +99,14 @@ export function sqliteAnalysisStore(db: Db): AnalysisStore {
       const row = db.prepare(`SELECT * FROM detected_objects WHERE id = ?`).get(id) as ObjectRow | undefined;
       return row ? toObject(row) : null;
     },
+    objectVector: async (objectId, similarityModel) => {
+      const row = db
+        .prepare(`SELECT model_id, vector FROM object_embeddings WHERE object_id = ? AND similarity_model = ? ORDER BY created_at DESC LIMIT 1`)
+        .get(objectId, similarityModel) as { model_id: string; vector: Buffer } | undefined;
+      if (!row) return null;
+      const copy = new Uint8Array(row.vector); // aligned copy for the Float32Array view
+      return { modelId: row.model_id, vector: new Float32Array(copy.buffer, 0, copy.byteLength / 4) };
+    },
     getFrame: async (id) => {
       const row = db.prepare(`SELECT * FROM frames WHERE id = ?`).get(id) as FrameRow | undefined;
       return row ? toFrame(row) : null;
@@ -91,6 +114,7 @@ export function sqliteAnalysisStore(db: Db): AnalysisStore {
     correctObject: async (id, change) => {
       const at = now();
       if ('deleted' in change) {
+        vectors.remove([id]);
         db.prepare(`UPDATE detected_objects SET source = 'user', status = 'deleted', updated_at = ? WHERE id = ?`).run(at, id);
       } else {
         db.prepare(`UPDATE detected_objects SET source = 'user', label = ?, updated_at = ? WHERE id = ?`).run(change.label, at, id);

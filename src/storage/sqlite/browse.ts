@@ -76,7 +76,7 @@ export function browseWhere(q: BrowseQuery): { where: string; params: unknown[] 
   return { where: clauses.join(' AND '), params };
 }
 
-export function sqliteBrowse(db: Db): Pick<MediaStore, 'browse' | 'folderSummaries' | 'tagGroups'> {
+export function sqliteBrowse(db: Db): Pick<MediaStore, 'browse' | 'browseIds' | 'folderSummaries' | 'tagGroups'> {
   const countInSubtree = db.prepare(
     `SELECT count(*) FROM media WHERE status = 'active' AND is_current = 1 AND path > ? AND path < ? AND type IN ('image', 'video')`,
   );
@@ -132,6 +132,11 @@ export function sqliteBrowse(db: Db): Pick<MediaStore, 'browse' | 'folderSummari
         }
         return { items: rows.map(toMedia), total };
       })();
+    },
+
+    async browseIds(q, cap) {
+      const { where, params } = browseWhere(q);
+      return db.prepare(`SELECT m.id FROM media m WHERE ${where} LIMIT ?`).pluck().all(...params, cap) as string[];
     },
 
     async folderSummaries(paths) {

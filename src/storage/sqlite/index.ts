@@ -6,6 +6,8 @@ import { sqliteMediaStore } from './mediaStore.js';
 import { sqliteJobStore } from './jobStore.js';
 import { sqliteAnalysisStore } from './analysisStore.js';
 import { sqliteClusterStore } from './clusterStore.js';
+import { sqliteTextIndex } from './textIndex.js';
+import { sqliteVectorIndex } from './vectorIndex.js';
 
 export interface SqliteStorage extends Storage {
   /** The raw handle, for the later search and job modules that share the file. */
@@ -15,13 +17,17 @@ export interface SqliteStorage extends Storage {
 /** The embedded default store: one SQLite file (`:memory:` for throwaway tests). */
 export function openSqliteStorage(file: string): SqliteStorage {
   const db = openDatabase(file);
+  // The vector index is written inside the transactions that write embeddings and delete items.
+  const vectors = sqliteVectorIndex(db);
   return {
     db,
     accounts: sqliteAccountStore(db),
     collections: sqliteCollectionStore(db),
-    media: sqliteMediaStore(db),
-    analysis: sqliteAnalysisStore(db),
+    media: sqliteMediaStore(db, vectors.sync),
+    analysis: sqliteAnalysisStore(db, vectors.sync),
     clusters: sqliteClusterStore(db),
+    vectors,
+    text: sqliteTextIndex(db),
     jobs: sqliteJobStore(db),
     async close() {
       if (db.open) {

@@ -3,6 +3,7 @@ import type { MediaStore } from '../storage.js';
 import type { FrameDetail, MediaRecord, Metadata, NewFrame, NewMedia } from '../types.js';
 import { sqliteBrowse } from './browse.js';
 import type { Db } from './database.js';
+import type { VectorSync } from './analysisStore.js';
 import { toCaption, toFrame, toMedia, toObject, type CaptionRow, type FrameRow, type MediaRow, type ObjectRow } from './rows.js';
 import { dropTags, syncTags } from './tagIndex.js';
 import { sqliteVersions } from './versions.js';
@@ -14,7 +15,7 @@ const textOrNull = (v: unknown): string | null => (typeof v === 'string' ? v : n
 /** `path > 'p.' AND path < 'p/'` selects every descendant of p: '/' is the character after '.'. */
 export const subtreeBounds = (path: string): [string, string] => [`${path}.`, `${path}/`];
 
-export function sqliteMediaStore(db: Db): MediaStore {
+export function sqliteMediaStore(db: Db, vectors: VectorSync): MediaStore {
   const getRow = db.prepare(`SELECT * FROM media WHERE id = ?`);
   const fetchRow = (id: string): MediaRow | undefined => getRow.get(id) as MediaRow | undefined;
   const mustRow = (id: string): MediaRow => {
@@ -117,6 +118,7 @@ export function sqliteMediaStore(db: Db): MediaStore {
       db.prepare(`UPDATE ${table} SET status = 'deleted', updated_at = ? WHERE media_id IN (SELECT value FROM json_each(?))`).run(at, ids);
     }
     dropTags(db, rows.map((r) => r.id));
+    vectors.removeMedia(rows.map((r) => r.id));
     addStorage.run(-rows.reduce((s, r) => s + r.size_bytes, 0), organizationId);
     return rows.length;
   };
@@ -195,6 +197,8 @@ export function sqliteMediaStore(db: Db): MediaStore {
       return row ? toMedia(row) : null;
     },
     frames: async (mediaIds) => framesOf(mediaIds),
+    getMany: async (ids) =>
+      (db.prepare(`SELECT * FROM media WHERE id IN (SELECT value FROM json_each(?))`).all(JSON.stringify(ids)) as MediaRow[]).map(toMedia),
     update: async (id, patch, userId) => update(id, patch, userId),
     mutateMetadata: async (id, userId, mutate) => mutateMetadata(id, userId, mutate),
     softDelete: async (id, userId) => softDelete(id, userId),

@@ -1,0 +1,61 @@
+import type { Services, Principal } from '../domain/services.js';
+import { forbidden, invalid, notFound } from '../errors.js';
+import { parseUuid } from '../ids.js';
+import { presentFrame } from '../domain/present.js';
+import { round4 } from './ranking.js';
+import { scoreFrames } from './scoring.js';
+
+/**
+ * GET /api/search: frame-level results across every collection of the
+ * organization, shaped as the spec's SearchResult, ordered by rank.
+ */
+export async function searchOrganization(s: Services, p: Principal, input: { q: string; organizationId: string; limit: number }) {
+  const q = input.q.trim();
+  if (!q) throw invalid('q is required');
+  const orgId = parseUuid(input.organizationId);
+  if (!orgId || !(await s.storage.accounts.getOrganization(orgId))) throw notFound('organization not found');
+  if (orgId !== p.organizationId) throw forbidden('no access to this organization');
+  const datasetIds = (await s.storage.collections.list(orgId)).map((c) => c.id);
+  const scored = await scoreFrames(s, { q, datasetIds, mediaIds: null, organizationId: orgId });
+  const media = new Map((await s.storage.media.getMany([...new Set(scored.map((f) => f.mediaId))])).map((m) => [m.id, m]));
+  // Only live items; an item-level text match stands for the item's first frame.
+  const live = scored.filter((f) => {
+    const m = media.get(f.mediaId);
+    return m && m.status === 'active' && m.isCurrent && f.total > 0;
+  });
+  const frames = await s.storage.media.frames([...new Set(live.map((f) => f.mediaId))]);
+  const seen = new Set<string>();
+  const results = [];
+  for (const f of live) {
+    const list = frames.get(f.mediaId) ?? [];
+    const frame = f.frameId ? list.find((x) => x.id === f.frameId) : list[0];
+    if (!frame || seen.has(frame.id)) continue;
+    seen.add(frame.id);
+    results.push({ f, frame });
+  }
+  const m = (id: string) => media.get(id)!;
+  return {
+    results: results.slice(0, input.limit).map(({ f, frame }) => {
+      const shown = presentFrame(s.urls, frame);
+      const item = m(f.mediaId);
+      return {
+        id: frame.id,
+        timestamp: frame.timestamp,
+        blob: shown.blob,
+        width: frame.width,
+        height: frame.height,
+        media: {
+          id: item.id, name: item.name, type: item.type, blob: item.blobKey ? s.urls.urlFor(item.blobKey, item.name) : '',
+          width: item.width, height: item.height, duration: item.duration, createdAt: item.createdAt, datasetId: item.datasetId,
+        },
+        captions: shown.captions.map((c) => ({ id: c.id, text: c.text })),
+        objects: shown.objects,
+        rank: round4(f.total),
+        rankingMetrics: { textRank: round4(f.textRank), objectEmbeddingRank: round4(f.embeddingRank), totalRank: round4(f.total) },
+      };
+    }),
+    query: q,
+    limit: input.limit,
+    totalResults: results.length,
+  };
+}

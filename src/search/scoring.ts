@@ -1,0 +1,102 @@
+import type { Services } from '../domain/services.js';
+import { DomainError, invalid, notFound } from '../errors.js';
+import type { SimilarityModel } from '../storage/types.js';
+import { calibrate, combine, familyOf, IMAGE_TO_IMAGE, TEXT_TO_IMAGE } from './ranking.js';
+
+/** Vector hits fetched per query: enough for deep pages of scored results (vec0's k is at most 4096). */
+export const VECTOR_K = 1000;
+/** Text hits fetched per query. */
+export const TEXT_K = 1000;
+
+/** One frame's evidence for a query. */
+export interface FrameScore {
+  frameId: string | null;
+  mediaId: string;
+  datasetId: string;
+  textRank: number;
+  embeddingRank: number;
+  total: number;
+}
+
+export interface ScoreQuery {
+  q?: string;
+  similarToObjectId?: string;
+  similarToObjectModel?: SimilarityModel;
+  datasetIds: string[];
+  /** Items the filters let through (null: every item of the collections). */
+  mediaIds: string[] | null;
+  /** The caller's organization: a similarToObjectId elsewhere is "not found". */
+  organizationId: string;
+}
+
+/**
+ * Scores frames for a query: text embedding against frame and object
+ * embeddings, FTS over captions/OCR/names/descriptions/tags, or similarity to
+ * one object's embedding; combined per src/search/ranking.ts. Returns every
+ * scored frame (best first); callers group by item and apply minScore.
+ */
+export async function scoreFrames(s: Services, query: ScoreQuery): Promise<FrameScore[]> {
+  const byFrame = new Map<string, FrameScore>();
+  const key = (mediaId: string, frameId: string | null) => `${mediaId}/${frameId ?? ''}`;
+  const entry = (mediaId: string, frameId: string | null, datasetId: string) => {
+    const k = key(mediaId, frameId);
+    let e = byFrame.get(k);
+    if (!e) byFrame.set(k, (e = { frameId, mediaId, datasetId, textRank: 0, embeddingRank: 0, total: 0 }));
+    return e;
+  };
+  if (query.datasetIds.length === 0) return [];
+
+  if (query.similarToObjectId) {
+    const object = /^[0-9a-f]{32}$/i.test(query.similarToObjectId) ? await s.storage.analysis.getObject(query.similarToObjectId.toLowerCase()) : null;
+    const media = object ? await s.storage.media.get(object.mediaId) : null;
+    if (!object || object.status !== 'active' || !media || media.organizationId !== query.organizationId) throw notFound('object not found');
+    const similarityModel: SimilarityModel = query.similarToObjectModel ?? (object.type === 'face' ? 'faces' : 'objects');
+    const stored = await s.storage.analysis.objectVector(object.id, similarityModel);
+    if (!stored) throw invalid(`object ${object.id} has no embedding for the ${similarityModel} model`);
+    const hits = await s.storage.vectors.search({
+      modelId: stored.modelId, similarityModel, vector: stored.vector, datasetIds: query.datasetIds, k: VECTOR_K, mediaIds: query.mediaIds,
+    });
+    const standin = stored.modelId.includes('standin') || stored.modelId.startsWith('sface:6791e2349554');
+    const family = similarityModel === 'faces' ? (standin ? 'faces-standin' : 'faces') : standin ? 'standin' : familyOf(s.models.modelInfo());
+    for (const h of hits) {
+      const e = entry(h.mediaId, h.frameId, h.datasetId);
+      e.embeddingRank = Math.max(e.embeddingRank, calibrate(h.similarity, IMAGE_TO_IMAGE[family]));
+    }
+  }
+
+  if (query.q !== undefined) {
+    const text = query.q.trim();
+    if (!text) throw invalid('q must not be empty');
+    const info = s.models.modelInfo();
+    let vector: Float32Array | null = null;
+    try {
+      [vector] = await s.models.embedTexts(info.name, [text]);
+    } catch (err) {
+      // Without the embedder, text matching still answers (and says nothing about meaning).
+      if (!(err instanceof DomainError && err.code === 'unavailable')) throw err;
+    }
+    const [hits, textHits] = await Promise.all([
+      vector
+        ? s.storage.vectors.search({ modelId: info.id, similarityModel: 'objects', vector, datasetIds: query.datasetIds, k: VECTOR_K, mediaIds: query.mediaIds })
+        : Promise.resolve([]),
+      s.storage.text.search({ query: text, datasetIds: query.datasetIds, mediaIds: query.mediaIds, limit: TEXT_K }),
+    ]);
+    const calibration = TEXT_TO_IMAGE[familyOf(info)];
+    for (const h of hits) {
+      const e = entry(h.mediaId, h.frameId, h.datasetId);
+      e.embeddingRank = Math.max(e.embeddingRank, calibrate(h.similarity, calibration));
+    }
+    for (const t of textHits) {
+      const e = entry(t.mediaId, t.frameId, t.datasetId);
+      e.textRank = Math.max(e.textRank, t.score);
+    }
+  }
+  // An item-level text match (name, description, tags) counts for each of the item's scored frames too.
+  const itemText = new Map<string, number>();
+  for (const e of byFrame.values()) if (e.frameId === null) itemText.set(e.mediaId, Math.max(itemText.get(e.mediaId) ?? 0, e.textRank));
+  for (const e of byFrame.values()) {
+    if (e.frameId !== null) e.textRank = Math.max(e.textRank, itemText.get(e.mediaId) ?? 0);
+    e.total = combine(e.textRank, e.embeddingRank);
+  }
+  return [...byFrame.values()].sort((a, b) => b.total - a.total || a.mediaId.localeCompare(b.mediaId));
+}
