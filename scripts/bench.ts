@@ -17,6 +17,7 @@ import { fileURLToPath } from 'node:url';
 import { formatSection, fmtMs, machineInfo, now, writeResults, type BenchOptions, type SectionResult } from './bench/harness.js';
 import { runAiBench } from './bench/ai.js';
 import { runLibraryBench } from './bench/library.js';
+import { runIngestBench } from './bench/ingest.js';
 
 const SECTIONS: Record<string, { describe: string; run: (opts: BenchOptions) => Promise<SectionResult> }> = {
   library: {
@@ -27,6 +28,7 @@ const SECTIONS: Record<string, { describe: string; run: (opts: BenchOptions) => 
     describe: 'model runner vs bare ONNX session, images/s, browse latency and event loop under inference (issue 3)',
     run: runAiBench,
   },
+  ingest: { describe: 'ingest throughput with the real detectors (images/s, video s/s) and the share of time outside inference (issue 4)', run: runIngestBench },
 };
 
 /** The commit measured, and whether src/ had uncommitted changes (the figures then describe those). */
