@@ -29,6 +29,7 @@ import { createLogger, type Logger } from './logger.js';
 import { createVisionModels } from './models/index.js';
 import { JobRunner } from './jobs/runner.js';
 import { enqueueClustering, registerIngestJobs, resumeUnfinished } from './ingest/jobs.js';
+import { registerReindexJobs } from './ingest/reindex.js';
 import { VERSION } from './packageRoot.js';
 import { openSqliteStorage } from './storage/sqlite/index.js';
 
@@ -89,6 +90,7 @@ export async function createApp(config: Config, logger: Logger = createLogger(co
   if (config.ingestConcurrency > 0) {
     runner = new JobRunner({ store: storage.jobs, logger: logger.child({ component: 'jobs' }), concurrency: config.ingestConcurrency, leaseMs: config.jobLeaseSeconds * 1000 });
     registerIngestJobs(runner, services);
+    registerReindexJobs(runner, services);
     await resumeUnfinished(services);
     await enqueueClustering(services, null); // faces committed while a previous run was stopping
     runner.start();

@@ -1,8 +1,16 @@
 import { enqueueIngest } from '../ingest/jobs.js';
+import { enqueueReindex } from '../ingest/reindex.js';
 import { INGEST_JOB, type IngestPayload } from '../ingest/pipeline.js';
 import type { JobStatus } from '../jobs/types.js';
 import { loadMedia, requireRole } from './access.js';
 import type { Principal, Services } from './services.js';
+
+/** POST /api/admin/reindex: one `reembed` job per item of the caller's organization. */
+export async function reindex(s: Services, p: Principal) {
+  requireRole(p, 'admin');
+  const queued = await enqueueReindex(s, p.organizationId);
+  return { queued, model: s.models.modelInfo().id };
+}
 
 /** POST /api/media/{id}/reprocess: queue the item's analysis again (the user's own corrections survive it). */
 export async function reprocess(s: Services, p: Principal, mediaId: string) {

@@ -8,6 +8,30 @@ export const VECTOR_K = 1000;
 /** Text hits fetched per query. */
 export const TEXT_K = 1000;
 
+/**
+ * The embedding model text queries use: the current default model once its
+ * vectors cover every object of these collections; until then (a re-index in
+ * progress) the newest other installed embedder whose vectors do.
+ */
+export async function searchModel(s: Services, datasetIds: string[]) {
+  const current = s.models.modelInfo();
+  const coverage = await s.storage.vectors.coverage(current.id, datasetIds, 'objects');
+  if (coverage.fraction >= 0.999) return current;
+  for (const stat of (await s.storage.vectors.stats()).reverse()) {
+    if (stat.modelId === current.id || stat.state !== 'live') continue;
+    const name = stat.modelId.split(':')[0];
+    let other;
+    try {
+      other = s.models.modelInfo(name);
+    } catch {
+      continue; // no longer in the catalog
+    }
+    if (other.id !== stat.modelId || !other.installed || other.task !== 'embed') continue;
+    if ((await s.storage.vectors.coverage(other.id, datasetIds, 'objects')).fraction >= 0.999) return other;
+  }
+  return current;
+}
+
 /** One frame's evidence for a query. */
 export interface FrameScore {
   frameId: string | null;
@@ -67,7 +91,7 @@ export async function scoreFrames(s: Services, query: ScoreQuery): Promise<Frame
   if (query.q !== undefined) {
     const text = query.q.trim();
     if (!text) throw invalid('q must not be empty');
-    const info = s.models.modelInfo();
+    const info = await searchModel(s, query.datasetIds);
     let vector: Float32Array | null = null;
     try {
       [vector] = await s.models.embedTexts(info.name, [text]);

@@ -52,6 +52,8 @@ export interface AccountStore {
   /** Creates the organization and makes `ownerUserId` its owner, atomically. */
   createOrganization(org: { id: string; name: string; slug: string }, ownerUserId: string): Promise<Organization>;
   getOrganization(id: string): Promise<Organization | null>;
+  /** Every organization, oldest first (maintenance scripts). */
+  listOrganizations(): Promise<Organization[]>;
   isSlugTaken(slug: string): Promise<boolean>;
   /** Organizations the user belongs to, with the user's role in each, oldest first. */
   listOrganizationsForUser(userId: string): Promise<Array<Organization & { role: Role }>>;
@@ -152,6 +154,10 @@ export interface AnalysisStore {
   getFrame(id: string): Promise<FrameRecord | null>;
   /** A user's correction: the object becomes theirs (kept by reprocessing) with the new label, or deleted. */
   correctObject(id: string, change: { label: string } | { deleted: true }): Promise<ObjectRecord>;
+  /** Active objects of an item's active frames that carry an `objects` embedding, with the file to embed (re-indexing). */
+  objectsToReembed(mediaId: string): Promise<Array<{ objectId: string; blobKey: string }>>;
+  /** Adds (or replaces) embeddings under a model, keeping other models' vectors: re-indexing writes beside the old ones. */
+  addEmbeddings(rows: Array<{ objectId: string; modelId: string; similarityModel: 'objects'; vector: Float32Array }>): Promise<void>;
   /** A caption the user wrote; reprocessing keeps it. */
   addUserCaption(frameId: string, caption: NewCaption, userId: string): Promise<void>;
 }

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { listJobs, reprocess } from '../../domain/processing.js';
+import { listJobs, reindex, reprocess } from '../../domain/processing.js';
 import { defineRoute } from '../route.js';
 
 export const jobRoutes = [
@@ -11,6 +11,15 @@ export const jobRoutes = [
       const result = await reprocess(services, principal, params.mediaId);
       ctx.status = 202;
       return result;
+    },
+  }),
+  defineRoute({
+    method: 'post', path: '/api/admin/reindex', tag: 'processing',
+    summary: "Recompute the organization's vectors with the current embedding model, in the background; search answers from the old ones until done (admin)",
+    responses: { 202: 'queued', 403: 'admin only' },
+    handle: async ({ services, principal, ctx }) => {
+      ctx.status = 202;
+      return reindex(services, principal);
     },
   }),
   defineRoute({

@@ -22,6 +22,9 @@ export function sqliteAccountStore(db: Db): AccountStore {
       const row = getOrg.get(id) as OrganizationRow | undefined;
       return row ? toOrganization(row) : null;
     },
+    async listOrganizations() {
+      return (db.prepare(`SELECT * FROM organizations ORDER BY created_at, id`).all() as OrganizationRow[]).map(toOrganization);
+    },
     async isSlugTaken(slug) {
       return db.prepare(`SELECT 1 FROM organizations WHERE slug = ?`).get(slug) !== undefined;
     },

@@ -91,6 +91,23 @@ export function sqliteAnalysisStore(db: Db, vectors: VectorSync): AnalysisStore 
     vectors.upsert(indexed);
   });
 
+  const addEmbeddings = db.transaction((rows: Parameters<AnalysisStore['addEmbeddings']>[0]) => {
+    const at = now();
+    const indexed: VectorRow[] = [];
+    for (const r of rows) {
+      const o = db
+        .prepare(`SELECT o.media_id, o.frame_id, m.dataset_id FROM detected_objects o JOIN media m ON m.id = o.media_id WHERE o.id = ?`)
+        .get(r.objectId) as { media_id: string; frame_id: string; dataset_id: string } | undefined;
+      if (!o) continue;
+      const v = r.vector;
+      db.prepare(
+        `INSERT OR REPLACE INTO object_embeddings (object_id, model_id, similarity_model, media_id, dataset_id, dims, vector, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+      ).run(r.objectId, r.modelId, r.similarityModel, o.media_id, o.dataset_id, v.length, Buffer.from(v.buffer, v.byteOffset, v.byteLength), at);
+      indexed.push({ objectId: r.objectId, modelId: r.modelId, similarityModel: r.similarityModel, mediaId: o.media_id, datasetId: o.dataset_id, frameId: o.frame_id, vector: v });
+    }
+    vectors.upsert(indexed);
+  });
+
   return {
     syncFrames: async (mediaId, frames, userId) => syncFrames(mediaId, frames, userId),
     framesOf: async (mediaId) => (activeFrames.all(mediaId) as FrameRow[]).map(toFrame),
@@ -107,6 +124,14 @@ export function sqliteAnalysisStore(db: Db, vectors: VectorSync): AnalysisStore 
       const copy = new Uint8Array(row.vector); // aligned copy for the Float32Array view
       return { modelId: row.model_id, vector: new Float32Array(copy.buffer, 0, copy.byteLength / 4) };
     },
+    objectsToReembed: async (mediaId) =>
+      (db
+        .prepare(
+          `SELECT o.id AS objectId, o.blob_key AS blobKey FROM detected_objects o JOIN frames f ON f.id = o.frame_id
+           WHERE o.media_id = ? AND o.status = 'active' AND f.status = 'active' AND o.similarity_model = 'objects' AND o.blob_key IS NOT NULL`,
+        )
+        .all(mediaId) as Array<{ objectId: string; blobKey: string }>),
+    addEmbeddings: async (rows) => addEmbeddings(rows),
     getFrame: async (id) => {
       const row = db.prepare(`SELECT * FROM frames WHERE id = ?`).get(id) as FrameRow | undefined;
       return row ? toFrame(row) : null;
