@@ -21,12 +21,11 @@
  * worse than with landmark alignment (a landmark-giving detector such as YuNet
  * would fix that: feed its five points to a similarity transform instead).
  */
-import { createHash } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
 import * as ort from 'onnxruntime-node';
 import sharp from 'sharp';
 import type { Detection, RawImage } from './types.js';
-import { toRawImage } from './ultraface.js';
+import { toRawImage } from './rawImage.js';
+import { openModel } from './session.js';
 
 /** Catalog name of the model; the embedder's modelId is `<name>:<first 12 hex of the file's sha256>`. */
 export const SFACE_MODEL_NAME = 'sface';
@@ -108,13 +107,7 @@ export async function cropFace(img: RawImage, box: Detection['box'], opts: { mar
 }
 
 export async function loadFaceEmbedder(opts: FaceEmbedderOptions): Promise<FaceEmbedder> {
-  const bytes = await readFile(opts.modelPath);
-  const modelId = `${opts.modelName ?? SFACE_MODEL_NAME}:${createHash('sha256').update(bytes).digest('hex').slice(0, 12)}`;
-  const session = await ort.InferenceSession.create(bytes, {
-    graphOptimizationLevel: 'all',
-    logSeverityLevel: 3,
-    ...(opts.threads ? { intraOpNumThreads: opts.threads, interOpNumThreads: 1 } : {}),
-  });
+  const { modelId, session } = await openModel(opts.modelPath, opts.modelName ?? SFACE_MODEL_NAME, { threads: opts.threads });
   const inputName = session.inputNames[0];
   const outputName = session.outputNames[0];
   const inMeta = session.inputMetadata.find((m) => m.name === inputName);

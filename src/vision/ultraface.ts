@@ -34,11 +34,11 @@
  * faces over 17 fixture photos without people, where 2× added none (the
  * full pass alone has 3 there: a bear, a zebra, a bowl of apples).
  */
-import { createHash } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
 import * as ort from 'onnxruntime-node';
 import sharp from 'sharp';
 import type { Detection, Detector, DetectorTimings, Point, RawImage } from './types.js';
+import { toRawImage } from './rawImage.js';
+import { openModel } from './session.js';
 
 /** Catalog name of the model; the detector's modelId is `<name>:<first 12 hex of the file's sha256>`. */
 export const ULTRAFACE_MODEL_NAME = 'ultraface-rfb-320';
@@ -94,24 +94,7 @@ export interface Region { left: number; top: number; width: number; height: numb
 
 interface Candidate { score: number; x1: number; y1: number; x2: number; y2: number }
 
-/** Decodes encoded bytes (EXIF orientation applied, alpha flattened, sRGB) into raw RGB, or passes a RawImage through. */
-export async function toRawImage(image: Buffer | RawImage): Promise<RawImage> {
-  if (!Buffer.isBuffer(image)) {
-    if (image.channels !== 3 || image.data.length !== image.width * image.height * 3) {
-      throw new Error(`RawImage must be packed RGB: ${image.width}×${image.height}×${image.channels} with ${image.data.length} bytes`);
-    }
-    return image;
-  }
-  const { data, info } = await sharp(image, { failOn: 'error' })
-    .rotate()
-    .flatten({ background: '#ffffff' })
-    .toColourspace('srgb')
-    .removeAlpha()
-    .raw()
-    .toBuffer({ resolveWithObject: true });
-  if (info.channels !== 3) throw new Error(`decoded image has ${info.channels} channels, expected 3`);
-  return { data, width: info.width, height: info.height, channels: 3 };
-}
+export { toRawImage };
 
 /** Crops `region` out of a raw image and resizes it to width × height (aspect ratio not kept), as packed RGB. */
 export async function cropResize(img: RawImage, region: Region, width: number, height: number): Promise<Buffer> {
@@ -193,15 +176,7 @@ export function planTiles(
 }
 
 export async function loadUltraFaceDetector(opts: UltraFaceOptions): Promise<UltraFaceDetector> {
-  const bytes = await readFile(opts.modelPath);
-  const modelId = `${opts.modelName ?? ULTRAFACE_MODEL_NAME}:${createHash('sha256').update(bytes).digest('hex').slice(0, 12)}`;
-  const session = await ort.InferenceSession.create(bytes, {
-    graphOptimizationLevel: 'all',
-    // The upstream export lists its initializers as graph inputs: onnxruntime
-    // warns once per weight. Errors only.
-    logSeverityLevel: 3,
-    ...(opts.threads ? { intraOpNumThreads: opts.threads, interOpNumThreads: 1 } : {}),
-  });
+  const { modelId, session } = await openModel(opts.modelPath, opts.modelName ?? ULTRAFACE_MODEL_NAME, { threads: opts.threads });
   const inputName = session.inputNames[0];
   if (!session.outputNames.includes('scores') || !session.outputNames.includes('boxes')) {
     throw new Error(`${opts.modelPath} is not an UltraFace model: outputs are ${session.outputNames.join(', ')} (want scores, boxes)`);

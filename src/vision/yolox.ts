@@ -10,12 +10,12 @@
  * h = e^h·s; score = objectness × best class score; per-class NMS; boxes
  * mapped back to image pixels by dividing by the letterbox scale, clamped.
  */
-import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import ort from 'onnxruntime-node';
 import { letterbox } from './letterbox.js';
 import { nms } from './nms.js';
+import { openModel } from './session.js';
 import type { Detection, Detector, DetectorTimings, RawImage } from './types.js';
 
 /** The 80 COCO class names in the order YOLOX's COCO models use (yolox/data/datasets/coco_classes.py). */
@@ -227,18 +227,10 @@ export async function loadYoloxDetector(opts: YoloxOptions): Promise<YoloxDetect
   const scoreThreshold = opts.scoreThreshold ?? 0.3;
   const nmsIou = opts.nmsIou ?? 0.45;
   const defaultMax = opts.maxDetections ?? 100;
-  const bytes = await readFile(opts.modelPath);
   const labels = opts.classesPath ? await readClasses(opts.classesPath) : COCO_CLASSES;
   const name = opts.name ?? modelNameFromPath(opts.modelPath);
-  const modelId = `${name}:${createHash('sha256').update(bytes).digest('hex').slice(0, 12)}`;
-
-  const session = await ort.InferenceSession.create(bytes, {
-    executionProviders: opts.executionProviders ?? ['cpu'],
-    graphOptimizationLevel: 'all',
-    // Idle onnxruntime workers otherwise busy-wait after each run and slow down the
-    // decoding and resizing (sharp/libvips threads) of the next image.
-    ...(opts.spinning ? {} : { extra: { session: { intra_op: { allow_spinning: '0' } } } }),
-    ...(opts.intraOpNumThreads ? { intraOpNumThreads: opts.intraOpNumThreads } : {}),
+  const { modelId, session } = await openModel(opts.modelPath, name, {
+    executionProviders: opts.executionProviders, spinning: opts.spinning, threads: opts.intraOpNumThreads,
   });
   try {
     if (session.inputNames.length !== 1 || session.outputNames.length < 1) {
