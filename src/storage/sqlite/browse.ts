@@ -104,8 +104,24 @@ export function sqliteBrowse(db: Db): Pick<MediaStore, 'browse' | 'browseIds' | 
     const placeIsCurrent = isRoot || folderAt.get(q.path.slice(-32), q.path) !== undefined;
     if (onlyPlace && !q.recursive && placeIsCurrent) return (liveCount.get('children', q.path.slice(-32)) as number | undefined) ?? 0;
     if (onlyPlace && isRoot) return (liveCount.get('dataset', q.datasetId) as number | undefined) ?? 0;
+    const groups = Object.entries(q.tagFilters ?? {}).filter(([, v]) => v.length > 0);
+    if (groups.length) {
+      // Count from the tag index of the most selective group (tag_counts says which) instead of
+      // checking every live row of the place: a few thousand candidates rather than the collection.
+      const size = ([g, values]: [string, string[]]) =>
+        values.reduce((sum, v) => sum + ((tagCount.get(q.datasetId, g, v) as number | undefined) ?? 0), 0);
+      const [group, values] = groups.reduce((best, g) => (size(g) < size(best) ? g : best));
+      return db
+        .prepare(
+          `SELECT count(*) FROM (SELECT DISTINCT t.media_id FROM media_tags t WHERE t.dataset_id = ? AND t.grp = ? AND t.value IN (${values.map(() => '?').join(', ')})) c
+           JOIN media m ON m.id = c.media_id WHERE ${where}`,
+        )
+        .pluck()
+        .get(q.datasetId, group, ...values, ...params) as number;
+    }
     return db.prepare(`SELECT count(*) FROM media m WHERE ${where}`).pluck().get(...params) as number;
   };
+  const tagCount = db.prepare(`SELECT count FROM tag_counts WHERE dataset_id = ? AND grp = ? AND value = ?`).pluck();
   const firstFrame = db.prepare(`SELECT blob_key FROM frames WHERE media_id = ? AND status = 'active' ORDER BY seconds LIMIT 1`);
 
   return {
