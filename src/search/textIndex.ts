@@ -32,15 +32,22 @@ export interface TextSearchQuery {
 export interface TextHit {
   mediaId: string;
   /**
-   * The frame whose captions or OCR text matched. null when only the item's
-   * own text (name, description, tags) matched: the match is about the whole item.
-   * A frame hit also counts what its item's own text matched.
+   * The frame whose captions or OCR text matched; its hit also counts what its
+   * item's own text (name, description, tags) matched. null: a hit of the
+   * item's own text, which stands for all its frames (an item may have both
+   * kinds of hit).
    */
   frameId: string | null;
   datasetId: string;
   /** 0..1, see textRank. */
   score: number;
-  /** FTS5 bm25 of the hit (frame and item documents summed): negative, lower is better. */
+  /**
+   * BM25 of the hit, higher is better (unlike SQLite's bm25(), which is
+   * negated): Σ over matched words of idf × tf·(k1 + 1)/(tf + k1), k1 = 1.2,
+   * idf = ln(1 + (N − n + 0.5)/(n + 0.5)) with N rows in the index and n rows
+   * holding the word; a word matched only as a prefix counts half. No length
+   * normalisation: captions, OCR lines, names and tags are all short.
+   */
   bm25: number;
   /** Query terms matched (a prefix-only match counts 0.5) and the number of terms. */
   termsMatched: number;
@@ -153,35 +160,36 @@ export function parseQuery(text: string, opts: { prefix?: boolean } = {}): Query
 // ---------------------------------------------------------------- score
 
 /**
- * How the bm25 part saturates: the average bm25 per query term at which the
- * bm25 factor is half-way between its floor and 1. For one term, bm25 is about
- * its idf, ln(1 + N/n): 2..10 in a library of thousands where the word is rare,
+ * Where the bm25 factor is half-way between its floor and 1: the average bm25
+ * per query word. One word's bm25 is about its idf, ln(1 + N/n): 4..10 for a
+ * rare word in a library of thousands, about 1 for a word in a third of it,
  * under 1 in a library of a handful of items.
  */
 export const TEXT_RANK_K = 3;
-/** Share of the score given by matching the words alone, whatever bm25 says. */
+/** Share of the score earned by matching every word, whatever bm25 says. */
 export const TEXT_RANK_FLOOR = 0.6;
 
 /**
- * The text score, 0..1 (monotonic in both inputs):
+ * The text score in 0..1, monotonic in both bm25 and the words matched:
  *
- *   coverage = termsMatched / termsTotal                    (0..1)
- *   a        = max(0, −bm25) / termsTotal                   (bm25 evidence per term)
- *   textRank = coverage² × (FLOOR + (1 − FLOOR) × a / (a + K))   FLOOR = 0.6, K = 3
+ *   coverage = termsMatched / termsTotal                        (0..1)
+ *   a        = bm25 / termsTotal                                (evidence per word, ≥ 0)
+ *   textRank = coverage² × (0.6 + 0.4 × a / (a + 3))
  *
- * SQLite's bm25 is unbounded and negative-is-better, and its scale depends on
- * the library (idf grows with the log of the number of documents; in a
- * library of one item a perfect match scores about 0). So bm25 only moves a
- * hit within its band: every query word found gives at least 0.6 (a word
- * painted on a sign or in a file name is found and survives minScore),
- * strong evidence (rare words, short texts) approaches 1. Coverage is
- * squared so partial matches fall off fast: 1 of 2 words gives 0.15..0.25,
- * 1 of 3 0.07..0.11, 1 of 4 0.04..0.06 ("barely related" at minScore 0.05).
+ * bm25 (see TextHit.bm25; SQLite's own is the same up to sign) is unbounded
+ * and its scale depends on the library: idf grows with the log of the number
+ * of rows, and in a library of one item a perfect match has an idf near 0. So
+ * bm25 only moves a hit within the band its coverage gives it: every query
+ * word found gives at least 0.6 (a word painted on a sign or in a file name is
+ * found and stays well above minScore), strong evidence (rare words, repeated)
+ * approaches 1. Coverage is squared so partial matches fall off fast: 1 of 2
+ * words gives 0.15..0.25, 1 of 3 0.07..0.11, 1 of 4 0.04..0.06 (minScore's
+ * default 0.05 is "barely related").
  */
 export function textRank(bm25: number, termsMatched: number, termsTotal: number): number {
   if (!(termsTotal > 0) || !(termsMatched > 0)) return 0;
   const coverage = Math.min(1, termsMatched / termsTotal);
-  const a = Math.max(0, -bm25) / termsTotal;
+  const a = Math.max(0, bm25) / termsTotal;
   const saturation = Number.isFinite(a) ? a / (a + TEXT_RANK_K) : 1;
   return Math.min(1, Math.max(0, coverage * coverage * (TEXT_RANK_FLOOR + (1 - TEXT_RANK_FLOOR) * saturation)));
 }

@@ -14,42 +14,60 @@ import type { Db } from './database.js';
 
 /**
  * The FTS5 text index (migrations/005_text_index.sql): table `text_index`
- * (columns caption, ocr, name, description, tag, scope) with one row per live
- * frame that has captions or OCR text and one per live item (name,
- * description, tags); `text_index_docs` maps each rowid to its item, frame and
- * collection. Triggers keep both in step with the data.
+ * (columns caption, ocr, name, description, tag, scope), one row per live
+ * caption, OCR text object, item (name and description) and tag value;
+ * `text_index_docs` maps each rowid to its kind, item, frame and collection.
+ * Triggers keep both in step with the data.
  *
- * A search, with the user's words always quoted (no FTS5 syntax ever comes
- * from the user):
- *  1. one FTS5 query: the documents matching ANY query word (or its other
- *     forms, or the last word as a prefix) in the given collections or items,
- *     best bm25 first, a few times `limit` of them;
- *  2. which words matched in which columns, for those documents and for the
- *     item documents of the frames among them: their text is read back from the
- *     source tables and cut into index terms by the same tokenizer (see
- *     Stemmer), which is exact and cheaper than one FTS5 query per word;
- *  3. a frame hit absorbs its item's own match (name, description, tags), so
- *     "beach sunset" finds the frame captioned "sunset" of "beach.jpg" as a full
- *     match; scores are textRank (src/search/textIndex.ts), best first.
+ * A search (the user's words are always quoted: no FTS5 syntax ever comes from
+ * the user):
+ *  1. candidates: first the rows holding every query word (full matches, all
+ *     about as good: streamed newest first, FTS5 stops at the limit); then
+ *     rows holding some of the words, ranked by FTS5's bm25 over the rarer
+ *     words only: ranking costs about a microsecond per row matched, so words
+ *     found in more than RANKED_MATCHES rows in all (counted once and cached)
+ *     are left out of it (a very common word says little: its idf is near 0);
+ *     then rows with any word, newest first.
+ *  2. rows are grouped into frames (captions, OCR) and items (name,
+ *     description, tags); for those and for the items of the frames, the text
+ *     is read back from the source tables and cut into index terms by the same
+ *     tokenizer (Stemmer): which query words matched, how often, in which
+ *     fields. Exact, and cheaper than asking FTS5 per word.
+ *  3. scores: BM25 computed here (idf from the index's own counts, term
+ *     frequency saturated with k1 = 1.2, no length normalisation: texts are
+ *     short), turned into 0..1 by textRank (src/search/textIndex.ts). A frame
+ *     hit also counts what its item's own text matched ("beach sunset" is a
+ *     full match for the frame captioned "sunset" of "beach.jpg"); items
+ *     matched by their own text are hits of their own (frameId null).
  */
 
 const WORD_COLUMNS = '{caption ocr name description tag}';
-/** bm25 weights: caption, ocr, name, description, tag, scope (scope never scores). */
-const BM25 = 'bm25(text_index, 1, 1, 1, 1, 1, 0)';
-/** Most candidates read in step 1. */
+/** FTS5 bm25 weights: caption, ocr, name, description, tag, scope (never scores). */
+const FTS_BM25 = 'bm25(text_index, 1, 1, 1, 1, 1, 0)';
+/** Rows FTS5 may rank by bm25 per query (about 1 µs each). */
+export const RANKED_MATCHES = 5_000;
+/** Candidates kept in step 1: a few times the limit. */
+const MIN_CANDIDATES = 60;
 const MAX_CANDIDATES = 20_000;
+/** Items given by id whose rows are matched here directly, without FTS5, when they have at most this many rows. */
+const DIRECT_ROWS = 3_000;
+/** How long a word's row count stays cached. */
+const DF_TTL_MS = 60_000;
+const K1 = 1.2;
 
 /** The token naming a collection in the `scope` column (the trailing digit keeps the stemmer off it). */
 export const scopeToken = (datasetId: string): string => `ds${datasetId.replace(/-/g, '').toLowerCase()}0`;
 
 const quote = (s: string): string => `"${s.replace(/"/g, '""')}"`;
+/** ASCII digits are their own index term (neither folded nor stemmed): no need to ask the tokenizer. */
+const DIGITS = /^[0-9]+$/;
 
 /**
  * Cuts text into index terms with FTS5's own tokenizer (porter unicode61
  * remove_diacritics 2, in a private in-memory database), word by word with a
- * cache, so the query side knows exactly which terms the index holds for a
- * word: two forms of a query word with the same stem are searched once, and
- * matched words can be found in a document's text without asking FTS5 per word.
+ * cache, so this side knows exactly which terms the index holds for a word:
+ * two forms of a query word with the same stem are searched once, and the
+ * words of a document's text are found without asking FTS5 per word.
  */
 export class Stemmer {
   private db: Database.Database | null = null;
@@ -72,7 +90,7 @@ export class Stemmer {
 
   /** The index terms of each word (usually exactly one; none for a word the tokenizer drops). */
   terms(words: string[]): string[][] {
-    const missing = [...new Set(words.filter((w) => !this.cache.has(w)))];
+    const missing = [...new Set(words.filter((w) => !this.cache.has(w) && !DIGITS.test(w)))];
     if (missing.length) {
       const db = (this.db ??= this.open());
       const rows = db.transaction(() => {
@@ -86,13 +104,16 @@ export class Stemmer {
       if (this.cache.size + missing.length > this.maxCached) this.cache.clear();
       missing.forEach((w, i) => this.cache.set(w, byWord[i]));
     }
-    return words.map((w) => this.cache.get(w)!);
+    return words.map((w) => this.cache.get(w) ?? [w]);
   }
 
-  /** The set of index terms of a text. */
-  termSet(text: string | null): Set<string> {
-    if (!text) return new Set();
-    return new Set(this.terms(text.match(WORD_PATTERN) ?? []).flat());
+  /** Each index term of a text with its number of occurrences. */
+  count(text: string | null, into = new Map<string, number>()): Map<string, number> {
+    if (!text) return into;
+    const words = text.match(WORD_PATTERN);
+    if (!words) return into;
+    for (const terms of this.terms(words)) for (const t of terms) into.set(t, (into.get(t) ?? 0) + 1);
+    return into;
   }
 }
 
@@ -100,187 +121,283 @@ export class Stemmer {
 interface Term {
   /** Index terms of the word and its other forms (bus, buses: "bu", "buse"). */
   exact: Set<string>;
-  /** Index-term prefix when the word may match as a prefix. */
+  /** Index-term prefix when the word may also match as a prefix. */
   prefix: string | null;
   /** FTS5 expression matching any of them. */
   expr: string;
+  /** Rows holding it (estimated above RANKED_MATCHES). */
+  df: number;
 }
 
-function toTerms(stemmer: Stemmer, words: QueryTerm[]): Term[] {
-  const out: Term[] = [];
-  for (const w of words) {
-    const stems = stemmer.terms(w.forms);
-    // The word must be one index term (a word the tokenizer drops or splits is skipped); other forms likewise.
-    if (stems[0].length !== 1) continue;
-    const exact = new Set<string>();
-    const parts: string[] = [];
-    w.forms.forEach((form, i) => {
-      if (stems[i].length === 1 && !exact.has(stems[i][0])) {
-        exact.add(stems[i][0]);
-        parts.push(quote(form));
-      }
-    });
-    const prefix = w.prefix ? stems[0][0] : null;
-    if (prefix !== null) parts.push(`${quote(w.text)}*`);
-    out.push({ exact, prefix, expr: parts.length === 1 ? parts[0] : `(${parts.join(' OR ')})` });
-  }
-  return out;
-}
+interface DocRow { id: number; kind: 'caption' | 'ocr' | 'item' | 'tag'; media_id: string; frame_id: string | null }
 
-interface Row { id: number; bm25: number; kind: 'caption' | 'ocr' | 'item' | 'tag'; media_id: string; frame_id: string | null; dataset_id: string }
-
-/** A frame (its captions and OCR rows) or an item (its own and its tags' rows). */
+/** A frame (its caption and OCR rows) or an item (its own row and its tags'). */
 interface Unit {
   mediaId: string;
   frameId: string | null;
   datasetId: string;
-  bm25: number;
   fields: Set<TextField>;
-  /** Per query word: 1 matched, 0.5 matched as a prefix only, 0 not. */
-  credit: number[];
+  /** Per query word: occurrences of the word or its forms; of words it begins (prefix only). */
+  tf: number[];
+  prefixTf: number[];
 }
 
 export interface SqliteTextIndexOptions {
   /** A shared stemmer (its cache); one of its own by default. */
   stemmer?: Stemmer;
+  /** Overrides RANKED_MATCHES (tests). */
+  rankedMatches?: number;
+  /** Overrides DIRECT_ROWS (tests). */
+  directRows?: number;
 }
 
 export function sqliteTextIndex(db: Db, options: SqliteTextIndexOptions = {}): TextIndex {
   const stemmer = options.stemmer ?? new Stemmer();
+  const rankedMatches = options.rankedMatches ?? RANKED_MATCHES;
+  const directRows = options.directRows ?? DIRECT_ROWS;
   const json = (v: unknown[]) => JSON.stringify(v);
+  const statements = new Map<string, Database.Statement>();
+  const prepared = (sql: string) => {
+    let st = statements.get(sql);
+    if (!st) statements.set(sql, (st = db.prepare(sql)));
+    return st;
+  };
 
-  const ROW = `t.rowid AS id, ${BM25} AS bm25, d.kind, d.media_id, d.frame_id, d.dataset_id`;
-  const ranked = db.prepare(
-    `SELECT ${ROW} FROM text_index t JOIN text_index_docs d ON d.id = t.rowid
-     WHERE text_index MATCH ? AND d.dataset_id IN (SELECT value FROM json_each(?))
-     ORDER BY bm25 LIMIT ?`,
+  const averages = db.prepare(`SELECT block FROM text_index_data WHERE id = 1`).pluck();
+  const rowCountSlow = db.prepare(`SELECT count(*) FROM text_index_docs`).pluck();
+  const rowidSpan = db.prepare(`SELECT min(id) AS lo, max(id) AS hi FROM text_index_docs`);
+  const dfCount = db.prepare(
+    `SELECT count(*) AS n, min(rowid) AS low FROM (SELECT rowid FROM text_index WHERE text_index MATCH ? ORDER BY rowid DESC LIMIT ?)`,
   );
-  const rankedInMedia = db.prepare(
-    `SELECT ${ROW} FROM text_index t JOIN text_index_docs d ON d.id = t.rowid
-     WHERE text_index MATCH ? AND d.dataset_id IN (SELECT value FROM json_each(?))
-       AND d.media_id IN (SELECT value FROM json_each(?))
-     ORDER BY bm25 LIMIT ?`,
+  const otherCollections = db.prepare(`SELECT EXISTS (SELECT 1 FROM collections WHERE id NOT IN (SELECT value FROM json_each(?)))`).pluck();
+  const docsById = db.prepare(`SELECT id, kind, media_id, frame_id FROM text_index_docs WHERE id IN (SELECT value FROM json_each(?))`);
+  const docsOfMedia = db.prepare(
+    `SELECT d.id, d.kind, d.media_id, d.frame_id FROM text_index_docs d JOIN media m ON m.id = d.media_id
+     WHERE d.media_id IN (SELECT value FROM json_each(?)) AND m.dataset_id IN (SELECT value FROM json_each(?)) LIMIT ?`,
   );
-  /** The item-level rows (name and description, tags) of these items that match. */
-  const itemRows = db.prepare(
-    `SELECT ${ROW} FROM text_index t JOIN text_index_docs d ON d.id = t.rowid
-     WHERE text_index MATCH ? AND t.rowid IN
-       (SELECT id FROM text_index_docs WHERE media_id IN (SELECT value FROM json_each(?)) AND frame_id IS NULL)`,
-  );
+  // The text of indexed frames and items, read back. Units come from index rows, which exist for live rows
+  // only, so only the row's own status needs checking (the same conditions as the text_index_* views).
   const captionText = db.prepare(
-    `SELECT frame_id AS id, caption AS text FROM text_index_captions WHERE frame_id IN (SELECT value FROM json_each(?))`,
+    `SELECT frame_id AS id, text FROM captions WHERE frame_id IN (SELECT value FROM json_each(?)) AND status = 'active'`,
   );
-  const ocrText = db.prepare(`SELECT frame_id AS id, ocr AS text FROM text_index_ocr WHERE frame_id IN (SELECT value FROM json_each(?))`);
-  const itemText = db.prepare(
-    `SELECT media_id AS id, name, description FROM text_index_items WHERE media_id IN (SELECT value FROM json_each(?))`,
+  const ocrText = db.prepare(
+    `SELECT frame_id AS id, label AS text FROM detected_objects
+     WHERE frame_id IN (SELECT value FROM json_each(?)) AND type = 'text' AND status = 'active'`,
   );
-  const tagText = db.prepare(`SELECT media_id AS id, tag AS text FROM text_index_tags WHERE media_id IN (SELECT value FROM json_each(?))`);
+  const itemText = db.prepare(`SELECT id, dataset_id, name, description FROM media WHERE id IN (SELECT value FROM json_each(?))`);
+  const tagText = db.prepare(`SELECT media_id AS id, value AS text FROM media_tags WHERE media_id IN (SELECT value FROM json_each(?))`);
 
-  /** Records which words matched in one field's text of a unit. */
-  function credit(u: Unit, field: TextField, text: string | null, terms: Term[]): void {
-    const set = stemmer.termSet(text);
-    if (set.size === 0) return;
-    terms.forEach((t, i) => {
-      let c = 0;
-      for (const s of t.exact) if (set.has(s)) c = 1;
-      if (c === 0 && t.prefix !== null) for (const s of set) if (s.startsWith(t.prefix)) { c = 0.5; break; }
-      if (c > 0) {
-        u.fields.add(field);
-        if (c > u.credit[i]) u.credit[i] = c;
+  /** Rows in the index: FTS5's own count (the first varint of its averages record). */
+  function rowCount(): number {
+    const block = averages.get() as Buffer | undefined;
+    if (block && block.length > 0) {
+      let v = 0;
+      for (let i = 0; i < 9 && i < block.length; i++) {
+        if (i === 8) return v * 256 + block[i];
+        v = v * 128 + (block[i] & 0x7f);
+        if (!(block[i] & 0x80)) return v;
       }
+    }
+    return rowCountSlow.get() as number;
+  }
+
+  const dfCache = new Map<string, { df: number; at: number }>();
+  /** Rows matching an expression: counted up to RANKED_MATCHES, estimated above from how dense the newest matches are. */
+  function documentFrequency(expr: string, rows: number): number {
+    const now = Date.now();
+    const cached = dfCache.get(expr);
+    if (cached && now - cached.at < DF_TTL_MS) return Math.min(cached.df, rows);
+    const r = dfCount.get(`${WORD_COLUMNS} : ${expr}`, rankedMatches + 1) as { n: number; low: number | null };
+    let df = r.n;
+    if (r.n > rankedMatches && r.low !== null) {
+      const span = rowidSpan.get() as { lo: number; hi: number };
+      df = Math.round((r.n * (span.hi - span.lo + 1)) / Math.max(1, span.hi - r.low + 1));
+    }
+    if (dfCache.size > 10_000) dfCache.clear();
+    dfCache.set(expr, { df, at: now });
+    return Math.min(df, rows);
+  }
+
+  function toTerms(words: QueryTerm[], rows: number): Term[] {
+    const out: Term[] = [];
+    for (const w of words) {
+      const stems = stemmer.terms(w.forms);
+      // The word must be one index term (a word the tokenizer drops or splits is skipped); other forms likewise.
+      if (stems[0].length !== 1) continue;
+      const exact = new Set<string>();
+      const parts: string[] = [];
+      w.forms.forEach((form, i) => {
+        if (stems[i].length === 1 && !exact.has(stems[i][0])) {
+          exact.add(stems[i][0]);
+          parts.push(quote(form));
+        }
+      });
+      const prefix = w.prefix ? stems[0][0] : null;
+      if (prefix !== null) parts.push(`${quote(w.text)}*`);
+      const expr = parts.length === 1 ? parts[0] : `(${parts.join(' OR ')})`;
+      out.push({ exact, prefix, expr, df: documentFrequency(expr, rows) });
+    }
+    return out;
+  }
+
+  /** Rowids of candidate rows, best first, within the filter (an FTS5 scope clause and/or a join on media ids). */
+  function candidates(terms: Term[], scope: string | null, mediaIds: string[] | null, want: number): number[] {
+    const where = (words: string) => (scope ? `(${words}) AND (${scope})` : words);
+    const from = mediaIds
+      ? `text_index t JOIN text_index_docs d ON d.id = t.rowid WHERE text_index MATCH ? AND d.media_id IN (SELECT value FROM json_each(?))`
+      : `text_index t WHERE text_index MATCH ?`;
+    const args = (words: string) => (mediaIds ? [where(words), json(mediaIds)] : [where(words)]);
+    const ids: number[] = [];
+    const seen = new Set<number>();
+    const take = (found: number[]) => {
+      for (const id of found) if (!seen.has(id) && ids.length < want) (seen.add(id), ids.push(id));
+    };
+    const newest = prepared(`SELECT t.rowid FROM ${from} ORDER BY t.rowid DESC LIMIT ?`).pluck();
+    // Rows with every word: full matches, all about as good (streamed newest first, stops at the limit).
+    if (terms.length > 1) take(newest.all(...args(terms.map((t) => `(${WORD_COLUMNS} : ${t.expr})`).join(' AND ')), want) as number[]);
+    if (ids.length >= want) return ids;
+    // Rows with some words: the rarest words first, as many as FTS5 can rank by bm25 cheaply together.
+    const ranked: Term[] = [];
+    let matches = 0;
+    for (const t of [...terms].sort((a, b) => a.df - b.df)) {
+      if (matches + t.df > rankedMatches) break;
+      ranked.push(t);
+      matches += t.df;
+    }
+    if (ranked.length) {
+      const words = `${WORD_COLUMNS} : (${ranked.map((t) => t.expr).join(' OR ')})`;
+      take(prepared(`SELECT t.rowid FROM ${from} ORDER BY ${FTS_BM25} LIMIT ?`).pluck().all(...args(words), want + ids.length) as number[]);
+    }
+    // Then rows with any word, newest first.
+    if (ids.length < want && ranked.length < terms.length) {
+      take(newest.all(...args(`${WORD_COLUMNS} : (${terms.map((t) => t.expr).join(' OR ')})`), want + ids.length) as number[]);
+    }
+    return ids;
+  }
+
+  /** Counts the query words in one field's text of a unit. */
+  function count(u: Unit, field: TextField, text: string | null, terms: Term[]): void {
+    const counts = stemmer.count(text);
+    if (counts.size === 0) return;
+    terms.forEach((t, i) => {
+      let tf = 0;
+      for (const s of t.exact) tf += counts.get(s) ?? 0;
+      let prefixTf = 0;
+      if (t.prefix !== null) for (const [s, n] of counts) if (s.startsWith(t.prefix) && !t.exact.has(s)) prefixTf += n;
+      if (tf > 0 || prefixTf > 0) u.fields.add(field);
+      u.tf[i] += tf;
+      u.prefixTf[i] += prefixTf;
     });
   }
 
-  /** Which words matched in which fields of these units, from their text (exact: same tokenizer). */
+  /** Reads the text of these frames and items and counts the query words in it. */
   function analyse(frames: Map<string, Unit>, items: Map<string, Unit>, terms: Term[]): void {
     if (frames.size) {
       const ids = json([...frames.keys()]);
-      for (const r of captionText.all(ids) as Array<{ id: string; text: string }>) credit(frames.get(r.id)!, 'caption', r.text, terms);
-      for (const r of ocrText.all(ids) as Array<{ id: string; text: string }>) credit(frames.get(r.id)!, 'ocr', r.text, terms);
+      for (const r of captionText.all(ids) as Array<{ id: string; text: string }>) count(frames.get(r.id)!, 'caption', r.text, terms);
+      for (const r of ocrText.all(ids) as Array<{ id: string; text: string }>) count(frames.get(r.id)!, 'ocr', r.text, terms);
     }
     if (items.size) {
       const ids = json([...items.keys()]);
-      for (const r of itemText.all(ids) as Array<{ id: string; name: string; description: string | null }>) {
-        credit(items.get(r.id)!, 'name', r.name, terms);
-        credit(items.get(r.id)!, 'description', r.description, terms);
+      for (const r of itemText.all(ids) as Array<{ id: string; dataset_id: string; name: string; description: string | null }>) {
+        const u = items.get(r.id)!;
+        u.datasetId = r.dataset_id;
+        count(u, 'name', r.name, terms);
+        count(u, 'description', r.description, terms);
       }
-      for (const r of tagText.all(ids) as Array<{ id: string; text: string }>) credit(items.get(r.id)!, 'tag', r.text, terms);
+      for (const r of tagText.all(ids) as Array<{ id: string; text: string }>) count(items.get(r.id)!, 'tag', r.text, terms);
     }
   }
 
   function search(q: TextSearchQuery): TextHit[] {
     const limit = Math.floor(q.limit);
     const datasetIds = [...new Set(q.datasetIds)];
-    if (!(limit > 0) || datasetIds.length === 0 || (q.mediaIds && q.mediaIds.length === 0)) return [];
-    const terms = toTerms(stemmer, parseQuery(q.query, { prefix: q.prefix }));
+    const mediaIds = q.mediaIds ? [...new Set(q.mediaIds)] : null;
+    if (!(limit > 0) || datasetIds.length === 0 || (mediaIds && mediaIds.length === 0)) return [];
+    const words = parseQuery(q.query, { prefix: q.prefix });
+    if (words.length === 0) return [];
+    const rows = Math.max(1, rowCount());
+    const terms = toTerms(words, rows);
     if (terms.length === 0) return [];
-    const match = `${WORD_COLUMNS} : (${terms.map((t) => t.expr).join(' OR ')})`;
-    const want = Math.min(Math.max(limit * 2, 200), Math.max(limit, MAX_CANDIDATES));
+    const want = Math.min(Math.max(limit * 3, MIN_CANDIDATES), Math.max(limit, MAX_CANDIDATES));
 
-    // 1. the best-matching rows, grouped into frames and items
-    const rows = (q.mediaIds
-      ? rankedInMedia.all(match, json(datasetIds), json(q.mediaIds), want)
-      : ranked.all(match, json(datasetIds), want)) as Row[];
-    if (rows.length === 0) return [];
+    // 1. candidate rows
+    let docs: DocRow[] | null = null;
+    if (mediaIds && mediaIds.length <= directRows) {
+      // Few items: all their rows are candidates, matched in step 2 (bounded by the items, not by how common the words are).
+      const all = docsOfMedia.all(json(mediaIds), json(datasetIds), directRows + 1) as DocRow[];
+      if (all.length <= directRows) docs = all;
+    }
+    if (!docs) {
+      const scope = (otherCollections.get(json(datasetIds)) as number)
+        ? `scope : (${datasetIds.map((d) => quote(scopeToken(d))).join(' OR ')})`
+        : null;
+      const ids = candidates(terms, scope, mediaIds, want);
+      docs = ids.length ? (docsById.all(json(ids)) as DocRow[]) : [];
+    }
+    if (docs.length === 0) return [];
+
+    // 2. frames and items, with the items of the frames; what matched where
     const frames = new Map<string, Unit>();
     const items = new Map<string, Unit>();
-    const unit = (r: Row): Unit => {
-      const map = r.frame_id === null ? items : frames;
-      const key = r.frame_id ?? r.media_id;
-      let u = map.get(key);
-      if (!u) {
-        u = { mediaId: r.media_id, frameId: r.frame_id, datasetId: r.dataset_id, bm25: 0, fields: new Set(), credit: terms.map(() => 0) };
-        map.set(key, u);
-      }
-      return u;
+    const newUnit = (mediaId: string, frameId: string | null): Unit =>
+      ({ mediaId, frameId, datasetId: '', fields: new Set(), tf: terms.map(() => 0), prefixTf: terms.map(() => 0) });
+    for (const d of docs) {
+      if (d.frame_id !== null) {
+        if (!frames.has(d.frame_id)) frames.set(d.frame_id, newUnit(d.media_id, d.frame_id));
+      } else if (!items.has(d.media_id)) items.set(d.media_id, newUnit(d.media_id, null));
+    }
+    // Every indexed frame's item is live and indexed too: its own text may complete the frame's match.
+    for (const f of frames.values()) if (!items.has(f.mediaId)) items.set(f.mediaId, newUnit(f.mediaId, null));
+    analyse(frames, items, terms);
+    for (const f of frames.values()) f.datasetId = items.get(f.mediaId)!.datasetId;
+
+    // 3. scores
+    const idf = terms.map((t) => Math.log(1 + (rows - t.df + 0.5) / (t.df + 0.5)));
+    const score = (units: Unit[]) => {
+      let bm25 = 0;
+      let matched = 0;
+      terms.forEach((_, i) => {
+        const tf = units.reduce((s, u) => s + u.tf[i], 0);
+        const prefixTf = units.reduce((s, u) => s + u.prefixTf[i], 0);
+        if (tf > 0) {
+          bm25 += (idf[i] * tf * (K1 + 1)) / (tf + K1);
+          matched += 1;
+        } else if (prefixTf > 0) {
+          bm25 += (0.5 * idf[i] * prefixTf * (K1 + 1)) / (prefixTf + K1);
+          matched += 0.5;
+        }
+      });
+      return { bm25, matched };
     };
-    for (const r of rows) unit(r).bm25 += r.bm25;
-
-    // 2. what matched where; the items of the candidate frames join in when their own text matches
-    const candidateItems = new Set(items.keys());
-    const siblings = new Map<string, Unit>();
-    for (const f of frames.values()) {
-      if (!items.has(f.mediaId) && !siblings.has(f.mediaId)) {
-        siblings.set(f.mediaId, { mediaId: f.mediaId, frameId: null, datasetId: f.datasetId, bm25: 0, fields: new Set(), credit: terms.map(() => 0) });
-      }
-    }
-    analyse(frames, new Map([...items, ...siblings]), terms);
-    const matchedSiblings = [...siblings.values()].filter((u) => u.fields.size > 0);
-    if (matchedSiblings.length) {
-      for (const u of matchedSiblings) items.set(u.mediaId, u);
-      for (const r of itemRows.all(match, json(matchedSiblings.map((u) => u.mediaId))) as Row[]) items.get(r.media_id)!.bm25 += r.bm25;
-    }
-
-    // 3. hits: each frame with its item's own match; each item matched by its own text (stands for all its frames)
-    const hit = (u: Unit, item: Unit | undefined): TextHit => {
-      const credits = item ? u.credit.map((c, i) => Math.max(c, item.credit[i])) : u.credit;
-      // FTS5 matched it: at least half a word did, even if reading the text back disagreed.
-      const termsMatched = Math.max(credits.reduce((sum, c) => sum + c, 0), 0.5);
-      const bm25 = u.bm25 + (item ? item.bm25 : 0);
+    const hits: TextHit[] = [];
+    const add = (u: Unit, item: Unit | undefined) => {
+      const { bm25, matched } = score(item ? [u, item] : [u]);
+      if (matched === 0) return;
       const fields = item ? new Set([...u.fields, ...item.fields]) : u.fields;
-      return {
+      hits.push({
         mediaId: u.mediaId,
         frameId: u.frameId,
         datasetId: u.datasetId,
-        score: textRank(bm25, termsMatched, terms.length),
+        score: textRank(bm25, matched, terms.length),
         bm25,
-        termsMatched,
+        termsMatched: matched,
         termsTotal: terms.length,
         matchedFields: TEXT_FIELDS.filter((f) => fields.has(f)),
-      };
+      });
     };
-    const hits: TextHit[] = [];
-    for (const f of frames.values()) hits.push(hit(f, items.get(f.mediaId)));
-    for (const [mediaId, u] of items) if (candidateItems.has(mediaId)) hits.push(hit(u, undefined));
+    for (const f of frames.values()) if (f.fields.size) add(f, items.get(f.mediaId));
+    for (const i of items.values()) if (i.fields.size) add(i, undefined);
+    const allowed = new Set(datasetIds);
 
     hits.sort(
       (a, b) =>
         b.score - a.score ||
-        a.bm25 - b.bm25 ||
+        b.bm25 - a.bm25 ||
         (a.mediaId < b.mediaId ? -1 : a.mediaId > b.mediaId ? 1 : 0) ||
         ((a.frameId ?? '') < (b.frameId ?? '') ? -1 : 1),
     );
-    return hits.slice(0, limit);
+    return hits.filter((h) => allowed.has(h.datasetId)).slice(0, limit);
   }
 
   return { search: async (q) => search(q) };

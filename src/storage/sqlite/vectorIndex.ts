@@ -76,6 +76,8 @@ const CENTER_SAMPLE = 20_000;
 const UNCENTERED_REBUILD_ROWS = 10_000;
 const JSON_CHUNK = 30_000;
 const WARM_BATCH = 20_000;
+/** The post-filter path re-ranks at least this many allowed candidates (else it filters inside the scan after all). */
+const MIN_POST_CANDIDATES = 256;
 
 const now = () => new Date().toISOString();
 
@@ -90,7 +92,10 @@ export interface VectorIndexTuning {
   exactBase?: number;
   exactFraction?: number;
   exactMax?: number;
-  /** Above this many media ids the allowed rows are not resolved first: unfiltered first pass, filter after, refill. */
+  /**
+   * Above this many media ids the allowed rows are not resolved first (that costs ~1–2 µs an id):
+   * unfiltered first pass with a bigger k, filter after, refill; resolve after all if still short.
+   */
   resolveMaxMedia?: number;
   /** rows × k above which the first pass is bounded by the sample (0: whenever the sample allows). */
   unboundedMaxWork?: number;
@@ -104,7 +109,7 @@ const DEFAULTS = {
   exactBase: 2_000,
   exactFraction: 1 / 25,
   exactMax: 50_000,
-  resolveMaxMedia: 50_000,
+  resolveMaxMedia: 100_000,
   unboundedMaxWork: 4_000_000,
   cacheBytes: 2 * 1024 ** 3,
   autoWarm: true,
@@ -184,11 +189,12 @@ export function sqliteVectorIndex(db: Db, tuning: VectorIndexTuning = {}): Sqlit
      WHERE index_id = ? AND similarity_model = ? AND dataset_id IN (SELECT value FROM json_each(?)) AND rows > 0`,
   );
 
-  // ---- generations, cached; reloaded when this connection changed the registry or another one committed
+  // ---- generations, cached; reloaded when the registry changed (by this object, another one on the same
+  // connection, or another connection): its signature is a read of a table of a few rows.
   let gens = new Map<number, Gen>();
-  let loadedVersion = -1;
+  let loadedSignature: string | null = null;
   let dirty = true;
-  const dataVersion = () => db.pragma('data_version', { simple: true }) as number;
+  const signatureStmt = db.prepare(`SELECT coalesce(group_concat(id || state, ','), '') FROM vector_indexes`).pluck();
 
   const prepareGen = (r: GenRow): Gen => {
     const t = `vec_index_${r.id}`;
@@ -249,8 +255,8 @@ export function sqliteVectorIndex(db: Db, tuning: VectorIndexTuning = {}): Sqlit
   };
 
   const load = () => {
-    const v = dataVersion();
-    if (!dirty && v === loadedVersion) return;
+    const v = signatureStmt.get() as string;
+    if (!dirty && v === loadedSignature) return;
     const next = new Map<number, Gen>();
     for (const r of registry.all() as GenRow[]) {
       const g = gens.get(r.id);
@@ -259,7 +265,7 @@ export function sqliteVectorIndex(db: Db, tuning: VectorIndexTuning = {}): Sqlit
     }
     for (const id of gens.keys()) if (!next.has(id)) cache.dropGeneration(id);
     gens = next;
-    loadedVersion = v;
+    loadedSignature = v;
     dirty = false;
   };
   const gensOf = (modelId: string): Gen[] => {
@@ -611,7 +617,8 @@ export function sqliteVectorIndex(db: Db, tuning: VectorIndexTuning = {}): Sqlit
       }
       const kept = cands.filter((x) => mediaSet.has(media.get(x.rowid) ?? ''));
       const exhausted = cands.length < fetch;
-      if (kept.length >= want || exhausted) {
+      // Enough allowed candidates to re-rank (fewer than `want` is fine past 4 per hit: the scan order is the same).
+      if (kept.length >= Math.min(want, Math.max(4 * q.k, MIN_POST_CANDIDATES)) || exhausted) {
         info.strategy = 'ann';
         const use = kept.slice(0, want).map((x) => x.rowid);
         info.candidates = use.length;

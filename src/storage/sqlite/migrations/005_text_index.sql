@@ -15,7 +15,8 @@
 -- slowed tenfold at 100k frames.)
 
 -- One row per FTS row; `id` is the FTS rowid. The FTS table can only be looked
--- up by rowid, so what a row is about lives here.
+-- up by rowid, so what a row is about lives here (kept small: the collection
+-- is the FTS row's scope token, and the item's).
 --   kind     'caption' | 'ocr' | 'item' (name, description) | 'tag'
 --   source   captions.id | detected_objects.id | media.id | media_id, group and value joined by char(31)
 CREATE TABLE text_index_docs (
@@ -23,8 +24,7 @@ CREATE TABLE text_index_docs (
   kind       TEXT NOT NULL,
   source     TEXT NOT NULL,
   media_id   TEXT NOT NULL,
-  frame_id   TEXT,
-  dataset_id TEXT NOT NULL
+  frame_id   TEXT
 );
 CREATE UNIQUE INDEX text_index_docs_source ON text_index_docs(source, kind);
 CREATE INDEX text_index_docs_media ON text_index_docs(media_id, frame_id);
@@ -33,8 +33,11 @@ CREATE INDEX text_index_docs_media ON text_index_docs(media_id, frame_id);
 -- media_tags only), with contentless_delete=1 so rows can be deleted by rowid
 -- (a tombstone, no re-reading of the text). detail stays full: bm25() needs
 -- the per-column hits (it scores 0 with detail=column).
+-- `scope` holds one token naming the row's collection: 'ds' || 32 hex || '0'
+-- (the trailing digit keeps the stemmer off it). A query limited to some of
+-- the collections ANDs them in; user words are never matched against it.
 CREATE VIRTUAL TABLE text_index USING fts5(
-  caption, ocr, name, description, tag,
+  caption, ocr, name, description, tag, scope,
   content = '',
   contentless_delete = 1,
   tokenize = 'porter unicode61 remove_diacritics 2'
@@ -80,34 +83,45 @@ CREATE VIEW text_index_drop_media (media_id) AS SELECT NULL WHERE 0;
 CREATE VIEW text_index_add_frame (frame_id) AS SELECT NULL WHERE 0;
 CREATE VIEW text_index_drop_frame (media_id, frame_id) AS SELECT NULL, NULL WHERE 0;
 
--- kind 'item', 'caption' or 'ocr'; source its row id.
+-- kind 'item', 'caption' or 'ocr'; source its row id. Adding replaces what
+-- was there (never a duplicate, never a failed write), though the callers drop
+-- first whenever a row may already be indexed: this lookup then finds nothing.
 CREATE TRIGGER text_index_add_run INSTEAD OF INSERT ON text_index_add BEGIN
-  INSERT INTO text_index_docs (kind, source, media_id, frame_id, dataset_id)
-    SELECT 'item', source, media_id, NULL, dataset_id FROM text_index_items WHERE NEW.kind = 'item' AND source = NEW.source
+  DELETE FROM text_index WHERE rowid = (SELECT id FROM text_index_docs WHERE source = NEW.source AND kind = NEW.kind);
+  DELETE FROM text_index_docs WHERE source = NEW.source AND kind = NEW.kind;
+  INSERT INTO text_index_docs (kind, source, media_id, frame_id)
+    SELECT 'item', source, media_id, NULL FROM text_index_items WHERE NEW.kind = 'item' AND source = NEW.source
     UNION ALL
-    SELECT 'caption', source, media_id, frame_id, dataset_id FROM text_index_captions WHERE NEW.kind = 'caption' AND source = NEW.source
+    SELECT 'caption', source, media_id, frame_id FROM text_index_captions WHERE NEW.kind = 'caption' AND source = NEW.source
     UNION ALL
-    SELECT 'ocr', source, media_id, frame_id, dataset_id FROM text_index_ocr WHERE NEW.kind = 'ocr' AND source = NEW.source;
-  INSERT INTO text_index (rowid, name, description, caption, ocr)
-    SELECT d.id, m.name, m.description, NULL, NULL FROM text_index_docs d JOIN media m ON m.id = d.source
+    SELECT 'ocr', source, media_id, frame_id FROM text_index_ocr WHERE NEW.kind = 'ocr' AND source = NEW.source;
+  INSERT INTO text_index (rowid, name, description, caption, ocr, scope)
+    SELECT d.id, m.name, m.description, NULL, NULL, 'ds' || replace(lower(m.dataset_id), '-', '') || '0'
+      FROM text_index_docs d JOIN media m ON m.id = d.source
       WHERE NEW.kind = 'item' AND d.source = NEW.source AND d.kind = 'item'
     UNION ALL
-    SELECT d.id, NULL, NULL, c.text, NULL FROM text_index_docs d JOIN captions c ON c.id = d.source
+    SELECT d.id, NULL, NULL, c.text, NULL, 'ds' || replace(lower(m.dataset_id), '-', '') || '0'
+      FROM text_index_docs d JOIN captions c ON c.id = d.source JOIN media m ON m.id = d.media_id
       WHERE NEW.kind = 'caption' AND d.source = NEW.source AND d.kind = 'caption'
     UNION ALL
-    SELECT d.id, NULL, NULL, NULL, o.label FROM text_index_docs d JOIN detected_objects o ON o.id = d.source
+    SELECT d.id, NULL, NULL, NULL, o.label, 'ds' || replace(lower(m.dataset_id), '-', '') || '0'
+      FROM text_index_docs d JOIN detected_objects o ON o.id = d.source JOIN media m ON m.id = d.media_id
       WHERE NEW.kind = 'ocr' AND d.source = NEW.source AND d.kind = 'ocr';
 END;
 
 CREATE TRIGGER text_index_add_tag_run INSTEAD OF INSERT ON text_index_add_tag BEGIN
-  INSERT INTO text_index_docs (kind, source, media_id, frame_id, dataset_id)
-    SELECT 'tag', NEW.media_id || char(31) || NEW.grp || char(31) || NEW.value, m.id, NULL, m.dataset_id
+  DELETE FROM text_index WHERE rowid =
+    (SELECT id FROM text_index_docs WHERE source = NEW.media_id || char(31) || NEW.grp || char(31) || NEW.value AND kind = 'tag');
+  DELETE FROM text_index_docs WHERE source = NEW.media_id || char(31) || NEW.grp || char(31) || NEW.value AND kind = 'tag';
+  INSERT INTO text_index_docs (kind, source, media_id, frame_id)
+    SELECT 'tag', NEW.media_id || char(31) || NEW.grp || char(31) || NEW.value, m.id, NULL
     FROM media m
     WHERE m.id = NEW.media_id AND m.status = 'active' AND m.is_current = 1 AND m.type != 'folder'
       AND EXISTS (SELECT 1 FROM media_tags t WHERE t.media_id = NEW.media_id AND t.grp = NEW.grp AND t.value = NEW.value);
-  INSERT INTO text_index (rowid, tag)
-    SELECT id, NEW.value FROM text_index_docs
-    WHERE source = NEW.media_id || char(31) || NEW.grp || char(31) || NEW.value AND kind = 'tag';
+  INSERT INTO text_index (rowid, tag, scope)
+    SELECT d.id, NEW.value, 'ds' || replace(lower(m.dataset_id), '-', '') || '0'
+    FROM text_index_docs d JOIN media m ON m.id = d.media_id
+    WHERE d.source = NEW.media_id || char(31) || NEW.grp || char(31) || NEW.value AND d.kind = 'tag';
 END;
 
 CREATE TRIGGER text_index_drop_run INSTEAD OF INSERT ON text_index_drop BEGIN
@@ -209,24 +223,24 @@ END;
 
 -- ------------------------------------------------------------------ backfill
 
-INSERT INTO text_index_docs (kind, source, media_id, frame_id, dataset_id)
-  SELECT 'item', source, media_id, NULL, dataset_id FROM text_index_items;
-INSERT INTO text_index_docs (kind, source, media_id, frame_id, dataset_id)
-  SELECT 'tag', media_id || char(31) || grp || char(31) || tag, media_id, NULL, dataset_id FROM text_index_tags;
-INSERT INTO text_index_docs (kind, source, media_id, frame_id, dataset_id)
-  SELECT 'caption', source, media_id, frame_id, dataset_id FROM text_index_captions;
-INSERT INTO text_index_docs (kind, source, media_id, frame_id, dataset_id)
-  SELECT 'ocr', source, media_id, frame_id, dataset_id FROM text_index_ocr;
-INSERT INTO text_index (rowid, name, description)
-  SELECT d.id, s.name, s.description FROM text_index_docs d JOIN text_index_items s ON s.source = d.source
+INSERT INTO text_index_docs (kind, source, media_id, frame_id)
+  SELECT 'item', source, media_id, NULL FROM text_index_items;
+INSERT INTO text_index_docs (kind, source, media_id, frame_id)
+  SELECT 'tag', media_id || char(31) || grp || char(31) || tag, media_id, NULL FROM text_index_tags;
+INSERT INTO text_index_docs (kind, source, media_id, frame_id)
+  SELECT 'caption', source, media_id, frame_id FROM text_index_captions;
+INSERT INTO text_index_docs (kind, source, media_id, frame_id)
+  SELECT 'ocr', source, media_id, frame_id FROM text_index_ocr;
+INSERT INTO text_index (rowid, name, description, scope)
+  SELECT d.id, s.name, s.description, 'ds' || replace(lower(s.dataset_id), '-', '') || '0' FROM text_index_docs d JOIN text_index_items s ON s.source = d.source
   WHERE d.kind = 'item' ORDER BY d.id;
-INSERT INTO text_index (rowid, tag)
-  SELECT d.id, t.value FROM media_tags t JOIN text_index_docs d
+INSERT INTO text_index (rowid, tag, scope)
+  SELECT d.id, t.value, 'ds' || replace(lower(t.dataset_id), '-', '') || '0' FROM media_tags t JOIN text_index_docs d
     ON d.source = t.media_id || char(31) || t.grp || char(31) || t.value AND d.kind = 'tag'
   ORDER BY d.id;
-INSERT INTO text_index (rowid, caption)
-  SELECT d.id, s.caption FROM text_index_docs d JOIN text_index_captions s ON s.source = d.source
+INSERT INTO text_index (rowid, caption, scope)
+  SELECT d.id, s.caption, 'ds' || replace(lower(s.dataset_id), '-', '') || '0' FROM text_index_docs d JOIN text_index_captions s ON s.source = d.source
   WHERE d.kind = 'caption' ORDER BY d.id;
-INSERT INTO text_index (rowid, ocr)
-  SELECT d.id, s.ocr FROM text_index_docs d JOIN text_index_ocr s ON s.source = d.source
+INSERT INTO text_index (rowid, ocr, scope)
+  SELECT d.id, s.ocr, 'ds' || replace(lower(s.dataset_id), '-', '') || '0' FROM text_index_docs d JOIN text_index_ocr s ON s.source = d.source
   WHERE d.kind = 'ocr' ORDER BY d.id;
