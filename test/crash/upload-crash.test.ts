@@ -463,7 +463,8 @@ t('acknowledged uploads survive SIGKILL; nothing half-written is visible; SIGTER
 
     // Graceful shutdown: SIGTERM while an upload is mid-body; it completes, exit 0.
     const img = await makeUploadImage();
-    const slow = slowUpload(srv, st, CYCLES + 1, img.bytes, img.ext, Math.max(1024, Math.ceil(img.bytes.length / 10)), 50);
+    // At least 20 chunks 50 ms apart, whatever the image's size, so the body is surely mid-way at SIGTERM.
+    const slow = slowUpload(srv, st, CYCLES + 1, img.bytes, img.ext, Math.max(1, Math.ceil(img.bytes.length / 20)), 50);
     while (slow.progress.fileBytesSent === 0) await sleep(5);
     await sleep(60);
     assert.not.ok(slow.progress.bodyDone, 'the upload is still mid-body when SIGTERM is sent');
