@@ -22,7 +22,8 @@ import type { Db } from './database.js';
  * A search (the user's words are always quoted: no FTS5 syntax ever comes from
  * the user):
  *  1. candidates: first the rows holding every query word (full matches, all
- *     about as good: streamed newest first, FTS5 stops at the limit); then
+ *     about as good under step 3's scores: streamed newest first, FTS5 stops
+ *     at the limit; for a one-word query that is all); then
  *     rows holding some of the words, ranked by FTS5's bm25 over the rarer
  *     words only: ranking costs about a microsecond per row matched, so words
  *     found in more than RANKED_MATCHES rows in all (counted once and cached)
@@ -46,8 +47,8 @@ const WORD_COLUMNS = '{caption ocr name description tag}';
 const FTS_BM25 = 'bm25(text_index, 1, 1, 1, 1, 1, 0)';
 /** Rows FTS5 may rank by bm25 per query (about 1 µs each). */
 export const RANKED_MATCHES = 5_000;
-/** Candidates kept in step 1: a few times the limit. */
-const MIN_CANDIDATES = 60;
+/** Candidate rows read in step 1: the limit, plus as many again (at most 100 more) for the re-ranking, at least MIN_CANDIDATES. */
+const MIN_CANDIDATES = 40;
 const MAX_CANDIDATES = 20_000;
 /** Items given by id whose rows are matched here directly, without FTS5, when they have at most this many rows. */
 const DIRECT_ROWS = 3_000;
@@ -90,30 +91,47 @@ export class Stemmer {
 
   /** The index terms of each word (usually exactly one; none for a word the tokenizer drops). */
   terms(words: string[]): string[][] {
-    const missing = [...new Set(words.filter((w) => !this.cache.has(w) && !DIGITS.test(w)))];
-    if (missing.length) {
-      const db = (this.db ??= this.open());
-      const rows = db.transaction(() => {
-        missing.forEach((w, i) => this.insert.run(i + 1, w));
-        const found = this.read.all() as Array<{ doc: number; term: string }>;
-        this.clear.run();
-        return found;
-      })();
-      const byWord = missing.map(() => [] as string[]);
-      for (const r of rows) byWord[r.doc - 1].push(r.term);
-      if (this.cache.size + missing.length > this.maxCached) this.cache.clear();
-      missing.forEach((w, i) => this.cache.set(w, byWord[i]));
-    }
-    return words.map((w) => this.cache.get(w) ?? [w]);
+    this.warm(words);
+    return words.map((w) => this.termsOf(w));
   }
 
-  /** Each index term of a text with its number of occurrences. */
-  count(text: string | null, into = new Map<string, number>()): Map<string, number> {
-    if (!text) return into;
-    const words = text.match(WORD_PATTERN);
-    if (!words) return into;
-    for (const terms of this.terms(words)) for (const t of terms) into.set(t, (into.get(t) ?? 0) + 1);
-    return into;
+  /** Looks up, in one go, the words not cached yet. */
+  warm(words: Iterable<string>): void {
+    const missing: string[] = [];
+    const seen = new Set<string>();
+    for (const w of words) if (!this.cache.has(w) && !DIGITS.test(w) && !seen.has(w)) (seen.add(w), missing.push(w));
+    if (missing.length === 0) return;
+    const db = (this.db ??= this.open());
+    const rows = db.transaction(() => {
+      missing.forEach((w, i) => this.insert.run(i + 1, w));
+      const found = this.read.all() as Array<{ doc: number; term: string }>;
+      this.clear.run();
+      return found;
+    })();
+    const byWord = missing.map(() => [] as string[]);
+    for (const r of rows) byWord[r.doc - 1].push(r.term);
+    if (this.cache.size + missing.length > this.maxCached) this.cache.clear();
+    missing.forEach((w, i) => this.cache.set(w, byWord[i]));
+  }
+
+  private termsOf(word: string): string[] {
+    const cached = this.cache.get(word);
+    if (cached) return cached;
+    if (DIGITS.test(word)) return [word];
+    this.warm([word]);
+    return this.cache.get(word)!;
+  }
+
+  /** The words of a text (as the tokenizer cuts them, before stemming). */
+  static words(text: string | null): string[] {
+    return (text && text.match(WORD_PATTERN)) || [];
+  }
+
+  /** Each index term of these words with its number of occurrences. */
+  count(words: string[]): Map<string, number> {
+    const counts = new Map<string, number>();
+    for (const w of words) for (const t of this.termsOf(w)) counts.set(t, (counts.get(t) ?? 0) + 1);
+    return counts;
   }
 }
 
@@ -175,14 +193,15 @@ export function sqliteTextIndex(db: Db, options: SqliteTextIndexOptions = {}): T
     `SELECT d.id, d.kind, d.media_id, d.frame_id FROM text_index_docs d JOIN media m ON m.id = d.media_id
      WHERE d.media_id IN (SELECT value FROM json_each(?)) AND m.dataset_id IN (SELECT value FROM json_each(?)) LIMIT ?`,
   );
-  // The text of indexed frames and items, read back. Units come from index rows, which exist for live rows
-  // only, so only the row's own status needs checking (the same conditions as the text_index_* views).
-  const captionText = db.prepare(
-    `SELECT frame_id AS id, text FROM captions WHERE frame_id IN (SELECT value FROM json_each(?)) AND status = 'active'`,
-  );
-  const ocrText = db.prepare(
-    `SELECT frame_id AS id, label AS text FROM detected_objects
-     WHERE frame_id IN (SELECT value FROM json_each(?)) AND type = 'text' AND status = 'active'`,
+  // The text of indexed frames and items, read back: a frame's caption and OCR rows through the index's own
+  // rows (so the item's other objects are not read), an item's name and description from media (its dataset
+  // too), its tags from media_tags (which holds live items' tags only).
+  const frameText = db.prepare(
+    `SELECT d.frame_id AS id, d.kind, coalesce(c.text, o.label) AS text
+     FROM json_each(?) j
+     JOIN text_index_docs d ON d.media_id = j.value ->> 0 AND d.frame_id = j.value ->> 1
+     LEFT JOIN captions c ON d.kind = 'caption' AND c.id = d.source
+     LEFT JOIN detected_objects o ON d.kind = 'ocr' AND o.id = d.source`,
   );
   const itemText = db.prepare(`SELECT id, dataset_id, name, description FROM media WHERE id IN (SELECT value FROM json_each(?))`);
   const tagText = db.prepare(`SELECT media_id AS id, value AS text FROM media_tags WHERE media_id IN (SELECT value FROM json_each(?))`);
@@ -257,9 +276,10 @@ export function sqliteTextIndex(db: Db, options: SqliteTextIndexOptions = {}): T
     if (terms.length > 1) take(newest.all(...args(terms.map((t) => `(${WORD_COLUMNS} : ${t.expr})`).join(' AND ')), want) as number[]);
     if (ids.length >= want) return ids;
     // Rows with some words: the rarest words first, as many as FTS5 can rank by bm25 cheaply together.
+    // (With one word every match is a full one, and scores differ only by repeats: no ranking needed.)
     const ranked: Term[] = [];
     let matches = 0;
-    for (const t of [...terms].sort((a, b) => a.df - b.df)) {
+    for (const t of terms.length > 1 ? [...terms].sort((a, b) => a.df - b.df) : []) {
       if (matches + t.df > rankedMatches) break;
       ranked.push(t);
       matches += t.df;
@@ -276,8 +296,8 @@ export function sqliteTextIndex(db: Db, options: SqliteTextIndexOptions = {}): T
   }
 
   /** Counts the query words in one field's text of a unit. */
-  function count(u: Unit, field: TextField, text: string | null, terms: Term[]): void {
-    const counts = stemmer.count(text);
+  function count(u: Unit, field: TextField, words: string[], terms: Term[]): void {
+    const counts = stemmer.count(words);
     if (counts.size === 0) return;
     terms.forEach((t, i) => {
       let tf = 0;
@@ -292,21 +312,29 @@ export function sqliteTextIndex(db: Db, options: SqliteTextIndexOptions = {}): T
 
   /** Reads the text of these frames and items and counts the query words in it. */
   function analyse(frames: Map<string, Unit>, items: Map<string, Unit>, terms: Term[]): void {
+    const texts: Array<[Unit, TextField, string[]]> = [];
+    const add = (u: Unit, field: TextField, text: string | null) => {
+      const words = Stemmer.words(text);
+      if (words.length) texts.push([u, field, words]);
+    };
     if (frames.size) {
-      const ids = json([...frames.keys()]);
-      for (const r of captionText.all(ids) as Array<{ id: string; text: string }>) count(frames.get(r.id)!, 'caption', r.text, terms);
-      for (const r of ocrText.all(ids) as Array<{ id: string; text: string }>) count(frames.get(r.id)!, 'ocr', r.text, terms);
+      const pairs = json([...frames.values()].map((f) => [f.mediaId, f.frameId]));
+      for (const r of frameText.all(pairs) as Array<{ id: string; kind: 'caption' | 'ocr'; text: string | null }>) {
+        add(frames.get(r.id)!, r.kind, r.text);
+      }
     }
     if (items.size) {
       const ids = json([...items.keys()]);
       for (const r of itemText.all(ids) as Array<{ id: string; dataset_id: string; name: string; description: string | null }>) {
         const u = items.get(r.id)!;
         u.datasetId = r.dataset_id;
-        count(u, 'name', r.name, terms);
-        count(u, 'description', r.description, terms);
+        add(u, 'name', r.name);
+        add(u, 'description', r.description);
       }
-      for (const r of tagText.all(ids) as Array<{ id: string; text: string }>) count(items.get(r.id)!, 'tag', r.text, terms);
+      for (const r of tagText.all(ids) as Array<{ id: string; text: string }>) add(items.get(r.id)!, 'tag', r.text);
     }
+    stemmer.warm(texts.flatMap(([, , words]) => words));
+    for (const [u, field, words] of texts) count(u, field, words, terms);
   }
 
   function search(q: TextSearchQuery): TextHit[] {
@@ -319,7 +347,7 @@ export function sqliteTextIndex(db: Db, options: SqliteTextIndexOptions = {}): T
     const rows = Math.max(1, rowCount());
     const terms = toTerms(words, rows);
     if (terms.length === 0) return [];
-    const want = Math.min(Math.max(limit * 3, MIN_CANDIDATES), Math.max(limit, MAX_CANDIDATES));
+    const want = Math.min(Math.max(limit + Math.min(limit, 100), MIN_CANDIDATES), Math.max(limit, MAX_CANDIDATES));
 
     // 1. candidate rows
     let docs: DocRow[] | null = null;
