@@ -50,10 +50,18 @@ export const RANKED_MATCHES = 5_000;
 /** Candidate rows read in step 1: the limit, plus as many again (at most 100 more) for the re-ranking, at least MIN_CANDIDATES. */
 const MIN_CANDIDATES = 40;
 const MAX_CANDIDATES = 20_000;
-/** Items given by id whose rows are matched here directly, without FTS5, when they have at most this many rows. */
+/**
+ * Items given by id (mediaIds): up to JOIN_IDS of them, FTS5 is joined with the list, or, when they have at
+ * most DIRECT_ROWS rows and reading those (about DIRECT_COST times dearer per row than FTS5 scanning a match)
+ * costs less than what their words match, all their rows are matched here directly. A longer list is not
+ * handed to SQLite at all (parsing it would cost more than the search): rows of other items are dropped
+ * here, reading deeper until enough are left (at most MAX_CANDIDATES rows).
+ */
+const JOIN_IDS = 3_000;
 const DIRECT_ROWS = 3_000;
-/** How long a word's row count stays cached. */
-const DF_TTL_MS = 60_000;
+const DIRECT_COST = 10;
+/** How long the row counts (the index's, each word's) stay cached. */
+const STATS_TTL_MS = 60_000;
 const K1 = 1.2;
 
 /** The token naming a collection in the `scope` column (the trailing digit keeps the stemmer off it). */
@@ -165,14 +173,17 @@ export interface SqliteTextIndexOptions {
   stemmer?: Stemmer;
   /** Overrides RANKED_MATCHES (tests). */
   rankedMatches?: number;
-  /** Overrides DIRECT_ROWS (tests). */
-  directRows?: number;
+  /** Overrides DIRECT_COST (tests: 0 always matches short lists of items directly). */
+  directCost?: number;
+  /** Overrides JOIN_IDS (tests). */
+  joinIds?: number;
 }
 
 export function sqliteTextIndex(db: Db, options: SqliteTextIndexOptions = {}): TextIndex {
   const stemmer = options.stemmer ?? new Stemmer();
   const rankedMatches = options.rankedMatches ?? RANKED_MATCHES;
-  const directRows = options.directRows ?? DIRECT_ROWS;
+  const directCost = options.directCost ?? DIRECT_COST;
+  const joinIds = options.joinIds ?? JOIN_IDS;
   const json = (v: unknown[]) => JSON.stringify(v);
   const statements = new Map<string, Database.Statement>();
   const prepared = (sql: string) => {
@@ -181,7 +192,6 @@ export function sqliteTextIndex(db: Db, options: SqliteTextIndexOptions = {}): T
     return st;
   };
 
-  const averages = db.prepare(`SELECT block FROM text_index_data WHERE id = 1`).pluck();
   const rowCountSlow = db.prepare(`SELECT count(*) FROM text_index_docs`).pluck();
   const rowidSpan = db.prepare(`SELECT min(id) AS lo, max(id) AS hi FROM text_index_docs`);
   const dfCount = db.prepare(
@@ -206,18 +216,14 @@ export function sqliteTextIndex(db: Db, options: SqliteTextIndexOptions = {}): T
   const itemText = db.prepare(`SELECT id, dataset_id, name, description FROM media WHERE id IN (SELECT value FROM json_each(?))`);
   const tagText = db.prepare(`SELECT media_id AS id, value AS text FROM media_tags WHERE media_id IN (SELECT value FROM json_each(?))`);
 
-  /** Rows in the index: FTS5's own count (the first varint of its averages record). */
+  // Rows in the index, for idf. Counted (a scan of the smallest index), cached like the word counts: idf
+  // moves with its logarithm. (FTS5's own row count, in its averages record, is not lowered by deletes on a
+  // contentless_delete table.)
+  let rowsCached: { rows: number; at: number } | null = null;
   function rowCount(): number {
-    const block = averages.get() as Buffer | undefined;
-    if (block && block.length > 0) {
-      let v = 0;
-      for (let i = 0; i < 9 && i < block.length; i++) {
-        if (i === 8) return v * 256 + block[i];
-        v = v * 128 + (block[i] & 0x7f);
-        if (!(block[i] & 0x80)) return v;
-      }
-    }
-    return rowCountSlow.get() as number;
+    const now = Date.now();
+    if (!rowsCached || now - rowsCached.at >= STATS_TTL_MS) rowsCached = { rows: rowCountSlow.get() as number, at: now };
+    return rowsCached.rows;
   }
 
   const dfCache = new Map<string, { df: number; at: number }>();
@@ -225,7 +231,7 @@ export function sqliteTextIndex(db: Db, options: SqliteTextIndexOptions = {}): T
   function documentFrequency(expr: string, rows: number): number {
     const now = Date.now();
     const cached = dfCache.get(expr);
-    if (cached && now - cached.at < DF_TTL_MS) return Math.min(cached.df, rows);
+    if (cached && now - cached.at < STATS_TTL_MS) return Math.min(cached.df, rows);
     const r = dfCount.get(`${WORD_COLUMNS} : ${expr}`, rankedMatches + 1) as { n: number; low: number | null };
     let df = r.n;
     if (r.n > rankedMatches && r.low !== null) {
@@ -350,18 +356,24 @@ export function sqliteTextIndex(db: Db, options: SqliteTextIndexOptions = {}): T
     const want = Math.min(Math.max(limit + Math.min(limit, 100), MIN_CANDIDATES), Math.max(limit, MAX_CANDIDATES));
 
     // 1. candidate rows
-    let docs: DocRow[] | null = null;
-    if (mediaIds && mediaIds.length <= directRows) {
-      // Few items: all their rows are candidates, matched in step 2 (bounded by the items, not by how common the words are).
-      const all = docsOfMedia.all(json(mediaIds), json(datasetIds), directRows + 1) as DocRow[];
-      if (all.length <= directRows) docs = all;
-    }
-    if (!docs) {
-      const scope = (otherCollections.get(json(datasetIds)) as number)
-        ? `scope : (${datasetIds.map((d) => quote(scopeToken(d))).join(' OR ')})`
-        : null;
-      const ids = candidates(terms, scope, mediaIds, want);
-      docs = ids.length ? (docsById.all(json(ids)) as DocRow[]) : [];
+    const scope = (otherCollections.get(json(datasetIds)) as number)
+      ? `scope : (${datasetIds.map((d) => quote(scopeToken(d))).join(' OR ')})`
+      : null;
+    const rowsOf = (ids: number[]) => (ids.length ? (docsById.all(json(ids)) as DocRow[]) : []);
+    let docs: DocRow[];
+    if (!mediaIds) {
+      docs = rowsOf(candidates(terms, scope, null, want));
+    } else if (mediaIds.length <= joinIds) {
+      const all = docsOfMedia.all(json(mediaIds), json(datasetIds), DIRECT_ROWS + 1) as DocRow[];
+      const scanned = terms.reduce((sum, t) => sum + t.df, 0);
+      docs = all.length <= DIRECT_ROWS && all.length * directCost <= scanned ? all : rowsOf(candidates(terms, scope, mediaIds, want));
+    } else {
+      const allowed = new Set(mediaIds);
+      for (let k = want * 2; ; k *= 4) {
+        const ids = candidates(terms, scope, null, Math.min(k, MAX_CANDIDATES));
+        docs = rowsOf(ids).filter((d) => allowed.has(d.media_id));
+        if (docs.length >= want || ids.length < Math.min(k, MAX_CANDIDATES) || k >= MAX_CANDIDATES) break;
+      }
     }
     if (docs.length === 0) return [];
 

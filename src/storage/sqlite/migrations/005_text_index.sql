@@ -8,11 +8,11 @@
 -- Triggers keep the index in step with the data in the same transaction as
 -- each change, so no other code has to know about it. One FTS row per source
 -- row (caption, OCR object, item, tag value): a source row's insert adds one
--- FTS row with a new, higher rowid and its delete removes one, which is what
--- FTS5 handles cheaply. (One row per frame would be rewritten by every caption
--- and OCR line of a reprocessed frame in turn; each rewrite of a row written
--- in the same transaction forces FTS5 to flush a tiny segment, and ingest
--- slowed tenfold at 100k frames.)
+-- FTS row with a new, higher rowid and its delete removes one (a tombstone),
+-- which is what FTS5 handles cheaply. One row per frame would be rewritten by
+-- every caption and OCR line of a reprocessed frame in turn, and FTS5 flushes
+-- its pending data to a new segment whenever a row written in the same
+-- transaction is deleted again.
 
 -- One row per FTS row; `id` is the FTS rowid. The FTS table can only be looked
 -- up by rowid, so what a row is about lives here (kept small: the collection
