@@ -16,6 +16,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { formatSection, fmtMs, machineInfo, now, writeResults, type BenchOptions, type SectionResult } from './bench/harness.js';
 import { runAiBench } from './bench/ai.js';
+import { runSearchBench } from './bench/search.js';
 import { runLibraryBench } from './bench/library.js';
 import { runIngestBench } from './bench/ingest.js';
 
@@ -24,6 +25,7 @@ const SECTIONS: Record<string, { describe: string; run: (opts: BenchOptions) => 
     describe: 'collection of 100,000 items: browse, tags, tag filters, folder move, uploads (issue 2)',
     run: runLibraryBench,
   },
+  search: { describe: 'vector index: 10k/100k/1M vectors a collection, bit first pass + int8 re-rank vs exact scan, recall@10 (issue 5)', run: runSearchBench },
   ai: {
     describe: 'model runner vs bare ONNX session, images/s, browse latency and event loop under inference (issue 3)',
     run: runAiBench,

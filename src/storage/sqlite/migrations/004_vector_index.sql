@@ -1,8 +1,11 @@
 -- The vector index (src/storage/sqlite/vectorIndex.ts): one generation per
 -- embedding model, each a set of tables the code creates when the model's
 -- first vector arrives (their dims are only known then):
---   vec_index_<id>         vec0(dataset_id text partition key, similarity_model text, embedding bit[dims])
---                          the 1-bit codes; a query scans only its collections' partitions
+--   vec_index_<id>         vec0(dataset_id text partition key, similarity_model text partition key,
+--                               embedding bit[dims])
+--                          the 1-bit codes; a query scans only its collections' partitions of
+--                          its similarity model (a partition key, not a metadata column: vec0
+--                          0.1.9 compares metadata row by row, 30-50% of the scan at 1M rows)
 --   vec_index_<id>_sample  the same for 1 row in 64 (by a hash of the rowid): a cheap
 --                          first look that bounds the Hamming distance of the real scan
 --   vec_index_<id>_items   rowid (shared with vec0, never reused) -> object, item, frame, collection
