@@ -9,6 +9,7 @@ import { bootstrap } from './domain/organizations.js';
 import type { Services } from './domain/services.js';
 import { BlobStore } from './files/blobStore.js';
 import { fileServerMiddleware } from './files/fileServer.js';
+import { TempOutputs } from './files/tempOutputs.js';
 import { FileUrls } from './files/fileUrls.js';
 import { errorMiddleware } from './http/errorMiddleware.js';
 import { createGuards } from './http/guards.js';
@@ -70,9 +71,12 @@ export async function createApp(config: Config, logger: Logger = createLogger(co
   await blobs.clearTemp();
   const tokenKey = await storage.accounts.setSettingIfAbsent('token_key', randomBytes(32).toString('hex'));
   const urlKey = await storage.accounts.setSettingIfAbsent('file_url_key', randomBytes(32).toString('hex'));
+  const urls = new FileUrls(urlKey, config.publicUrl);
+  const outputs = new TempOutputs(config.dataDir, urls, config.outputRetentionHours * 3_600_000, logger);
+  await outputs.init();
+  outputs.startSweeping();
   const services: Services = {
-    config, storage, blobs, logger,
-    urls: new FileUrls(urlKey, config.publicUrl),
+    config, storage, blobs, logger, urls, outputs,
     models: createVisionModels(config, logger, { maxQueue: config.inferenceQueueLength, memoryBudgetMB: config.modelMemoryBudgetMB }),
     tokenKey: Buffer.from(tokenKey, 'hex'),
     wakeJobs: () => runner?.notify(),
@@ -114,7 +118,7 @@ export async function createApp(config: Config, logger: Logger = createLogger(co
   });
   koa.use(requestLog(logger));
   koa.use(errorMiddleware(logger));
-  koa.use(fileServerMiddleware({ store: blobs, urls: services.urls, logger }));
+  koa.use(fileServerMiddleware({ store: blobs, urls: services.urls, outputs, logger }));
   koa.use(
     koaBody({
       json: true, multipart: false, urlencoded: false, text: false,
@@ -169,6 +173,7 @@ export async function createApp(config: Config, logger: Logger = createLogger(co
     },
     close: async () => {
       await runner?.stop({ graceMs: config.shutdownGraceSeconds * 1000 });
+      outputs.stop();
       await services.models.close();
       await storage.close();
     },

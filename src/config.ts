@@ -50,6 +50,8 @@ const EnvSchema = z.object({
   FACE_CLUSTER_THRESHOLDS: z.string().optional(),
   /** Niceness of the model worker threads (0-19): inference yields the CPU to HTTP requests. 0 disables. */
   INFERENCE_NICE: z.coerce.number().int().min(0).max(19).default(10),
+  /** Hours an edited or generated image stays in the temporary output area after it was last written. */
+  OUTPUT_RETENTION_HOURS: z.coerce.number().positive().default(24),
   /** Seconds to wait for in-flight requests on SIGTERM before closing anyway. */
   SHUTDOWN_GRACE_SECONDS: z.coerce.number().min(0).default(10),
 });
@@ -81,6 +83,7 @@ export interface Config {
   jobLeaseSeconds: number;
   faceClusterThresholds: ThresholdTable;
   inferenceNice: number;
+  outputRetentionHours: number;
 }
 
 /** Reads the configuration from an environment (process.env by default). Throws on invalid values. */
@@ -119,6 +122,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     jobLeaseSeconds: e.JOB_LEASE_SECONDS,
     faceClusterThresholds: parseThresholds(e.FACE_CLUSTER_THRESHOLDS),
     inferenceNice: e.INFERENCE_NICE,
+    outputRetentionHours: e.OUTPUT_RETENTION_HOURS,
   };
   return { ...config, ...overrides };
 }

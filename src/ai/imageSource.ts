@@ -34,6 +34,8 @@ export async function loadAiImage(s: Services, input: string, formats: ImageForm
 /** The stored file behind one of this server's signed file URLs, or null for any other URL. */
 async function ownFilePath(s: Services, url: URL): Promise<string | null> {
   if (url.origin !== new URL(s.config.publicUrl).origin) return null;
+  const out = /^\/files\/out\/([A-Za-z0-9_-]+)\/([0-9a-f]{64}\.[a-z0-9]{2,5})(?:\/[^/]*)?$/.exec(url.pathname);
+  if (out) return s.outputs.verify(out[1], out[2]) ? s.outputs.pathOf(out[2]) : null; // an earlier edit or generation
   const m = /^\/files\/([A-Za-z0-9_-]+)\/([0-9a-f]{64}\.[a-z0-9]{2,5})(?:\/[^/]*)?$/.exec(url.pathname);
   if (!m || !s.urls.verify(m[1], m[2])) return null;
   return (await s.blobs.exists(m[2])) ? s.blobs.pathFor(m[2]) : null;

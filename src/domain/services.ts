@@ -1,6 +1,7 @@
 import type { Config } from '../config.js';
 import type { BlobStore } from '../files/blobStore.js';
 import type { FileUrls } from '../files/fileUrls.js';
+import type { TempOutputs } from '../files/tempOutputs.js';
 import type { Logger } from '../logger.js';
 import type { VisionModels } from '../models/types.js';
 import type { Storage } from '../storage/storage.js';
@@ -15,6 +16,8 @@ export interface Services {
   storage: Storage;
   blobs: BlobStore;
   urls: FileUrls;
+  /** Temporary area for edited and generated images (expire after OUTPUT_RETENTION_HOURS). */
+  outputs: TempOutputs;
   logger: Logger;
   /** Local vision models (inference off the event loop, in worker threads). */
   models: VisionModels;

@@ -2,6 +2,7 @@
  * Serves stored blobs at their signed public URLs:
  *   GET|HEAD /files/<sig>/<key>
  *   GET|HEAD /files/<sig>/<key>/<download name>
+ *   GET|HEAD /files/out/<sig>/<key>     (temporary outputs: edits, generations)
  *
  * No API key is needed: the signature is the permission (see fileUrls.ts).
  * Blobs are content-addressed and never change, so responses are cacheable
@@ -15,6 +16,7 @@ import type { Logger } from '../logger.js';
 import type { BlobStore } from './blobStore.js';
 import { blobExt, blobSha256, isBlobKey } from './blobStore.js';
 import type { FileUrls } from './fileUrls.js';
+import { OUTPUT_URL_SEGMENT, type TempOutputs } from './tempOutputs.js';
 
 /** Content types by stored extension. Only these are ever sent; unknown ones go out as octet-stream. */
 export const CONTENT_TYPES: Readonly<Record<string, string>> = {
@@ -34,6 +36,8 @@ export const CONTENT_TYPES: Readonly<Record<string, string>> = {
 export interface FileServerOptions {
   store: BlobStore;
   urls: FileUrls;
+  /** The temporary output area, served under /files/out/. */
+  outputs?: TempOutputs;
   logger?: Logger;
 }
 
@@ -44,7 +48,7 @@ export interface ByteRange {
 }
 
 /** Koa middleware for `/files/...`; every other path goes on to `next`. */
-export function fileServerMiddleware({ store, urls, logger }: FileServerOptions): Middleware {
+export function fileServerMiddleware({ store: libraryStore, urls, outputs, logger }: FileServerOptions): Middleware {
   return async (ctx: Context, next: Next) => {
     if (!ctx.path.startsWith('/files/')) return next();
     if (ctx.method !== 'GET' && ctx.method !== 'HEAD') {
@@ -53,10 +57,14 @@ export function fileServerMiddleware({ store, urls, logger }: FileServerOptions)
     }
 
     const parts = ctx.path.slice('/files/'.length).split('/');
+    const isOutput = outputs !== undefined && parts[0] === OUTPUT_URL_SEGMENT;
+    if (isOutput) parts.shift();
     if (parts.length === 4 && parts[3] === '') parts.pop(); // a trailing slash
     if (parts.length < 2 || parts.length > 3) return sendError(ctx, 404, 'Not Found', 'file not found');
     const [sig, key, rawName] = parts;
-    if (!isBlobKey(key) || !urls.verify(sig, key)) return sendError(ctx, 404, 'Not Found', 'file not found');
+    const signed = isOutput ? outputs.verify(sig, key) : urls.verify(sig, key);
+    if (!isBlobKey(key) || !signed) return sendError(ctx, 404, 'Not Found', 'file not found');
+    const store = isOutput ? outputs.store : libraryStore;
 
     // Open first and stat the handle: what is measured is exactly what is sent,
     // even if the orphan sweep unlinks the path meanwhile.

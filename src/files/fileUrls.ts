@@ -44,6 +44,14 @@ export class FileUrls {
     return filename ? `${url}/${encodeURIComponent(filename)}` : url;
   }
 
+  /**
+   * The URL of a file outside the library store, `/files/<namespace>/<sig>/<key>`,
+   * signed over `<namespace>/<key>` so it can never pass for a library URL.
+   */
+  urlIn(namespace: string, key: string): string {
+    return `${this.base}/files/${namespace}/${this.sign(`${namespace}/${key}`)}/${key}`;
+  }
+
   /** Whether `sig` is the signature of `key`. Constant-time, so timing leaks nothing about the right signature. */
   verify(sig: string, key: string): boolean {
     if (typeof sig !== 'string' || typeof key !== 'string' || !SIG_RE.test(sig)) return false;
