@@ -12,11 +12,11 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
 
-export const ARCHES = ['clip', 'siglip', 'vit-gpt2', 'florence2', 'smolvlm', 'yolox', 'ultraface', 'sface', 'ppocr'] as const;
+export const ARCHES = ['clip', 'siglip', 'vit-gpt2', 'florence2', 'smolvlm', 'yolox', 'ultraface', 'sface', 'ppocr', 'swin2sr', 'modnet', 'birefnet'] as const;
 export type Arch = (typeof ARCHES)[number];
 export const DTYPES = ['fp32', 'fp16', 'q8', 'int8', 'uint8', 'q4', 'q4f16', 'bnb4'] as const;
 export type Dtype = (typeof DTYPES)[number];
-export const TASKS = ['embed', 'caption', 'prompt', 'detect', 'detect-faces', 'embed-faces', 'ocr'] as const;
+export const TASKS = ['embed', 'caption', 'prompt', 'detect', 'detect-faces', 'embed-faces', 'ocr', 'upscale', 'remove-background'] as const;
 export type Task = (typeof TASKS)[number];
 /** Architectures run directly with onnxruntime-node (not transformers.js): their files are listed explicitly. */
 export const ORT_ARCHES: readonly Arch[] = ['yolox', 'ultraface', 'sface', 'ppocr'];
@@ -37,6 +37,10 @@ export const ARCH_INFO: Record<Arch, { task: Task; parts: readonly string[]; con
   ultraface: { task: 'detect-faces', parts: [], configs: [] },
   sface: { task: 'embed-faces', parts: [], configs: [] },
   ppocr: { task: 'ocr', parts: [], configs: [] },
+  // Image-to-image models (src/models/engine/imageToImage.ts): one `model` part, no tokenizer.
+  swin2sr: { task: 'upscale', parts: ['model'], configs: ['config.json', 'preprocessor_config.json'] },
+  modnet: { task: 'remove-background', parts: ['model'], configs: ['config.json', 'preprocessor_config.json'] },
+  birefnet: { task: 'remove-background', parts: ['model'], configs: ['config.json', 'preprocessor_config.json'] },
 };
 
 const FileSchema = z.object({
@@ -95,6 +99,8 @@ const RolesSchema = z.object({
   detectFaces: z.string().nullable().default(null),
   embedFaces: z.string().nullable().default(null),
   ocr: z.string().nullable().default(null),
+  upscale: z.string().nullable().default(null),
+  removeBackground: z.string().nullable().default(null),
 });
 export type Roles = z.infer<typeof RolesSchema>;
 export type Profile = 'default' | 'test';
@@ -114,6 +120,8 @@ const LocalRolesSchema = z.object({
   detectFaces: z.string().nullable().optional(),
   embedFaces: z.string().nullable().optional(),
   ocr: z.string().nullable().optional(),
+  upscale: z.string().nullable().optional(),
+  removeBackground: z.string().nullable().optional(),
 });
 const LocalSchema = z.object({
   version: z.literal(1).default(1),
@@ -198,6 +206,7 @@ function checkRoles(c: Catalog, file: string): void {
   const want: Record<keyof Roles, Task> = {
     embed: 'embed', embedFast: 'embed', caption: 'caption', prompt: 'prompt',
     detect: 'detect', detectFaces: 'detect-faces', embedFaces: 'embed-faces', ocr: 'ocr',
+    upscale: 'upscale', removeBackground: 'remove-background',
   };
   for (const profile of ['default', 'test'] as const) {
     for (const [role, task] of Object.entries(want) as [keyof Roles, Task][]) {

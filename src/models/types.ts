@@ -74,6 +74,10 @@ export interface ModelRoles {
   detectFaces: string | null;
   embedFaces: string | null;
   ocr: string | null;
+  /** ×2 super-resolution (Swin2SR). */
+  upscale: string | null;
+  /** Foreground alpha matte (MODNet, BiRefNet). */
+  removeBackground: string | null;
 }
 
 /** Roles served by the onnxruntime detectors of the ingest pipeline. */
