@@ -10,6 +10,7 @@ import type { Services } from './domain/services.js';
 import { BlobStore } from './files/blobStore.js';
 import { fileServerMiddleware } from './files/fileServer.js';
 import { TempOutputs } from './files/tempOutputs.js';
+import { startSearchMaintenance } from './search/maintenance.js';
 import { FileUrls } from './files/fileUrls.js';
 import { errorMiddleware } from './http/errorMiddleware.js';
 import { createGuards } from './http/guards.js';
@@ -88,6 +89,9 @@ export async function createApp(config: Config, logger: Logger = createLogger(co
   if (config.modelProfile === 'default' && services.models.modelInfo().installed) {
     void services.models.warmUp().catch((err) => logger.warn('model warm-up failed', { err }));
   }
+
+  // Warm the vector index's in-memory copies and build any missing index, in the background.
+  const searchMaintenance = startSearchMaintenance(services);
 
   // Background work: the ingest pipeline. Jobs left by a previous run (even a
   // crashed one) resume by themselves once their lease expires.
@@ -174,6 +178,7 @@ export async function createApp(config: Config, logger: Logger = createLogger(co
     close: async () => {
       await runner?.stop({ graceMs: config.shutdownGraceSeconds * 1000 });
       outputs.stop();
+      await searchMaintenance.stop();
       await services.models.close();
       await storage.close();
     },

@@ -16,7 +16,7 @@ export async function searchOrganization(s: Services, p: Principal, input: { q: 
   if (!orgId || !(await s.storage.accounts.getOrganization(orgId))) throw notFound('organization not found');
   if (orgId !== p.organizationId) throw forbidden('no access to this organization');
   const datasetIds = (await s.storage.collections.list(orgId)).map((c) => c.id);
-  const scored = await scoreFrames(s, { q, datasetIds, mediaIds: null, organizationId: orgId });
+  const scored = await scoreFrames(s, { q, datasetIds, mediaIds: null, organizationId: orgId, want: input.limit });
   const media = new Map((await s.storage.media.getMany([...new Set(scored.map((f) => f.mediaId))])).map((m) => [m.id, m]));
   // Only live items; an item-level text match stands for the item's first frame.
   const live = scored.filter((f) => {

@@ -3,30 +3,59 @@ import { DomainError, invalid, notFound } from '../errors.js';
 import type { SimilarityModel } from '../storage/types.js';
 import { calibrate, combine, familyOf, IMAGE_TO_IMAGE, TEXT_TO_IMAGE } from './ranking.js';
 
-/** Vector hits fetched per query: enough for deep pages of scored results (vec0's k is at most 4096). */
+/**
+ * Vector hits (and text hits) fetched per query: enough for deep pages of
+ * scored browse and its totals (vec0's k is at most 4096).
+ */
 export const VECTOR_K = 1000;
-/** Text hits fetched per query. */
 export const TEXT_K = 1000;
+/**
+ * Hits fetched when the caller needs only the best `want` results (organization
+ * search): ten a result, since an item's frames and objects each bring a hit,
+ * and at least 200. At 1M vectors k = 1,000 costs ~2× k = 200 (re-ranking and
+ * row reads grow with k; the first pass does not).
+ */
+export const hitsFor = (want: number | undefined): number => (want === undefined ? VECTOR_K : Math.min(VECTOR_K, Math.max(200, want * 10)));
 
 /**
  * The embedding model text queries use: the current default model once its
  * vectors cover every object of these collections; until then (a re-index in
  * progress) the newest other installed embedder whose vectors do.
+ * Counting coverage reads every object of the collections (~0.2 s at 1M), so
+ * it only runs when another model's index exists, and its answer is kept for
+ * a minute per set of collections.
  */
 export async function searchModel(s: Services, datasetIds: string[]) {
   const current = s.models.modelInfo();
+  const others = (await s.storage.vectors.stats()).filter((st) => st.modelId !== current.id && st.state === 'live' && st.rows > 0);
+  if (others.length === 0) return current; // the usual case: one model, nothing to choose
+  const key = `${current.id}|${[...datasetIds].sort().join(',')}`;
+  let memos = modelMemos.get(s.storage);
+  if (!memos) modelMemos.set(s.storage, (memos = new Map()));
+  const memo = memos.get(key);
+  if (memo && memo.until > Date.now()) return memo.model;
+  const model = await chooseModel(s, current, datasetIds, others.reverse().map((st) => st.modelId));
+  if (memos.size >= 256) memos.clear();
+  memos.set(key, { model, until: Date.now() + 60_000 });
+  return model;
+}
+
+type ModelInfoOf = ReturnType<Services['models']['modelInfo']>;
+/** Per store (one per server; tests run several in a process). */
+const modelMemos = new WeakMap<object, Map<string, { model: ModelInfoOf; until: number }>>();
+
+async function chooseModel(s: Services, current: ModelInfoOf, datasetIds: string[], otherIds: string[]): Promise<ModelInfoOf> {
   const coverage = await s.storage.vectors.coverage(current.id, datasetIds, 'objects');
   if (coverage.fraction >= 0.999) return current;
-  for (const stat of (await s.storage.vectors.stats()).reverse()) {
-    if (stat.modelId === current.id || stat.state !== 'live') continue;
-    const name = stat.modelId.split(':')[0];
+  for (const modelId of otherIds) {
+    const name = modelId.split(':')[0];
     let other;
     try {
       other = s.models.modelInfo(name);
     } catch {
       continue; // no longer in the catalog
     }
-    if (other.id !== stat.modelId || !other.installed || other.task !== 'embed') continue;
+    if (other.id !== modelId || !other.installed || other.task !== 'embed') continue;
     if ((await s.storage.vectors.coverage(other.id, datasetIds, 'objects')).fraction >= 0.999) return other;
   }
   return current;
@@ -51,6 +80,8 @@ export interface ScoreQuery {
   mediaIds: string[] | null;
   /** The caller's organization: a similarToObjectId elsewhere is "not found". */
   organizationId: string;
+  /** How many results the caller will show, when it needs only the best (sizes the fetch; see hitsFor). */
+  want?: number;
 }
 
 /**
@@ -78,7 +109,7 @@ export async function scoreFrames(s: Services, query: ScoreQuery): Promise<Frame
     const stored = await s.storage.analysis.objectVector(object.id, similarityModel);
     if (!stored) throw invalid(`object ${object.id} has no embedding for the ${similarityModel} model`);
     const hits = await s.storage.vectors.search({
-      modelId: stored.modelId, similarityModel, vector: stored.vector, datasetIds: query.datasetIds, k: VECTOR_K, mediaIds: query.mediaIds,
+      modelId: stored.modelId, similarityModel, vector: stored.vector, datasetIds: query.datasetIds, k: hitsFor(query.want), mediaIds: query.mediaIds,
     });
     const standin = stored.modelId.includes('standin') || stored.modelId.startsWith('sface:6791e2349554');
     const family = similarityModel === 'faces' ? (standin ? 'faces-standin' : 'faces') : standin ? 'standin' : familyOf(s.models.modelInfo());
@@ -101,9 +132,9 @@ export async function scoreFrames(s: Services, query: ScoreQuery): Promise<Frame
     }
     const [hits, textHits] = await Promise.all([
       vector
-        ? s.storage.vectors.search({ modelId: info.id, similarityModel: 'objects', vector, datasetIds: query.datasetIds, k: VECTOR_K, mediaIds: query.mediaIds })
+        ? s.storage.vectors.search({ modelId: info.id, similarityModel: 'objects', vector, datasetIds: query.datasetIds, k: hitsFor(query.want), mediaIds: query.mediaIds })
         : Promise.resolve([]),
-      s.storage.text.search({ query: text, datasetIds: query.datasetIds, mediaIds: query.mediaIds, limit: TEXT_K }),
+      s.storage.text.search({ query: text, datasetIds: query.datasetIds, mediaIds: query.mediaIds, limit: query.want === undefined ? TEXT_K : hitsFor(query.want) }),
     ]);
     const calibration = TEXT_TO_IMAGE[familyOf(info)];
     for (const h of hits) {
