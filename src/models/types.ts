@@ -78,6 +78,8 @@ export interface ModelRoles {
   upscale: string | null;
   /** Foreground alpha matte (MODNet, BiRefNet). */
   removeBackground: string | null;
+  /** Text-to-image (Janus-Pro); runs in its own worker, one generation at a time. */
+  generate: string | null;
 }
 
 /** Roles served by the onnxruntime detectors of the ingest pipeline. */
@@ -96,6 +98,24 @@ export interface FaceVectors {
   modelId: string;
   /** One L2-normalised vector per face, in the order given. */
   vectors: Float32Array[];
+}
+
+/** A generated image (square, the model's own size), before any cropping. */
+export interface GeneratedImage {
+  png: Buffer;
+  width: number;
+  height: number;
+  /** Catalog name of the model that drew it. */
+  model: string;
+}
+
+export interface GenerateOptions {
+  /** Generation model; defaults to the profile's generate role. */
+  model?: string;
+  /** Sampling seed: the same prompt and seed give the same image. */
+  seed?: number;
+  /** Image tokens done / total, while it runs. */
+  onProgress?: (done: number, total: number) => void;
 }
 
 export interface VisionModels {
@@ -129,6 +149,12 @@ export interface VisionModels {
   detect(role: DetectionRole, image: Buffer, opts?: { minScore?: number }): Promise<DetectionResult | null>;
   /** Face embeddings (the `faces` similarity model) of faces found on an image; null when not installed. */
   embedFaces(image: Buffer, faces: Detection[]): Promise<FaceVectors | null>;
+  /**
+   * Text to image in a dedicated generation worker (its own thread, one image
+   * at a time), so searches and embeddings never wait behind it. unavailable
+   * when no generation model is installed.
+   */
+  generateImage(prompt: string, options?: GenerateOptions): Promise<GeneratedImage>;
   /** Rejects queued work with `unavailable`, waits for in-flight work, stops the worker(s). */
   close(): Promise<void>;
 }

@@ -5,6 +5,7 @@
  */
 import { existsSync } from 'node:fs';
 import path from 'node:path';
+import sharp from 'sharp';
 import type { Config } from '../config.js';
 import { DomainError } from '../errors.js';
 import type { Logger } from '../logger.js';
@@ -13,8 +14,8 @@ import { DETECTOR_STANDINS } from './engine/detectors.js';
 import type { Detection } from '../vision/types.js';
 import { FLORENCE_TEXT_TASKS } from './tasks.js';
 import { hasStandin, STANDIN_VERSION } from './standins/index.js';
-import type { CaptionOptions, CaptionResult, DetectionResult, DetectionRole, FaceVectors, LoadedModel, ModelInfo, ModelRoles, VisionModels, ZeroShotScore } from './types.js';
-import type { JobKind } from './worker/protocol.js';
+import type { CaptionOptions, CaptionResult, DetectionResult, DetectionRole, FaceVectors, GeneratedImage, GenerateOptions, LoadedModel, ModelInfo, ModelRoles, VisionModels, ZeroShotScore } from './types.js';
+import type { JobKind, WorkerSetup } from './worker/protocol.js';
 import { WorkerPool } from './worker/pool.js';
 
 export interface VisionModelsOptions {
@@ -60,17 +61,18 @@ export function createVisionModels(config: Config, logger: Logger, options: Visi
   let loaded: LoadedModel[] = [];
   const installedCache = new Set<string>();
 
+  const setup: WorkerSetup = {
+    modelsDir: config.modelsDir,
+    profile,
+    device: config.device,
+    memoryBudgetMB: options.memoryBudgetMB === undefined ? budgetFromEnv() : options.memoryBudgetMB,
+    maxImagePixels: config.maxImagePixels,
+    nice: config.inferenceNice,
+    entries: [...catalog.models.values()],
+    pinned: [`${roles.embed}:text`],
+  };
   const pool = new WorkerPool({
-    setup: {
-      modelsDir: config.modelsDir,
-      profile,
-      device: config.device,
-      memoryBudgetMB: options.memoryBudgetMB === undefined ? budgetFromEnv() : options.memoryBudgetMB,
-      maxImagePixels: config.maxImagePixels,
-      nice: config.inferenceNice,
-      entries: [...catalog.models.values()],
-      pinned: [`${roles.embed}:text`],
-    },
+    setup,
     logger: log,
     size: options.workers,
     maxQueue: options.maxQueue,
@@ -218,6 +220,28 @@ export function createVisionModels(config: Config, logger: Logger, options: Visi
     return { model: entry.name, modelId: await detectorId(entry), vectors };
   }
 
+  /**
+   * The generation worker: its own thread (started on first use), one job at a
+   * time. Its queue is not the 429 gate: the durable generation queue in front
+   * of it (src/generate/queue.ts) bounds what waits.
+   */
+  let genPool: WorkerPool | null = null;
+  let closed = false;
+
+  async function generateImage(prompt: string, opts: GenerateOptions = {}): Promise<GeneratedImage> {
+    const name = opts.model ?? roles.generate;
+    if (!name) throw new DomainError('unavailable', 'no image generation model is configured');
+    const entry = usable(name, ['generate']);
+    if (typeof prompt !== 'string' || !prompt.trim()) throw new DomainError('invalid_input', 'prompt must not be empty');
+    if (prompt.length > MAX_TEXT_CHARS) throw new DomainError('invalid_input', `prompt must be at most ${MAX_TEXT_CHARS} characters`);
+    if (closed) throw new DomainError('unavailable', 'models are shutting down');
+    genPool ??= new WorkerPool({ setup: { ...setup, pinned: [] }, logger: log.child({ worker: 'generate' }), size: 1, maxQueue: 1000 });
+    const [out] = await genPool.submit('generate', entry.name, [prompt], { seed: opts.seed ?? 0 }, opts.onProgress ?? (() => {}));
+    const png = Buffer.from(out as Uint8Array);
+    const { width = 0, height = 0 } = await sharp(png).metadata();
+    return { png, width, height, model: entry.name };
+  }
+
   async function warmUp(names?: string[]): Promise<void> {
     const wanted = names ?? [roles.embed];
     await Promise.all(wanted.map((n) => pool.submit('warm', usable(n, ['embed', 'caption', 'prompt']).name, [])));
@@ -235,6 +259,10 @@ export function createVisionModels(config: Config, logger: Logger, options: Visi
     warmUp,
     detect,
     embedFaces,
-    close: () => pool.close(),
+    generateImage,
+    close: async () => {
+      closed = true;
+      await Promise.all([pool.close(), genPool?.close()]);
+    },
   };
 }

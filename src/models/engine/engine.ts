@@ -12,6 +12,7 @@ import { ensureStandin, standinRoot } from '../standins/index.js';
 import type { LoadedModel } from '../types.js';
 import type { JobRequest, WorkerSetup } from '../worker/protocol.js';
 import { generateTexts } from './caption.js';
+import { generateImage } from './generate.js';
 import type { EngineContext } from './context.js';
 import { DeviceChooser } from './device.js';
 import { embedImages, embedTexts } from './embed.js';
@@ -72,7 +73,8 @@ export class Engine {
     return e;
   }
 
-  async run(job: JobRequest): Promise<(Float32Array | string)[]> {
+  /** `progress` receives steps done / total from long jobs (generate). */
+  async run(job: JobRequest, progress: (done: number, total: number) => void = () => {}): Promise<(Float32Array | string | Uint8Array)[]> {
     const entry = this.entry(job.model);
     const bytes = () => job.inputs.map((x) => (typeof x === 'string' ? Buffer.from(x) : x));
     const strings = () => job.inputs.map(String);
@@ -91,6 +93,8 @@ export class Engine {
         return [await this.detectors.embedFaces(entry, bytes()[0], JSON.parse(job.options.faces ?? '[]'))];
       case 'modelId':
         return [await this.detectors.modelId(entry)];
+      case 'generate':
+        return generateImage(this.ctx, entry, strings()[0], job.options.seed ?? 0, progress);
     }
   }
 

@@ -11,6 +11,7 @@ import { ORT_ARCHES, type Catalog, type ModelEntry } from '../catalog.js';
 import { captionerStandinFiles } from './captioner.js';
 import { embedderStandinFiles, type StandinFiles } from './embedder.js';
 import { florence2StandinFiles } from './florence2.js';
+import { janusStandinFiles } from './janus.js';
 
 /** Bump when generated files change, so old caches are rebuilt. */
 export const STANDIN_VERSION = 4;
@@ -33,6 +34,7 @@ function filesFor(entry: ModelEntry): StandinFiles {
   }
   if (entry.arch === 'vit-gpt2') return captionerStandinFiles();
   if (entry.arch === 'florence2') return florence2StandinFiles();
+  if (entry.arch === 'janus') return janusStandinFiles();
   throw new Error(`no stand-in for ${entry.arch} models (${entry.name})`);
 }
 

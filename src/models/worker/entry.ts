@@ -41,8 +41,11 @@ function serialize(err: unknown): SerializedError {
 
 port.on('message', async (msg: JobRequest) => {
   try {
-    const outputs = await engine.run(msg);
-    const transfer = outputs.filter((o): o is Float32Array => o instanceof Float32Array).map((o) => o.buffer as ArrayBuffer);
+    const outputs = await engine.run(msg, (done, total) => post({ type: 'progress', id: msg.id, done, total }));
+    // Only buffers a typed array owns whole are transferred (never a slice of a shared Buffer pool).
+    const transfer = outputs
+      .filter((o): o is Float32Array | Uint8Array => typeof o !== 'string' && o.byteOffset === 0 && o.byteLength === o.buffer.byteLength)
+      .map((o) => o.buffer as ArrayBuffer);
     post({ type: 'result', id: msg.id, outputs }, transfer);
   } catch (err) {
     post({ type: 'error', id: msg.id, error: serialize(err) });

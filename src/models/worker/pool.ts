@@ -19,7 +19,7 @@ import type { Logger } from '../../logger.js';
 import type { LoadedModel } from '../types.js';
 import type { JobKind, JobOptions, JobRequest, SerializedError, WorkerMessage, WorkerSetup } from './protocol.js';
 
-export type Output = Float32Array | string;
+export type Output = Float32Array | string | Uint8Array;
 
 interface Pending {
   kind: JobKind;
@@ -28,6 +28,8 @@ interface Pending {
   options: JobOptions;
   key: string;
   solo: boolean;
+  /** Progress reports of a long job (generate); such jobs are never merged. */
+  onProgress?: (done: number, total: number) => void;
   resolve(outputs: Output[]): void;
   reject(err: Error): void;
 }
@@ -51,7 +53,7 @@ export interface PoolOptions {
   onModels?(loaded: LoadedModel[]): void;
 }
 
-const DEFAULT_MAX_BATCH: Record<JobKind, number> = { embedImages: 16, embedTexts: 64, caption: 8, warm: 1, detect: 4, embedFaces: 1, modelId: 1 };
+const DEFAULT_MAX_BATCH: Record<JobKind, number> = { embedImages: 16, embedTexts: 64, caption: 8, warm: 1, detect: 4, embedFaces: 1, modelId: 1, generate: 1 };
 
 /** Where the worker entry is: the .ts source under tsx (tests, dev), the compiled .js under dist/. */
 function spawn(setup: WorkerSetup): Worker {
@@ -95,7 +97,13 @@ export class WorkerPool {
   }
 
   /** Queues a job; resolves with one output per input. */
-  submit(kind: JobKind, model: string, inputs: (Uint8Array | string)[], options: JobOptions = {}): Promise<Output[]> {
+  submit(
+    kind: JobKind,
+    model: string,
+    inputs: (Uint8Array | string)[],
+    options: JobOptions = {},
+    onProgress?: (done: number, total: number) => void,
+  ): Promise<Output[]> {
     if (this.closed) return Promise.reject(new DomainError('unavailable', 'models are shutting down'));
     if (this.queue.length >= this.maxQueue) {
       const busyWorkers = Math.max(1, this.slots.length);
@@ -105,7 +113,7 @@ export class WorkerPool {
       );
     }
     return new Promise((resolve, reject) => {
-      this.queue.push({ kind, model, inputs, options, key: `${kind}|${model}|${JSON.stringify(options)}`, solo: false, resolve, reject });
+      this.queue.push({ kind, model, inputs, options, key: `${kind}|${model}|${JSON.stringify(options)}`, solo: !!onProgress, onProgress, resolve, reject });
       this.pump();
     });
   }
@@ -171,6 +179,9 @@ export class WorkerPool {
         return;
       case 'models':
         this.opts.onModels?.(msg.loaded);
+        return;
+      case 'progress':
+        if (slot.inFlight?.id === msg.id) slot.inFlight.jobs[0].onProgress?.(msg.done, msg.total);
         return;
       case 'result':
       case 'error': {

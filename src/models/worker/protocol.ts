@@ -6,7 +6,7 @@
 import type { ModelEntry, Profile } from '../catalog.js';
 import type { LoadedModel } from '../types.js';
 
-export type JobKind = 'embedImages' | 'embedTexts' | 'caption' | 'warm' | 'detect' | 'embedFaces' | 'modelId';
+export type JobKind = 'embedImages' | 'embedTexts' | 'caption' | 'warm' | 'detect' | 'embedFaces' | 'modelId' | 'generate';
 
 export interface JobOptions {
   prompt?: string;
@@ -15,6 +15,8 @@ export interface JobOptions {
   minScore?: number;
   /** embedFaces: the JSON-encoded face detections of the one input image. */
   faces?: string;
+  /** generate: sampling seed (same prompt and seed → same image). */
+  seed?: number;
 }
 
 /** workerData of every model worker. */
@@ -48,7 +50,9 @@ export interface SerializedError {
 
 export type WorkerMessage =
   | { type: 'ready' }
-  | { type: 'result'; id: number; outputs: (Float32Array | string)[] }
+  | { type: 'result'; id: number; outputs: (Float32Array | string | Uint8Array)[] }
+  /** Long jobs (generate) report steps done of total while they run. */
+  | { type: 'progress'; id: number; done: number; total: number }
   | { type: 'error'; id: number; error: SerializedError }
   | { type: 'log'; level: 'debug' | 'info' | 'warn' | 'error'; msg: string; fields?: Record<string, unknown> }
   | { type: 'models'; loaded: LoadedModel[] };
