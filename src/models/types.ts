@@ -150,6 +150,14 @@ export interface VisionModels {
   /** Face embeddings (the `faces` similarity model) of faces found on an image; null when not installed. */
   embedFaces(image: Buffer, faces: Detection[]): Promise<FaceVectors | null>;
   /**
+   * Upscales one image ×2 with the model serving the `upscale` role (Swin2SR). Null when none is installed. PNG bytes out.
+   * The result is upright (EXIF applied) and keeps an alpha channel if the input had one. Inputs above
+   * 2048×2048 pixels (UPSCALE_MAX_INPUT_PIXELS) are refused with invalid_input: the model is slow on CPU.
+   */
+  upscale(image: Buffer): Promise<{ image: Buffer; model: string; width: number; height: number } | null>;
+  /** Foreground alpha matte of one image, same width/height as the (EXIF-rotated) input, one 8-bit channel as PNG. Null when no model serves `removeBackground`. */
+  matte(image: Buffer): Promise<{ mask: Buffer; model: string; width: number; height: number } | null>;
+  /**
    * Text to image in a dedicated generation worker (its own thread, one image
    * at a time), so searches and embeddings never wait behind it. unavailable
    * when no generation model is installed.

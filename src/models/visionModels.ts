@@ -14,6 +14,7 @@ import { DETECTOR_STANDINS } from './engine/detectors.js';
 import type { Detection } from '../vision/types.js';
 import { FLORENCE_TEXT_TASKS } from './tasks.js';
 import { hasStandin, STANDIN_VERSION } from './standins/index.js';
+import { asBuffer, checkUpscaleInput, imageSize, pngSize, UPSCALE_MAX_INPUT_PIXELS } from './imageToImage.js';
 import type { CaptionOptions, CaptionResult, DetectionResult, DetectionRole, FaceVectors, GeneratedImage, GenerateOptions, LoadedModel, ModelInfo, ModelRoles, VisionModels, ZeroShotScore } from './types.js';
 import type { JobKind, WorkerSetup } from './worker/protocol.js';
 import { WorkerPool } from './worker/pool.js';
@@ -29,6 +30,8 @@ export interface VisionModelsOptions {
   memoryBudgetMB?: number | null;
   /** Most inputs merged into one worker batch, per kind. */
   maxBatch?: Partial<Record<JobKind, number>>;
+  /** Largest input of upscale(), in pixels (default UPSCALE_MAX_INPUT_PIXELS). */
+  upscaleMaxPixels?: number;
 }
 
 /** Most images or texts accepted in one call. */
@@ -186,7 +189,7 @@ export function createVisionModels(config: Config, logger: Logger, options: Visi
   const detectorIds = new Map<string, string>();
 
   /** The entry serving a detection role, or null when the role is unset or its model is not installed. */
-  function roleEntry(role: DetectionRole | 'embedFaces'): ModelEntry | null {
+  function roleEntry(role: DetectionRole | 'embedFaces' | 'upscale' | 'removeBackground'): ModelEntry | null {
     const name = roles[role];
     if (!name) return null;
     const entry = lookup(name);
@@ -242,9 +245,28 @@ export function createVisionModels(config: Config, logger: Logger, options: Visi
     return { png, width, height, model: entry.name };
   }
 
+  async function upscale(image: Buffer): Promise<{ image: Buffer; model: string; width: number; height: number } | null> {
+    const entry = roleEntry('upscale');
+    if (!entry) return null;
+    checkImages([image]);
+    const maxInputPixels = options.upscaleMaxPixels ?? UPSCALE_MAX_INPUT_PIXELS;
+    await checkUpscaleInput(image, maxInputPixels, config.maxImagePixels);
+    const [png] = (await pool.submit('upscale', entry.name, [image], { maxInputPixels })) as Uint8Array[];
+    return { image: asBuffer(png), model: entry.name, ...pngSize(png) };
+  }
+
+  async function matte(image: Buffer): Promise<{ mask: Buffer; model: string; width: number; height: number } | null> {
+    const entry = roleEntry('removeBackground');
+    if (!entry) return null;
+    checkImages([image]);
+    await imageSize(image, config.maxImagePixels);
+    const [png] = (await pool.submit('matte', entry.name, [image])) as Uint8Array[];
+    return { mask: asBuffer(png), model: entry.name, ...pngSize(png) };
+  }
+
   async function warmUp(names?: string[]): Promise<void> {
     const wanted = names ?? [roles.embed];
-    await Promise.all(wanted.map((n) => pool.submit('warm', usable(n, ['embed', 'caption', 'prompt']).name, [])));
+    await Promise.all(wanted.map((n) => pool.submit('warm', usable(n, ['embed', 'caption', 'prompt', 'upscale', 'remove-background']).name, [])));
   }
 
   return {
@@ -259,6 +281,8 @@ export function createVisionModels(config: Config, logger: Logger, options: Visi
     warmUp,
     detect,
     embedFaces,
+    upscale,
+    matte,
     generateImage,
     close: async () => {
       closed = true;

@@ -13,6 +13,8 @@ import type { LoadedModel } from '../types.js';
 import type { JobRequest, WorkerSetup } from '../worker/protocol.js';
 import { generateTexts } from './caption.js';
 import { generateImage } from './generate.js';
+import { matteImages } from './matte.js';
+import { upscaleImages } from './upscale.js';
 import type { EngineContext } from './context.js';
 import { DeviceChooser } from './device.js';
 import { embedImages, embedTexts } from './embed.js';
@@ -95,12 +97,20 @@ export class Engine {
         return [await this.detectors.modelId(entry)];
       case 'generate':
         return generateImage(this.ctx, entry, strings()[0], job.options.seed ?? 0, progress);
+      case 'upscale':
+        return upscaleImages(this.ctx, entry, bytes(), job.options.maxInputPixels ?? Infinity);
+      case 'matte':
+        return matteImages(this.ctx, entry, bytes());
     }
   }
 
   /** Loads a model's parts by running them once on a tiny input: an empty text, a 1-pixel image. */
   private async warm(entry: ModelEntry): Promise<string[]> {
-    if (entry.task === 'embed') {
+    if (entry.task === 'upscale') {
+      await upscaleImages(this.ctx, entry, [ONE_PIXEL_PNG], Infinity);
+    } else if (entry.task === 'remove-background') {
+      await matteImages(this.ctx, entry, [ONE_PIXEL_PNG]);
+    } else if (entry.task === 'embed') {
       await embedTexts(this.ctx, entry, ['']);
       await embedImages(this.ctx, entry, [ONE_PIXEL_PNG]);
     } else if (entry.task === 'caption' && entry.arch !== 'smolvlm') {

@@ -12,6 +12,8 @@ import { captionerStandinFiles } from './captioner.js';
 import { embedderStandinFiles, type StandinFiles } from './embedder.js';
 import { florence2StandinFiles } from './florence2.js';
 import { janusStandinFiles } from './janus.js';
+import { mattingStandinFiles } from './modnet.js';
+import { swin2srStandinFiles } from './swin2sr.js';
 
 /** Bump when generated files change, so old caches are rebuilt. */
 export const STANDIN_VERSION = 4;
@@ -35,6 +37,8 @@ function filesFor(entry: ModelEntry): StandinFiles {
   if (entry.arch === 'vit-gpt2') return captionerStandinFiles();
   if (entry.arch === 'florence2') return florence2StandinFiles();
   if (entry.arch === 'janus') return janusStandinFiles();
+  if (entry.arch === 'swin2sr') return swin2srStandinFiles();
+  if (entry.arch === 'modnet' || entry.arch === 'birefnet') return mattingStandinFiles(entry.arch);
   throw new Error(`no stand-in for ${entry.arch} models (${entry.name})`);
 }
 

@@ -53,7 +53,7 @@ export interface PoolOptions {
   onModels?(loaded: LoadedModel[]): void;
 }
 
-const DEFAULT_MAX_BATCH: Record<JobKind, number> = { embedImages: 16, embedTexts: 64, caption: 8, warm: 1, detect: 4, embedFaces: 1, modelId: 1, generate: 1 };
+const DEFAULT_MAX_BATCH: Record<JobKind, number> = { embedImages: 16, embedTexts: 64, caption: 8, warm: 1, detect: 4, embedFaces: 1, modelId: 1, generate: 1, upscale: 1, matte: 1 };
 
 /** Where the worker entry is: the .ts source under tsx (tests, dev), the compiled .js under dist/. */
 function spawn(setup: WorkerSetup): Worker {

@@ -6,7 +6,7 @@
 import type { ModelEntry, Profile } from '../catalog.js';
 import type { LoadedModel } from '../types.js';
 
-export type JobKind = 'embedImages' | 'embedTexts' | 'caption' | 'warm' | 'detect' | 'embedFaces' | 'modelId' | 'generate';
+export type JobKind = 'embedImages' | 'embedTexts' | 'caption' | 'warm' | 'detect' | 'embedFaces' | 'modelId' | 'generate' | 'upscale' | 'matte';
 
 export interface JobOptions {
   prompt?: string;
@@ -17,6 +17,8 @@ export interface JobOptions {
   faces?: string;
   /** generate: sampling seed (same prompt and seed → same image). */
   seed?: number;
+  /** upscale: refuse inputs with more pixels than this (the tiled model is slow on CPU). */
+  maxInputPixels?: number;
 }
 
 /** workerData of every model worker. */
