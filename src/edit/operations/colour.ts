@@ -1,0 +1,91 @@
+/**
+ * Colour grades, tone adjustments, sharpen and blur: sharp operations on the
+ * RGB channels (alpha is kept as it was).
+ */
+import type { Sharp } from 'sharp';
+import type { EditOperation, GradePreset } from '../types.js';
+import { longSide, onColour, type Work } from './image.js';
+
+type Grade = Extract<EditOperation, { op: 'grade' }>;
+type Adjust = Extract<EditOperation, { op: 'adjust' }>;
+type Sharpen = Extract<EditOperation, { op: 'sharpen' }>;
+type Blur = Extract<EditOperation, { op: 'blur' }>;
+
+type M3 = [[number, number, number], [number, number, number], [number, number, number]];
+
+/** Rec. 709 luma in every row: R = G = B exactly, so the result is a true black and white. */
+const GREY: M3 = [
+  [0.2126, 0.7152, 0.0722],
+  [0.2126, 0.7152, 0.0722],
+  [0.2126, 0.7152, 0.0722],
+];
+/** The classic sepia matrix. */
+const SEPIA: M3 = [
+  [0.393, 0.769, 0.189],
+  [0.349, 0.686, 0.168],
+  [0.272, 0.534, 0.131],
+];
+/** Half sepia, half the original: the warm, faded base of the vintage look. */
+const HALF_SEPIA = SEPIA.map((row, i) => row.map((v, j) => 0.5 * v + (i === j ? 0.5 : 0))) as M3;
+
+/** Contrast around mid-grey: out = a·in + 128·(1 − a). */
+const contrast = (img: Sharp, a: number) => img.linear(a, 128 * (1 - a));
+
+const GRADES: Record<GradePreset, (img: Sharp) => Sharp> = {
+  greyscale: (img) => img.recomb(GREY),
+  sepia: (img) => img.recomb(SEPIA),
+  noir: (img) => contrast(img.recomb(GREY), 1.45),
+  warm: (img) => img.linear([1.08, 1.02, 0.88], [6, 2, -4]),
+  cool: (img) => img.linear([0.9, 1.0, 1.1], [-4, 0, 6]),
+  invert: (img) => img.negate({ alpha: false }),
+  auto: (img) => img.normalise({ lower: 1, upper: 99 }),
+  // Vintage's faded blacks and vignette are applied in grade() below.
+  vintage: (img) => img.recomb(HALF_SEPIA).linear(0.85, 22).modulate({ saturation: 0.85 }),
+};
+
+export async function grade(w: Work, op: Grade): Promise<Work> {
+  const out = await onColour(w, GRADES[op.preset]);
+  return op.preset === 'vintage' ? vignette(out, 0.35) : out;
+}
+
+/** Darkens towards the corners: factor 1 − strength·(r/r_max)² on the colour channels. */
+export function vignette(w: Work, strength: number): Work {
+  const out = Buffer.from(w.data);
+  const cx = (w.width - 1) / 2;
+  const cy = (w.height - 1) / 2;
+  const r2max = cx * cx + cy * cy || 1;
+  const c = w.channels;
+  for (let y = 0; y < w.height; y++) {
+    const dy2 = (y - cy) * (y - cy);
+    let i = y * w.width * c;
+    for (let x = 0; x < w.width; x++, i += c) {
+      const f = 1 - (strength * ((x - cx) * (x - cx) + dy2)) / r2max;
+      out[i] = Math.round(out[i] * f);
+      out[i + 1] = Math.round(out[i + 1] * f);
+      out[i + 2] = Math.round(out[i + 2] * f);
+    }
+  }
+  return { ...w, data: out };
+}
+
+export async function adjust(w: Work, op: Adjust): Promise<Work> {
+  return onColour(w, (img) => {
+    let out = img;
+    if (op.brightness !== undefined || op.saturation !== undefined) {
+      out = out.modulate({ ...(op.brightness !== undefined ? { brightness: op.brightness } : {}), ...(op.saturation !== undefined ? { saturation: op.saturation } : {}) });
+    }
+    if (op.contrast !== undefined) out = contrast(out, op.contrast);
+    return out;
+  });
+}
+
+export async function sharpen(w: Work, op: Sharpen): Promise<Work> {
+  return onColour(w, (img) => img.sharpen({ sigma: op.sigma }));
+}
+
+/** Gaussian sigma in pixels for this image, from a sigma given for a 1000 px image. */
+export const scaledSigma = (w: Work, sigma: number) => Math.max(1, Math.min(1000, (sigma * longSide(w)) / 1000));
+
+export async function blur(w: Work, op: Blur): Promise<Work> {
+  return onColour(w, (img) => img.blur(scaledSigma(w, op.sigma)));
+}
