@@ -29,7 +29,7 @@ test('the shipped catalog is valid and has the expected models and roles', () =>
   assert.equal(c.roles.default, {
     embed: 'default', embedFast: 'clip-vit-b32', caption: 'florence-2-base', prompt: 'smolvlm-256m-instruct',
     detect: 'yolox-s', detectFaces: 'ultraface-rfb-320', embedFaces: 'sface', ocr: 'pp-ocrv4',
-    upscale: 'swin2sr-x2', removeBackground: 'modnet',
+    upscale: 'swin2sr-x2', removeBackground: 'modnet', generate: 'janus-pro-1b',
   });
   assert.equal(c.roles.test, { ...c.roles.default, prompt: null }, 'the test profile differs only where no stand-in exists');
   for (const m of c.models.values()) {
