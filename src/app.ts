@@ -25,6 +25,8 @@ import { searchRoutes } from './http/routes/search.js';
 import { browseRoutes } from './http/routes/browse.js';
 import { collectionRoutes } from './http/routes/collections.js';
 import { folderRoutes } from './http/routes/folders.js';
+import { generateRoutes } from './http/routes/generate.js';
+import { createGenerationQueue } from './generate/generate.js';
 import { mediaRoutes } from './http/routes/media.js';
 import { uploadRoutes } from './http/routes/upload.js';
 import { createLogger, type Logger } from './logger.js';
@@ -45,6 +47,7 @@ export const ROUTES: AnyRoute[] = [
   ...folderRoutes,
   ...uploadRoutes,
   ...aiRoutes,
+  ...generateRoutes,
   ...jobRoutes,
   ...correctionRoutes,
   ...searchRoutes,
@@ -89,6 +92,10 @@ export async function createApp(config: Config, logger: Logger = createLogger(co
   if (config.modelProfile === 'default' && services.models.modelInfo().installed) {
     void services.models.warmUp().catch((err) => logger.warn('model warm-up failed', { err }));
   }
+
+  // Image generation: its own durable queue and runner, one generation at a time.
+  services.generation = createGenerationQueue(services);
+  services.generation.start();
 
   // Warm the vector index's in-memory copies and build any missing index, in the background.
   const searchMaintenance = startSearchMaintenance(services);
@@ -177,6 +184,7 @@ export async function createApp(config: Config, logger: Logger = createLogger(co
     },
     close: async () => {
       await runner?.stop({ graceMs: config.shutdownGraceSeconds * 1000 });
+      await services.generation?.stop(config.shutdownGraceSeconds * 1000);
       outputs.stop();
       await searchMaintenance.stop();
       await services.models.close();

@@ -52,6 +52,10 @@ const EnvSchema = z.object({
   INFERENCE_NICE: z.coerce.number().int().min(0).max(19).default(10),
   /** Hours an edited or generated image stays in the temporary output area after it was last written. */
   OUTPUT_RETENTION_HOURS: z.coerce.number().positive().default(24),
+  /** Image generations allowed to wait behind the running one; beyond: 429. */
+  GENERATE_MAX_QUEUE: z.coerce.number().int().min(0).default(4),
+  /** How long a request without `Prefer: respond-async` waits for its image before answering 202 with the job. */
+  GENERATE_SYNC_TIMEOUT_SECONDS: z.coerce.number().min(1).default(600),
   /** Seconds to wait for in-flight requests on SIGTERM before closing anyway. */
   SHUTDOWN_GRACE_SECONDS: z.coerce.number().min(0).default(10),
 });
@@ -84,6 +88,8 @@ export interface Config {
   faceClusterThresholds: ThresholdTable;
   inferenceNice: number;
   outputRetentionHours: number;
+  generateMaxQueue: number;
+  generateSyncTimeoutSeconds: number;
 }
 
 /** Reads the configuration from an environment (process.env by default). Throws on invalid values. */
@@ -123,6 +129,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     faceClusterThresholds: parseThresholds(e.FACE_CLUSTER_THRESHOLDS),
     inferenceNice: e.INFERENCE_NICE,
     outputRetentionHours: e.OUTPUT_RETENTION_HOURS,
+    generateMaxQueue: e.GENERATE_MAX_QUEUE,
+    generateSyncTimeoutSeconds: e.GENERATE_SYNC_TIMEOUT_SECONDS,
   };
   return { ...config, ...overrides };
 }

@@ -2,6 +2,7 @@ import type { Config } from '../config.js';
 import type { BlobStore } from '../files/blobStore.js';
 import type { FileUrls } from '../files/fileUrls.js';
 import type { TempOutputs } from '../files/tempOutputs.js';
+import type { GenerationQueueOf } from '../generate/generate.js';
 import type { Logger } from '../logger.js';
 import type { VisionModels } from '../models/types.js';
 import type { Storage } from '../storage/storage.js';
@@ -21,6 +22,8 @@ export interface Services {
   logger: Logger;
   /** Local vision models (inference off the event loop, in worker threads). */
   models: VisionModels;
+  /** The image generation queue (one generation at a time); absent in scripts that build their own services. */
+  generation?: GenerationQueueOf;
   /** Wakes the job runner after something was queued (a no-op when none runs in this process). */
   wakeJobs: () => void;
   /** HMAC key for Bearer tokens (kept in the database's settings). */

@@ -128,6 +128,8 @@ export interface MediaStore {
   unfinishedIds(limit: number, afterId?: string): Promise<string[]>;
   /** Which of these blob keys some media or frame row (any status) still references. */
   referencedBlobKeys(keys: string[]): Promise<Set<string>>;
+  /** Active items (not folders) of the organization whose own file is this blob, current versions first, then newest first. */
+  findByBlobKey(organizationId: string, blobKey: string): Promise<MediaRecord[]>;
 }
 
 export interface AnalysisStore {

@@ -927,6 +927,19 @@ export function storageSuite(
     assert.is((await s.media.referencedBlobKeys(['nope'])).size, 0);
   });
 
+  test('findByBlobKey: active items of the organization with that file, current first', async () => {
+    const a = await addItem(fx.root, { blobKey: 'shared-key' });
+    const v = await addItem(fx.root, { blobKey: 'shared-key', rootId: a.id });
+    const gone = await addItem(fx.root, { blobKey: 'shared-key' });
+    await s.media.softDelete(gone.id, fx.user.id);
+    const org2 = await s.accounts.createOrganization({ id: newUuid(), name: 'Other', slug: `other-${newUuid().slice(0, 8)}` }, fx.user.id);
+    const coll2 = await newCollection(s, org2.id, fx.user.id, 'Other');
+    await addItem(pathLabel(coll2.id), { datasetId: coll2.id, organizationId: org2.id, blobKey: 'shared-key' });
+    const found = await s.media.findByBlobKey(fx.org.id, 'shared-key');
+    assert.equal(found.map((m) => m.id), [v.id, a.id], 'the current version first, nothing deleted or of another organization');
+    assert.equal(await s.media.findByBlobKey(fx.org.id, 'nope'), []);
+  });
+
   test('organization storageBytes follows inserts and deletes', async () => {
     assert.is(await storageBytes(), 0);
     const F = await folder('F', fx.root);

@@ -228,6 +228,15 @@ export function sqliteMediaStore(db: Db, vectors: VectorSync): MediaStore {
         .all(json, json, json) as string[];
       return new Set(found);
     },
+    findByBlobKey: async (organizationId, blobKey) =>
+      (
+        db
+          .prepare(
+            `SELECT * FROM media WHERE blob_key = ? AND organization_id = ? AND status = 'active' AND type != 'folder'
+             ORDER BY is_current DESC, created_at DESC, id DESC`,
+          )
+          .all(blobKey, organizationId) as MediaRow[]
+      ).map(toMedia),
   };
 }
 
