@@ -9,7 +9,7 @@ test('default profile without the model files: 503 {error, message} saying how t
   const modelsDir = mkdtempSync(path.join(os.tmpdir(), 'gen-nomodels-'));
   const app = await startTestApp({}, { MODEL_PROFILE: 'default', MODELS_DIR: modelsDir });
   try {
-    for (const headers of [{}, { prefer: 'respond-async' }]) {
+    for (const headers of [{}, { prefer: 'respond-async' }] as Record<string, string>[]) {
       const r = await app.request('POST', '/api/ai/generate', { body: { prompt: 'a red apple' }, headers });
       assert.is(r.status, 503, JSON.stringify(r.body));
       assert.is(r.body.error, 'Service Unavailable');
