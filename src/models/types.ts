@@ -152,7 +152,8 @@ export interface VisionModels {
   /**
    * Upscales one image ×2 with the model serving the `upscale` role (Swin2SR). Null when none is installed. PNG bytes out.
    * The result is upright (EXIF applied) and keeps an alpha channel if the input had one. Inputs above
-   * 2048×2048 pixels (UPSCALE_MAX_INPUT_PIXELS) are refused with invalid_input: the model is slow on CPU.
+   * 1024×1024 pixels (2048×2048 with DEVICE=cuda; UPSCALE_MAX_INPUT_PIXELS) are refused with invalid_input:
+   * the model is slow on CPU. Runs in its own worker, one at a time; rate_limited when 4 already wait.
    */
   upscale(image: Buffer): Promise<{ image: Buffer; model: string; width: number; height: number } | null>;
   /** Foreground alpha matte of one image, same width/height as the (EXIF-rotated) input, one 8-bit channel as PNG. Null when no model serves `removeBackground`. */

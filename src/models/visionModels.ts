@@ -14,7 +14,7 @@ import { DETECTOR_STANDINS } from './engine/detectors.js';
 import type { Detection } from '../vision/types.js';
 import { FLORENCE_TEXT_TASKS } from './tasks.js';
 import { hasStandin, STANDIN_VERSION } from './standins/index.js';
-import { asBuffer, checkUpscaleInput, imageSize, pngSize, UPSCALE_MAX_INPUT_PIXELS } from './imageToImage.js';
+import { asBuffer, checkUpscaleInput, imageSize, pngSize, UPSCALE_MAX_INPUT_PIXELS, UPSCALE_QUEUE_LENGTH } from './imageToImage.js';
 import type { CaptionOptions, CaptionResult, DetectionResult, DetectionRole, FaceVectors, GeneratedImage, GenerateOptions, LoadedModel, ModelInfo, ModelRoles, VisionModels, ZeroShotScore } from './types.js';
 import type { JobKind, WorkerSetup } from './worker/protocol.js';
 import { WorkerPool } from './worker/pool.js';
@@ -30,7 +30,7 @@ export interface VisionModelsOptions {
   memoryBudgetMB?: number | null;
   /** Most inputs merged into one worker batch, per kind. */
   maxBatch?: Partial<Record<JobKind, number>>;
-  /** Largest input of upscale(), in pixels (default UPSCALE_MAX_INPUT_PIXELS). */
+  /** Largest input of upscale(), in pixels (default: UPSCALE_MAX_INPUT_PIXELS for the configured device). */
   upscaleMaxPixels?: number;
 }
 
@@ -245,13 +245,29 @@ export function createVisionModels(config: Config, logger: Logger, options: Visi
     return { png, width, height, model: entry.name };
   }
 
+  /**
+   * The upscale worker: its own thread (started on first use), one job at a
+   * time, so an upscale that takes minutes on a CPU never holds up the
+   * embeddings, captions and detections of the main worker.
+   */
+  let upscalePool: WorkerPool | null = null;
+  let upscaleLoaded: LoadedModel[] = [];
+
   async function upscale(image: Buffer): Promise<{ image: Buffer; model: string; width: number; height: number } | null> {
     const entry = roleEntry('upscale');
     if (!entry) return null;
     checkImages([image]);
-    const maxInputPixels = options.upscaleMaxPixels ?? UPSCALE_MAX_INPUT_PIXELS;
+    const maxInputPixels = options.upscaleMaxPixels ?? UPSCALE_MAX_INPUT_PIXELS[config.device];
     await checkUpscaleInput(image, maxInputPixels, config.maxImagePixels);
-    const [png] = (await pool.submit('upscale', entry.name, [image], { maxInputPixels })) as Uint8Array[];
+    if (closed) throw new DomainError('unavailable', 'models are shutting down');
+    upscalePool ??= new WorkerPool({
+      setup: { ...setup, pinned: [] },
+      logger: log.child({ worker: 'upscale' }),
+      size: 1,
+      maxQueue: UPSCALE_QUEUE_LENGTH,
+      onModels: (l) => (upscaleLoaded = l),
+    });
+    const [png] = (await upscalePool.submit('upscale', entry.name, [image], { maxInputPixels })) as Uint8Array[];
     return { image: asBuffer(png), model: entry.name, ...pngSize(png) };
   }
 
@@ -277,7 +293,7 @@ export function createVisionModels(config: Config, logger: Logger, options: Visi
     modelInfo: (name) => info(lookup(name ?? roles.embed)),
     listModels: () => [...catalog.models.values()].map(info),
     roles: () => ({ ...roles }),
-    loadedModels: () => loaded.map((m) => ({ ...m })),
+    loadedModels: () => [...loaded, ...upscaleLoaded].map((m) => ({ ...m })),
     warmUp,
     detect,
     embedFaces,
@@ -286,7 +302,7 @@ export function createVisionModels(config: Config, logger: Logger, options: Visi
     generateImage,
     close: async () => {
       closed = true;
-      await Promise.all([pool.close(), genPool?.close()]);
+      await Promise.all([pool.close(), genPool?.close(), upscalePool?.close()]);
     },
   };
 }
