@@ -17,6 +17,7 @@ import { fileURLToPath } from 'node:url';
 import { formatSection, fmtMs, machineInfo, now, writeResults, type BenchOptions, type SectionResult } from './bench/harness.js';
 import { runAiBench } from './bench/ai.js';
 import { runSearchBench } from './bench/search.js';
+import { runSearchApiBench } from './bench/searchApi.js';
 import { runLibraryBench } from './bench/library.js';
 import { runIngestBench } from './bench/ingest.js';
 
@@ -26,6 +27,7 @@ const SECTIONS: Record<string, { describe: string; run: (opts: BenchOptions) => 
     run: runLibraryBench,
   },
   search: { describe: 'vector index: 10k/100k/1M vectors a collection, bit first pass + int8 re-rank vs exact scan, recall@10 (issue 5)', run: runSearchBench },
+  'search-api': { describe: 'GET /api/search end to end over HTTP at 10k/100k/1M frames vs the same request with an exact scan, recall@10 (issue 5)', run: runSearchApiBench },
   ai: {
     describe: 'model runner vs bare ONNX session, images/s, browse latency and event loop under inference (issue 3)',
     run: runAiBench,

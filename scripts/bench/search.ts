@@ -65,7 +65,7 @@ const label = (n: number) => (n >= 1_000_000 ? `${n / 1_000_000}M` : `${n / 1000
 // ---------------------------------------------------------------- synthetic vectors
 
 /** xorshift32: fast, seeded; uniform in [0, 1). */
-function xorshift(seed: number) {
+export function xorshift(seed: number) {
   let x = seed >>> 0 || 1;
   return () => {
     x ^= x << 13;
@@ -77,10 +77,10 @@ function xorshift(seed: number) {
   };
 }
 
-type Family = 'random' | 'clustered';
+export type Family = 'random' | 'clustered';
 
 /** A deterministic stream of unit vectors: the same seed gives the same vectors (regenerated for the exact answers instead of kept). */
-function vectorStream(family: Family, seed: number, clusters: number) {
+export function vectorStream(family: Family, seed: number, clusters: number) {
   const r = xorshift(seed);
   const base = xorshift(12345); // the family's shared structure does not depend on the stream's seed
   const unif = () => base() * 2 - 1;

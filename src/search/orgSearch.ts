@@ -4,6 +4,7 @@ import { parseUuid } from '../ids.js';
 import { presentFrame } from '../domain/present.js';
 import { round4 } from './ranking.js';
 import { scoreFrames } from './scoring.js';
+import type { FrameDetail } from '../storage/types.js';
 
 /**
  * GET /api/search: frame-level results across every collection of the
@@ -23,15 +24,21 @@ export async function searchOrganization(s: Services, p: Principal, input: { q: 
     const m = media.get(f.mediaId);
     return m && m.status === 'active' && m.isCurrent && f.total > 0;
   });
-  const frames = await s.storage.media.frames([...new Set(live.map((f) => f.mediaId))]);
+  // Frame details only for the page: a frame shown once, the best frames first.
+  const results: Array<{ f: (typeof live)[number]; frame: FrameDetail }> = [];
   const seen = new Set<string>();
-  const results = [];
-  for (const f of live) {
-    const list = frames.get(f.mediaId) ?? [];
-    const frame = f.frameId ? list.find((x) => x.id === f.frameId) : list[0];
-    if (!frame || seen.has(frame.id)) continue;
-    seen.add(frame.id);
-    results.push({ f, frame });
+  let from = 0;
+  while (results.length < input.limit && from < live.length) {
+    const batch = live.slice(from, from + input.limit * 2);
+    from += batch.length;
+    const frames = await s.storage.media.frames([...new Set(batch.map((f) => f.mediaId))]);
+    for (const f of batch) {
+      const list = frames.get(f.mediaId) ?? [];
+      const frame = f.frameId ? list.find((x) => x.id === f.frameId) : list[0];
+      if (!frame || seen.has(frame.id)) continue;
+      seen.add(frame.id);
+      results.push({ f, frame });
+    }
   }
   const m = (id: string) => media.get(id)!;
   return {
@@ -56,6 +63,7 @@ export async function searchOrganization(s: Services, p: Principal, input: { q: 
     }),
     query: q,
     limit: input.limit,
-    totalResults: results.length,
+    // Frames found among the hits fetched (see hitsFor): a frame of a live item counts once.
+    totalResults: Math.max(results.length, new Set(live.map((f) => f.frameId ?? f.mediaId)).size),
   };
 }

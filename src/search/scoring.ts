@@ -11,11 +11,13 @@ export const VECTOR_K = 1000;
 export const TEXT_K = 1000;
 /**
  * Hits fetched when the caller needs only the best `want` results (organization
- * search): ten a result, since an item's frames and objects each bring a hit,
- * and at least 200. At 1M vectors k = 1,000 costs ~2× k = 200 (re-ranking and
- * row reads grow with k; the first pass does not).
+ * search). Vector hits: three a result (an item's frame and its objects may each
+ * bring one), at least 50; every vector hit past the first pass costs an int8
+ * re-rank and the best ~100 an exact row read, so k = 1,000 cost ~18 ms even
+ * over a 2k-frame library where k = 60 costs ~4. Text hits are cheap: ten a result.
  */
-export const hitsFor = (want: number | undefined): number => (want === undefined ? VECTOR_K : Math.min(VECTOR_K, Math.max(200, want * 10)));
+export const hitsFor = (want: number | undefined): number => (want === undefined ? VECTOR_K : Math.min(VECTOR_K, Math.max(50, want * 3)));
+const textHitsFor = (want: number | undefined): number => (want === undefined ? TEXT_K : Math.min(TEXT_K, Math.max(200, want * 10)));
 
 /**
  * The embedding model text queries use: the current default model once its
@@ -134,7 +136,7 @@ export async function scoreFrames(s: Services, query: ScoreQuery): Promise<Frame
       vector
         ? s.storage.vectors.search({ modelId: info.id, similarityModel: 'objects', vector, datasetIds: query.datasetIds, k: hitsFor(query.want), mediaIds: query.mediaIds })
         : Promise.resolve([]),
-      s.storage.text.search({ query: text, datasetIds: query.datasetIds, mediaIds: query.mediaIds, limit: query.want === undefined ? TEXT_K : hitsFor(query.want) }),
+      s.storage.text.search({ query: text, datasetIds: query.datasetIds, mediaIds: query.mediaIds, limit: textHitsFor(query.want) }),
     ]);
     const calibration = TEXT_TO_IMAGE[familyOf(info)];
     for (const h of hits) {
