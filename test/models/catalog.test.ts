@@ -33,7 +33,8 @@ test('the shipped catalog is valid and has the expected models and roles', () =>
   });
   assert.equal(c.roles.test, { ...c.roles.default, prompt: null }, 'the test profile differs only where no stand-in exists');
   for (const m of c.models.values()) {
-    assert.ok(['MIT', 'Apache-2.0'].includes(m.licence), `${m.name}: ${m.licence}`);
+    // Janus-Pro's weights come under the DeepSeek Model License: commercial use allowed, with use-based restrictions.
+    assert.ok(['MIT', 'Apache-2.0', 'DeepSeek Model License (commercial use allowed)'].includes(m.licence), `${m.name}: ${m.licence}`);
     assert.ok(m.files.every((f) => f.sha256 === null || /^[0-9a-f]{64}$/.test(f.sha256)));
     if (m.repo) assert.is(m.dir, m.repo, 'hub models live at <modelsDir>/<owner>/<name>, the transformers.js layout');
     else assert.ok(m.package || m.files.every((f) => f.url), `${m.name}: non-hub models name a package or a download URL per file`);
