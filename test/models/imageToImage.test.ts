@@ -121,6 +121,7 @@ test('upscale keeps the mean colour, handles odd and tiny sizes, applies EXIF or
   const withAlpha = await rawOf((await models.upscale(translucent))!.image);
   assert.equal([withAlpha.width, withAlpha.height, withAlpha.channels], [60, 40, 4]);
   assert.ok(Math.abs(withAlpha.data[3] - 128) <= 1, `alpha ${withAlpha.data[3]}`);
+  assert.equal([...withAlpha.data.subarray(0, 3)], [0, 128, 0], 'translucent colour kept, not flattened on white');
 });
 
 test('matte of a red square on white: high alpha inside, low outside, same size as the input, one 8-bit channel', async () => {

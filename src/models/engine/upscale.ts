@@ -12,8 +12,10 @@
  * needed. The processor pads each run to the model's window size (8);
  * the padding is cropped off again.
  *
- * Alpha: the model sees the image flattened on white; an alpha channel, when
- * there is one, is upscaled separately with Lanczos and put back.
+ * Alpha: the model sees the colour channels as stored (not flattened on a
+ * background, which would wash out translucent pixels once the alpha is put
+ * back); the alpha channel, when there is one, is upscaled separately with
+ * Lanczos and put back.
  */
 import sharp from 'sharp';
 import { AutoModelForImageToImage, AutoProcessor, RawImage } from '@huggingface/transformers';
@@ -47,12 +49,12 @@ async function loadUpscaler(ctx: EngineContext, entry: ModelEntry): Promise<Load
   return { value: { model, processor }, device, bytes: partBytes(ctx, entry, ['model']), dispose: () => model.dispose() };
 }
 
-/** Upright RGB pixels (flattened on white) and, when the image has one, its alpha channel. */
+/** Upright RGB pixels (alpha removed, colours as stored) and, when the image has one, its alpha channel. */
 async function decode(bytes: Uint8Array, maxPixels: number): Promise<{ rgb: Buffer; alpha: Buffer | null; width: number; height: number }> {
   try {
     const base = sharp(bytes, { limitInputPixels: maxPixels, failOn: 'error' }).rotate();
     const meta = await sharp(bytes, { limitInputPixels: maxPixels }).metadata();
-    const { data: rgb, info } = await base.clone().flatten({ background: '#ffffff' }).toColourspace('srgb').raw().toBuffer({ resolveWithObject: true });
+    const { data: rgb, info } = await base.clone().toColourspace('srgb').removeAlpha().raw().toBuffer({ resolveWithObject: true });
     const alpha = meta.hasAlpha ? await base.clone().toColourspace('srgb').extractChannel(3).raw().toBuffer() : null;
     return { rgb, alpha, width: info.width, height: info.height };
   } catch (err) {
