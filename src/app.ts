@@ -19,6 +19,7 @@ import { requestLog } from './http/requestLog.js';
 import { mountRoutes, type AnyRoute } from './http/route.js';
 import { accountRoutes } from './http/routes/account.js';
 import { aiRoutes } from './http/routes/ai.js';
+import { editRoutes } from './http/routes/edit.js';
 import { jobRoutes } from './http/routes/jobs.js';
 import { correctionRoutes } from './http/routes/corrections.js';
 import { searchRoutes } from './http/routes/search.js';
@@ -47,6 +48,7 @@ export const ROUTES: AnyRoute[] = [
   ...folderRoutes,
   ...uploadRoutes,
   ...aiRoutes,
+  ...editRoutes,
   ...generateRoutes,
   ...jobRoutes,
   ...correctionRoutes,
