@@ -55,7 +55,8 @@ const FILLER = new Set(
     'look looks looking feel vibe effect effects filter style version result output file image images photo photos ' +
     'picture pictures pic pics shot thing one whole entire overall all everything again here there nicely nice please ' +
     'thanks thank thx hi hello hey ok okay yes same but or plus px pixel pixels percent degree degrees x times mode ' +
-    'how what which something kind sort abit alittle while keeping keep'
+    'how what which something kind sort abit alittle while keeping keep convert change edit colour colours color colors tone tones ' +
+    'tint grade'
   ).split(/\s+/),
 );
 
