@@ -20,6 +20,7 @@ import { runSearchBench } from './bench/search.js';
 import { runSearchApiBench } from './bench/searchApi.js';
 import { runLibraryBench } from './bench/library.js';
 import { runIngestBench } from './bench/ingest.js';
+import { runEditBench } from './bench/edit.js';
 import { runGenerateBench } from './bench/generate.js';
 
 const SECTIONS: Record<string, { describe: string; run: (opts: BenchOptions) => Promise<SectionResult> }> = {
@@ -34,6 +35,7 @@ const SECTIONS: Record<string, { describe: string; run: (opts: BenchOptions) => 
     run: runAiBench,
   },
   ingest: { describe: 'ingest throughput with the real detectors (images/s, video s/s) and the share of time outside inference (issue 4)', run: runIngestBench },
+  edit: { describe: 'POST /api/ai/edit operations on a 12-megapixel photo, each beside a decode + encode of the same image (issue 6)', run: runEditBench },
   generate: { describe: 'time per generated image with the Janus stand-in: POST /api/ai/generate and the worker vs the bare transformers.js call (issue 6)', run: runGenerateBench },
 };
 

@@ -188,6 +188,16 @@ test('brighter raises the mean, darker lowers it; contrast widens the spread; sa
   assert.ok(red[0] - red[2] < 160, `less saturated red: ${red}`);
 });
 
+test('one adjust with brightness and contrast applies both', async () => {
+  const input = await photo();
+  const base = await pixels(input);
+  const both = await applyPlan(services(), input, [{ op: 'adjust', brightness: 1.2, contrast: 1.3 }], { ...JPG, format: 'png' });
+  const bright = await applyPlan(services(), input, [{ op: 'adjust', brightness: 1.2 }], { ...JPG, format: 'png' });
+  const px = await pixels(both.bytes);
+  assert.ok(mean(px) > mean(base), 'brighter');
+  assert.ok(stdev(px) > stdev(await pixels(bright.bytes)), 'and more contrast than brightness alone');
+});
+
 test('sepia, vintage, warm, cool, invert, auto', async () => {
   const sepia = await edit('sepia', {}, { ...JPG, format: 'png' });
   const white = at(sepia.px, 60, 45);

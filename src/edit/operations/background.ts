@@ -56,7 +56,7 @@ export async function background(w: Work, op: Background, ctx: EditContext): Pro
       const m = mask[i];
       for (let c = 0; c < 3; c++) {
         const k = i * 3 + c;
-        out[k] = Math.round((rgb.data[k] * m + blurred.data[k] * (255 - m)) / 255);
+        out[k] = (rgb.data[k] * m + blurred.data[k] * (255 - m)) / 255 + 0.5; // a Buffer store truncates: + 0.5 rounds
       }
     }
   } else {
@@ -65,7 +65,7 @@ export async function background(w: Work, op: Background, ctx: EditContext): Pro
       const m = mask[i];
       for (let c = 0; c < 3; c++) {
         const k = i * 3 + c;
-        out[k] = Math.round((rgb.data[k] * m + colour[c] * (255 - m)) / 255);
+        out[k] = (rgb.data[k] * m + colour[c] * (255 - m)) / 255 + 0.5;
       }
     }
   }

@@ -11,14 +11,13 @@ import { DomainError, unprocessable } from '../../errors.js';
 import type { EditOperation } from '../types.js';
 import { decode, fromSharp, longSide, splitAlpha, joinAlpha, toPng, toSharp, type EditContext, type Work } from './image.js';
 import sharp from 'sharp';
+import { UPSCALE_MAX_INPUT_PIXELS } from '../../models/imageToImage.js';
 
 type Resize = Extract<EditOperation, { op: 'resize' }>;
 type Border = Extract<EditOperation, { op: 'border' }>;
 
 /** Largest side of any edit result (WebP's own limit is 16383). */
 export const MAX_OUTPUT_SIDE = 16383;
-/** The upscale model's input limit (see VisionModels.upscale). */
-export const UPSCALE_MODEL_MAX_PIXELS = 2048 * 2048;
 
 function target(w: Work, op: Resize): { width: number; height: number } {
   if (op.scale !== undefined) return { width: Math.max(1, Math.round(w.width * op.scale)), height: Math.max(1, Math.round(w.height * op.scale)) };
@@ -46,9 +45,10 @@ export async function resize(w: Work, op: Resize, ctx: EditContext): Promise<Wor
 /** Doubles with the model while the result stays at or below about the target; returns the image as far as it got. */
 async function modelUpscale(w: Work, t: { width: number; height: number }, ctx: EditContext): Promise<Work> {
   let current = w;
+  const maxPixels = UPSCALE_MAX_INPUT_PIXELS[ctx.s.config.device] ?? UPSCALE_MAX_INPUT_PIXELS.cpu;
   for (let pass = 0; pass < 3 && current.width * 2 <= t.width * 1.5 && current.height * 2 <= t.height * 1.5; pass++) {
-    if (current.width * current.height > UPSCALE_MODEL_MAX_PIXELS) {
-      ctx.notes.push(`upscaled with lanczos3: the image (${current.width}×${current.height}) is larger than the upscale model takes (${UPSCALE_MODEL_MAX_PIXELS} pixels)`);
+    if (current.width * current.height > maxPixels) {
+      ctx.notes.push(`upscaled with lanczos3: the image (${current.width}×${current.height}) is larger than the upscale model takes here (${maxPixels} pixels)`);
       break;
     }
     const { rgb, alpha } = splitAlpha(current);
