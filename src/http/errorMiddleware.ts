@@ -17,6 +17,9 @@ const STATUS: Record<ErrorCode, [number, string]> = {
   unavailable: [503, 'Service Unavailable'],
 };
 
+/** The `error` name a domain error code is answered with (e.g. inside a failed job's status). */
+export const errorName = (code: string): string => STATUS[code as ErrorCode]?.[1] ?? 'Internal Server Error';
+
 const NAMES: Record<number, string> = Object.fromEntries(Object.values(STATUS).map(([code, name]) => [code, name]));
 
 /** Every error leaves as `{error, message}`; unexpected ones are logged and answered 500 without internals. */

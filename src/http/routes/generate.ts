@@ -1,10 +1,7 @@
 import { z } from 'zod';
 import { generate, generationStatus } from '../../generate/generate.js';
+import { errorName } from '../errorMiddleware.js';
 import { defineRoute } from '../route.js';
-
-const ERROR_NAMES: Record<string, string> = {
-  invalid_input: 'Bad Request', unprocessable: 'Unprocessable Entity', rate_limited: 'Too Many Requests', unavailable: 'Service Unavailable',
-};
 
 /** `Prefer: respond-async` (RFC 7240), possibly among other preferences. */
 const prefersAsync = (header: string | undefined) => !!header && header.split(',').some((p) => p.trim().toLowerCase().split(/[;=]/)[0].trim() === 'respond-async');
@@ -47,7 +44,7 @@ export const generateRoutes = [
     handle: async ({ services, principal, params }) => {
       const view = await generationStatus(services, principal, params.id);
       if (!view.error) return view;
-      return { ...view, error: { error: ERROR_NAMES[view.error.code] ?? 'Internal Server Error', message: view.error.message } };
+      return { ...view, error: { error: errorName(view.error.code), message: view.error.message } };
     },
   }),
 ];
