@@ -54,6 +54,7 @@ import { float, GraphBuilder } from '../../src/models/onnx/graphBuilder.js';
 import { embedderStandinFiles } from '../../src/models/standins/embedder.js';
 import type { NewMedia } from '../../src/storage/types.js';
 import { fmtMs, now, runConcurrent, stats, type BenchOptions, type BenchRow, type SectionResult, type Stats } from './harness.js';
+import { seededRandom } from '../../src/random.js';
 
 const KEY = 'bench-owner-key-0123456789abcdef';
 /** The full-size model's catalog name (a user's own model, in catalog.local.json). */
@@ -98,24 +99,13 @@ const QUICK: Shape = {
   fullSize: false, fullSingleReps: 0, fullBatchReps: 0, fullBrowseReps: 0,
 };
 
-/** Deterministic PRNG (mulberry32). */
-function prng(seed: number) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 const round = (n: number, digits = 2) => Math.round(n * 10 ** digits) / 10 ** digits;
 
 /** A photo-like JPEG: a colour gradient with fine noise (compresses like a photo, ~60–100 KB at 640×480). */
 async function photoJpeg(width: number, height: number, seed: number): Promise<Buffer> {
-  const rand = prng(seed);
+  const rand = seededRandom(seed);
   const base = [rand() * 255, rand() * 255, rand() * 255];
   const slope = [rand() - 0.5, rand() - 0.5, rand() - 0.5].map((s) => (s * 160) / width);
   const raw = Buffer.alloc(width * height * 3);
@@ -194,7 +184,7 @@ function vitB32Vision(seed = 1): { bytes: Uint8Array; params: number } {
   const g = new GraphBuilder('vision_model');
   let params = 0;
   // Uniform noise, std ~0.02 (as CLIP's init); a 1 M-value block tiled, since the values do not matter for speed.
-  const rand = prng(seed);
+  const rand = seededRandom(seed);
   const block = Float32Array.from({ length: 1 << 20 }, () => (rand() * 2 - 1) * 0.035);
   const weight = (dims: number[]) => {
     const n = dims.reduce((a, b) => a * b, 1);
@@ -505,7 +495,7 @@ class Condition {
   private readonly rand: () => number;
 
   constructor(seed: number) {
-    this.rand = prng(seed);
+    this.rand = seededRandom(seed);
   }
 
   async window(get: () => Promise<unknown>, reps: number, pauseMs: number, clientTids: ReadonlySet<number>): Promise<void> {
@@ -822,7 +812,7 @@ export async function runAiBench(opts: BenchOptions): Promise<SectionResult> {
     log(`filling a collection with ${shape.items} items`);
     {
       const st = app1.services.storage;
-      const rand = prng(42);
+      const rand = seededRandom(42);
       for (let i = 0; i < shape.items; i++) {
         const media: NewMedia = {
           id: newMediaId(), datasetId: collectionId, organizationId: me.organizationId, createdById: me.userId, parentPath: pathLabel(collectionId),

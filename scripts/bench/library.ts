@@ -38,6 +38,7 @@ import {
   type Stats,
 } from './harness.js';
 import { traceSql, type TracedStatement } from './sqlTrace.js';
+import { seededRandom } from '../../src/random.js';
 
 const KEY = 'bench-owner-key-0123456789abcdef';
 const DAY = 86_400_000;
@@ -80,17 +81,6 @@ const TAG_GROUPS: Record<string, string[]> = {
 /** AND between groups, OR within: about 4% of the items match. */
 const TAG_FILTER: Record<string, string[]> = { colour: ['red', 'blue'], subject: ['animal'] };
 
-/** Deterministic PRNG (mulberry32), so every run builds the same data. */
-function prng(seed: number) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const FS_TYPES: Record<number, string> = {
   0xef53: 'ext4', 0x01021994: 'tmpfs', 0x794c7630: 'overlayfs', 0x9123683e: 'btrfs', 0x58465342: 'xfs', 0x6a656a63: 'fakeowner',
@@ -171,7 +161,7 @@ export async function runLibraryBench(opts: BenchOptions): Promise<SectionResult
     // ---------------------------------------------------------------- fill
     log(`filling: ${shape.items.toLocaleString('en')} items, ${shape.topFolders} × ${shape.subPerTop} folders, in ${dataDir} (${fsType(dataDir)})`);
     const tFill = now();
-    const rand = prng(42);
+    const rand = seededRandom(42);
     const yearAgo = Date.parse('2025-01-01T00:00:00.000Z');
     const setCreated = db.prepare(`UPDATE media SET created_at = ?, updated_at = ? WHERE id = ?`);
     const base = { datasetId: collectionId, organizationId: orgId, createdById: userId };
@@ -503,7 +493,7 @@ export async function runLibraryBench(opts: BenchOptions): Promise<SectionResult
     // ---------------------------------------------------------------- 6. uploads
     log(`measuring upload of ${shape.uploads} small JPEGs (concurrency 1 and 4)`);
     const uploadFolder = (await api.ok('POST', '/api/folder', { datasetId: collectionId, name: 'Uploads' })).folder.path as string;
-    const imgRand = prng(7);
+    const imgRand = seededRandom(7);
     const makeJpeg = () => {
       const raw = Buffer.alloc(64 * 64 * 3);
       for (let i = 0; i < raw.length; i++) raw[i] = Math.floor(imgRand() * 256);

@@ -27,6 +27,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { BlobStore, type StoredBlob } from '../../src/files/blobStore.js';
 import { startServerProcess, type ServerProcess } from '../helpers/serverProcess.js';
+import { seededRandom } from '../../src/random.js';
 
 /**
  * This test is about upload durability: the ingest pipeline stays off
@@ -39,18 +40,7 @@ const CYCLES = 3;
 const WORKERS = 5;
 const SEED = Number(process.env.CRASH_SEED ?? Math.floor(Math.random() * 2 ** 31));
 
-/** mulberry32: a small seeded PRNG, so a failing run can be replayed. */
-function prng(seed: number) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-const rand = prng(SEED);
+const rand = seededRandom(SEED);
 const randInt = (lo: number, hi: number) => lo + Math.floor(rand() * (hi - lo + 1));
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const sha256 = (b: Buffer | Uint8Array) => createHash('sha256').update(b).digest('hex');

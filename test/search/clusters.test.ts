@@ -33,6 +33,7 @@ import { writeSfaceStandin } from '../../src/vision/standins/faces.js';
 import type { Detection } from '../../src/vision/types.js';
 import { loadUltraFaceDetector, toRawImage, type UltraFaceDetector } from '../../src/vision/ultraface.js';
 import { sharedPath } from '../helpers/skip.js';
+import { seededRandom } from '../../src/random.js';
 
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'lumen-clusters-'));
 process.on('exit', () => rmSync(tmp, { recursive: true, force: true }));
@@ -42,17 +43,6 @@ const ms = (t0: number) => performance.now() - t0;
 
 // ---------------------------------------------------------------- synthetic vectors
 
-/** mulberry32: a small seeded generator. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 function gauss(r: () => number): number {
   return Math.sqrt(-2 * Math.log(Math.max(r(), 1e-12))) * Math.cos(2 * Math.PI * r());
 }
@@ -89,7 +79,7 @@ const dotp = (a: ArrayLike<number>, b: ArrayLike<number>) => {
 const pure = suite('clusters: online algorithm');
 
 pure('two tight groups make two clusters, whatever the order', () => {
-  const r = rng(1);
+  const r = seededRandom(1);
   const a = randomUnit(r);
   const b = randomUnit(r);
   const items = [...Array.from({ length: 20 }, () => ({ id: 0, v: faceOf(a, 0.95, r) })), ...Array.from({ length: 20 }, () => ({ id: 1, v: faceOf(b, 0.95, r) }))];
@@ -102,7 +92,7 @@ pure('two tight groups make two clusters, whatever the order', () => {
 });
 
 pure('many identities: arrival order changes little; clusters ≈ identities', () => {
-  const r = rng(2);
+  const r = seededRandom(2);
   const ids = Array.from({ length: 40 }, () => randomUnit(r));
   // Faces of one identity: pairwise cosine ≈ 0.55, like a decent face model; of two identities ≈ 0 ± 0.09.
   const items = ids.flatMap((u, id) => Array.from({ length: 3 + Math.floor(r() * 12) }, () => ({ id, v: faceOf(u, 0.74, r) })));
@@ -132,7 +122,7 @@ pure('many identities: arrival order changes little; clusters ≈ identities', (
 
 pure('a cluster that drifts toward another merges with it; the bigger keeps its id', () => {
   // Two sides of one identity: u ± a. Faces of side A and side B are orthogonal (cosine ≈ 0): two clusters.
-  const r = rng(3);
+  const r = seededRandom(3);
   const u = randomUnit(r);
   let a = randomUnit(r);
   const ua = dotp(u, a);
@@ -160,7 +150,7 @@ pure('a cluster that drifts toward another merges with it; the bigger keeps its 
 });
 
 pure('deleting faces moves the centroid back; an emptied cluster goes', () => {
-  const r = rng(4);
+  const r = seededRandom(4);
   const u = randomUnit(r);
   const c = new OnlineClusterer(D, { threshold: 0.5 });
   const faces = Array.from({ length: 4 }, () => faceOf(u, 0.97, r));
@@ -274,7 +264,7 @@ const store = suite('clusters: sqlite store');
 store('faces written by the analysis store are clustered; listing, preview, browse clause, idempotent', async () => {
   const lib = await openLib();
   try {
-    const r = rng(10);
+    const r = seededRandom(10);
     const alice = randomUnit(r);
     const bob = randomUnit(r);
     // Three photos: alice alone, alice with bob, bob alone (and an 'objects' vector that must be ignored).
@@ -339,7 +329,7 @@ store('faces written by the analysis store are clustered; listing, preview, brow
 store('new faces join existing clusters incrementally; a cluster drifting into another merges and members follow', async () => {
   const lib = await openLib();
   try {
-    const r = rng(11);
+    const r = seededRandom(11);
     const carol = randomUnit(r);
     const p = await addImage(lib);
     await writeFaces(lib, p.frameId, Array.from({ length: 4 }, () => faceOf(carol, 0.9, r)));
@@ -385,7 +375,7 @@ store('new faces join existing clusters incrementally; a cluster drifting into a
 store('deleted faces leave at once; clusters are recomputed or dropped; reprocessing re-clusters', async () => {
   const lib = await openLib();
   try {
-    const r = rng(12);
+    const r = seededRandom(12);
     const dave = randomUnit(r);
     const erin = randomUnit(r);
     const p1 = await addImage(lib);
@@ -441,7 +431,7 @@ store('two connections assigning at once: every face clustered exactly once', as
   const lib = await openLib(file);
   const second = openSqliteStorage(file);
   try {
-    const r = rng(13);
+    const r = seededRandom(13);
     const people = Array.from({ length: 12 }, () => randomUnit(r));
     let faces = 0;
     for (let k = 0; k < 30; k++) {
@@ -471,7 +461,7 @@ store('two connections assigning at once: every face clustered exactly once', as
 store('the job body: assigns everything pending in rounds, reports progress, stops on abort', async () => {
   const lib = await openLib();
   try {
-    const r = rng(14);
+    const r = seededRandom(14);
     const u = randomUnit(r);
     for (let k = 0; k < 5; k++) {
       const p = await addImage(lib);
@@ -500,7 +490,7 @@ store('the job body: assigns everything pending in rounds, reports progress, sto
 store('10k faces: write, assign, list (timings)', async () => {
   const lib = await openLib();
   try {
-    const r = rng(15);
+    const r = seededRandom(15);
     const N = Number(process.env.CLUSTER_BENCH_FACES ?? 10_000);
     const identities = Math.round(N / 10);
     const people = Array.from({ length: identities }, () => randomUnit(r));

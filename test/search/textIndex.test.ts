@@ -23,6 +23,7 @@ import { openSqliteStorage, type SqliteStorage } from '../../src/storage/sqlite/
 import { migrate } from '../../src/storage/sqlite/migrate.js';
 import { scopeToken, sqliteTextIndex, type SqliteTextIndexOptions } from '../../src/storage/sqlite/textIndex.js';
 import type { Collection, Metadata, NewObject, Organization, User } from '../../src/storage/types.js';
+import { seededRandom } from '../../src/random.js';
 
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'lumen-text-'));
 process.on('exit', () => rmSync(tmp, { recursive: true, force: true }));
@@ -474,17 +475,6 @@ if (process.env.TEXT_INDEX_BENCH) {
   });
 }
 
-/** mulberry32 */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /**
  * n images with one frame each: a caption of 6..14 words drawn Zipf-like from
@@ -496,7 +486,7 @@ function rng(seed: number): () => number {
 async function bench(n: number): Promise<void> {
   const b = await open();
   const db = b.s.db;
-  const r = rng(7);
+  const r = seededRandom(7);
   const english = 'a the on in with of and person man woman car bus street building tree sky red blue green white black dog cat table chair window sign road water beach people standing sitting walking holding'.split(' ');
   const syll = ['ka', 'lo', 'mi', 'ne', 'ru', 'sa', 'ti', 'vo', 'ze', 'pa', 'do', 'gu', 'be', 'fi', 'ho'];
   const vocab = [...english];

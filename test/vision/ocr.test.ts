@@ -15,20 +15,10 @@ import { loadOcr, packagedOcrModels, sortReadingOrder, type OcrDetector } from '
 import { fillStrip, planStrip, REC_HEIGHT } from '../../src/vision/ocr/recognize.js';
 import type { Detection, Point, RawImage } from '../../src/vision/types.js';
 import { sharedPath } from '../helpers/skip.js';
+import { seededRandom } from '../../src/random.js';
 
 const near = (a: number, b: number, eps: number, msg?: string) => assert.ok(Math.abs(a - b) <= eps, `${msg ?? ''} ${a} ≉ ${b} (±${eps})`);
 
-/** Deterministic pseudo-random numbers (mulberry32). */
-function rng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Smallest enclosing-rectangle area by brute force: every direction of a hull edge. */
 function bruteMinArea(points: Point[]): number {
@@ -66,7 +56,7 @@ test('minAreaRect of an axis-aligned rectangle', () => {
 });
 
 test('minAreaRect recovers a rotated rectangle from points inside it', () => {
-  const rand = rng(7);
+  const rand = seededRandom(7);
   const angle = (25 * Math.PI) / 180, c = Math.cos(angle), s = Math.sin(angle);
   const pts: Point[] = [];
   // Corners plus random interior points of a 60×14 rectangle centred at (100, 80).
@@ -84,7 +74,7 @@ test('minAreaRect recovers a rotated rectangle from points inside it', () => {
 });
 
 test('minAreaRect (rotating calipers) matches brute force on random point sets', () => {
-  const rand = rng(42);
+  const rand = seededRandom(42);
   for (let trial = 0; trial < 300; trial++) {
     const n = 3 + Math.floor(rand() * 40);
     const pts = Array.from({ length: n }, () => ({ x: rand() * 100, y: rand() * 30 + rand() * 50 }));

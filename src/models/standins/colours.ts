@@ -77,18 +77,6 @@ export function colourIndex(word: string): number {
 /** Every colour word, aliases included. */
 export const COLOUR_WORDS: readonly string[] = COLOURS.flatMap((c) => [c.name, ...(c.aliases ?? [])]);
 
-/** A small deterministic PRNG (mulberry32) so generated weights are identical on every run. */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /** FNV-1a hash of a string, used to derive per-model seeds. */
 export function hashSeed(s: string): number {
   let h = 0x811c9dc5;

@@ -13,7 +13,8 @@
  * same D give incompatible vector spaces, as two real models would.
  */
 import { GraphBuilder } from '../onnx/graphBuilder.js';
-import { COLOURS, COLOUR_WORDS, colourHistogram, colourIndex, hashSeed, seededRandom } from './colours.js';
+import { COLOURS, COLOUR_WORDS, colourHistogram, colourIndex, hashSeed } from './colours.js';
+import { seededRandom } from '../../random.js';
 import { buildByteLevelBpe } from './tokenizer.js';
 
 export type EmbedderArch = 'clip' | 'siglip';
