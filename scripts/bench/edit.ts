@@ -28,6 +28,7 @@ import { applyPlan } from '../../src/edit/apply.js';
 import { parsePrompt } from '../../src/edit/parse.js';
 import { createLogger } from '../../src/logger.js';
 import { createVisionModels } from '../../src/models/index.js';
+import { UPSCALE_MAX_INPUT_PIXELS } from '../../src/models/imageToImage.js';
 import { now, stats, type BenchOptions, type BenchRow, type SectionResult } from './harness.js';
 
 const FIXTURES = path.resolve(import.meta.dirname, '..', '..', '..', 'shared', 'fixtures', 'images');
@@ -140,7 +141,8 @@ export async function runEditBench(opts: BenchOptions): Promise<SectionResult> {
         ? `background and upscale rows ran the stand-in models (${modelRoles.removeBackground}, ${modelRoles.upscale} of MODEL_PROFILE=test): they measure the work around inference, not the real model`
         : `models: matte ${modelRoles.removeBackground}, upscale ${modelRoles.upscale} (MODEL_PROFILE=default)`,
     );
-    if (width * height > 2048 * 2048) findings.push(`upscale of a ${width}×${height} photo: above the model's 2048×2048 input cap, so lanczos3 (the answer says so)`);
+    const cap = UPSCALE_MAX_INPUT_PIXELS[config.device] ?? UPSCALE_MAX_INPUT_PIXELS.cpu;
+    if (width * height > cap) findings.push(`upscale of a ${width}×${height} photo: above the model's input cap (${cap} pixels on ${config.device}), so lanczos3 (the answer says so)`);
     return { section: 'edit', quick: opts.quick, setup: { photo: photo.source, width, height, jpegBytes: photo.bytes.length, reps, profile }, rows, findings, durationMs: now() - t0 };
   } finally {
     await models.close();
