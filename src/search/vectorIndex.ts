@@ -63,6 +63,12 @@ export interface VectorQuery {
   oversample?: number;
   /** Force a strategy (benchmarks and tests): 'ann' always runs the quantised first pass; 'exact' re-ranks every allowed vector. */
   strategy?: 'auto' | 'ann' | 'exact';
+  /**
+   * Coarse lists scanned per collection that has them (benchmarks, tuning).
+   * Default: the probe policy of src/search/ivf.ts; Infinity: every list (the
+   * full-partition scan of collections without lists).
+   */
+  probe?: number;
 }
 
 export interface VectorHit {
@@ -90,6 +96,10 @@ export interface VectorSearchInfo {
   threshold: number | null;
   /** How mediaIds applied: not given, inside the scan (rowid IN / the exact set), or after an over-fetching scan. */
   filter: 'none' | 'inside' | 'post';
+  /** Coarse lists the (last) first pass scanned; 0 when it scanned whole partitions. */
+  lists: number;
+  /** Rows of the partitions or lists the (last) first pass scanned. */
+  scanned: number;
 }
 
 export interface VectorCoverage {
@@ -125,6 +135,10 @@ export interface VectorIndexStats {
   needsRebuild: boolean;
   /** Rows of this generation held in the in-memory int8 cache. */
   cachedRows: number;
+  /** Coarse lists (IVF) over all its collections; 0: every collection is scanned whole. */
+  lists: number;
+  /** Rows of collections big enough for coarse lists that have none (or have outgrown theirs): a rebuild partitions them. */
+  unlistedRows: number;
 }
 
 export interface RebuildOptions {

@@ -29,6 +29,20 @@
  *                          where that WITHOUT ROWID table spills 3 KB rows to overflow
  *                          pages and a point read cost 4.5× as much)
  *   vec_index_<id>_q8      rowid → int8 copy, loaded into the in-memory cache
+ *   vec_index_<id>_lists   coarse lists (IVF, src/search/ivf.ts) of the big collections:
+ *                          per (collection, similarity model, list) its centroid, live
+ *                          rows and the rows it was trained on. Generations made since
+ *                          IVF have a third partition key, `list`, in both vec0 tables
+ *                          and a `list` column in _items; a collection without lists
+ *                          keeps every row in list 0. A query scans the nearest lists
+ *                          only (one KNN statement each); one that wants them all omits
+ *                          the `list` constraint (vec0 then scans every list of the
+ *                          partition). Centroids are written in the transaction that
+ *                          creates the generation and never change: an upsert assigns
+ *                          its vector to the nearest one; a collection that crosses
+ *                          IVF_MIN_ROWS later, or outgrows its lists, sets needsRebuild.
+ *                          Older generations (no _lists table) answer as before until
+ *                          a rebuild replaces them.
  *
  * Deletes: sqlite-vec 0.1.9 leaves a deleted row's slot empty for good (a
  * chunk is only freed when all its rows go), so replaced and deleted rows
@@ -48,6 +62,7 @@
 import type Database from 'better-sqlite3';
 import { setImmediate as turn } from 'node:timers/promises';
 import { invalid } from '../../errors.js';
+import { IVF_MIN_ROWS, IVF_RETRAIN_FACTOR, listsFor, nearestList, PROBE_MIN_LISTS, PROBE_POLICY, probeRowsFor, rankLists, sampleFor, trainLists, type ProbePolicy } from '../../search/ivf.js';
 import {
   candidatesFor,
   cosineFromL2,
@@ -119,6 +134,14 @@ export interface VectorIndexTuning {
   cacheBytes?: number;
   /** Start loading a generation's int8 copies on its first search (default true). */
   autoWarm?: boolean;
+  /** A collection gets coarse lists at rebuild from this many vectors (default IVF_MIN_ROWS). */
+  ivfMinRows?: number;
+  /** Lists per collection (default: listsFor(rows)). */
+  ivfLists?: number;
+  /** What the probed lists hold at least: max(rows × fraction, candidates × perCandidate, minRows) (default PROBE_POLICY). */
+  ivfProbe?: Partial<ProbePolicy>;
+  /** Fewest lists probed (default PROBE_MIN_LISTS). */
+  ivfMinProbe?: number;
 }
 
 const DEFAULTS = {
@@ -129,6 +152,9 @@ const DEFAULTS = {
   unboundedMaxWork: 4_000_000,
   cacheBytes: 2 * 1024 ** 3,
   autoWarm: true,
+  ivfMinRows: IVF_MIN_ROWS,
+  ivfLists: 0,
+  ivfMinProbe: PROBE_MIN_LISTS,
 };
 
 interface GenRow {
@@ -145,6 +171,31 @@ interface ItemRef {
   rowid: number;
   dataset_id: string;
   similarity_model: string;
+  /** Its coarse list (0 in a collection without lists and in generations from before IVF). */
+  list: number;
+}
+
+/** The coarse lists of one collection and similarity model: `count` unit centroids, row-major. */
+interface Lists {
+  count: number;
+  centroids: Float32Array;
+  trainedRows: number;
+}
+
+/** What one first-pass KNN statement scans: a collection's partition, one of its lists or (null) all of them. */
+interface Part {
+  ds: string;
+  list: number | null;
+  rows: number;
+}
+
+/** Lists trained for a new generation. */
+interface TrainedLists {
+  ds: string;
+  sm: string;
+  count: number;
+  centroids: Float32Array;
+  trainedRows: number;
 }
 
 interface Candidate {
@@ -163,12 +214,18 @@ interface Gen {
   quantizer: string;
   table: string;
   warm: 'no' | 'running' | 'done';
+  /** Made since IVF: `list` partition key and column, a _lists table. */
+  ivf: boolean;
+  /** Lists by collection and similarity model (null: none), read once: they never change in a generation. */
+  lists: Map<string, Lists | null>;
   s: Record<
     | 'insItem' | 'insF32' | 'insQ8' | 'insVec' | 'insSample' | 'delVec' | 'delSample' | 'delItem' | 'delF32' | 'delQ8' | 'itemByObject'
     | 'itemsByObjects' | 'itemsByMedia' | 'knn' | 'knnBound' | 'knnIn' | 'knnInBound' | 'sampleKnn' | 'resolve' | 'allRows' | 'mediaOf'
     | 'q8Of' | 'q8After' | 'exact' | 'hitsOf' | 'chunks',
     Stmt
   >;
+  /** IVF generations only: KNN over one list, the list rows, their centroids, and list row counts kept in step. */
+  l: Record<'knn' | 'knnBound' | 'sampleKnn' | 'listRows' | 'centroids' | 'bumpList' | 'listCount', Stmt> | null;
 }
 
 /** The SQLite vector index plus synchronous writers for use inside another store's transaction. */
@@ -187,6 +244,7 @@ export interface SqliteVectorIndex extends VectorIndex {
 
 export function sqliteVectorIndex(db: Db, tuning: VectorIndexTuning = {}): SqliteVectorIndex {
   const T = { ...DEFAULTS, ...tuning };
+  const probePolicy: ProbePolicy = { ...PROBE_POLICY, ...tuning.ivfProbe };
   const cache = new Int8Cache(T.cacheBytes);
 
   const registry = db.prepare(`SELECT id, model_id, dims, quantizer, center, state, deleted_rows FROM vector_indexes ORDER BY id`);
@@ -210,11 +268,30 @@ export function sqliteVectorIndex(db: Db, tuning: VectorIndexTuning = {}): Sqlit
   let dirty = true;
   const signatureStmt = db.prepare(`SELECT coalesce(group_concat(id || state, ','), '') FROM vector_indexes`).pluck();
 
+  const tableExists = db.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?`).pluck();
+
   const prepareGen = (r: GenRow): Gen => {
     const t = `vec_index_${r.id}`;
     const items = `${t}_items`;
     const knnBase = `SELECT rowid, distance FROM ${t} WHERE embedding MATCH vec_bit(?) AND k = ? AND dataset_id = ? AND similarity_model = ?`;
+    const ivf = tableExists.get(`${t}_lists`) !== undefined;
+    const listCol = ivf ? 'list' : '0 AS list';
     return {
+      ivf,
+      lists: new Map(),
+      l: ivf
+        ? {
+            knn: db.prepare(`${knnBase} AND list = ?`),
+            knnBound: db.prepare(`${knnBase} AND list = ? AND distance <= ?`),
+            sampleKnn: db.prepare(
+              `SELECT distance FROM ${t}_sample WHERE embedding MATCH vec_bit(?) AND k = ? AND dataset_id = ? AND similarity_model = ? AND list = ?`,
+            ),
+            listRows: db.prepare(`SELECT list, rows FROM ${t}_lists WHERE dataset_id = ? AND similarity_model = ?`),
+            centroids: db.prepare(`SELECT list, centroid, trained_rows AS trainedRows FROM ${t}_lists WHERE dataset_id = ? AND similarity_model = ? ORDER BY list`),
+            bumpList: db.prepare(`UPDATE ${t}_lists SET rows = rows + ? WHERE dataset_id = ? AND similarity_model = ? AND list = ?`),
+            listCount: db.prepare(`SELECT count(*) FROM ${t}_lists`).pluck(),
+          }
+        : null,
       id: r.id,
       modelId: r.model_id,
       dims: r.dims,
@@ -224,22 +301,28 @@ export function sqliteVectorIndex(db: Db, tuning: VectorIndexTuning = {}): Sqlit
       table: t,
       warm: 'no',
       s: {
-        insItem: db.prepare(`INSERT INTO ${items} (object_id, media_id, frame_id, dataset_id, similarity_model) VALUES (?, ?, ?, ?, ?)`),
+        insItem: ivf
+          ? db.prepare(`INSERT INTO ${items} (object_id, media_id, frame_id, dataset_id, similarity_model, list) VALUES (?, ?, ?, ?, ?, ?)`)
+          : db.prepare(`INSERT INTO ${items} (object_id, media_id, frame_id, dataset_id, similarity_model) VALUES (?, ?, ?, ?, ?)`),
         insF32: db.prepare(`INSERT INTO ${t}_f32 (id, vector) VALUES (?, ?)`),
         insQ8: db.prepare(`INSERT INTO ${t}_q8 (id, q) VALUES (?, ?)`),
-        insVec: db.prepare(`INSERT INTO ${t} (rowid, dataset_id, similarity_model, embedding) VALUES (?, ?, ?, vec_bit(?))`),
-        insSample: db.prepare(`INSERT INTO ${t}_sample (rowid, dataset_id, similarity_model, embedding) VALUES (?, ?, ?, vec_bit(?))`),
+        insVec: ivf
+          ? db.prepare(`INSERT INTO ${t} (rowid, dataset_id, similarity_model, list, embedding) VALUES (?, ?, ?, ?, vec_bit(?))`)
+          : db.prepare(`INSERT INTO ${t} (rowid, dataset_id, similarity_model, embedding) VALUES (?, ?, ?, vec_bit(?))`),
+        insSample: ivf
+          ? db.prepare(`INSERT INTO ${t}_sample (rowid, dataset_id, similarity_model, list, embedding) VALUES (?, ?, ?, ?, vec_bit(?))`)
+          : db.prepare(`INSERT INTO ${t}_sample (rowid, dataset_id, similarity_model, embedding) VALUES (?, ?, ?, vec_bit(?))`),
         delVec: db.prepare(`DELETE FROM ${t} WHERE rowid = ?`),
         delSample: db.prepare(`DELETE FROM ${t}_sample WHERE rowid = ?`),
         delItem: db.prepare(`DELETE FROM ${items} WHERE id = ?`),
         delF32: db.prepare(`DELETE FROM ${t}_f32 WHERE id = ?`),
         delQ8: db.prepare(`DELETE FROM ${t}_q8 WHERE id = ?`),
-        itemByObject: db.prepare(`SELECT id AS rowid, dataset_id, similarity_model FROM ${items} WHERE object_id = ?`),
+        itemByObject: db.prepare(`SELECT id AS rowid, dataset_id, similarity_model, ${listCol} FROM ${items} WHERE object_id = ?`),
         itemsByObjects: db.prepare(
-          `SELECT id AS rowid, dataset_id, similarity_model FROM ${items} WHERE object_id IN (SELECT value FROM json_each(?))`,
+          `SELECT id AS rowid, dataset_id, similarity_model, ${listCol} FROM ${items} WHERE object_id IN (SELECT value FROM json_each(?))`,
         ),
         itemsByMedia: db.prepare(
-          `SELECT id AS rowid, dataset_id, similarity_model FROM ${items} WHERE media_id IN (SELECT value FROM json_each(?))`,
+          `SELECT id AS rowid, dataset_id, similarity_model, ${listCol} FROM ${items} WHERE media_id IN (SELECT value FROM json_each(?))`,
         ),
         knn: db.prepare(knnBase),
         knnBound: db.prepare(`${knnBase} AND distance <= ?`),
@@ -292,45 +375,79 @@ export function sqliteVectorIndex(db: Db, tuning: VectorIndexTuning = {}): Sqlit
     return list.find((g) => g.state === 'live') ?? list.find((g) => g.state === 'building') ?? null;
   };
 
-  const createGen = (modelId: string, dims: number, center: Float32Array | null, state: 'live' | 'building'): Gen => {
+  /** A new generation's tables (always the IVF layout) and, in the same transaction, its lists. */
+  const createGen = (modelId: string, dims: number, center: Float32Array | null, state: 'live' | 'building', lists: TrainedLists[] = []): Gen => {
     if (dims <= 0 || dims % 8 !== 0) throw invalid(`vector index: dims must be a positive multiple of 8 (got ${dims})`);
     const at = now();
     const id = Number(insGen.run(modelId, dims, center ? Buffer.from(vectorBytes(center)) : null, state, at, state === 'live' ? at : null).lastInsertRowid);
     const t = `vec_index_${id}`;
     db.exec(`
-      CREATE VIRTUAL TABLE ${t} USING vec0(dataset_id text partition key, similarity_model text partition key, embedding bit[${dims}]);
-      CREATE VIRTUAL TABLE ${t}_sample USING vec0(dataset_id text partition key, similarity_model text partition key, embedding bit[${dims}]);
+      CREATE VIRTUAL TABLE ${t} USING vec0(dataset_id text partition key, similarity_model text partition key, list integer partition key, embedding bit[${dims}]);
+      CREATE VIRTUAL TABLE ${t}_sample USING vec0(dataset_id text partition key, similarity_model text partition key, list integer partition key, embedding bit[${dims}]);
       CREATE TABLE ${t}_items (
         id               INTEGER PRIMARY KEY AUTOINCREMENT, -- the vec0 rowid; never reused (the cache trusts it)
         object_id        TEXT NOT NULL UNIQUE,
         media_id         TEXT NOT NULL,
         frame_id         TEXT,
         dataset_id       TEXT NOT NULL,
-        similarity_model TEXT NOT NULL
+        similarity_model TEXT NOT NULL,
+        list             INTEGER NOT NULL DEFAULT 0 -- its coarse list (the vec0 partition key)
       );
       CREATE INDEX ${t}_items_media ON ${t}_items(media_id, similarity_model, dataset_id);
       CREATE INDEX ${t}_items_dataset ON ${t}_items(dataset_id, similarity_model);
       CREATE TABLE ${t}_f32 (id INTEGER PRIMARY KEY, vector BLOB NOT NULL); -- float32 LE, unit length
       CREATE TABLE ${t}_q8 (id INTEGER PRIMARY KEY, q BLOB NOT NULL); -- float32 scale, then int8 × dims
+      CREATE TABLE ${t}_lists (
+        dataset_id       TEXT NOT NULL,
+        similarity_model TEXT NOT NULL,
+        list             INTEGER NOT NULL,
+        centroid         BLOB NOT NULL,    -- float32 LE, unit length
+        rows             INTEGER NOT NULL, -- live rows in the list
+        trained_rows     INTEGER NOT NULL, -- the collection's rows when the lists were trained
+        PRIMARY KEY (dataset_id, similarity_model, list)
+      ) WITHOUT ROWID;
     `);
+    const insList = db.prepare(`INSERT INTO ${t}_lists (dataset_id, similarity_model, list, centroid, rows, trained_rows) VALUES (?, ?, ?, ?, 0, ?)`);
+    for (const l of lists) {
+      for (let j = 0; j < l.count; j++) insList.run(l.ds, l.sm, BigInt(j), Buffer.from(vectorBytes(l.centroids.subarray(j * dims, (j + 1) * dims))), l.trainedRows);
+    }
     dirty = true;
     load();
     return gens.get(id)!;
   };
 
   const dropGen = (g: Gen) => {
-    db.exec(`DROP TABLE IF EXISTS ${g.table}; DROP TABLE IF EXISTS ${g.table}_sample; DROP TABLE IF EXISTS ${g.table}_items; DROP TABLE IF EXISTS ${g.table}_f32; DROP TABLE IF EXISTS ${g.table}_q8;`);
+    db.exec(`DROP TABLE IF EXISTS ${g.table}; DROP TABLE IF EXISTS ${g.table}_sample; DROP TABLE IF EXISTS ${g.table}_items; DROP TABLE IF EXISTS ${g.table}_f32; DROP TABLE IF EXISTS ${g.table}_q8; DROP TABLE IF EXISTS ${g.table}_lists;`);
     db.prepare(`DELETE FROM vector_index_partitions WHERE index_id = ?`).run(g.id);
     db.prepare(`DELETE FROM vector_indexes WHERE id = ?`).run(g.id);
     cache.dropGeneration(g.id);
     dirty = true;
   };
 
+  /** The coarse lists of a collection and similarity model in a generation (null: none: one scan of the partition). */
+  const listsOf = (g: Gen, ds: string, sm: string): Lists | null => {
+    if (!g.l) return null;
+    const key = `${ds}\u0000${sm}`;
+    let l = g.lists.get(key);
+    if (l === undefined) {
+      const rows = g.l.centroids.all(ds, sm) as Array<{ list: number; centroid: Buffer; trainedRows: number }>;
+      if (rows.length === 0) l = null;
+      else {
+        const centroids = new Float32Array(rows.length * g.dims);
+        rows.forEach((r, j) => centroids.set(vectorFromBytes(new Uint8Array(r.centroid)), j * g.dims));
+        l = { count: rows.length, centroids, trainedRows: rows[0].trainedRows };
+      }
+      g.lists.set(key, l);
+    }
+    return l;
+  };
+
   // ---- writes
 
-  /** Partition row deltas of one write, applied at its end. */
+  /** Partition (and list) row deltas of one write, applied at its end. */
   const deltas = () => {
     const m = new Map<string, { g: number; d: string; s: string; n: number }>();
+    const lists = new Map<string, { g: Gen; d: string; s: string; l: number; n: number }>();
     return {
       add(g: number, d: string, s: string, n: number) {
         const key = `${g}\u0000${d}\u0000${s}`;
@@ -338,8 +455,15 @@ export function sqliteVectorIndex(db: Db, tuning: VectorIndexTuning = {}): Sqlit
         if (e) e.n += n;
         else m.set(key, { g, d, s, n });
       },
+      addList(g: Gen, d: string, s: string, l: number, n: number) {
+        const key = `${g.id}\u0000${d}\u0000${s}\u0000${l}`;
+        const e = lists.get(key);
+        if (e) e.n += n;
+        else lists.set(key, { g, d, s, l, n });
+      },
       flush() {
         for (const e of m.values()) if (e.n !== 0) bumpPartition.run(e.g, e.d, e.s, e.n);
+        for (const e of lists.values()) if (e.n !== 0) e.g.l?.bumpList.run(e.n, e.d, e.s, BigInt(e.l));
       },
     };
   };
@@ -353,17 +477,30 @@ export function sqliteVectorIndex(db: Db, tuning: VectorIndexTuning = {}): Sqlit
     g.s.delF32.run(rid);
     g.s.delQ8.run(rid);
     dl.add(g.id, it.dataset_id, it.similarity_model, -1);
+    if (listsOf(g, it.dataset_id, it.similarity_model)) dl.addList(g, it.dataset_id, it.similarity_model, it.list, -1);
   };
 
   const insertRow = (g: Gen, row: Omit<VectorRow, 'modelId' | 'vector'>, unit: Float32Array, dl: Deltas, scratch: Uint8Array) => {
     const c = quantizeBits(unit, g.center, scratch);
     const code = Buffer.from(c.buffer, c.byteOffset, c.byteLength);
-    const rowid = Number(g.s.insItem.run(row.objectId, row.mediaId, row.frameId ?? null, row.datasetId, row.similarityModel).lastInsertRowid);
-    const rid = BigInt(rowid);
-    g.s.insF32.run(rid, vectorBytes(unit));
-    g.s.insQ8.run(rid, quantizeInt8(unit));
-    g.s.insVec.run(rid, row.datasetId, row.similarityModel, code);
-    if (inSample(rowid)) g.s.insSample.run(rid, row.datasetId, row.similarityModel, code);
+    const rid = (rowid: number) => BigInt(rowid);
+    if (g.ivf) {
+      const lists = listsOf(g, row.datasetId, row.similarityModel);
+      const list = lists ? nearestList(lists.centroids, lists.count, unit) : 0;
+      const l = BigInt(list);
+      const rowid = Number(g.s.insItem.run(row.objectId, row.mediaId, row.frameId ?? null, row.datasetId, row.similarityModel, l).lastInsertRowid);
+      g.s.insF32.run(rid(rowid), vectorBytes(unit));
+      g.s.insQ8.run(rid(rowid), quantizeInt8(unit));
+      g.s.insVec.run(rid(rowid), row.datasetId, row.similarityModel, l, code);
+      if (inSample(rowid)) g.s.insSample.run(rid(rowid), row.datasetId, row.similarityModel, l, code);
+      if (lists) dl.addList(g, row.datasetId, row.similarityModel, list, 1);
+    } else {
+      const rowid = Number(g.s.insItem.run(row.objectId, row.mediaId, row.frameId ?? null, row.datasetId, row.similarityModel).lastInsertRowid);
+      g.s.insF32.run(rid(rowid), vectorBytes(unit));
+      g.s.insQ8.run(rid(rowid), quantizeInt8(unit));
+      g.s.insVec.run(rid(rowid), row.datasetId, row.similarityModel, code);
+      if (inSample(rowid)) g.s.insSample.run(rid(rowid), row.datasetId, row.similarityModel, code);
+    }
     dl.add(g.id, row.datasetId, row.similarityModel, 1);
   };
 
@@ -511,13 +648,14 @@ export function sqliteVectorIndex(db: Db, tuning: VectorIndexTuning = {}): Sqlit
    * (over the allowed fraction `selectivity`), from the sample table; null when
    * the sample is too small to tell.
    */
-  const bound = (g: Gen, code: Buffer, parts: Array<[string, number]>, sm: string, want: number, selectivity: number, widen: number) => {
+  const bound = (g: Gen, code: Buffer, parts: Part[], sm: string, want: number, selectivity: number, widen: number) => {
     const rank = Math.ceil((BOUND_MARGIN * widen * want) / (Math.max(selectivity, 1e-9) * SAMPLE_RATE)) + 4;
     if (rank > MAX_SAMPLE_RANK) return null;
     const dists: number[] = [];
-    for (const [d, rows] of parts) {
-      if (rows < SAMPLE_RATE) continue;
-      for (const r of g.s.sampleKnn.all(code, rank, d, sm) as Array<{ distance: number }>) dists.push(r.distance);
+    for (const p of parts) {
+      if (p.rows < SAMPLE_RATE) continue;
+      const got = p.list === null ? g.s.sampleKnn.all(code, rank, p.ds, sm) : g.l!.sampleKnn.all(code, rank, p.ds, sm, BigInt(p.list));
+      for (const r of got as Array<{ distance: number }>) dists.push(r.distance);
     }
     if (dists.length < rank) return null;
     dists.sort((a, b) => a - b);
@@ -528,13 +666,13 @@ export function sqliteVectorIndex(db: Db, tuning: VectorIndexTuning = {}): Sqlit
   const firstPass = (
     g: Gen,
     code: Buffer,
-    parts: Array<[string, number]>,
+    parts: Part[],
     sm: string,
     want: number,
     allowed: number[] | null,
     info: VectorSearchInfo,
   ): Candidate[] => {
-    const total = parts.reduce((a, [, n]) => a + n, 0);
+    const total = parts.reduce((a, p) => a + p.rows, 0);
     const reachable = allowed ? Math.min(allowed.length, total) : total;
     const selectivity = allowed ? Math.min(1, allowed.length / Math.max(1, total)) : 1;
     const allowedJson = allowed ? JSON.stringify(allowed) : null;
@@ -546,10 +684,14 @@ export function sqliteVectorIndex(db: Db, tuning: VectorIndexTuning = {}): Sqlit
     for (let attempt = 0; ; attempt++) {
       const t = work > T.unboundedMaxWork && attempt < widths.length ? bound(g, code, parts, sm, want, selectivity, widths[attempt]) : null;
       const out: Candidate[] = [];
-      for (const [d, rows] of parts) {
+      for (const { ds: d, list, rows } of parts) {
         const k = Math.min(want, rows);
         let got: Candidate[];
-        if (allowedJson) {
+        if (list !== null) {
+          // One coarse list (never with `allowed`: filtered-inside scans read whole partitions).
+          const l = BigInt(list);
+          got = (t === null ? g.l!.knn.all(code, k, d, sm, l) : g.l!.knnBound.all(code, k, d, sm, l, t)) as Candidate[];
+        } else if (allowedJson) {
           got = (t === null ? g.s.knnIn.all(code, k, d, sm, allowedJson) : g.s.knnInBound.all(code, k, d, sm, allowedJson, t)) as Candidate[];
         } else {
           got = (t === null ? g.s.knn.all(code, k, d, sm) : g.s.knnBound.all(code, k, d, sm, t)) as Candidate[];
@@ -565,8 +707,51 @@ export function sqliteVectorIndex(db: Db, tuning: VectorIndexTuning = {}): Sqlit
     }
   };
 
+  /**
+   * What the first pass scans for `want` candidates: per collection, the whole
+   * partition (no lists, or probe = Infinity), or its lists nearest to the
+   * query until they hold probeRowsFor(rows, want) rows and at least
+   * ivfMinProbe lists (or exactly `probe` lists when given).
+   */
+  const planParts = (g: Gen, unit: Float32Array, full: Part[], sm: string, want: number, probe: number | undefined, info: VectorSearchInfo) => {
+    const parts: Part[] = [];
+    let subset = false;
+    for (const p of full) {
+      const lists = probe === Infinity ? null : listsOf(g, p.ds, sm);
+      if (!lists) {
+        parts.push(p);
+        continue;
+      }
+      const rowsOf = new Map<number, number>();
+      for (const r of g.l!.listRows.all(p.ds, sm) as Array<{ list: number; rows: number }>) rowsOf.set(r.list, r.rows);
+      const target = probeRowsFor(p.rows, want, probePolicy);
+      const chosen: Part[] = [];
+      let covered = 0;
+      let nonEmpty = 0;
+      for (const j of rankLists(lists.centroids, lists.count, unit)) {
+        const rows = rowsOf.get(j) ?? 0;
+        if (rows <= 0) continue;
+        nonEmpty++;
+        const enough = probe !== undefined ? chosen.length >= probe : covered >= target && chosen.length >= T.ivfMinProbe;
+        if (enough) continue;
+        chosen.push({ ds: p.ds, list: j, rows });
+        covered += rows;
+      }
+      if (chosen.length >= nonEmpty) parts.push(p); // every list: one statement over the partition
+      else {
+        subset = true;
+        info.lists += chosen.length;
+        for (const c of chosen) parts.push(c);
+      }
+    }
+    info.scanned = parts.reduce((a, x) => a + x.rows, 0);
+    return { parts, subset };
+  };
+
   const searchWithInfo = (q: VectorQuery): { hits: VectorHit[]; info: VectorSearchInfo } => {
-    const info: VectorSearchInfo = { strategy: 'empty', candidates: 0, cacheMisses: 0, knnQueries: 0, threshold: null, filter: q.mediaIds ? 'inside' : 'none' };
+    const info: VectorSearchInfo = {
+      strategy: 'empty', candidates: 0, cacheMisses: 0, knnQueries: 0, threshold: null, filter: q.mediaIds ? 'inside' : 'none', lists: 0, scanned: 0,
+    };
     if (!Number.isInteger(q.k) || q.k < 1 || q.k > MAX_K) throw invalid(`vector search: k must be 1..${MAX_K}`);
     if (!SIMILARITY_MODELS.includes(q.similarityModel)) throw invalid(`vector search: unknown similarity model ${q.similarityModel}`);
     const g = answering(q.modelId);
@@ -577,9 +762,9 @@ export function sqliteVectorIndex(db: Db, tuning: VectorIndexTuning = {}): Sqlit
     if (datasetIds.length === 0 || (q.mediaIds && q.mediaIds.length === 0)) return { hits: [], info };
     const datasetsJson = JSON.stringify(datasetIds);
     const parts = (partitionRows.all(g.id, q.similarityModel, datasetsJson) as Array<{ dataset_id: string; rows: number }>).map(
-      (r) => [r.dataset_id, r.rows] as [string, number],
+      (r): Part => ({ ds: r.dataset_id, list: null, rows: r.rows }),
     );
-    const total = parts.reduce((a, [, n]) => a + n, 0);
+    const total = parts.reduce((a, p) => a + p.rows, 0);
     if (total === 0) return { hits: [], info };
 
     const unit = normalize(q.vector);
@@ -594,7 +779,10 @@ export function sqliteVectorIndex(db: Db, tuning: VectorIndexTuning = {}): Sqlit
       return { hits: finish(g, qBytes, rerank(g, unit, rowids, info), q.k), info };
     };
     const ann = (allowed: number[] | null) => {
-      const cands = firstPass(g, code, parts, q.similarityModel, want, allowed, info);
+      // Filtered inside the scan: every list (the allowed rows may sit anywhere); else the nearest lists.
+      const scan = allowed ? parts : planParts(g, unit, parts, q.similarityModel, want, q.probe, info).parts;
+      if (allowed) info.scanned = total;
+      const cands = firstPass(g, code, scan, q.similarityModel, want, allowed, info);
       info.strategy = 'ann';
       info.candidates = cands.length;
       return { hits: finish(g, qBytes, rerank(g, unit, cands.map((x) => x.rowid), info), q.k), info };
@@ -624,8 +812,12 @@ export function sqliteVectorIndex(db: Db, tuning: VectorIndexTuning = {}): Sqlit
     info.filter = 'post';
     const mediaSet = new Set(mediaIds);
     let fetch = Math.min(MAX_K, Math.ceil(want / Math.min(1, mediaIds.length / total)));
+    let everyList = false;
     for (;;) {
-      const cands = firstPass(g, code, parts, q.similarityModel, fetch, null, info);
+      info.lists = 0;
+      const plan = everyList ? { parts, subset: false } : planParts(g, unit, parts, q.similarityModel, fetch, q.probe, info);
+      if (everyList) info.scanned = total;
+      const cands = firstPass(g, code, plan.parts, q.similarityModel, fetch, null, info);
       const media = new Map<number, string>();
       for (let i = 0; i < cands.length; i += JSON_CHUNK) {
         for (const r of g.s.mediaOf.all(JSON.stringify(cands.slice(i, i + JSON_CHUNK).map((x) => x.rowid))) as Array<{ rowid: number; mediaId: string }>) {
@@ -634,6 +826,11 @@ export function sqliteVectorIndex(db: Db, tuning: VectorIndexTuning = {}): Sqlit
       }
       const kept = cands.filter((x) => mediaSet.has(media.get(x.rowid) ?? ''));
       const exhausted = cands.length < fetch;
+      // The nearest lists ran out of allowed rows: scan them all.
+      if (exhausted && plan.subset && kept.length < Math.min(want, Math.max(4 * q.k, MIN_POST_CANDIDATES))) {
+        everyList = true;
+        continue;
+      }
       // Enough allowed candidates to re-rank (fewer than `want` is fine past 4 per hit: the scan order is the same).
       if (kept.length >= Math.min(want, Math.max(4 * q.k, MIN_POST_CANDIDATES)) || exhausted) {
         info.strategy = 'ann';
@@ -665,13 +862,19 @@ export function sqliteVectorIndex(db: Db, tuning: VectorIndexTuning = {}): Sqlit
      ORDER BY e.object_id LIMIT ?`,
   );
 
-  const startRebuild = db.transaction((modelId: string): Gen | null => {
-    for (const g of gensOf(modelId)) if (g.state === 'building') dropGen(g);
+  // The covering index object_embeddings_by_model answers both: counts without reading vectors, and a
+  // partition's rows in object id order (random ids: a random sample).
+  const partitionCounts = db.prepare(
+    `SELECT dataset_id AS ds, similarity_model AS sm, count(*) AS n FROM object_embeddings WHERE model_id = ? GROUP BY similarity_model, dataset_id`,
+  );
+  const partitionSample = db
+    .prepare(`SELECT vector FROM object_embeddings WHERE model_id = ? AND similarity_model = ? AND dataset_id = ? ORDER BY object_id LIMIT ?`)
+    .pluck();
+
+  /** The centre (the model's mean) and, for each collection past ivfMinRows, its trained lists; null when the model has no vectors. */
+  const planRebuild = async (modelId: string, signal?: AbortSignal): Promise<{ dims: number; center: Float32Array; lists: TrainedLists[] } | null> => {
     const blobs = centerSample.all(modelId, CENTER_SAMPLE) as Buffer[];
-    if (blobs.length === 0) {
-      for (const g of gensOf(modelId)) dropGen(g);
-      return null;
-    }
+    if (blobs.length === 0) return null;
     const dims = blobs[0].byteLength >> 2;
     const mean = new Float64Array(dims);
     let n = 0;
@@ -681,7 +884,27 @@ export function sqliteVectorIndex(db: Db, tuning: VectorIndexTuning = {}): Sqlit
       for (let i = 0; i < dims; i++) mean[i] += v[i];
       n++;
     }
-    return createGen(modelId, dims, Float32Array.from(mean, (x) => x / n), 'building');
+    const lists: TrainedLists[] = [];
+    for (const p of partitionCounts.all(modelId) as Array<{ ds: string; sm: string; n: number }>) {
+      if (p.n < T.ivfMinRows || !SIMILARITY_MODELS.includes(p.sm as SimilarityModel)) continue;
+      const count = T.ivfLists || listsFor(p.n);
+      const sample = (partitionSample.all(modelId, p.sm, p.ds, sampleFor(count)) as Buffer[])
+        .filter((b) => b.byteLength === dims * 4)
+        .map((b) => normalize(vectorFromBytes(b)));
+      if (sample.length < count) continue;
+      if (signal?.aborted) throw signal.reason ?? new Error('rebuild aborted');
+      lists.push({ ds: p.ds, sm: p.sm, count, centroids: await trainLists(sample, count), trainedRows: p.n });
+    }
+    return { dims, center: Float32Array.from(mean, (x) => x / n), lists };
+  };
+
+  const startRebuild = db.transaction((modelId: string, plan: { dims: number; center: Float32Array; lists: TrainedLists[] } | null): Gen | null => {
+    for (const g of gensOf(modelId)) if (g.state === 'building') dropGen(g);
+    if (!plan) {
+      for (const g of gensOf(modelId)) dropGen(g);
+      return null;
+    }
+    return createGen(modelId, plan.dims, plan.center, 'building', plan.lists);
   });
 
   const copyBatch = db.transaction((g: Gen, after: string, size: number): { n: number; last: string } => {
@@ -705,7 +928,7 @@ export function sqliteVectorIndex(db: Db, tuning: VectorIndexTuning = {}): Sqlit
 
   const rebuild = async (modelId: string, o: RebuildOptions = {}): Promise<{ rows: number }> => {
     const size = o.batchSize ?? 5_000;
-    const g = startRebuild(modelId);
+    const g = startRebuild(modelId, await planRebuild(modelId, o.signal));
     if (!g) return { rows: 0 };
     let after = '';
     let done = 0;
@@ -738,7 +961,18 @@ export function sqliteVectorIndex(db: Db, tuning: VectorIndexTuning = {}): Sqlit
       .prepare(`SELECT count(DISTINCT dataset_id) AS n, coalesce(sum(rows), 0) AS rows FROM vector_index_partitions WHERE index_id = ? AND rows > 0`)
       .get(g.id) as { n: number; rows: number };
     const slots = (g.s.chunks.get() as number) * CHUNK_SIZE;
-    const reclaimable = Math.max(0, slots - parts.rows - parts.n * CHUNK_SIZE);
+    const lists = g.l ? (g.l.listCount.get() as number) : 0;
+    // Each vec0 partition (a collection without lists, or one list) has a partly filled last chunk.
+    const listed = g.l ? (db.prepare(`SELECT count(DISTINCT dataset_id || char(0) || similarity_model) FROM ${g.table}_lists`).pluck().get() as number) : 0;
+    const reclaimable = Math.max(0, slots - parts.rows - (parts.n - listed + lists) * CHUNK_SIZE);
+    // Collections big enough for lists without them (or grown past IVF_RETRAIN_FACTOR × the rows they were trained on).
+    let unlistedRows = 0;
+    for (const p of db
+      .prepare(`SELECT dataset_id AS ds, similarity_model AS sm, rows FROM vector_index_partitions WHERE index_id = ? AND rows >= ?`)
+      .all(g.id, T.ivfMinRows) as Array<{ ds: string; sm: string; rows: number }>) {
+      const l = listsOf(g, p.ds, p.sm);
+      if (!l || p.rows > IVF_RETRAIN_FACTOR * l.trainedRows) unlistedRows += p.rows;
+    }
     return {
       modelId: g.modelId,
       dims: g.dims,
@@ -751,8 +985,11 @@ export function sqliteVectorIndex(db: Db, tuning: VectorIndexTuning = {}): Sqlit
       rows: parts.rows,
       slots,
       reclaimable,
-      needsRebuild: reclaimable > Math.max(50_000, parts.rows / 4) || (g.center === null && parts.rows >= UNCENTERED_REBUILD_ROWS),
+      needsRebuild:
+        reclaimable > Math.max(50_000, parts.rows / 4) || (g.center === null && parts.rows >= UNCENTERED_REBUILD_ROWS) || unlistedRows > 0,
       cachedRows: cache.rows(g.id),
+      lists,
+      unlistedRows,
     };
   };
 

@@ -1,0 +1,229 @@
+/**
+ * Coarse lists (IVF) for big collections: the engine-independent pieces.
+ *
+ * A collection's vectors (per similarity model) past IVF_MIN_ROWS are split at
+ * rebuild into listsFor(rows) lists by spherical k-means on a sample: each
+ * vector goes to the list whose centroid it is most similar to (cosine; the
+ * centroids are unit vectors). A query ranks the lists by the similarity of
+ * their centroids to it and scans only the nearest ones (probe policy below),
+ * so the bit first pass reads a few percent of the collection instead of all
+ * of it. The neighbours of a query sit, nearly always, in the lists whose
+ * centroids are nearest to it; recall against the exact answer is measured
+ * (npm run bench -- search) rather than assumed.
+ */
+import { setImmediate as turn } from 'node:timers/promises';
+
+/**
+ * A collection (per similarity model) gets coarse lists at rebuild from this
+ * many vectors. Below it the full bit scan is cheap (50k codes: ~3–5 ms on this
+ * loaded 2-core machine) and one list keeps small collections as they were;
+ * at 100k it is ~10 ms, a large part of the 20 ms the search request may take.
+ */
+export const IVF_MIN_ROWS = 50_000;
+
+/**
+ * A collection whose vectors grew past this factor of the rows its lists were
+ * trained on is worth a rebuild (its lists have grown too long).
+ */
+export const IVF_RETRAIN_FACTOR = 4;
+
+/**
+ * Lists for a collection of `rows` vectors: √rows / 8, 8..256 (100k: 40 lists
+ * of 2,500; 1M: 125 lists of 8,000). Fewer, longer lists than the usual IVF
+ * rule (4–16 √rows) because each list scanned is one vec0 statement (~50 µs of
+ * overhead) and the bit scan of a list is cheap (~50 ns a row).
+ */
+export function listsFor(rows: number): number {
+  return Math.max(8, Math.min(256, Math.round(Math.sqrt(rows) / 8)));
+}
+
+/** Vectors k-means trains on: 64 per list, 8k..16k (k-means costs sample × lists × dims per iteration). */
+export const sampleFor = (lists: number): number => Math.max(8_192, Math.min(16_384, lists * 64));
+
+/**
+ * The probe policy: a query scans the nearest lists (by centroid similarity)
+ * until they hold at least max(rows × PROBE_FRACTION, want × PROBE_PER_CANDIDATE,
+ * PROBE_MIN_ROWS) vectors, and at least PROBE_MIN_LISTS lists. At 1M rows and
+ * k = 10 that is ~62k rows (8 lists of 125); at 100k, 16k rows (~7 of 40).
+ * Measured on the clustered bench set (see the tuning notes in vectorIndex.ts).
+ */
+export const PROBE_FRACTION = 1 / 16;
+export const PROBE_PER_CANDIDATE = 16;
+export const PROBE_MIN_ROWS = 16_384;
+export const PROBE_MIN_LISTS = 4;
+
+export interface ProbePolicy {
+  fraction: number;
+  perCandidate: number;
+  minRows: number;
+}
+export const PROBE_POLICY: ProbePolicy = { fraction: PROBE_FRACTION, perCandidate: PROBE_PER_CANDIDATE, minRows: PROBE_MIN_ROWS };
+
+/** Rows the probed lists of a collection of `rows` must hold for `want` first-pass candidates. */
+export function probeRowsFor(rows: number, want: number, p: ProbePolicy = PROBE_POLICY): number {
+  return Math.min(rows, Math.ceil(Math.max(rows * p.fraction, want * p.perCandidate, p.minRows)));
+}
+
+/** Dot product of v with row `j` of a row-major matrix of `d` columns. */
+function dotRow(m: Float32Array, j: number, d: number, v: Float32Array): number {
+  const off = j * d;
+  let s0 = 0;
+  let s1 = 0;
+  let s2 = 0;
+  let s3 = 0;
+  let i = 0;
+  for (; i + 3 < d; i += 4) {
+    s0 += m[off + i] * v[i];
+    s1 += m[off + i + 1] * v[i + 1];
+    s2 += m[off + i + 2] * v[i + 2];
+    s3 += m[off + i + 3] * v[i + 3];
+  }
+  for (; i < d; i++) s0 += m[off + i] * v[i];
+  return s0 + s1 + s2 + s3;
+}
+
+/** The list whose centroid is most similar to v (ties: the lower list). */
+export function nearestList(centroids: Float32Array, lists: number, v: Float32Array): number {
+  const d = v.length;
+  let best = 0;
+  let bestS = -Infinity;
+  for (let j = 0; j < lists; j++) {
+    const s = dotRow(centroids, j, d, v);
+    if (s > bestS) {
+      bestS = s;
+      best = j;
+    }
+  }
+  return best;
+}
+
+/** The lists, most similar centroid first. */
+export function rankLists(centroids: Float32Array, lists: number, v: Float32Array): number[] {
+  const d = v.length;
+  const s = new Float64Array(lists);
+  for (let j = 0; j < lists; j++) s[j] = dotRow(centroids, j, d, v);
+  return Array.from({ length: lists }, (_, j) => j).sort((a, b) => s[b] - s[a] || a - b);
+}
+
+/** mulberry32: the seeded generator that makes training deterministic. */
+function rng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+function normalizeRow(m: Float32Array, j: number, d: number): void {
+  let s = 0;
+  for (let i = 0; i < d; i++) s += m[j * d + i] * m[j * d + i];
+  if (s === 0) return;
+  const inv = 1 / Math.sqrt(s);
+  for (let i = 0; i < d; i++) m[j * d + i] *= inv;
+}
+
+export interface TrainOptions {
+  iterations?: number;
+  seed?: number;
+  /** Points between event-loop turns (training a 1M collection's lists takes seconds). */
+  yieldEvery?: number;
+}
+
+/**
+ * Spherical k-means on unit vectors: k-means++ seeding (by 1 − cosine), then
+ * Lloyd iterations (assign by the most similar centroid, centroid = the
+ * normalised mean) until under 0.2% of the points move. An emptied list is
+ * re-seeded with the point least similar to its centroid. Deterministic for a
+ * seed and sample. Returns `lists` × dims centroids, row-major, unit length.
+ */
+export async function trainLists(sample: Float32Array[], lists: number, o: TrainOptions = {}): Promise<Float32Array> {
+  const n = sample.length;
+  if (n === 0) throw new Error('trainLists: empty sample');
+  const d = sample[0].length;
+  const C = Math.min(lists, n);
+  const r = rng(o.seed ?? 0x1f1f);
+  const every = o.yieldEvery ?? 2_048;
+  let sinceTurn = 0;
+  const tick = async (points: number) => {
+    sinceTurn += points;
+    if (sinceTurn >= every) {
+      sinceTurn = 0;
+      await turn();
+    }
+  };
+  const cent = new Float32Array(lists * d);
+  // k-means++: each next centroid drawn with probability ∝ distance to the nearest chosen one.
+  const far = new Float64Array(n).fill(Infinity);
+  let pick = Math.floor(r() * n);
+  for (let j = 0; j < C; j++) {
+    cent.set(sample[pick], j * d);
+    let total = 0;
+    for (let p = 0; p < n; p++) {
+      const dist = Math.max(0, 1 - dotRow(cent, j, d, sample[p]));
+      if (dist < far[p]) far[p] = dist;
+      total += far[p];
+    }
+    await tick(n / 8);
+    if (total <= 0) {
+      pick = Math.floor(r() * n);
+      continue;
+    }
+    let x = r() * total;
+    pick = n - 1;
+    for (let p = 0; p < n; p++) {
+      x -= far[p];
+      if (x <= 0) {
+        pick = p;
+        break;
+      }
+    }
+  }
+  // Fewer points than lists: the extra lists copy the first centroids (they stay empty: nearestList picks the lower).
+  for (let j = C; j < lists; j++) cent.copyWithin(j * d, (j % C) * d, (j % C) * d + d);
+
+  const assign = new Int32Array(n).fill(-1);
+  const sims = new Float64Array(n);
+  for (let it = 0; it < (o.iterations ?? 10); it++) {
+    let moved = 0;
+    for (let p = 0; p < n; p++) {
+      let best = 0;
+      let bestS = -Infinity;
+      for (let j = 0; j < C; j++) {
+        const s = dotRow(cent, j, d, sample[p]);
+        if (s > bestS) {
+          bestS = s;
+          best = j;
+        }
+      }
+      if (assign[p] !== best) moved++;
+      assign[p] = best;
+      sims[p] = bestS;
+      await tick(1);
+    }
+    if (it > 0 && moved <= n * 0.002) break;
+    const sum = new Float64Array(C * d);
+    const count = new Int32Array(C);
+    for (let p = 0; p < n; p++) {
+      const j = assign[p];
+      count[j]++;
+      const v = sample[p];
+      for (let i = 0; i < d; i++) sum[j * d + i] += v[i];
+    }
+    for (let j = 0; j < C; j++) {
+      if (count[j] === 0) {
+        // Re-seed an empty list with the worst-served point.
+        let worst = 0;
+        for (let p = 1; p < n; p++) if (sims[p] < sims[worst]) worst = p;
+        cent.set(sample[worst], j * d);
+        sims[worst] = Infinity;
+        continue;
+      }
+      for (let i = 0; i < d; i++) cent[j * d + i] = sum[j * d + i];
+      normalizeRow(cent, j, d);
+    }
+  }
+  return cent;
+}
