@@ -13,9 +13,8 @@
 import { performance } from 'node:perf_hooks';
 import { EDIT_FORMATS, loadAiImage } from '../ai/imageSource.js';
 import type { Principal, Services } from '../domain/services.js';
-import { DomainError } from '../errors.js';
 import { applyPlan } from './apply.js';
-import { canGenerate } from './generative.js';
+import { canGenerate, generativeEdit } from './generative.js';
 import { assertEditable, orderOperations, parsePrompt } from './parse.js';
 import type { EditOperation, OutputFormat } from './types.js';
 import { findLibraryItem, saveVersion } from './version.js';
@@ -63,20 +62,19 @@ export async function editImage(s: Services, p: Principal, input: EditInput) {
   const started = performance.now();
   const shape = input.aspectRatio !== undefined || input.outputFormat !== undefined || input.model !== undefined ? 2 : 1;
   const plan = parsePrompt(input.prompt);
-  if (plan.unrecognised.length || plan.operations.length === 0) {
-    // The hand-over point for a generative editor (generative.ts): none exists yet, so canGenerate is false.
-    if (canGenerate(s)) throw new DomainError('not_implemented', 'generative editing is not wired in yet');
-    assertEditable(plan);
-  }
+  // What the editor cannot do goes to the generation model when one is installed (generative.ts), else 422.
+  const handOver = (plan.unrecognised.length > 0 || plan.operations.length === 0) && canGenerate(s);
+  if (!handOver) assertEditable(plan);
   const operations = withAspectRatio(plan.operations, input.aspectRatio);
 
   // Check the library item before the work, so a refused version costs nothing.
   const item = input.saveAsVersion ? await findLibraryItem(s, p, input.image) : null;
   const source = await loadAiImage(s, input.image, EDIT_FORMATS);
 
+  const generated = handOver ? await generativeEdit(s, p, { image: source.buffer, mimeType: `image/${source.format}`, instruction: input.prompt }) : null;
   const requestFormat = shape === 2 ? (input.outputFormat ?? null) : (input.output_format ?? null);
   const quality = Math.round(input.quality ?? DEFAULT_QUALITY);
-  const result = await applyPlan(s, source.buffer, operations, { format: requestFormat, defaultFormat: 'jpg', quality });
+  const result = await applyPlan(s, generated?.png ?? source.buffer, operations, { format: requestFormat, defaultFormat: 'jpg', quality });
 
   const edited = await s.outputs.save(result.bytes, result.format);
   const originalUrl =
@@ -97,10 +95,10 @@ export async function editImage(s: Services, p: Principal, input: EditInput) {
     result: edited.url,
     // Ours: what ran and how
     shape,
-    model: LOCAL_EDITOR,
+    model: generated?.model ?? LOCAL_EDITOR,
     ...(input.model !== undefined && input.model !== LOCAL_EDITOR ? { requestedModel: input.model } : {}),
     models: result.models,
-    operations: result.applied,
+    operations: generated ? [{ op: 'generate', prompt: generated.prompt, description: generated.description }, ...result.applied] : result.applied,
     outputFormat: result.format,
     quality: result.format === 'png' ? null : quality,
     width: result.width,

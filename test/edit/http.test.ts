@@ -7,6 +7,9 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import sharp from 'sharp';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { makeImage, startTestApp, type TestApp } from '../helpers/testApp.js';
 
 let app: TestApp;
@@ -129,16 +132,41 @@ test('400: out-of-range and missing fields', async () => {
   }
 });
 
-test('422: an instruction the local editor cannot do lists what it can', async () => {
-  const image = dataUri(await squareOnWhite());
-  const r = await app.request('POST', '/api/ai/edit', { body: { image, prompt: 'add a dragon' } });
-  assert.is(r.status, 422);
-  assert.is(r.body.error, 'Unprocessable Entity');
-  assert.match(r.body.message, /add a dragon/);
-  for (const ability of ['rotate', 'crop', 'black and white', 'background', 'border', 'upscale']) assert.match(r.body.message, ability);
-  const mixed = await app.request('POST', '/api/ai/edit', { body: { image, prompt: 'make it brighter and put a hat on the cat' } });
-  assert.is(mixed.status, 422, 'part of the prompt cannot be done: nothing is done');
-  assert.match(mixed.body.message, /hat on the cat/);
+test('without a generation model, an instruction the local editor cannot do is 422 listing what it can', async () => {
+  // The operator has no generation model: the role is switched off in catalog.local.json.
+  const modelsDir = mkdtempSync(path.join(os.tmpdir(), 'edit-nogen-'));
+  writeFileSync(path.join(modelsDir, 'catalog.local.json'), JSON.stringify({ version: 1, roles: { test: { generate: null } } }));
+  const bare = await startTestApp({ modelsDir });
+  try {
+    const image = dataUri(await squareOnWhite());
+    const r = await bare.request('POST', '/api/ai/edit', { body: { image, prompt: 'add a dragon' } });
+    assert.is(r.status, 422);
+    assert.is(r.body.error, 'Unprocessable Entity');
+    assert.match(r.body.message, /add a dragon/);
+    for (const ability of ['rotate', 'crop', 'black and white', 'background', 'border', 'upscale']) assert.match(r.body.message, ability);
+    const mixed = await bare.request('POST', '/api/ai/edit', { body: { image, prompt: 'make it brighter and put a hat on the cat' } });
+    assert.is(mixed.status, 422, 'part of the prompt cannot be done: nothing is done');
+    assert.match(mixed.body.message, /hat on the cat/);
+  } finally {
+    await bare.close();
+    rmSync(modelsDir, { recursive: true, force: true });
+  }
+});
+
+test('with a generation model installed, it takes what the local editor cannot do, and says so', async () => {
+  const image = dataUri(await squareOnWhite()); // 120×80: 3:2
+  const r = await app.request('POST', '/api/ai/edit', { body: { image, prompt: 'add a red dragon and make it black and white' } });
+  assert.is(r.status, 200, JSON.stringify(r.body));
+  assert.is(r.body.model, 'janus-pro-1b');
+  assert.is(r.body.operations[0].op, 'generate');
+  assert.match(r.body.operations[0].description, /cannot change the photo itself/);
+  assert.match(r.body.operations[0].prompt, /add a red dragon/);
+  assert.ok(r.body.operations.some((o: { op: string }) => o.op === 'grade'), 'the understood part (black and white) is applied to the generated picture');
+  const { data, info } = await sharp(await download(r.body.url)).raw().toBuffer({ resolveWithObject: true });
+  assert.ok(Math.abs(info.width / info.height - 1.5) < 0.05, `the input's ratio: ${info.width}×${info.height}`);
+  if (info.channels >= 3) for (let i = 0; i < data.length; i += info.channels * 97) assert.ok(Math.abs(data[i] - data[i + 1]) <= 2, 'black and white');
+  const again = await app.request('POST', '/api/ai/edit', { body: { image, prompt: 'add a red dragon and make it black and white' } });
+  assert.is(again.body.url, r.body.url, 'same image and prompt: same output');
 });
 
 test('background: removed through the matte stand-in (PNG with alpha); replaced with a colour', async () => {
