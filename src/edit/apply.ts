@@ -81,7 +81,7 @@ export async function applyPlan(s: Services, input: Buffer, operations: EditOper
     ctx.notes.push(`the request's output format (${opts.format}) was kept over the prompt's (${promptFormat})`);
   }
   let format = opts.format ?? promptFormat ?? opts.defaultFormat;
-  if (hasTransparency(w)) {
+  if (await hasTransparency(w)) {
     if (format === 'jpg' && (opts.format === 'jpg' || promptFormat === 'jpg')) {
       w = await flatten(w, { r: 255, g: 255, b: 255 });
       ctx.notes.push('JPEG has no transparency: the transparent parts were filled with white (ask for png or webp to keep them)');
@@ -90,7 +90,7 @@ export async function applyPlan(s: Services, input: Buffer, operations: EditOper
       ctx.notes.push('the result has transparency, so it is a PNG (JPEG cannot store it)');
     }
   } else {
-    w = dropAlpha(w);
+    w = await dropAlpha(w);
   }
   const bytes = await encode(w, format, opts.quality);
   return { bytes, format, width: w.width, height: w.height, applied, notes: ctx.notes, models: ctx.models };

@@ -9,6 +9,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import sharp from 'sharp';
 import { applyPlan, type ApplyOptions } from '../../src/edit/apply.js';
+import { vignette } from '../../src/edit/operations/colour.js';
 import { parsePrompt } from '../../src/edit/parse.js';
 import type { EditOperation } from '../../src/edit/types.js';
 import type { Services } from '../../src/domain/services.js';
@@ -310,6 +311,101 @@ test('EXIF orientation is applied before editing; metadata is stripped', async (
   const meta = await sharp(r.bytes).metadata();
   assert.is(meta.orientation, undefined);
   assert.is(meta.exif, undefined);
+});
+
+/** Pseudo-random bytes (a fixed LCG: the same every run). */
+function noise(length: number, seed = 3): Buffer {
+  const out = Buffer.alloc(length);
+  for (let i = 0; i < length; i++) out[i] = ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) >> 16) & 255;
+  return out;
+}
+
+test('vignette in sharp: within 2 levels of the exact formula (half a level darker on average), alpha kept', async () => {
+  for (const [width, height, channels] of [[1, 1, 3], [120, 80, 3], [301, 203, 4], [1100, 37, 3]] as const) {
+    const data = noise(width * height * channels);
+    const out = await vignette({ data, width, height, channels }, 0.35);
+    assert.is(out.channels, channels);
+    const cx = (width - 1) / 2;
+    const cy = (height - 1) / 2;
+    const r2max = cx * cx + cy * cy || 1;
+    let max = 0;
+    let sum = 0;
+    for (let y = 0; y < height; y++) {
+      for (let x = 0; x < width; x++) {
+        const f = 1 - (0.35 * ((x - cx) ** 2 + (y - cy) ** 2)) / r2max;
+        const i = (y * width + x) * channels;
+        for (let c = 0; c < 3; c++) {
+          const d = out.data[i + c] - Math.round(data[i + c] * f);
+          max = Math.max(max, Math.abs(d));
+          sum += d;
+        }
+        if (channels === 4) assert.is(out.data[i + 3], data[i + 3], 'alpha unchanged');
+      }
+    }
+    assert.ok(max <= 2, `${width}×${height}: off by ${max} levels`);
+    assert.ok(Math.abs(sum / (width * height * 3)) <= 0.6, `${width}×${height}: mean difference ${sum / (width * height * 3)}`);
+  }
+});
+
+test('a transparent image: colour steps keep its alpha, a grey result is stored grey with alpha', async () => {
+  const width = 90;
+  const height = 60;
+  const rgba = noise(width * height * 4, 11);
+  const input = await sharp(rgba, { raw: { width, height, channels: 4 } }).png().toBuffer();
+  const r = await edit('make it black and white', {}, JPG, input);
+  assert.is(r.format, 'png', 'transparency kept: png');
+  assert.is(r.px.channels, 4);
+  for (let i = 0; i < width * height; i++) {
+    const p = r.px.data.subarray(i * 4, i * 4 + 4);
+    if (p[3] !== rgba[i * 4 + 3]) assert.unreachable(`pixel ${i}: alpha ${p[3]}, was ${rgba[i * 4 + 3]}`);
+    if (p[3] > 0 && (p[0] !== p[1] || p[0] !== p[2])) assert.unreachable(`pixel ${i} is not grey`);
+  }
+  assert.is((await sharp(r.bytes).metadata()).channels, 2, 'stored as grey + alpha');
+});
+
+test('grey check: one coloured pixel the JavaScript sample skips still makes a colour image', async () => {
+  const width = 200;
+  const height = 100;
+  const raw = Buffer.alloc(width * height * 3, 128);
+  raw.set([200, 40, 40], 1 * 3); // pixel 1: the sample takes every 4th pixel from 0
+  const input = await sharp(raw, { raw: { width, height, channels: 3 } }).png().toBuffer();
+  const r = await edit('convert to png', {}, JPG, input);
+  assert.is((await sharp(r.bytes).metadata()).channels, 3, 'not stored grey');
+  assert.equal(at(r.px, 1, 0), [200, 40, 40]);
+  const grey = await edit('convert to png', {}, JPG, await sharp(Buffer.alloc(width * height * 3, 90), { raw: { width, height, channels: 3 } }).png().toBuffer());
+  assert.is((await sharp(grey.bytes).metadata()).channels, 1, 'an all-grey image is stored grey');
+});
+
+test('background replace and blur with a soft matte: rgb·m + other·(1 − m) within one level', async () => {
+  const width = 64;
+  const height = 48;
+  const rgb = noise(width * height * 3, 5);
+  const input = await sharp(rgb, { raw: { width, height, channels: 3 } }).png().toBuffer();
+  // A horizontal ramp matte: 0 at the left edge to 255 at the right.
+  const matte = Buffer.alloc(width * height);
+  for (let y = 0; y < height; y++) for (let x = 0; x < width; x++) matte[y * width + x] = Math.round((255 * x) / (width - 1));
+  const s = services();
+  (s.models as unknown as { matte: unknown }).matte = async () => ({
+    mask: await sharp(matte, { raw: { width, height, channels: 1 } }).png().toBuffer(),
+    model: 'ramp-matte', width, height,
+  });
+  const replaced = await pixels((await applyPlan(s, input, [{ op: 'background', action: 'replace', color: { r: 30, g: 90, b: 220 } }], { ...JPG, format: 'png' })).bytes);
+  const blurred = await pixels((await applyPlan(s, input, [{ op: 'background', action: 'blur', sigma: 5 }], { ...JPG, format: 'png' })).bytes);
+  // The blur's sigma: 5 for a 1000 px image is under the 1 px minimum on a 64 px one.
+  const copy = await sharp(rgb, { raw: { width, height, channels: 3 } }).blur(1).raw().toBuffer();
+  const colour = [30, 90, 220];
+  let max = 0;
+  let maxBlur = 0;
+  for (let i = 0; i < width * height; i++) {
+    const m = matte[i] / 255;
+    for (let c = 0; c < 3; c++) {
+      const k = i * 3 + c;
+      max = Math.max(max, Math.abs(replaced.data[k] - Math.round(rgb[k] * m + colour[c] * (1 - m))));
+      maxBlur = Math.max(maxBlur, Math.abs(blurred.data[k] - Math.round(rgb[k] * m + copy[k] * (1 - m))));
+    }
+  }
+  assert.ok(maxBlur <= 1, `blur off by ${maxBlur}`);
+  assert.ok(max <= 1, `replace off by ${max}`);
 });
 
 test.run();

@@ -2,9 +2,9 @@
  * Colour grades, tone adjustments, sharpen and blur: sharp operations on the
  * RGB channels (alpha is kept as it was).
  */
-import type { Sharp } from 'sharp';
+import sharp, { type Sharp } from 'sharp';
 import type { EditOperation, GradePreset } from '../types.js';
-import { longSide, onColour, type Work } from './image.js';
+import { fromSharp, joinAlpha, longSide, onColour, splitAlpha, toSharp, type Work } from './image.js';
 
 type Grade = Extract<EditOperation, { op: 'grade' }>;
 type Adjust = Extract<EditOperation, { op: 'adjust' }>;
@@ -60,30 +60,59 @@ export async function grade(w: Work, op: Grade): Promise<Work> {
   return vignette(await onColour(out, (img) => img.linear(0.85, 22)), 0.35);
 }
 
+/** Grid cells on the longer side of the vignette's factor image (see vignetteFactor). */
+const VIGNETTE_GRID = 512;
+
 /**
- * Darkens towards the corners: factor 1 − strength·(dx² + dy²)/r²max on the
- * colour channels. The factor is a sum of a column term and a row term, so
- * both are precomputed and the pixel loop is one multiply a channel.
+ * The vignette's factor 1 − strength·(dx² + dy²)/r²max as a one-byte-a-pixel
+ * image (255 = 1) the size of the image. It is computed in JavaScript on a
+ * grid of at most VIGNETTE_GRID cells a side (at most 262k values, about a
+ * millisecond, whatever the photo's size; exact for an image that small), each
+ * cell the factor at its block's centre, and sharp repeats each cell over its
+ * k×k block (a nearest-neighbour upscale: about ten times faster than a linear
+ * one on a 12 MP photo). The factor changes by at most
+ * 255·2·strength·cx/r²max levels a pixel, so a block's edge is off by about
+ * 255·strength·k/cx: under 0.4 of a level at any size.
  */
-export function vignette(w: Work, strength: number): Work {
-  const out = Buffer.from(w.data);
-  const cx = (w.width - 1) / 2;
-  const cy = (w.height - 1) / 2;
+async function vignetteFactor(width: number, height: number, strength: number): Promise<Buffer> {
+  const k = Math.ceil(Math.max(width, height) / VIGNETTE_GRID);
+  const gw = Math.ceil(width / k);
+  const gh = Math.ceil(height / k);
+  const cx = (width - 1) / 2;
+  const cy = (height - 1) / 2;
   const r2max = cx * cx + cy * cy || 1;
-  const col = new Float64Array(w.width);
-  for (let x = 0; x < w.width; x++) col[x] = (strength * (x - cx) * (x - cx)) / r2max;
-  const c = w.channels;
-  for (let y = 0; y < w.height; y++) {
-    const row = 1 - (strength * (y - cy) * (y - cy)) / r2max;
-    let i = y * w.width * c;
-    for (let x = 0; x < w.width; x++, i += c) {
-      const f = row - col[x];
-      out[i] = out[i] * f + 0.5;
-      out[i + 1] = out[i + 1] * f + 0.5;
-      out[i + 2] = out[i + 2] * f + 0.5;
+  const centre = (i: number) => i * k + (k - 1) / 2;
+  const grid = Buffer.alloc(gw * gh);
+  for (let j = 0; j < gh; j++) {
+    const dy = centre(j) - cy;
+    const row = 1 - (strength * dy * dy) / r2max;
+    for (let i = 0; i < gw; i++) {
+      const dx = centre(i) - cx;
+      grid[j * gw + i] = Math.max(0, Math.min(255, 255 * (row - (strength * dx * dx) / r2max) + 0.5));
     }
   }
-  return { ...w, data: out };
+  if (k === 1) return grid;
+  return sharp(grid, { raw: { width: gw, height: gh, channels: 1 } })
+    .resize(gw * k, gh * k, { fit: 'fill', kernel: 'nearest' })
+    .extract({ left: 0, top: 0, width, height })
+    .toColourspace('b-w')
+    .raw()
+    .toBuffer();
+}
+
+/**
+ * Darkens towards the corners: the colour channels times the factor of
+ * vignetteFactor, in sharp (the factor joins as an alpha channel and the
+ * image is flattened onto black: colour·factor), alpha kept as it was.
+ * libvips truncates the product where the former JavaScript loop rounded, so
+ * the result is on average half a level darker, at most 2 levels.
+ */
+export async function vignette(w: Work, strength: number): Promise<Work> {
+  const { rgb, alpha } = await splitAlpha(w);
+  const factor = await vignetteFactor(w.width, w.height, strength);
+  const weighted = await joinAlpha(rgb, factor);
+  const out = await fromSharp(toSharp(weighted).flatten({ background: { r: 0, g: 0, b: 0 } }));
+  return joinAlpha(out, alpha);
 }
 
 export async function adjust(w: Work, op: Adjust): Promise<Work> {

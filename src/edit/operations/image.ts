@@ -46,76 +46,103 @@ export function toSharp(w: Work): Sharp {
 export async function fromSharp(img: Sharp): Promise<Work> {
   const { data, info } = await img.toColourspace('srgb').raw({ depth: 'uchar' }).toBuffer({ resolveWithObject: true });
   if (info.channels === 3 || info.channels === 4) return { data, width: info.width, height: info.height, channels: info.channels };
-  // One or two channels (a grey input): expand to RGB(A).
-  const grey = info.channels === 1 || info.channels === 2;
-  if (!grey) throw unprocessable(`unsupported channel count ${info.channels}`);
-  const n = info.width * info.height;
-  const out = Buffer.alloc(n * (info.channels + 2));
-  const oc = info.channels + 2;
-  for (let i = 0; i < n; i++) {
-    const v = data[i * info.channels];
-    out[i * oc] = v;
-    out[i * oc + 1] = v;
-    out[i * oc + 2] = v;
-    if (oc === 4) out[i * oc + 3] = data[i * info.channels + 1];
-  }
-  return { data: out, width: info.width, height: info.height, channels: oc as 3 | 4 };
+  if (info.channels !== 1 && info.channels !== 2) throw unprocessable(`unsupported channel count ${info.channels}`);
+  // One or two channels (a grey input sharp kept grey): expand to RGB(A) in a second sharp pass, off this thread.
+  const grey = await sharp(data, { raw: { width: info.width, height: info.height, channels: info.channels } })
+    .toColourspace('srgb')
+    .raw({ depth: 'uchar' })
+    .toBuffer({ resolveWithObject: true });
+  if (grey.info.channels !== 3 && grey.info.channels !== 4) throw unprocessable(`unsupported channel count ${grey.info.channels}`);
+  return { data: grey.data, width: info.width, height: info.height, channels: grey.info.channels };
 }
 
+/** Raw-input options for a buffer of `channels` bands the size of `w`. */
+export const rawOf = (w: { width: number; height: number }, channels: 1 | 2 | 3 | 4) => ({ raw: { width: w.width, height: w.height, channels } });
+
+/*
+ * Pixel work below runs in sharp (libvips on libuv's thread pool), never in a
+ * JavaScript loop over the pixels: on a 12 MP photo such a loop blocks the
+ * HTTP thread for tens of milliseconds.
+ */
+
 /** Splits off the alpha channel: colour operations then never touch transparency. */
-export function splitAlpha(w: Work): { rgb: Work; alpha: Buffer | null } {
+export async function splitAlpha(w: Work): Promise<{ rgb: Work; alpha: Buffer | null }> {
   if (w.channels === 3) return { rgb: w, alpha: null };
-  const n = w.width * w.height;
-  const rgb = Buffer.alloc(n * 3);
-  const alpha = Buffer.alloc(n);
-  for (let i = 0, j = 0; i < n; i++, j += 4) {
-    rgb[i * 3] = w.data[j];
-    rgb[i * 3 + 1] = w.data[j + 1];
-    rgb[i * 3 + 2] = w.data[j + 2];
-    alpha[i] = w.data[j + 3];
-  }
+  const [rgb, alpha] = await Promise.all([
+    toSharp(w).removeAlpha().raw().toBuffer(),
+    toSharp(w).extractChannel(3).raw().toBuffer(),
+  ]);
   return { rgb: { data: rgb, width: w.width, height: w.height, channels: 3 }, alpha };
 }
 
 /** Puts an alpha channel (one byte a pixel, same size) back on an RGB image. */
-export function joinAlpha(rgb: Work, alpha: Buffer | null): Work {
+export async function joinAlpha(rgb: Work, alpha: Buffer | null): Promise<Work> {
   if (!alpha) return rgb;
-  const n = rgb.width * rgb.height;
-  const out = Buffer.alloc(n * 4);
-  for (let i = 0, j = 0; i < n; i++, j += 4) {
-    out[j] = rgb.data[i * 3];
-    out[j + 1] = rgb.data[i * 3 + 1];
-    out[j + 2] = rgb.data[i * 3 + 2];
-    out[j + 3] = alpha[i];
-  }
-  return { data: out, width: rgb.width, height: rgb.height, channels: 4 };
+  const data = await toSharp(rgb).joinChannel(alpha, rawOf(rgb, 1)).raw().toBuffer();
+  return { data, width: rgb.width, height: rgb.height, channels: 4 };
 }
 
 /** Runs a colour step on the RGB channels only, keeping alpha as it was. */
 export async function onColour(w: Work, step: (img: Sharp) => Sharp): Promise<Work> {
-  const { rgb, alpha } = splitAlpha(w);
+  const { rgb, alpha } = await splitAlpha(w);
   const out = await fromSharp(step(toSharp(rgb)));
-  return joinAlpha(out.channels === 3 ? out : splitAlpha(out).rgb, alpha);
+  return joinAlpha(out.channels === 3 ? out : (await splitAlpha(out)).rgb, alpha);
 }
 
-/** Whether any pixel is not fully opaque. */
-export function hasTransparency(w: Work): boolean {
-  if (w.channels === 3) return false;
-  for (let j = 3; j < w.data.length; j += 4) if (w.data[j] !== 255) return true;
-  return false;
-}
+/** Bytes compared per turn of the event loop by allBytes (memcmp of 1 MiB: well under a millisecond). */
+const COMPARE_BLOCK = 1 << 20;
+const constantBlocks = new Map<number, Buffer>();
 
-/** Whether every pixel has R = G = B (a black-and-white result), so it can be stored as one grey channel. */
-export function isGrey(w: Work): boolean {
-  const d = w.data;
-  const c = w.channels;
-  for (let i = 0; i < d.length; i += c) if (d[i] !== d[i + 1] || d[i] !== d[i + 2]) return false;
+/**
+ * Whether every byte of `buf` is `value`: a native compare (memcmp) against a
+ * constant block, one block a turn of the event loop, so even a 12 MP image
+ * holds the thread for a fraction of a millisecond at a time.
+ */
+async function allBytes(buf: Buffer, value: number): Promise<boolean> {
+  let block = constantBlocks.get(value);
+  if (!block) constantBlocks.set(value, (block = Buffer.alloc(COMPARE_BLOCK, value)));
+  for (let start = 0; start < buf.length; start += COMPARE_BLOCK) {
+    if (start > 0) await new Promise<void>((resolve) => setImmediate(resolve));
+    const end = Math.min(buf.length, start + COMPARE_BLOCK);
+    if (buf.compare(block, 0, end - start, start, end) !== 0) return false;
+  }
   return true;
 }
 
+/** Whether any pixel is not fully opaque: the alpha channel, extracted by sharp, is compared with 255s. */
+export async function hasTransparency(w: Work): Promise<boolean> {
+  if (w.channels === 3) return false;
+  return !(await allBytes(await toSharp(w).extractChannel(3).raw().toBuffer(), 255));
+}
+
+/** Pixels looked at in JavaScript before the full check: a colour image nearly always shows colour among them. */
+const GREY_SAMPLE = 4096;
+
+/**
+ * Whether every pixel has R = G = B (a black-and-white result), so it can be
+ * stored as one grey channel. A strided sample of GREY_SAMPLE pixels first
+ * (bounded work on this thread, and the usual answer for a colour photo);
+ * when all of those are grey, the full check: sharp computes the cyclic
+ * differences R−G, G−B, B−R, which the 8-bit cast clamps at 0, and all of
+ * them are 0 only when R = G = B (each is ≤ 0 and the three sum to 0).
+ */
+export async function isGrey(w: Work): Promise<boolean> {
+  const d = w.data;
+  const c = w.channels;
+  const n = w.width * w.height;
+  const stride = Math.max(1, Math.floor(n / GREY_SAMPLE));
+  for (let p = 0; p < n; p += stride) {
+    const i = p * c;
+    if (d[i] !== d[i + 1] || d[i] !== d[i + 2]) return false;
+  }
+  if (stride === 1) return true;
+  const diff = await toSharp(w).removeAlpha().recomb([[1, -1, 0], [0, 1, -1], [-1, 0, 1]]).raw({ depth: 'uchar' }).toBuffer();
+  return allBytes(diff, 0);
+}
+
 /** The image without its alpha channel (dropped, not flattened). */
-export function dropAlpha(w: Work): Work {
-  return w.channels === 3 ? w : splitAlpha(w).rgb;
+export async function dropAlpha(w: Work): Promise<Work> {
+  return w.channels === 3 ? w : (await splitAlpha(w)).rgb;
 }
 
 /** Composites onto an opaque colour. */
@@ -131,15 +158,15 @@ export async function flatten(w: Work, background: { r: number; g: number; b: nu
  */
 export async function encode(w: Work, format: OutputFormat, quality: number): Promise<Buffer> {
   let img: Sharp;
-  if (format !== 'webp' && isGrey(w)) {
-    const n = w.width * w.height;
-    const gc = w.channels === 4 ? 2 : 1;
-    const grey = Buffer.alloc(n * gc);
-    for (let i = 0; i < n; i++) {
-      grey[i * gc] = w.data[i * w.channels];
-      if (gc === 2) grey[i * gc + 1] = w.data[i * w.channels + 3];
-    }
-    img = sharp(grey, { raw: { width: w.width, height: w.height, channels: gc as 1 | 2 } }).toColourspace('b-w');
+  if (format !== 'webp' && (await isGrey(w))) {
+    // The red channel is the grey; alpha (if any) joins it as the second band.
+    const [grey, alpha] = await Promise.all([
+      toSharp(w).extractChannel(0).raw().toBuffer(),
+      w.channels === 4 ? toSharp(w).extractChannel(3).raw().toBuffer() : null,
+    ]);
+    img = sharp(grey, rawOf(w, 1));
+    if (alpha) img = img.joinChannel(alpha, rawOf(w, 1));
+    img = img.toColourspace('b-w');
   } else {
     img = toSharp(w);
   }

@@ -51,7 +51,7 @@ async function modelUpscale(w: Work, t: { width: number; height: number }, ctx: 
       ctx.notes.push(`upscaled with lanczos3: the image (${current.width}×${current.height}) is larger than the upscale model takes here (${maxPixels} pixels)`);
       break;
     }
-    const { rgb, alpha } = splitAlpha(current);
+    const { rgb, alpha } = await splitAlpha(current);
     let result;
     try {
       result = await ctx.s.models.upscale(await toPng(rgb));
@@ -68,7 +68,7 @@ async function modelUpscale(w: Work, t: { width: number; height: number }, ctx: 
     }
     ctx.models.upscale = result.model;
     let up = await decode(result.image, Number.MAX_SAFE_INTEGER);
-    up = splitAlpha(up).rgb;
+    up = (await splitAlpha(up)).rgb;
     let upAlpha: Buffer | null = null;
     if (alpha) {
       upAlpha = await sharp(alpha, { raw: { width: current.width, height: current.height, channels: 1 } })
@@ -76,7 +76,7 @@ async function modelUpscale(w: Work, t: { width: number; height: number }, ctx: 
         .raw()
         .toBuffer();
     }
-    current = joinAlpha(up, upAlpha);
+    current = await joinAlpha(up, upAlpha);
   }
   return current;
 }
