@@ -13,15 +13,19 @@
  *   embeddings do), ~1,000 vectors per cluster centre and noise of the same
  *   norm: cosine ≈ 0.67 within a cluster and 0.33 between, the 10 nearest
  *   differing from the other cluster members by noise alone. Hard on purpose.
- *   The 10k and 100k collections go through object_embeddings and rebuild()
- *   (which centres the quantiser on the mean); the 1M one then through the
- *   ingest path (sync.upsert in the write transaction) into the centred index.
+ *   All go through object_embeddings and rebuild(), which centres the
+ *   quantiser on the mean and gives the collections past IVF_MIN_ROWS (100k,
+ *   1M) coarse lists (k-means); the random ones go through the ingest path
+ *   (sync.upsert) into an index without lists.
  *
- * "ours" is VectorIndex.search (k = 10): bit first pass over the partition,
- * bounded by the sample, int8 re-rank from the in-memory cache (warmed first,
- * as the server does at start-up; one row measures it cold), exact rescoring
- * of the best few. The baseline is an exact scan: vec_distance_l2 over every
- * float vector of the collection, ORDER BY LIMIT 10.
+ * "ours" is VectorIndex.search (k = 10): bit first pass over the nearest
+ * coarse lists (or the whole partition without lists), bounded by the sample,
+ * int8 re-rank from the in-memory cache (warmed first, as the server does at
+ * start-up; one row measures it cold), exact rescoring of the best few. For
+ * collections with lists a second row runs the same query over every list
+ * (probe = Infinity: the full-partition scan of the index before IVF), with
+ * its recall, and a probe sweep (lists → recall). The baseline is an exact
+ * scan: vec_distance_l2 over every float vector of the collection, ORDER BY LIMIT 10.
  * Recall is against exact top-10 lists computed in JS over the same vectors.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -29,8 +33,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { candidatesFor, exactRescoreFor, normalize, recallAt, vectorBytes, type VectorRow } from '../../src/search/vectorIndex.js';
+import { IVF_MIN_ROWS, nearestList } from '../../src/search/ivf.js';
 import { openDatabase, type Db } from '../../src/storage/sqlite/database.js';
-import { sqliteVectorIndex, type SqliteVectorIndex } from '../../src/storage/sqlite/vectorIndex.js';
+import { sqliteVectorIndex, type SqliteVectorIndex, type VectorIndexTuning } from '../../src/storage/sqlite/vectorIndex.js';
 import { fmtMs, measure, now, stats, type BenchOptions, type BenchRow, type SectionResult } from './harness.js';
 
 const D = 768;
@@ -49,15 +54,19 @@ interface Shape {
   /** Fractions of the largest clustered collection's items allowed by the filtered queries. */
   filters: number[];
   batch: number;
+  /** Index tuning (quick: a lower IVF threshold so its 20k collection gets lists). */
+  tuning: VectorIndexTuning;
+  /** Lists probed in the probe → recall sweep. */
+  probes: number[];
 }
 
 const FULL: Shape = {
   sizes: [10_000, 100_000, 1_000_000], reps: 100, recallQueries: 30, baselineBudgetMs: 15_000,
-  sweep: [160, 320, 640, 1024, 2048], filters: [0.001, 0.005, 0.02, 0.1], batch: 10_000,
+  sweep: [160, 320, 640, 1024, 2048], filters: [0.001, 0.005, 0.02, 0.1], batch: 10_000, tuning: {}, probes: [1, 2, 4, 8, 16],
 };
 const QUICK: Shape = {
   sizes: [2_000, 20_000], reps: 20, recallQueries: 10, baselineBudgetMs: 1_000,
-  sweep: [160, 320, 640, 1024], filters: [0.01, 0.05, 0.2], batch: 5_000,
+  sweep: [160, 320, 640, 1024], filters: [0.01, 0.05, 0.2], batch: 5_000, tuning: { ivfMinRows: 10_000 }, probes: [1, 2, 4],
 };
 
 const label = (n: number) => (n >= 1_000_000 ? `${n / 1_000_000}M` : `${n / 1000}k`);
@@ -207,7 +216,7 @@ export async function runSearchBench(opts: BenchOptions): Promise<SectionResult>
   const setup: Record<string, unknown> = {};
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'lumen-bench-search-'));
   const db = openDatabase(path.join(dataDir, 'search.db'));
-  const ix = sqliteVectorIndex(db);
+  const ix = sqliteVectorIndex(db, shape.tuning);
   const free = () => Math.round(os.freemem() / 1024 ** 3);
 
   const collections: Collection[] = [];
@@ -233,7 +242,7 @@ export async function runSearchBench(opts: BenchOptions): Promise<SectionResult>
 
   try {
     log(`data in ${dataDir}; ${free()} GiB free memory`);
-    // ---- fill: random via the ingest path; clustered small via object_embeddings + rebuild, largest via ingest into the centred index
+    // ---- fill: random via the ingest path; clustered via object_embeddings + rebuild (centre, coarse lists)
     let randomRows = 0;
     let randomMs = 0;
     for (const c of collections.filter((x) => x.family === 'random')) {
@@ -245,7 +254,7 @@ export async function runSearchBench(opts: BenchOptions): Promise<SectionResult>
     const clustered = collections.filter((x) => x.family === 'clustered');
     let embRows = 0;
     let embMs = 0;
-    for (const c of clustered.filter((x) => x.size !== largest)) {
+    for (const c of clustered) {
       const ms = fillEmbeddings(db, c, shape.batch);
       embRows += c.size;
       embMs += ms;
@@ -256,15 +265,15 @@ export async function runSearchBench(opts: BenchOptions): Promise<SectionResult>
     const rebuildMs = performance.now() - rb0;
     log(`rebuild('bench:clustered') from object_embeddings: ${rebuilt.rows} rows in ${fmtMs(rebuildMs)}`);
     const big = clustered.find((x) => x.size === largest)!;
-    const bigMs = fillViaIndex(db, ix, big, shape.batch);
-    log(`filled ${big.datasetId} through sync.upsert into the centred index: ${big.size} rows in ${fmtMs(bigMs)}`);
+    const genStats = (await ix.stats('bench:clustered'))[0];
+    log(`clustered index: ${genStats.rows} rows, ${genStats.lists} coarse lists (collections from ${shape.tuning.ivfMinRows ?? IVF_MIN_ROWS} rows)`);
     db.pragma('wal_checkpoint(TRUNCATE)');
     db.pragma('optimize');
 
     // Cold: a fresh index object (empty int8 cache, no warm-up) on the largest random collection, before anything warms it.
     const cold = await (async () => {
       const c = collections.find((x) => x.family === 'random' && x.size === largest)!;
-      const fresh = sqliteVectorIndex(db, { autoWarm: false });
+      const fresh = sqliteVectorIndex(db, { ...shape.tuning, autoWarm: false });
       const qs = queriesFor(c, 20);
       let misses = 0;
       const st = await measure((i) => {
@@ -274,6 +283,18 @@ export async function runSearchBench(opts: BenchOptions): Promise<SectionResult>
       }, { reps: qs.length, warmup: 0 });
       return { st, misses: misses / qs.length };
     })();
+    // What a list costs an upsert: the nearest of the 1M collection's centroids (C dot products).
+    {
+      const gid = db.prepare(`SELECT id FROM vector_indexes WHERE model_id = 'bench:clustered' AND state = 'live'`).pluck().get() as number;
+      const cents = db.prepare(`SELECT centroid FROM vec_index_${gid}_lists WHERE dataset_id = ? ORDER BY list`).pluck().all(big.datasetId) as Buffer[];
+      if (cents.length) {
+        const m = new Float32Array(cents.length * D);
+        cents.forEach((b, j) => m.set(new Float32Array(new Uint8Array(b).buffer), j * D));
+        const qs = queriesFor(big, 200);
+        const st = await measure((i) => nearestList(m, cents.length, qs[Math.max(0, i) % qs.length]), { reps: 2000, warmup: 50 });
+        findings.push(`an upsert into ${big.datasetId} (${cents.length} lists) picks its list in ${(st.p50 * 1000).toFixed(0)} µs (p50; ${cents.length} × ${D} dot products)`);
+      }
+    }
     const w0 = performance.now();
     const warmed = await ix.warm();
     const warmMs = performance.now() - w0;
@@ -294,7 +315,7 @@ export async function runSearchBench(opts: BenchOptions): Promise<SectionResult>
       ours: stats([rebuildMs / rebuilt.rows]),
       baseline: null,
       rate: { unit: 'vectors/s', ours: rebuilt.rows / (rebuildMs / 1000), baseline: null },
-      note: `${rebuilt.rows} vectors, batches of 10,000, centre from 20,000`,
+      note: `${rebuilt.rows} vectors, batches of 10,000, centre from 20,000; coarse lists by k-means for each collection from ${shape.tuning.ivfMinRows ?? IVF_MIN_ROWS} rows (${genStats.lists} lists in all), every vector assigned to its nearest`,
     });
 
     // ---- latency and recall per collection
@@ -304,11 +325,20 @@ export async function runSearchBench(opts: BenchOptions): Promise<SectionResult>
       const search = (q: Float32Array, extra: object = {}) =>
         ix.searchWithInfo({ modelId: c.modelId, similarityModel: 'objects', vector: q, datasetIds: [c.datasetId], k: K, ...extra });
       const infos: number[] = [];
+      let listsProbed = 0;
+      let scanned = 0;
       const ours = await measure((i) => {
         const r = search(queries[Math.max(0, i) % queries.length]);
-        if (i >= 0) infos.push(r.info.threshold === null ? 0 : 1);
+        if (i >= 0) {
+          infos.push(r.info.threshold === null ? 0 : 1);
+          listsProbed += r.info.lists;
+          scanned += r.info.scanned;
+        }
         return r;
       }, { reps: shape.reps, warmup: 5 });
+      const hasLists = listsProbed > 0;
+      // The same index scanning every list: the full-partition first pass of the index before IVF.
+      const full = hasLists ? await measure((i) => search(queries[Math.max(0, i) % queries.length], { probe: Infinity }), { reps: shape.reps, warmup: 5 }) : null;
       const scan = exactScan(c);
       const base = await measure((i) => scan(queries[Math.max(0, i) % queries.length]), {
         reps: shape.reps, warmup: 1, budgetMs: shape.baselineBudgetMs, minReps: 3,
@@ -329,6 +359,17 @@ export async function runSearchBench(opts: BenchOptions): Promise<SectionResult>
       rq.forEach((q, i) => (sum += recallAt(K, search(q).hits.map((h) => h.objectId), truth[i])));
       const recall = sum / rq.length;
       recallOf.set(c.datasetId, recall);
+      const probeSweep: string[] = [];
+      let fullRecall = 0;
+      if (hasLists) {
+        for (const probe of shape.probes) {
+          let ps = 0;
+          rq.forEach((q, i) => (ps += recallAt(K, search(q, { probe }).hits.map((h) => h.objectId), truth[i])));
+          probeSweep.push(`${probe}: ${(ps / rq.length).toFixed(3)}`);
+        }
+        rq.forEach((q, i) => (fullRecall += recallAt(K, search(q, { probe: Infinity }).hits.map((h) => h.objectId), truth[i])));
+        fullRecall /= rq.length;
+      }
       const target = c.size === 100_000 ? 20 : c.size === 1_000_000 ? 60 : null;
       rows.push({
         id: `search.${c.family}.${label(c.size)}`,
@@ -337,9 +378,27 @@ export async function runSearchBench(opts: BenchOptions): Promise<SectionResult>
         baseline: { label: 'exact scan (vec_distance_l2, all floats)', stats: base },
         target: target ? { text: `p50 < ${target} ms, recall@10 ≥ 0.95`, pass: ours.p50 < target && recall >= 0.95 } : undefined,
         check: { ok: baseAgrees && (c.family === 'random' || recall >= 0.95), text: `recall@10 ${recall.toFixed(3)}${baseAgrees ? '' : '; the exact scan disagrees with the brute force'}` },
-        note: `recall@10 ${recall.toFixed(3)} over ${rq.length} queries (candidates → recall: ${sweep.join(', ')}); ${infos.filter(Boolean).length}/${infos.length} timed queries bounded by the sample; brute-force answers ${fmtMs(truthMs)}`,
+        note:
+          `recall@10 ${recall.toFixed(3)} over ${rq.length} queries (candidates → recall: ${sweep.join(', ')}); ${infos.filter(Boolean).length}/${infos.length} timed queries bounded by the sample; ` +
+          (hasLists
+            ? `coarse lists: ${(listsProbed / infos.length).toFixed(1)} probed, ${Math.round(scanned / infos.length)} of ${c.size} rows scanned a query (lists probed → recall: ${probeSweep.join(', ')}); `
+            : 'no coarse lists (whole partition scanned); ') +
+          `brute-force answers ${fmtMs(truthMs)}`,
       });
-      log(`${c.datasetId}: ours p50 ${fmtMs(ours.p50)} p99 ${fmtMs(ours.p99)}, exact p50 ${fmtMs(base.p50)}; recall@10 ${recall.toFixed(3)}; sweep ${sweep.join(', ')}`);
+      if (full) {
+        rows.push({
+          id: `search.${c.family}.${label(c.size)}.lists`,
+          label: `vector search k=${K}, ${c.family} ${label(c.size)}: nearest coarse lists (default) vs every list`,
+          ours,
+          baseline: { label: 'every list scanned (the full-partition first pass, as before IVF)', stats: full },
+          check: { ok: c.family === 'random' || recall >= fullRecall - 0.02, text: `recall@10 ${recall.toFixed(3)} nearest lists, ${fullRecall.toFixed(3)} every list` },
+          note: `${rq.length} queries; the default probe reads ${Math.round(scanned / infos.length)} of ${c.size} rows in ${(listsProbed / infos.length).toFixed(1)} lists`,
+        });
+      }
+      log(
+        `${c.datasetId}: ours p50 ${fmtMs(ours.p50)} p99 ${fmtMs(ours.p99)}${full ? `, every list p50 ${fmtMs(full.p50)} (recall ${fullRecall.toFixed(3)})` : ''}, exact p50 ${fmtMs(base.p50)}; ` +
+          `recall@10 ${recall.toFixed(3)}; sweep ${sweep.join(', ')}${hasLists ? `; lists probed ${(listsProbed / infos.length).toFixed(1)}, rows scanned ${Math.round(scanned / infos.length)}; probe sweep ${probeSweep.join(', ')}` : ''}`,
+      );
     }
 
     rows.push({
@@ -436,7 +495,7 @@ export async function runSearchBench(opts: BenchOptions): Promise<SectionResult>
       const centred = [160, 320].map((cand) => recallWith(ix, cand));
       const gen = db.prepare(`SELECT id, center FROM vector_indexes WHERE model_id = 'bench:clustered' AND state = 'live'`).get() as { id: number; center: Buffer };
       db.prepare(`UPDATE vector_indexes SET center = NULL WHERE id = ?`).run(gen.id);
-      const plain = sqliteVectorIndex(db); // reads the centre at first use
+      const plain = sqliteVectorIndex(db, shape.tuning); // reads the centre at first use
       // Re-quantise this collection's codes without the mean: rewrite its rows through upsert.
       const rowsOf = db
         .prepare(`SELECT i.object_id AS objectId, i.media_id AS mediaId, f.vector FROM vec_index_${gen.id}_items i JOIN vec_index_${gen.id}_f32 f ON f.id = i.id WHERE i.dataset_id = ?`)

@@ -64,6 +64,28 @@ export function probeRowsFor(rows: number, want: number, p: ProbePolicy = PROBE_
   return Math.min(rows, Math.ceil(Math.max(rows * p.fraction, want * p.perCandidate, p.minRows)));
 }
 
+/**
+ * What the lists are trained on and assigned by: the unit vector minus the
+ * model's mean (the quantiser's centre), normalised again. Real embeddings
+ * share a common direction, and on raw vectors a list whose centroid is that
+ * direction is the most similar list for nearly everyone: trained on raw
+ * vectors the clustered 1M bench set got lists of ~50k rows beside lists of a
+ * few hundred (a query then read 205k rows in 4 lists, recall@10 0.93).
+ */
+export function residual(unit: Float32Array, center: Float32Array | null): Float32Array {
+  const out = new Float32Array(unit.length);
+  let s = 0;
+  for (let i = 0; i < unit.length; i++) {
+    const x = unit[i] - (center ? center[i] : 0);
+    out[i] = x;
+    s += x * x;
+  }
+  if (s === 0) return out;
+  const inv = 1 / Math.sqrt(s);
+  for (let i = 0; i < out.length; i++) out[i] *= inv;
+  return out;
+}
+
 /** Dot product of v with row `j` of a row-major matrix of `d` columns. */
 function dotRow(m: Float32Array, j: number, d: number, v: Float32Array): number {
   const off = j * d;
@@ -82,7 +104,7 @@ function dotRow(m: Float32Array, j: number, d: number, v: Float32Array): number 
   return s0 + s1 + s2 + s3;
 }
 
-/** The list whose centroid is most similar to v (ties: the lower list). */
+/** The list whose centroid is most similar to v, a residual() (ties: the lower list). */
 export function nearestList(centroids: Float32Array, lists: number, v: Float32Array): number {
   const d = v.length;
   let best = 0;
@@ -97,7 +119,7 @@ export function nearestList(centroids: Float32Array, lists: number, v: Float32Ar
   return best;
 }
 
-/** The lists, most similar centroid first. */
+/** The lists, most similar centroid to v (a residual()) first. */
 export function rankLists(centroids: Float32Array, lists: number, v: Float32Array): number[] {
   const d = v.length;
   const s = new Float64Array(lists);

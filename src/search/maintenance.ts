@@ -5,7 +5,8 @@
  *   an index for any model that has stored embeddings but none (a database
  *   from before the index, or one whose index generation was lost);
  * - then every few hours, rebuilds an index whose deletes left many holes
- *   or that was quantised before its model's mean was known (`needsRebuild`).
+ *   or that was quantised before its model's mean was known, or whose big
+ *   collections have no coarse lists (IVF) or outgrew theirs (`needsRebuild`).
  * All of it runs in batches that give the event loop a turn between them, so
  * requests keep being answered meanwhile.
  */
@@ -45,7 +46,7 @@ export function startSearchMaintenance(s: Services, opts: { checkEveryMs?: numbe
   const check = async () => {
     for (const stat of await s.storage.vectors.stats()) {
       if (abort.signal.aborted) return;
-      if (stat.state === 'live' && stat.needsRebuild) await rebuild(stat.modelId, `${stat.reclaimable} holes of ${stat.slots} slots, centred: ${stat.centered}`);
+      if (stat.state === 'live' && stat.needsRebuild) await rebuild(stat.modelId, `${stat.reclaimable} holes of ${stat.slots} slots, centred: ${stat.centered}, rows wanting coarse lists: ${stat.unlistedRows}`);
     }
   };
 

@@ -7,19 +7,27 @@
  * How a query runs:
  * 1. The query vector is L2-normalised and quantised to one bit per dimension
  *    (sign of v − centre, the centre being the model's mean vector).
- * 2. First pass: Hamming-distance KNN over the 1-bit codes of each collection
- *    asked for (a sqlite-vec vec0 partition per collection and similarity
- *    model: other collections and models are never read) and, for a filtered
- *    query, only over the allowed rows (`rowid IN (...)`,
- *    also inside the scan, so a filtered query never comes back short). It
+ * 2. Coarse lists (IVF, src/search/ivf.ts): a collection past IVF_MIN_ROWS
+ *    vectors is split at rebuild into ~√rows/8 lists by k-means; the query
+ *    ranks them by centroid similarity and the first pass reads only the
+ *    nearest ones, until they hold max(rows/16, 16 × candidates, 16k) vectors
+ *    (1M: ~8 of 125 lists, ~6% of the codes). Smaller collections, and every
+ *    collection of a generation made before IVF, are one list: read whole.
+ * 3. First pass: Hamming-distance KNN over the 1-bit codes of those lists of
+ *    each collection asked for (a sqlite-vec vec0 partition per collection,
+ *    similarity model and list: other collections and models are never read)
+ *    and, for a filtered query, only over the allowed rows (`rowid IN (...)`,
+ *    also inside the scan, over every list, so a filtered query never comes
+ *    back short; an over-fetching post-filter probes the nearest lists and
+ *    falls back to all of them when those run out of allowed rows). It
  *    keeps candidatesFor(k) candidates; a bound on the Hamming distance read
  *    off a 1/64 sample of the codes keeps that large k cheap.
- * 3. Re-ranking: int8 dot products of the candidates with the query, from an
+ * 4. Re-ranking: int8 dot products of the candidates with the query, from an
  *    in-memory cache of per-vector-scaled int8 copies (768 B a vector). The
  *    cache is what keeps a query off the disk: a 3 KB float row read cold costs
  *    ~100 µs on this machine (idle page cache is reclaimed after a minute), so
  *    rescoring 1,000 candidates from disk would cost 100 ms.
- * 4. Exact rescoring of the best few (exactRescoreFor(k)) from the float32
+ * 5. Exact rescoring of the best few (exactRescoreFor(k)) from the float32
  *    vectors: L2 via sqlite-vec's AVX `vec_distance_l2`, cosine = 1 − d²/2 on
  *    unit vectors. The best `k` come back, best first.
  * A filtered query whose allowed rows are few skips the first pass and

@@ -62,7 +62,7 @@
 import type Database from 'better-sqlite3';
 import { setImmediate as turn } from 'node:timers/promises';
 import { invalid } from '../../errors.js';
-import { IVF_MIN_ROWS, IVF_RETRAIN_FACTOR, listsFor, nearestList, PROBE_MIN_LISTS, PROBE_POLICY, probeRowsFor, rankLists, sampleFor, trainLists, type ProbePolicy } from '../../search/ivf.js';
+import { IVF_MIN_ROWS, IVF_RETRAIN_FACTOR, listsFor, nearestList, PROBE_MIN_LISTS, PROBE_POLICY, probeRowsFor, rankLists, residual, sampleFor, trainLists, type ProbePolicy } from '../../search/ivf.js';
 import {
   candidatesFor,
   cosineFromL2,
@@ -103,6 +103,8 @@ const CENTER_SAMPLE = 20_000;
 const UNCENTERED_REBUILD_ROWS = 10_000;
 const JSON_CHUNK = 30_000;
 const WARM_BATCH = 20_000;
+/** A probe that would read this fraction of a collection's rows scans the whole partition (one KNN statement, not one a list). */
+const WHOLE_PARTITION_FRACTION = 0.5;
 /** The post-filter path re-ranks at least this many allowed candidates (else it filters inside the scan after all). */
 const MIN_POST_CANDIDATES = 256;
 
@@ -486,7 +488,7 @@ export function sqliteVectorIndex(db: Db, tuning: VectorIndexTuning = {}): Sqlit
     const rid = (rowid: number) => BigInt(rowid);
     if (g.ivf) {
       const lists = listsOf(g, row.datasetId, row.similarityModel);
-      const list = lists ? nearestList(lists.centroids, lists.count, unit) : 0;
+      const list = lists ? nearestList(lists.centroids, lists.count, residual(unit, g.center)) : 0;
       const l = BigInt(list);
       const rowid = Number(g.s.insItem.run(row.objectId, row.mediaId, row.frameId ?? null, row.datasetId, row.similarityModel, l).lastInsertRowid);
       g.s.insF32.run(rid(rowid), vectorBytes(unit));
@@ -716,6 +718,7 @@ export function sqliteVectorIndex(db: Db, tuning: VectorIndexTuning = {}): Sqlit
   const planParts = (g: Gen, unit: Float32Array, full: Part[], sm: string, want: number, probe: number | undefined, info: VectorSearchInfo) => {
     const parts: Part[] = [];
     let subset = false;
+    let res: Float32Array | null = null;
     for (const p of full) {
       const lists = probe === Infinity ? null : listsOf(g, p.ds, sm);
       if (!lists) {
@@ -728,7 +731,8 @@ export function sqliteVectorIndex(db: Db, tuning: VectorIndexTuning = {}): Sqlit
       const chosen: Part[] = [];
       let covered = 0;
       let nonEmpty = 0;
-      for (const j of rankLists(lists.centroids, lists.count, unit)) {
+      res ??= residual(unit, g.center);
+      for (const j of rankLists(lists.centroids, lists.count, res)) {
         const rows = rowsOf.get(j) ?? 0;
         if (rows <= 0) continue;
         nonEmpty++;
@@ -737,7 +741,8 @@ export function sqliteVectorIndex(db: Db, tuning: VectorIndexTuning = {}): Sqlit
         chosen.push({ ds: p.ds, list: j, rows });
         covered += rows;
       }
-      if (chosen.length >= nonEmpty) parts.push(p); // every list: one statement over the partition
+      // Most of the lists: one statement over the partition costs less than one a list.
+      if (chosen.length >= nonEmpty || (probe === undefined && covered >= p.rows * WHOLE_PARTITION_FRACTION)) parts.push(p);
       else {
         subset = true;
         info.lists += chosen.length;
@@ -884,18 +889,19 @@ export function sqliteVectorIndex(db: Db, tuning: VectorIndexTuning = {}): Sqlit
       for (let i = 0; i < dims; i++) mean[i] += v[i];
       n++;
     }
+    const center = Float32Array.from(mean, (x) => x / n);
     const lists: TrainedLists[] = [];
     for (const p of partitionCounts.all(modelId) as Array<{ ds: string; sm: string; n: number }>) {
       if (p.n < T.ivfMinRows || !SIMILARITY_MODELS.includes(p.sm as SimilarityModel)) continue;
       const count = T.ivfLists || listsFor(p.n);
       const sample = (partitionSample.all(modelId, p.sm, p.ds, sampleFor(count)) as Buffer[])
         .filter((b) => b.byteLength === dims * 4)
-        .map((b) => normalize(vectorFromBytes(b)));
+        .map((b) => residual(normalize(vectorFromBytes(b)), center));
       if (sample.length < count) continue;
       if (signal?.aborted) throw signal.reason ?? new Error('rebuild aborted');
       lists.push({ ds: p.ds, sm: p.sm, count, centroids: await trainLists(sample, count), trainedRows: p.n });
     }
-    return { dims, center: Float32Array.from(mean, (x) => x / n), lists };
+    return { dims, center, lists };
   };
 
   const startRebuild = db.transaction((modelId: string, plan: { dims: number; center: Float32Array; lists: TrainedLists[] } | null): Gen | null => {
