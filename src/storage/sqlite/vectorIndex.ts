@@ -485,24 +485,17 @@ export function sqliteVectorIndex(db: Db, tuning: VectorIndexTuning = {}): Sqlit
   const insertRow = (g: Gen, row: Omit<VectorRow, 'modelId' | 'vector'>, unit: Float32Array, dl: Deltas, scratch: Uint8Array) => {
     const c = quantizeBits(unit, g.center, scratch);
     const code = Buffer.from(c.buffer, c.byteOffset, c.byteLength);
-    const rid = (rowid: number) => BigInt(rowid);
-    if (g.ivf) {
-      const lists = listsOf(g, row.datasetId, row.similarityModel);
-      const list = lists ? nearestList(lists.centroids, lists.count, residual(unit, g.center)) : 0;
-      const l = BigInt(list);
-      const rowid = Number(g.s.insItem.run(row.objectId, row.mediaId, row.frameId ?? null, row.datasetId, row.similarityModel, l).lastInsertRowid);
-      g.s.insF32.run(rid(rowid), vectorBytes(unit));
-      g.s.insQ8.run(rid(rowid), quantizeInt8(unit));
-      g.s.insVec.run(rid(rowid), row.datasetId, row.similarityModel, l, code);
-      if (inSample(rowid)) g.s.insSample.run(rid(rowid), row.datasetId, row.similarityModel, l, code);
-      if (lists) dl.addList(g, row.datasetId, row.similarityModel, list, 1);
-    } else {
-      const rowid = Number(g.s.insItem.run(row.objectId, row.mediaId, row.frameId ?? null, row.datasetId, row.similarityModel).lastInsertRowid);
-      g.s.insF32.run(rid(rowid), vectorBytes(unit));
-      g.s.insQ8.run(rid(rowid), quantizeInt8(unit));
-      g.s.insVec.run(rid(rowid), row.datasetId, row.similarityModel, code);
-      if (inSample(rowid)) g.s.insSample.run(rid(rowid), row.datasetId, row.similarityModel, code);
-    }
+    // Generations made since IVF take the list as a third partition key (and an _items column).
+    const lists = g.ivf ? listsOf(g, row.datasetId, row.similarityModel) : null;
+    const list = lists ? nearestList(lists.centroids, lists.count, residual(unit, g.center)) : 0;
+    const key = g.ivf ? [BigInt(list)] : [];
+    const rowid = Number(g.s.insItem.run(row.objectId, row.mediaId, row.frameId ?? null, row.datasetId, row.similarityModel, ...key).lastInsertRowid);
+    const rid = BigInt(rowid);
+    g.s.insF32.run(rid, vectorBytes(unit));
+    g.s.insQ8.run(rid, quantizeInt8(unit));
+    g.s.insVec.run(rid, row.datasetId, row.similarityModel, ...key, code);
+    if (inSample(rowid)) g.s.insSample.run(rid, row.datasetId, row.similarityModel, ...key, code);
+    if (lists) dl.addList(g, row.datasetId, row.similarityModel, list, 1);
     dl.add(g.id, row.datasetId, row.similarityModel, 1);
   };
 
