@@ -10,9 +10,11 @@
  * 2. Coarse lists (IVF, src/search/ivf.ts): a collection past IVF_MIN_ROWS
  *    vectors is split at rebuild into ~√rows/8 lists by k-means; the query
  *    ranks them by centroid similarity and the first pass reads only the
- *    nearest ones, until they hold max(rows/16, 16 × candidates, 16k) vectors
- *    (1M: ~8 of 125 lists, ~6% of the codes). Smaller collections, and every
+ *    nearest ones, until they hold max(rows/8, 16 × candidates, 16k) vectors
+ *    (1M: ~16 of 125 lists, 1/8 of the codes). Smaller collections, and every
  *    collection of a generation made before IVF, are one list: read whole.
+ *    Lists are trained and assigned on the vector minus the model's mean (see
+ *    ivf.ts `residual`), which keeps them balanced (1M: 5k–13k rows a list).
  * 3. First pass: Hamming-distance KNN over the 1-bit codes of those lists of
  *    each collection asked for (a sqlite-vec vec0 partition per collection,
  *    similarity model and list: other collections and models are never read)
