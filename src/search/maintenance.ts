@@ -4,7 +4,7 @@
  *   vectors reads them from disk: ~200 ms instead of tens of ms) and builds
  *   an index for any model that has stored embeddings but none (a database
  *   from before the index, or one whose index generation was lost);
- * - then every few hours, rebuilds an index whose deletes left many holes
+ * - then at start-up and every 15 minutes (a cheap look at the stats), rebuilds an index whose deletes left many holes
  *   or that was quantised before its model's mean was known, or whose big
  *   collections have no coarse lists (IVF) or outgrew theirs (`needsRebuild`).
  * All of it runs in batches that give the event loop a turn between them, so
@@ -19,7 +19,8 @@ export interface SearchMaintenance {
   stop(): Promise<void>;
 }
 
-const CHECK_EVERY_MS = 6 * 3_600_000;
+/** A big import gets its coarse lists within this long (the check itself reads a few counters). */
+const CHECK_EVERY_MS = 15 * 60_000;
 
 export function startSearchMaintenance(s: Services, opts: { checkEveryMs?: number } = {}): SearchMaintenance {
   const log = s.logger.child({ component: 'search-maintenance' });
@@ -41,6 +42,7 @@ export function startSearchMaintenance(s: Services, opts: { checkEveryMs?: numbe
     if (abort.signal.aborted) return;
     const { rows } = await s.storage.vectors.warm();
     if (rows) log.info('vector cache warmed', { rows });
+    await check();
   };
 
   const check = async () => {
