@@ -209,6 +209,12 @@ export const MAX_K = 4096;
 export const MIN_CANDIDATES = 1024;
 export const MIN_OVERSAMPLE = 8;
 
+/*
+ * Coarse lists (IVF) decide how many codes the first pass reads in a big
+ * collection; their tuning and figures are in src/search/ivf.ts (clustered 1M:
+ * p50 40 ms vs 130 ms for the whole partition, recall@10 0.970).
+ */
+
 /** The number of first-pass candidates for k hits (`oversample` overrides the policy: k × oversample). */
 export function candidatesFor(k: number, oversample?: number): number {
   const want = oversample !== undefined ? Math.ceil(k * oversample) : Math.max(k * MIN_OVERSAMPLE, MIN_CANDIDATES);
