@@ -143,7 +143,7 @@ pure('list count and probe rows', () => {
   assert.is(listsFor(100), 8);
   assert.is(listsFor(1e9), 256);
   assert.is(probeRowsFor(1_000_000, 1024), 125_000);
-  assert.is(probeRowsFor(100_000, 1024), 16_384);
+  assert.is(probeRowsFor(100_000, 1024), 32_768);
   assert.is(probeRowsFor(10_000, 1024), 10_000, 'never more than the collection');
 });
 
