@@ -26,6 +26,7 @@
  * products) put rebuild() at ~3.3k vectors/s.
  */
 import { setImmediate as turn } from 'node:timers/promises';
+import { seededRandom } from '../random.js';
 
 /**
  * A collection (per similarity model) gets coarse lists at rebuild from this
@@ -150,18 +151,6 @@ export function rankLists(centroids: Float32Array, lists: number, v: Float32Arra
   return Array.from({ length: lists }, (_, j) => j).sort((a, b) => s[b] - s[a] || a - b);
 }
 
-/** mulberry32: the seeded generator that makes training deterministic. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 function normalizeRow(m: Float32Array, j: number, d: number): void {
   let s = 0;
   for (let i = 0; i < d; i++) s += m[j * d + i] * m[j * d + i];
@@ -189,7 +178,7 @@ export async function trainLists(sample: Float32Array[], lists: number, o: Train
   if (n === 0) throw new Error('trainLists: empty sample');
   const d = sample[0].length;
   const C = Math.min(lists, n);
-  const r = rng(o.seed ?? 0x1f1f);
+  const r = seededRandom(o.seed ?? 0x1f1f);
   const every = o.yieldEvery ?? 2_048;
   let sinceTurn = 0;
   const tick = async (points: number) => {

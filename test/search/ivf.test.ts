@@ -17,40 +17,13 @@ import { listsFor, nearestList, probeRowsFor, rankLists, residual, trainLists } 
 import { normalize, recallAt, vectorBytes, vectorFromBytes, type SimilarityModel, type VectorRow } from '../../src/search/vectorIndex.js';
 import { openDatabase, type Db } from '../../src/storage/sqlite/database.js';
 import { sqliteVectorIndex, type SqliteVectorIndex, type VectorIndexTuning } from '../../src/storage/sqlite/vectorIndex.js';
+import { clustered, dot, gauss, randomUnit, rng } from '../helpers/vectors.js';
 
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'lumen-ivf-'));
 process.on('exit', () => rmSync(tmp, { recursive: true, force: true }));
 let fileNo = 0;
 const tempDb = () => path.join(tmp, `v${++fileNo}.db`);
 
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-const gauss = (r: () => number) => Math.sqrt(-2 * Math.log(Math.max(r(), 1e-12))) * Math.cos(2 * Math.PI * r());
-const randomUnit = (r: () => number, d: number) => normalize(Float32Array.from({ length: d }, () => gauss(r)));
-/** As in vectorIndex.test.ts: a shared direction, cluster centres, noise of the same norm. */
-function clustered(r: () => number, d: number, clusters: number) {
-  const common = randomUnit(r, d);
-  const centres = Array.from({ length: clusters }, () => randomUnit(r, d));
-  return () => {
-    const c = centres[Math.floor(r() * clusters)];
-    const v = new Float32Array(d);
-    for (let i = 0; i < d; i++) v[i] = common[i] + c[i] + gauss(r) / Math.sqrt(d);
-    return normalize(v);
-  };
-}
-const dot = (a: Float32Array, b: Float32Array) => {
-  let s = 0;
-  for (let i = 0; i < a.length; i++) s += a[i] * b[i];
-  return s;
-};
 
 /** Small-set tuning: lists from 2,000 rows, 8 of them, a query probes ≥ 2 lists holding ≥ 1/8 of the rows. */
 const SMALL: VectorIndexTuning = { ivfMinRows: 2_000, ivfLists: 8, ivfMinProbe: 2, ivfProbe: { fraction: 1 / 8, perCandidate: 1, minRows: 0 } };

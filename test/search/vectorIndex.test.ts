@@ -16,6 +16,7 @@ import { openDatabase, type Db } from '../../src/storage/sqlite/database.js';
 import { openSqliteStorage } from '../../src/storage/sqlite/index.js';
 import { sqliteVectorIndex, type SqliteVectorIndex, type VectorIndexTuning } from '../../src/storage/sqlite/vectorIndex.js';
 import type { NewObject } from '../../src/storage/types.js';
+import { clustered, dot, gauss, randomUnit, rng } from '../helpers/vectors.js';
 
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'lumen-vectors-'));
 process.on('exit', () => rmSync(tmp, { recursive: true, force: true }));
@@ -24,43 +25,6 @@ const tempDb = () => path.join(tmp, `v${++fileNo}.db`);
 
 // ---------------------------------------------------------------- synthetic vectors
 
-/** mulberry32: a small seeded generator. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-const gauss = (r: () => number) => Math.sqrt(-2 * Math.log(Math.max(r(), 1e-12))) * Math.cos(2 * Math.PI * r());
-const randomUnit = (r: () => number, d: number) => normalize(Float32Array.from({ length: d }, () => gauss(r)));
-
-/**
- * Clustered like real embeddings: a common direction every vector shares (real
- * image embeddings sit in a narrow cone), cluster centres, and noise of the same
- * norm; queries come from the same distribution. Cosine ≈ 0.67 within a
- * cluster and 0.33 between: the nearest neighbours differ by noise only, and a
- * sign quantiser that ignores the mean wastes its bits on the common direction.
- */
-function clustered(r: () => number, d: number, clusters: number) {
-  const common = randomUnit(r, d);
-  const centres = Array.from({ length: clusters }, () => randomUnit(r, d));
-  return () => {
-    const c = centres[Math.floor(r() * clusters)];
-    const v = new Float32Array(d);
-    for (let i = 0; i < d; i++) v[i] = common[i] + c[i] + gauss(r) / Math.sqrt(d);
-    return normalize(v);
-  };
-}
-
-const dot = (a: Float32Array, b: Float32Array) => {
-  let s = 0;
-  for (let i = 0; i < a.length; i++) s += a[i] * b[i];
-  return s;
-};
 
 // ---------------------------------------------------------------- fixtures
 
