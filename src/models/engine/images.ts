@@ -5,15 +5,20 @@
  * photo is not handed to the processor whole); the processor then applies the
  * model's exact resize/crop/normalise.
  */
-import sharp from 'sharp';
+import sharp, { type ResizeOptions } from 'sharp';
 import { RawImage } from '@huggingface/transformers';
 import { DomainError } from '../../errors.js';
 
 export async function decodeImage(bytes: Uint8Array, opts: { minSide: number; maxPixels: number }): Promise<RawImage> {
+  return decodeRgb(bytes, opts.maxPixels, { width: opts.minSide, height: opts.minSide, fit: 'outside', withoutEnlargement: true });
+}
+
+/** The upright image flattened on white, as 8-bit RGB, resized by `resize` (the step callers differ in). */
+export async function decodeRgb(bytes: Uint8Array, maxPixels: number, resize: ResizeOptions): Promise<RawImage> {
   try {
-    const { data, info } = await sharp(bytes, { limitInputPixels: opts.maxPixels, failOn: 'error' })
+    const { data, info } = await sharp(bytes, { limitInputPixels: maxPixels, failOn: 'error' })
       .rotate()
-      .resize({ width: opts.minSide, height: opts.minSide, fit: 'outside', withoutEnlargement: true })
+      .resize(resize)
       .flatten({ background: '#ffffff' })
       .toColourspace('srgb')
       .raw()

@@ -20,6 +20,7 @@ import { AutoModelForImageSegmentation, AutoProcessor, RawImage } from '@hugging
 import { DomainError } from '../../errors.js';
 import type { ModelEntry } from '../catalog.js';
 import { partBytes, type EngineContext } from './context.js';
+import { decodeRgb } from './images.js';
 import type { Loaded } from './registry.js';
 import { SESSION_OPTIONS } from './sessionOptions.js';
 
@@ -59,18 +60,7 @@ async function uprightSize(bytes: Uint8Array, maxPixels: number): Promise<{ widt
 async function decodeForModel(m: Matter, bytes: Uint8Array, full: { width: number; height: number }, maxPixels: number): Promise<RawImage> {
   const ip = m.processor.image_processor ?? m.processor;
   const [width, height] = ip.do_resize ? (ip.get_resize_output_image_size({ size: [full.width, full.height] }, ip.size) as [number, number]) : [full.width, full.height];
-  try {
-    const { data, info } = await sharp(bytes, { limitInputPixels: maxPixels, failOn: 'error' })
-      .rotate()
-      .resize({ width, height, fit: 'fill', kernel: 'linear' })
-      .flatten({ background: '#ffffff' })
-      .toColourspace('srgb')
-      .raw()
-      .toBuffer({ resolveWithObject: true });
-    return new RawImage(new Uint8ClampedArray(data.buffer, data.byteOffset, data.length), info.width, info.height, 3);
-  } catch (err) {
-    throw new DomainError('unprocessable', `cannot decode image: ${(err as Error).message}`);
-  }
+  return decodeRgb(bytes, maxPixels, { width, height, fit: 'fill', kernel: 'linear' });
 }
 
 /** The model's matte of one image as 8-bit values at the model's resolution. */
