@@ -96,6 +96,8 @@ export interface VectorHit {
 export interface VectorSearchInfo {
   /** How the query ran: 'ann' (bit first pass, int8 re-rank, exact rescoring), 'exact' (every allowed vector re-ranked), 'empty'. */
   strategy: 'ann' | 'exact' | 'empty';
+  /** Where the bit first pass ran: over the in-memory copy of the codes, through sqlite-vec's KNN statements, or not at all (exact). */
+  firstPass: 'memory' | 'sqlite' | 'none';
   /** Vectors re-ranked with int8. */
   candidates: number;
   /** Of those, how many were not in the in-memory cache (read from the database). */
@@ -298,12 +300,15 @@ export function recallAt(k: number, got: string[], truth: string[]): number {
 // ---------------------------------------------------------------- the int8 cache
 
 const SLAB_ROWS = 1024;
+const SLAB_SHIFT = 10;
 
 interface Slab {
   q: Int8Array;
   /** NaN: row not cached. */
   scale: Float32Array;
   count: number;
+  /** Tick of its last use (the least recently used slab goes first). */
+  used: number;
 }
 
 /**
@@ -311,12 +316,15 @@ interface Slab {
  * vector never changes (a replaced vector gets a new rowid), so an entry is
  * never stale: at worst it belongs to a deleted row and is never asked for.
  * That makes the cache safe with writes rolled back by an outer transaction.
- * Held in slabs of 1,024 rows; past the byte budget the least recently used
- * slabs go.
+ * Held in slabs of 1,024 rows, an array of them per generation (a lookup is an
+ * index, not a hash: the re-rank asks ~1,000 times a query); past the byte
+ * budget the least recently used slabs go.
  */
 export class Int8Cache {
-  private slabs = new Map<string, Slab>();
+  private gens = new Map<number, Array<Slab | undefined>>();
   private bytes = 0;
+  private slabCount = 0;
+  private tick = 0;
 
   constructor(private readonly budgetBytes: number) {}
 
@@ -324,49 +332,71 @@ export class Int8Cache {
     return SLAB_ROWS * (dims + 4);
   }
 
+  private slabOf(gen: number, rowid: number): Slab | undefined {
+    return this.gens.get(gen)?.[rowid >>> SLAB_SHIFT];
+  }
+
   /** The cached int8 dot product of row `rowid` with `y` (a unit float query), or null when not cached. */
   dot(gen: number, rowid: number, y: Float32Array): number | null {
-    const key = `${gen}:${Math.floor(rowid / SLAB_ROWS)}`;
-    const slab = this.slabs.get(key);
+    const slab = this.slabOf(gen, rowid);
     if (!slab) return null;
-    const i = rowid % SLAB_ROWS;
+    const i = rowid & (SLAB_ROWS - 1);
     const scale = slab.scale[i];
     if (Number.isNaN(scale)) return null;
     const d = y.length;
     const q = slab.q;
     const off = i * d;
-    let s = 0;
-    for (let j = 0; j < d; j++) s += q[off + j] * y[j];
-    return s * scale;
+    let s0 = 0;
+    let s1 = 0;
+    let s2 = 0;
+    let s3 = 0;
+    let j = 0;
+    for (; j + 4 <= d; j += 4) {
+      s0 += q[off + j] * y[j];
+      s1 += q[off + j + 1] * y[j + 1];
+      s2 += q[off + j + 2] * y[j + 2];
+      s3 += q[off + j + 3] * y[j + 3];
+    }
+    for (; j < d; j++) s0 += q[off + j] * y[j];
+    return (s0 + s1 + s2 + s3) * scale;
   }
 
   /** Marks the slab of `rowid` as just used (once per slab and query is enough). */
   touch(gen: number, rowid: number): void {
-    const key = `${gen}:${Math.floor(rowid / SLAB_ROWS)}`;
-    const slab = this.slabs.get(key);
-    if (slab) {
-      this.slabs.delete(key);
-      this.slabs.set(key, slab);
+    const slab = this.slabOf(gen, rowid);
+    if (slab) slab.used = ++this.tick;
+  }
+
+  private evictOne(): void {
+    let oldest: { gen: number; index: number; slab: Slab } | null = null;
+    for (const [gen, slabs] of this.gens) {
+      slabs.forEach((slab, index) => {
+        if (slab && (!oldest || slab.used < oldest.slab.used)) oldest = { gen, index, slab };
+      });
     }
+    if (!oldest) return;
+    const { gen, index, slab } = oldest as { gen: number; index: number; slab: Slab };
+    this.gens.get(gen)![index] = undefined;
+    this.bytes -= slab.q.byteLength + slab.scale.byteLength;
+    this.slabCount--;
   }
 
   /** Stores a row's int8 copy (the quantizeInt8 layout). */
   put(gen: number, rowid: number, blob: Uint8Array): void {
     const dims = blob.byteLength - 4;
-    const key = `${gen}:${Math.floor(rowid / SLAB_ROWS)}`;
-    let slab = this.slabs.get(key);
+    let slabs = this.gens.get(gen);
+    if (!slabs) this.gens.set(gen, (slabs = []));
+    const index = rowid >>> SLAB_SHIFT;
+    let slab = slabs[index];
     if (!slab) {
       if (this.budgetBytes < this.slabBytes(dims)) return;
-      while (this.bytes + this.slabBytes(dims) > this.budgetBytes && this.slabs.size) {
-        const [oldest, old] = this.slabs.entries().next().value as [string, Slab];
-        this.slabs.delete(oldest);
-        this.bytes -= old.q.byteLength + old.scale.byteLength;
-      }
-      slab = { q: new Int8Array(SLAB_ROWS * dims), scale: new Float32Array(SLAB_ROWS).fill(NaN), count: 0 };
-      this.slabs.set(key, slab);
+      while (this.bytes + this.slabBytes(dims) > this.budgetBytes && this.slabCount) this.evictOne();
+      slab = { q: new Int8Array(SLAB_ROWS * dims), scale: new Float32Array(SLAB_ROWS).fill(NaN), count: 0, used: ++this.tick };
+      slabs[index] = slab;
       this.bytes += slab.q.byteLength + slab.scale.byteLength;
+      this.slabCount++;
     }
-    const i = rowid % SLAB_ROWS;
+    const i = rowid & (SLAB_ROWS - 1);
     if (Number.isNaN(slab.scale[i])) slab.count++;
     slab.scale[i] = new DataView(blob.buffer, blob.byteOffset, 4).getFloat32(0, true);
     slab.q.set(new Int8Array(blob.buffer, blob.byteOffset + 4, dims), i * dims);
@@ -374,21 +404,21 @@ export class Int8Cache {
 
   /** Forgets a generation (dropped). */
   dropGeneration(gen: number): void {
-    for (const [key, slab] of this.slabs) {
-      if (key.startsWith(`${gen}:`)) {
-        this.slabs.delete(key);
-        this.bytes -= slab.q.byteLength + slab.scale.byteLength;
-      }
+    for (const slab of this.gens.get(gen) ?? []) {
+      if (!slab) continue;
+      this.bytes -= slab.q.byteLength + slab.scale.byteLength;
+      this.slabCount--;
     }
+    this.gens.delete(gen);
   }
 
   rows(gen: number): number {
     let n = 0;
-    for (const [key, slab] of this.slabs) if (key.startsWith(`${gen}:`)) n += slab.count;
+    for (const slab of this.gens.get(gen) ?? []) if (slab) n += slab.count;
     return n;
   }
 
   get size(): { bytes: number; slabs: number } {
-    return { bytes: this.bytes, slabs: this.slabs.size };
+    return { bytes: this.bytes, slabs: this.slabCount };
   }
 }

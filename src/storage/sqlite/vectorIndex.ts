@@ -86,6 +86,8 @@ import {
   type VectorSearchInfo,
 } from '../../search/vectorIndex.js';
 import type { Db } from './database.js';
+import { genCodeMirror, type GenCodeMirror } from './codeMirror.js';
+import { rowidBitmap, type BitCodeMirror } from '../../search/bitCodeMirror.js';
 
 /** vec0's default chunk size (rows per chunk). */
 const CHUNK_SIZE = 1024;
@@ -134,7 +136,9 @@ export interface VectorIndexTuning {
   unboundedMaxWork?: number;
   /** Bytes of int8 copies kept in memory (default 2 GiB ≈ 2.7M 768-d vectors). */
   cacheBytes?: number;
-  /** Start loading a generation's int8 copies on its first search (default true). */
+  /** Bytes of 1-bit codes kept in memory for the first pass (default 512 MiB ≈ 5M 768-d rows); a generation that does not fit is searched through vec0. */
+  codeCacheBytes?: number;
+  /** Start loading a generation's codes and int8 copies on its first search (default true). */
   autoWarm?: boolean;
   /** A collection gets coarse lists at rebuild from this many vectors (default IVF_MIN_ROWS). */
   ivfMinRows?: number;
@@ -153,6 +157,7 @@ const DEFAULTS = {
   resolveMaxMedia: 50_000,
   unboundedMaxWork: 4_000_000,
   cacheBytes: 2 * 1024 ** 3,
+  codeCacheBytes: 512 * 1024 ** 2,
   autoWarm: true,
   ivfMinRows: IVF_MIN_ROWS,
   ivfLists: 0,
@@ -216,10 +221,14 @@ interface Gen {
   quantizer: string;
   table: string;
   warm: 'no' | 'running' | 'done';
+  /** The warm-up under way (warm() called meanwhile waits for it). */
+  warming: Promise<number> | null;
   /** Made since IVF: `list` partition key and column, a _lists table. */
   ivf: boolean;
   /** Lists by collection and similarity model (null: none), read once: they never change in a generation. */
   lists: Map<string, Lists | null>;
+  /** The in-memory copy of its codes (the first pass runs there once loaded). */
+  codes: GenCodeMirror;
   s: Record<
     | 'insItem' | 'insF32' | 'insQ8' | 'insVec' | 'insSample' | 'delVec' | 'delSample' | 'delItem' | 'delF32' | 'delQ8' | 'itemByObject'
     | 'itemsByObjects' | 'itemsByMedia' | 'knn' | 'knnBound' | 'knnIn' | 'knnInBound' | 'sampleKnn' | 'resolve' | 'allRows' | 'mediaOf'
@@ -302,6 +311,8 @@ export function sqliteVectorIndex(db: Db, tuning: VectorIndexTuning = {}): Sqlit
       center: r.center ? vectorFromBytes(new Uint8Array(r.center)) : null,
       table: t,
       warm: 'no',
+      warming: null,
+      codes: genCodeMirror(db, t, r.dims, ivf, T.codeCacheBytes),
       s: {
         insItem: ivf
           ? db.prepare(`INSERT INTO ${items} (object_id, media_id, frame_id, dataset_id, similarity_model, list) VALUES (?, ?, ?, ?, ?, ?)`)
@@ -473,6 +484,7 @@ export function sqliteVectorIndex(db: Db, tuning: VectorIndexTuning = {}): Sqlit
 
   const deleteItem = (g: Gen, it: ItemRef, dl: Deltas) => {
     const rid = BigInt(it.rowid);
+    g.codes.touched(it.rowid);
     g.s.delVec.run(rid);
     if (inSample(it.rowid)) g.s.delSample.run(rid);
     g.s.delItem.run(rid);
@@ -494,6 +506,7 @@ export function sqliteVectorIndex(db: Db, tuning: VectorIndexTuning = {}): Sqlit
     g.s.insF32.run(rid, vectorBytes(unit));
     g.s.insQ8.run(rid, quantizeInt8(unit));
     g.s.insVec.run(rid, row.datasetId, row.similarityModel, ...key, code);
+    g.codes.touched(rowid);
     if (inSample(rowid)) g.s.insSample.run(rid, row.datasetId, row.similarityModel, ...key, code);
     if (lists) dl.addList(g, row.datasetId, row.similarityModel, list, 1);
     dl.add(g.id, row.datasetId, row.similarityModel, 1);
@@ -555,12 +568,22 @@ export function sqliteVectorIndex(db: Db, tuning: VectorIndexTuning = {}): Sqlit
 
   // ---- the int8 cache
 
-  const warmGen = async (g: Gen): Promise<number> => {
-    if (g.warm !== 'no') return 0;
+  const warmGen = (g: Gen): Promise<number> => {
+    if (g.warm === 'running' && g.warming) return g.warming;
+    if (g.warm !== 'no') return Promise.resolve(0);
     g.warm = 'running';
+    g.warming = loadGen(g).finally(() => {
+      g.warming = null;
+    });
+    return g.warming;
+  };
+
+  /** Loads a generation's codes (the first pass) and then its int8 copies (the re-rank) into memory. */
+  const loadGen = async (g: Gen): Promise<number> => {
     let after = 0;
     let n = 0;
     try {
+      await g.codes.load();
       for (;;) {
         if (!db.open || !gens.has(g.id)) break;
         const rows = g.s.q8After.all(after, WARM_BATCH) as Array<{ id: number; q: Buffer }>;
@@ -666,7 +689,13 @@ export function sqliteVectorIndex(db: Db, tuning: VectorIndexTuning = {}): Sqlit
     want: number,
     allowed: number[] | null,
     info: VectorSearchInfo,
+    codes: BitCodeMirror | null,
   ): Candidate[] => {
+    if (codes) {
+      info.firstPass = 'memory';
+      return codes.scan(parts.map((p) => ({ ds: p.ds, sm, list: p.list })), code, want, allowed ? rowidBitmap(allowed) : null);
+    }
+    info.firstPass = 'sqlite';
     const total = parts.reduce((a, p) => a + p.rows, 0);
     const reachable = allowed ? Math.min(allowed.length, total) : total;
     const selectivity = allowed ? Math.min(1, allowed.length / Math.max(1, total)) : 1;
@@ -748,7 +777,7 @@ export function sqliteVectorIndex(db: Db, tuning: VectorIndexTuning = {}): Sqlit
 
   const searchWithInfo = (q: VectorQuery): { hits: VectorHit[]; info: VectorSearchInfo } => {
     const info: VectorSearchInfo = {
-      strategy: 'empty', candidates: 0, cacheMisses: 0, knnQueries: 0, threshold: null, filter: q.mediaIds ? 'inside' : 'none', lists: 0, scanned: 0,
+      strategy: 'empty', firstPass: 'none', candidates: 0, cacheMisses: 0, knnQueries: 0, threshold: null, filter: q.mediaIds ? 'inside' : 'none', lists: 0, scanned: 0,
     };
     if (!Number.isInteger(q.k) || q.k < 1 || q.k > MAX_K) throw invalid(`vector search: k must be 1..${MAX_K}`);
     if (!SIMILARITY_MODELS.includes(q.similarityModel)) throw invalid(`vector search: unknown similarity model ${q.similarityModel}`);
@@ -764,6 +793,8 @@ export function sqliteVectorIndex(db: Db, tuning: VectorIndexTuning = {}): Sqlit
     );
     const total = parts.reduce((a, p) => a + p.rows, 0);
     if (total === 0) return { hits: [], info };
+    // The first pass runs over the in-memory codes once they are loaded and current (else through vec0).
+    const codes = g.codes.ready(parts.map((p) => ({ ds: p.ds, sm: q.similarityModel, rows: p.rows })));
 
     const unit = normalize(q.vector);
     const qBytes = vectorBytes(unit);
@@ -780,7 +811,7 @@ export function sqliteVectorIndex(db: Db, tuning: VectorIndexTuning = {}): Sqlit
       // Filtered inside the scan: every list (the allowed rows may sit anywhere); else the nearest lists.
       const scan = allowed ? parts : planParts(g, unit, parts, q.similarityModel, want, q.probe, info).parts;
       if (allowed) info.scanned = total;
-      const cands = firstPass(g, code, scan, q.similarityModel, want, allowed, info);
+      const cands = firstPass(g, code, scan, q.similarityModel, want, allowed, info, codes);
       info.strategy = 'ann';
       info.candidates = cands.length;
       return { hits: finish(g, qBytes, rerank(g, unit, cands.map((x) => x.rowid), info), q.k), info };
@@ -815,7 +846,7 @@ export function sqliteVectorIndex(db: Db, tuning: VectorIndexTuning = {}): Sqlit
       info.lists = 0;
       const plan = everyList ? { parts, subset: false } : planParts(g, unit, parts, q.similarityModel, fetch, q.probe, info);
       if (everyList) info.scanned = total;
-      const cands = firstPass(g, code, plan.parts, q.similarityModel, fetch, null, info);
+      const cands = firstPass(g, code, plan.parts, q.similarityModel, fetch, null, info, codes);
       const media = new Map<number, string>();
       for (let i = 0; i < cands.length; i += JSON_CHUNK) {
         for (const r of g.s.mediaOf.all(JSON.stringify(cands.slice(i, i + JSON_CHUNK).map((x) => x.rowid))) as Array<{ rowid: number; mediaId: string }>) {
@@ -1054,7 +1085,10 @@ export function sqliteVectorIndex(db: Db, tuning: VectorIndexTuning = {}): Sqlit
       let rows = 0;
       for (const g of [...gens.values()]) {
         if (modelId !== undefined && g.modelId !== modelId) continue;
-        if (g.warm === 'running') continue;
+        if (g.warm === 'running') {
+          rows += await warmGen(g);
+          continue;
+        }
         g.warm = 'no';
         rows += await warmGen(g);
       }

@@ -1,0 +1,219 @@
+/**
+ * An in-memory copy of the 1-bit codes of a vector index, grouped the way the
+ * index stores them (chunks of rows of one partition: collection, similarity
+ * model, coarse list), and the first pass run over it.
+ *
+ * Why: sqlite-vec 0.1.9 answers a KNN statement by reading each chunk of the
+ * partition (a 96 KB blob for 1,024 rows of 768 bits) and selecting the top k
+ * with k passes over it; every statement costs ~0.2 ms before the first row and
+ * a search over the nearest coarse lists runs two of them a list (the sample
+ * bound, then the KNN). Measured over a 100k-vector collection (14 lists,
+ * 35k rows read, 1,024 candidates): ~20 ms through vec0, where XOR + popcount
+ * over the same codes in memory takes ~2 ms and a histogram picks the best
+ * 1,024 in linear time. The codes stay in sqlite-vec (the store of record);
+ * this is a cache of its chunks, replaced chunk by chunk when a write touches
+ * one (see src/storage/sqlite/vecChunks.ts).
+ *
+ * Memory: dims/8 bytes plus 8 a row (768-d: ~104 MB at 1M rows).
+ */
+
+/** One chunk of the index as stored: its partition and its live rows. */
+export interface CodeChunk {
+  id: number;
+  ds: string;
+  sm: string;
+  /** Coarse list (0 without lists). */
+  list: number;
+  /** Row ids of the live slots. */
+  rowids: Float64Array;
+  /** Their codes, dims/32 words (or dims/8 bytes padded to words) a row, in the same order. */
+  codes: Uint32Array;
+}
+
+export interface CodeCandidate {
+  rowid: number;
+  distance: number;
+}
+
+/** What one scan reads: a collection's partition for a similarity model, one list or (null) all of them. */
+export interface CodePart {
+  ds: string;
+  sm: string;
+  list: number | null;
+}
+
+/** Distance marking a row that is not allowed (beyond any real one). */
+const EXCLUDED = 0xffff;
+
+const groupKey = (ds: string, sm: string) => `${ds}\u0000${sm}`;
+
+/**
+ * Packs a code (dims/8 bytes, least significant bit first: the layout of
+ * quantizeBits and vec0's bit[N]) into 32-bit words, zero-padded.
+ */
+export function codeWords(bytes: Uint8Array, words: number, out = new Uint32Array(words), at = 0): Uint32Array {
+  for (let w = 0; w < words; w++) {
+    const b = w * 4;
+    out[at + w] = ((bytes[b] ?? 0) | ((bytes[b + 1] ?? 0) << 8) | ((bytes[b + 2] ?? 0) << 16) | ((bytes[b + 3] ?? 0) << 24)) >>> 0;
+  }
+  return out;
+}
+
+export class BitCodeMirror {
+  /** 32-bit words a code. */
+  readonly words: number;
+  private chunks = new Map<number, CodeChunk>();
+  /** Chunk ids by partition group (collection + similarity model). */
+  private groups = new Map<string, Set<number>>();
+  /** Live rows by group. */
+  private counts = new Map<string, number>();
+  private distances = new Uint16Array(0);
+
+  constructor(readonly dims: number) {
+    this.words = Math.ceil(dims / 32);
+  }
+
+  /** Replaces (or adds) a chunk. */
+  put(chunk: CodeChunk): void {
+    this.drop(chunk.id);
+    this.chunks.set(chunk.id, chunk);
+    const key = groupKey(chunk.ds, chunk.sm);
+    let set = this.groups.get(key);
+    if (!set) this.groups.set(key, (set = new Set()));
+    set.add(chunk.id);
+    this.counts.set(key, (this.counts.get(key) ?? 0) + chunk.rowids.length);
+  }
+
+  /** Forgets a chunk (gone from the index). */
+  drop(id: number): void {
+    const old = this.chunks.get(id);
+    if (!old) return;
+    this.chunks.delete(id);
+    const key = groupKey(old.ds, old.sm);
+    this.groups.get(key)?.delete(id);
+    this.counts.set(key, (this.counts.get(key) ?? 0) - old.rowids.length);
+  }
+
+  /** Forgets every chunk of a group (to be loaded again). */
+  dropGroup(ds: string, sm: string): void {
+    for (const id of [...(this.groups.get(groupKey(ds, sm)) ?? [])]) this.drop(id);
+    this.groups.delete(groupKey(ds, sm));
+    this.counts.delete(groupKey(ds, sm));
+  }
+
+  /** Forgets everything. */
+  clear(): void {
+    this.chunks.clear();
+    this.groups.clear();
+    this.counts.clear();
+  }
+
+  /** Live rows held for a group (0 when none). */
+  rows(ds: string, sm: string): number {
+    return this.counts.get(groupKey(ds, sm)) ?? 0;
+  }
+
+  get size(): { chunks: number; rows: number; bytes: number } {
+    let rows = 0;
+    for (const c of this.chunks.values()) rows += c.rowids.length;
+    return { chunks: this.chunks.size, rows, bytes: rows * (this.words * 4 + 8) };
+  }
+
+  /**
+   * The `want` rows nearest the query code by Hamming distance over the parts
+   * (only rows whose bit is set in `allowed`, indexed by rowid, when given),
+   * nearest first, ties by rowid: the order of the vec0 first pass.
+   */
+  scan(parts: CodePart[], code: Uint8Array, want: number, allowed: Uint8Array | null = null): CodeCandidate[] {
+    const W = this.words;
+    const q = codeWords(code, W);
+    const chunks: CodeChunk[] = [];
+    let total = 0;
+    for (const p of parts) {
+      for (const id of this.groups.get(groupKey(p.ds, p.sm)) ?? []) {
+        const c = this.chunks.get(id)!;
+        if (p.list !== null && c.list !== p.list) continue;
+        chunks.push(c);
+        total += c.rowids.length;
+      }
+    }
+    if (this.distances.length < total) this.distances = new Uint16Array(total);
+    const dist = this.distances;
+    const histogram = new Uint32Array(W * 32 + 1);
+    let n = 0;
+    for (const c of chunks) {
+      const from = n;
+      n = distances(c.codes, c.rowids.length, q, W, dist, n);
+      // Rows not allowed get a distance past every real one.
+      if (allowed !== null) {
+        const rowids = c.rowids;
+        for (let r = 0; r < rowids.length; r++) {
+          const rowid = rowids[r];
+          if (!((allowed[rowid >>> 3] ?? 0) & (1 << (rowid & 7)))) dist[from + r] = EXCLUDED;
+        }
+      }
+    }
+    for (let i = 0; i < n; i++) if (dist[i] !== EXCLUDED) histogram[dist[i]]++;
+    // The distance at which `want` rows are reached, then those rows, sorted.
+    let bound = 0;
+    for (let seen = 0; bound < histogram.length; bound++) {
+      seen += histogram[bound];
+      if (seen >= want) break;
+    }
+    const out: CodeCandidate[] = [];
+    let i = 0;
+    for (const c of chunks) {
+      for (let r = 0; r < c.rowids.length; r++, i++) if (dist[i] <= bound) out.push({ rowid: c.rowids[r], distance: dist[i] });
+    }
+    out.sort((a, b) => a.distance - b.distance || a.rowid - b.rowid);
+    return out.length > want ? out.slice(0, want) : out;
+  }
+}
+
+/**
+ * Hamming distances of `rows` codes (W words each) to the query `q`, written
+ * to out[at..]; returns at + rows. Kept apart and branch-free: it is the loop
+ * a query spends its first pass in (~50 ns a 768-bit row here).
+ */
+function distances(codes: Uint32Array, rows: number, q: Uint32Array, W: number, out: Uint16Array, at: number): number {
+  // SWAR popcount written out (a helper function is not inlined this many times a loop), four words a step.
+  const W4 = W & ~3;
+  for (let r = 0, o = 0; r < rows; r++, o += W) {
+    let d = 0;
+    let w = 0;
+    for (; w < W4; w += 4) {
+      let a = codes[o + w] ^ q[w];
+      let b = codes[o + w + 1] ^ q[w + 1];
+      let c = codes[o + w + 2] ^ q[w + 2];
+      let e = codes[o + w + 3] ^ q[w + 3];
+      a -= (a >>> 1) & 0x55555555;
+      b -= (b >>> 1) & 0x55555555;
+      c -= (c >>> 1) & 0x55555555;
+      e -= (e >>> 1) & 0x55555555;
+      a = (a & 0x33333333) + ((a >>> 2) & 0x33333333);
+      b = (b & 0x33333333) + ((b >>> 2) & 0x33333333);
+      c = (c & 0x33333333) + ((c >>> 2) & 0x33333333);
+      e = (e & 0x33333333) + ((e >>> 2) & 0x33333333);
+      // Four 4-bit-per-nibble sums fit a byte each: add them before the final multiply.
+      const s = ((a + (a >>> 4)) & 0x0f0f0f0f) + ((b + (b >>> 4)) & 0x0f0f0f0f) + ((c + (c >>> 4)) & 0x0f0f0f0f) + ((e + (e >>> 4)) & 0x0f0f0f0f);
+      d += Math.imul(s, 0x01010101) >>> 24;
+    }
+    for (; w < W; w++) {
+      let v = codes[o + w] ^ q[w];
+      v -= (v >>> 1) & 0x55555555;
+      v = (v & 0x33333333) + ((v >>> 2) & 0x33333333);
+      d += Math.imul((v + (v >>> 4)) & 0x0f0f0f0f, 0x01010101) >>> 24;
+    }
+    out[at + r] = d;
+  }
+  return at + rows;
+}
+
+/** A bitmap of rowids (bit r set for each allowed r), for scan's `allowed`. */
+export function rowidBitmap(rowids: number[]): Uint8Array {
+  let max = 0;
+  for (const r of rowids) if (r > max) max = r;
+  const out = new Uint8Array((max >>> 3) + 1);
+  for (const r of rowids) out[r >>> 3] |= 1 << (r & 7);
+  return out;
+}
