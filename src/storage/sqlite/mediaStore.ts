@@ -5,6 +5,7 @@ import { sqliteBrowse } from './browse.js';
 import type { Db } from './database.js';
 import type { VectorSync } from './analysisStore.js';
 import { toCaption, toFrame, toMedia, toObject, type CaptionRow, type FrameRow, type MediaRow, type ObjectRow } from './rows.js';
+import { columnsOf, rowReader } from './rowReader.js';
 import { dropTags, syncTags } from './tagIndex.js';
 import { sqliteVersions } from './versions.js';
 
@@ -14,6 +15,21 @@ const textOrNull = (v: unknown): string | null => (typeof v === 'string' ? v : n
 
 /** `path > 'p.' AND path < 'p/'` selects every descendant of p: '/' is the character after '.'. */
 export const subtreeBounds = (path: string): [string, string] => [`${path}.`, `${path}/`];
+
+const MEDIA_COLUMNS = columnsOf<MediaRow>({
+  id: 1, dataset_id: 1, organization_id: 1, path: 1, parent_path: 1, type: 1, name: 1, blob_key: 1, mime_type: 1,
+  width: 1, height: 1, duration: 1, size_bytes: 1, exif: 1, metadata: 1, status: 1, processing_status: 1,
+  processing_error: 1, root_id: 1, is_current: 1, created_at: 1, updated_at: 1, created_by: 1, updated_by: 1,
+});
+const FRAME_COLUMNS = columnsOf<FrameRow>({
+  id: 1, media_id: 1, timestamp: 1, blob_key: 1, width: 1, height: 1, status: 1, metadata: 1, created_at: 1, updated_at: 1, created_by: 1,
+});
+const CAPTION_COLUMNS = columnsOf<CaptionRow>({
+  id: 1, frame_id: 1, text: 1, model: 1, status: 1, metadata: 1, created_at: 1, updated_at: 1, created_by: 1,
+});
+const OBJECT_COLUMNS = columnsOf<ObjectRow>({
+  id: 1, frame_id: 1, media_id: 1, type: 1, label: 1, blob_key: 1, polygon: 1, confidence: 1, model: 1, status: 1, created_at: 1,
+});
 
 export function sqliteMediaStore(db: Db, vectors: VectorSync): MediaStore {
   const getRow = db.prepare(`SELECT * FROM media WHERE id = ?`);
@@ -162,30 +178,29 @@ export function sqliteMediaStore(db: Db, vectors: VectorSync): MediaStore {
     return `${destinationPath}.${row.id}`;
   });
 
+  // The batch reads behind listings and search: prepared once, rows built by rowReader (see there for why).
+  const IN_IDS = `IN (SELECT value FROM json_each(?))`;
+  const mediaByIds = rowReader<MediaRow>(db, MEDIA_COLUMNS, `FROM media WHERE id ${IN_IDS}`);
+  const framesByMedia = rowReader<FrameRow>(db, FRAME_COLUMNS, `FROM frames WHERE media_id ${IN_IDS} AND status = 'active' ORDER BY media_id, seconds, id`);
+  const captionsByMedia = rowReader<CaptionRow>(db, CAPTION_COLUMNS, `FROM captions WHERE media_id ${IN_IDS} AND status = 'active' ORDER BY created_at, id`);
+  const objectsByMedia = rowReader<ObjectRow>(db, OBJECT_COLUMNS, `FROM detected_objects WHERE media_id ${IN_IDS} AND status = 'active' ORDER BY created_at, id`);
+
   const framesOf = (mediaIds: string[]): Map<string, FrameDetail[]> => {
     const out = new Map<string, FrameDetail[]>();
     if (mediaIds.length === 0) return out;
     const ids = JSON.stringify(mediaIds);
-    const frames = db
-      .prepare(`SELECT * FROM frames WHERE media_id IN (SELECT value FROM json_each(?)) AND status = 'active' ORDER BY media_id, seconds, id`)
-      .all(ids) as FrameRow[];
+    const frames = framesByMedia(ids);
     const byFrame = new Map<string, FrameDetail>();
     for (const r of frames) {
       const f: FrameDetail = { ...toFrame(r), captions: [], objects: [] };
       byFrame.set(f.id, f);
-      const list = out.get(f.mediaId) ?? [];
-      list.push(f);
-      out.set(f.mediaId, list);
+      const list = out.get(f.mediaId);
+      if (list) list.push(f);
+      else out.set(f.mediaId, [f]);
     }
     if (frames.length === 0) return out;
-    const captions = db
-      .prepare(`SELECT * FROM captions WHERE media_id IN (SELECT value FROM json_each(?)) AND status = 'active' ORDER BY created_at, id`)
-      .all(ids) as CaptionRow[];
-    for (const c of captions) byFrame.get(c.frame_id)?.captions.push(toCaption(c));
-    const objects = db
-      .prepare(`SELECT * FROM detected_objects WHERE media_id IN (SELECT value FROM json_each(?)) AND status = 'active' ORDER BY created_at, id`)
-      .all(ids) as ObjectRow[];
-    for (const o of objects) byFrame.get(o.frame_id)?.objects.push(toObject(o));
+    for (const c of captionsByMedia(ids)) byFrame.get(c.frame_id)?.captions.push(toCaption(c));
+    for (const o of objectsByMedia(ids)) byFrame.get(o.frame_id)?.objects.push(toObject(o));
     return out;
   };
 
@@ -197,8 +212,7 @@ export function sqliteMediaStore(db: Db, vectors: VectorSync): MediaStore {
       return row ? toMedia(row) : null;
     },
     frames: async (mediaIds) => framesOf(mediaIds),
-    getMany: async (ids) =>
-      (db.prepare(`SELECT * FROM media WHERE id IN (SELECT value FROM json_each(?))`).all(JSON.stringify(ids)) as MediaRow[]).map(toMedia),
+    getMany: async (ids) => (ids.length === 0 ? [] : mediaByIds(JSON.stringify(ids)).map(toMedia)),
     update: async (id, patch, userId) => update(id, patch, userId),
     mutateMetadata: async (id, userId, mutate) => mutateMetadata(id, userId, mutate),
     softDelete: async (id, userId) => softDelete(id, userId),
