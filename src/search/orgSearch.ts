@@ -25,11 +25,15 @@ export async function searchOrganization(s: Services, p: Principal, input: { q: 
     return m && m.status === 'active' && m.isCurrent && f.total > 0;
   });
   // Frame details only for the page: a frame shown once, the best frames first.
+  // Each batch reads as many candidates as results are still missing: the usual
+  // page (no frame twice) takes one read of `limit` items' frames, captions and
+  // objects; a duplicate costs a small second read. Which frames a page shows
+  // does not depend on the batch size (each candidate needs only its own item).
   const results: Array<{ f: (typeof live)[number]; frame: FrameDetail }> = [];
   const seen = new Set<string>();
   let from = 0;
   while (results.length < input.limit && from < live.length) {
-    const batch = live.slice(from, from + input.limit * 2);
+    const batch = live.slice(from, from + input.limit - results.length);
     from += batch.length;
     const frames = await s.storage.media.frames([...new Set(batch.map((f) => f.mediaId))]);
     for (const f of batch) {
