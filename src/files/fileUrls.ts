@@ -14,8 +14,17 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 export const SIG_LENGTH = 22;
 const SIG_RE = /^[A-Za-z0-9_-]{22}$/;
 
+/**
+ * Signatures remembered for URLs handed out. A listing or search page signs
+ * 40+ blobs (an HMAC each, ~5 µs) and popular items come back page after
+ * page; a hit is a map lookup. Oldest first out past this many (~4 MB).
+ */
+const REMEMBERED_SIGNATURES = 20_000;
+
 export class FileUrls {
   private readonly base: string;
+  /** key → signature, for keys this server put in URLs (verify never adds: clients choose what it sees). */
+  private readonly signed = new Map<string, string>();
 
   /**
    * @param secret    server secret (keep it stable across restarts, or every issued URL breaks)
@@ -40,7 +49,7 @@ export class FileUrls {
    * covered by the signature and does not select the file.
    */
   urlFor(key: string, filename?: string): string {
-    const url = `${this.base}/files/${this.sign(key)}/${key}`;
+    const url = `${this.base}/files/${this.signedOnce(key)}/${key}`;
     return filename ? `${url}/${encodeURIComponent(filename)}` : url;
   }
 
@@ -49,7 +58,18 @@ export class FileUrls {
    * signed over `<namespace>/<key>` so it can never pass for a library URL.
    */
   urlIn(namespace: string, key: string): string {
-    return `${this.base}/files/${namespace}/${this.sign(`${namespace}/${key}`)}/${key}`;
+    return `${this.base}/files/${namespace}/${this.signedOnce(`${namespace}/${key}`)}/${key}`;
+  }
+
+  /** sign(key), remembered (see REMEMBERED_SIGNATURES). */
+  private signedOnce(key: string): string {
+    let sig = this.signed.get(key);
+    if (sig === undefined) {
+      sig = this.sign(key);
+      if (this.signed.size >= REMEMBERED_SIGNATURES) this.signed.delete(this.signed.keys().next().value!);
+      this.signed.set(key, sig);
+    }
+    return sig;
   }
 
   /** Whether `sig` is the signature of `key`. Constant-time, so timing leaks nothing about the right signature. */

@@ -35,4 +35,23 @@ test('an empty secret is refused', () => {
   assert.throws(() => new FileUrls('', 'http://x'));
 });
 
+test('remembered signatures: the same URLs as signing afresh, the memory bounded', () => {
+  const u = new FileUrls('s3cret', 'https://media.example.org');
+  const keyOf = (i: number) => `${i.toString(16).padStart(64, '0')}.jpg`;
+  const first = u.urlFor(keyOf(0), 'a.jpg');
+  assert.is(first, `https://media.example.org/files/${u.sign(keyOf(0))}/${keyOf(0)}/a.jpg`);
+  assert.is(u.urlFor(keyOf(0)), `https://media.example.org/files/${u.sign(keyOf(0))}/${keyOf(0)}`, 'a remembered key');
+  assert.is(u.urlIn('out', keyOf(0)), `https://media.example.org/files/out/${u.sign(`out/${keyOf(0)}`)}/${keyOf(0)}`, 'namespaced keys are signed apart');
+  for (let i = 1; i <= 20_001; i++) u.urlFor(keyOf(i));
+  const remembered = (u as unknown as { signed: Map<string, string> }).signed;
+  assert.ok(remembered.size <= 20_000, String(remembered.size));
+  assert.is(u.urlFor(keyOf(0), 'a.jpg'), first, 'forgotten, then signed again the same');
+  assert.ok(u.verify(u.sign(keyOf(7)), keyOf(7)));
+  // verify never fills the memory: clients choose the keys it sees.
+  const fresh = new FileUrls('s3cret', 'https://media.example.org');
+  fresh.verify('A'.repeat(22), `${'ff'.repeat(32)}.jpg`);
+  assert.ok(fresh.verify(fresh.sign(keyOf(1)), keyOf(1)));
+  assert.is((fresh as unknown as { signed: Map<string, string> }).signed.size, 0);
+});
+
 test.run();
