@@ -405,6 +405,37 @@ test('common words (above the ranked-match budget) still find and rank everythin
   }
 });
 
+test('read from the index\'s occurrences or from the text: the same hits and scores', async () => {
+  // Below its budget of occurrences a query is answered from the index's own occurrences (no text read back);
+  // above it, from FTS5 candidates whose text is read back. Where every match is a candidate both must agree.
+  const other = await newCollection(fx.s, fx.org.id, fx.user.id);
+  const r = seededRandom(11);
+  const vocab = ['beach', 'beaches', 'dog', 'dogs', 'bus', 'buses', 'knife', 'knives', 'run', 'running', 'sunset', 'sun', 'sunny', 'red', 'party', 'harbour', 'boat', 'boats', 'island'];
+  const pick = (k: number) => Array.from({ length: k }, () => vocab[Math.floor(r() * vocab.length)]).join(' ');
+  for (let i = 0; i < 24; i++) {
+    await addItem(fx, {
+      coll: i % 3 === 2 ? other : fx.coll,
+      name: `IMG_${i}_${pick(1)}.jpg`,
+      metadata: { ...(r() < 0.3 ? { description: pick(3) } : {}), ...(r() < 0.4 ? { tags: { place: [pick(1)], mood: [pick(2)] } } : {}) },
+      frames: Array.from({ length: 1 + Math.floor(r() * 3) }, () => ({ captions: [pick(2 + Math.floor(r() * 4))], ocr: r() < 0.3 ? [pick(1)] : [] })),
+    });
+  }
+  const occurrences = sqliteTextIndex(fx.s.db, { postingsBudget: Infinity });
+  const text = sqliteTextIndex(fx.s.db, { postingsBudget: 0 });
+  const queries = ['beach', 'dog beach', 'buses', 'knife', 'sun', 'sunn', 'beach dog sunset', 'red party', 'harbour boats', 'isla', 'img', 'boat island run', 'nothing here'];
+  for (const datasetIds of [[fx.coll.id], [fx.coll.id, other.id], [other.id]]) {
+    for (const query of queries) {
+      const q = { query, datasetIds, limit: 100 };
+      const [a, b] = await Promise.all([occurrences.search(q), text.search(q)]);
+      assert.equal(keys(a), keys(b), `${query}: the same hits`);
+      const byKey = (hits: TextHit[]) => new Map(hits.map((h) => [`${h.mediaId}/${h.frameId}`, [h.score.toFixed(12), h.termsMatched, h.matchedFields, h.datasetId]]));
+      assert.equal(byKey(a), byKey(b), `${query}: the same scores, fields and collections`);
+      assert.ok(a.every((h) => datasetIds.includes(h.datasetId)), `${query}: only the collections asked for`);
+    }
+  }
+  assert.ok((await occurrences.search({ query: 'beach dog', datasetIds: [fx.coll.id], limit: 100 })).length > 3, 'the fixture has matches');
+});
+
 test('limit', async () => {
   for (let i = 0; i < 12; i++) await addItem(fx, { frames: [{ captions: [`a pelican ${i}`] }] });
   assert.is((await search(fx, 'pelican', { limit: 5 })).length, 5);

@@ -11,6 +11,7 @@ import {
   type TextSearchQuery,
 } from '../../search/textIndex.js';
 import type { Db } from './database.js';
+import { sqlitePostings, type RowMatch } from './textPostings.js';
 
 /**
  * The FTS5 text index (migrations/005_text_index.sql): table `text_index`
@@ -20,7 +21,19 @@ import type { Db } from './database.js';
  * Triggers keep both in step with the data.
  *
  * A search (the user's words are always quoted: no FTS5 syntax ever comes from
- * the user):
+ * the user), when the query words occur at most POSTINGS_BUDGET times in the
+ * index in all (and no item list is given):
+ *  1. every occurrence of every query word is read from the index itself
+ *     (textPostings.ts): each matching row's term frequencies and fields.
+ *     Rows are ranked by the score of step 3 computed for the row alone
+ *     (words matched, then bm25, then newest): full matches first, exactly.
+ *     Rows outside the asked collections are dropped (one FTS5 query).
+ *  2. the best rows are grouped into frames and items as below; what the
+ *     other rows of those frames and items hold is looked up in what step 1
+ *     read (their rowids come from text_index_docs' media index): no text is
+ *     read back.
+ *  3. scores as below.
+ * Otherwise (common words, or mediaIds):
  *  1. candidates: first the rows holding every query word (full matches, all
  *     about as good under step 3's scores: streamed newest first, FTS5 stops
  *     at the limit; for a one-word query that is all); then
@@ -47,6 +60,8 @@ const WORD_COLUMNS = '{caption ocr name description tag}';
 const FTS_BM25 = 'bm25(text_index, 1, 1, 1, 1, 1, 0)';
 /** Rows FTS5 may rank by bm25 per query (about 1 µs each). */
 export const RANKED_MATCHES = 5_000;
+/** Occurrences of the query words in the index up to which all are read (about 0.3 µs each). */
+export const POSTINGS_BUDGET = 8_000;
 /** Candidate rows read in step 1: the limit, plus as many again (at most 100 more) for the re-ranking, at least MIN_CANDIDATES. */
 const MIN_CANDIDATES = 40;
 const MAX_CANDIDATES = 20_000;
@@ -155,6 +170,9 @@ interface Term {
   df: number;
 }
 
+/** bm25 and words matched (a prefix-only match counts half) of these term frequencies (see TextHit). */
+type Score = (tf: number[], prefixTf: number[]) => { bm25: number; matched: number };
+
 interface DocRow { id: number; kind: 'caption' | 'ocr' | 'item' | 'tag'; media_id: string; frame_id: string | null }
 
 /** A frame (its caption and OCR rows) or an item (its own row and its tags'). */
@@ -173,6 +191,8 @@ export interface SqliteTextIndexOptions {
   stemmer?: Stemmer;
   /** Overrides RANKED_MATCHES (tests). */
   rankedMatches?: number;
+  /** Overrides POSTINGS_BUDGET (tests: 0 always reads text back, Infinity always reads the index's occurrences). */
+  postingsBudget?: number;
   /** Overrides DIRECT_COST (tests: 0 always matches short lists of items directly). */
   directCost?: number;
   /** Overrides JOIN_IDS (tests). */
@@ -182,6 +202,8 @@ export interface SqliteTextIndexOptions {
 export function sqliteTextIndex(db: Db, options: SqliteTextIndexOptions = {}): TextIndex {
   const stemmer = options.stemmer ?? new Stemmer();
   const rankedMatches = options.rankedMatches ?? RANKED_MATCHES;
+  const postingsBudget = options.postingsBudget ?? POSTINGS_BUDGET;
+  const postings = sqlitePostings(db);
   const directCost = options.directCost ?? DIRECT_COST;
   const joinIds = options.joinIds ?? JOIN_IDS;
   const json = (v: unknown[]) => JSON.stringify(v);
@@ -215,6 +237,13 @@ export function sqliteTextIndex(db: Db, options: SqliteTextIndexOptions = {}): T
   );
   const itemText = db.prepare(`SELECT id, dataset_id, name, description FROM media WHERE id IN (SELECT value FROM json_each(?))`);
   const tagText = db.prepare(`SELECT media_id AS id, value AS text FROM media_tags WHERE media_id IN (SELECT value FROM json_each(?))`);
+  // With the index's occurrences in hand: which rows match at all (collection filter), and the rowids of
+  // frames and of items' own text (from text_index_docs' media index alone), the items' collections.
+  const matchingRows = db.prepare(`SELECT rowid FROM text_index WHERE text_index MATCH ?`).pluck();
+  const unitRows = db.prepare(
+    `SELECT d.id, d.media_id, d.frame_id FROM json_each(?) j JOIN text_index_docs d ON d.media_id = j.value ->> 0 AND d.frame_id IS j.value ->> 1`,
+  );
+  const itemDatasets = db.prepare(`SELECT id, dataset_id FROM media WHERE id IN (SELECT value FROM json_each(?))`);
 
   // Rows in the index, for idf. Counted (a scan of the smallest index), cached like the word counts: idf
   // moves with its logarithm. (FTS5's own row count, in its averages record, is not lowered by deletes on a
@@ -227,23 +256,30 @@ export function sqliteTextIndex(db: Db, options: SqliteTextIndexOptions = {}): T
   }
 
   const dfCache = new Map<string, { df: number; at: number }>();
+  const cachedDf = (expr: string): number | null => {
+    const cached = dfCache.get(expr);
+    return cached && Date.now() - cached.at < STATS_TTL_MS ? cached.df : null;
+  };
+  const cacheDf = (expr: string, df: number) => {
+    if (dfCache.size > 10_000) dfCache.clear();
+    dfCache.set(expr, { df, at: Date.now() });
+  };
   /** Rows matching an expression: counted up to RANKED_MATCHES, estimated above from how dense the newest matches are. */
   function documentFrequency(expr: string, rows: number): number {
-    const now = Date.now();
-    const cached = dfCache.get(expr);
-    if (cached && now - cached.at < STATS_TTL_MS) return Math.min(cached.df, rows);
+    const cached = cachedDf(expr);
+    if (cached !== null) return Math.min(cached, rows);
     const r = dfCount.get(`${WORD_COLUMNS} : ${expr}`, rankedMatches + 1) as { n: number; low: number | null };
     let df = r.n;
     if (r.n > rankedMatches && r.low !== null) {
       const span = rowidSpan.get() as { lo: number; hi: number };
       df = Math.round((r.n * (span.hi - span.lo + 1)) / Math.max(1, span.hi - r.low + 1));
     }
-    if (dfCache.size > 10_000) dfCache.clear();
-    dfCache.set(expr, { df, at: now });
+    cacheDf(expr, df);
     return Math.min(df, rows);
   }
 
-  function toTerms(words: QueryTerm[], rows: number): Term[] {
+  /** The query words as index terms; df as cached (NaN when not), see withDf. */
+  function toTerms(words: QueryTerm[]): Term[] {
     const out: Term[] = [];
     for (const w of words) {
       const stems = stemmer.terms(w.forms);
@@ -260,7 +296,7 @@ export function sqliteTextIndex(db: Db, options: SqliteTextIndexOptions = {}): T
       const prefix = w.prefix ? stems[0][0] : null;
       if (prefix !== null) parts.push(`${quote(w.text)}*`);
       const expr = parts.length === 1 ? parts[0] : `(${parts.join(' OR ')})`;
-      out.push({ exact, prefix, expr, df: documentFrequency(expr, rows) });
+      out.push({ exact, prefix, expr, df: cachedDf(expr) ?? NaN });
     }
     return out;
   }
@@ -343,6 +379,45 @@ export function sqliteTextIndex(db: Db, options: SqliteTextIndexOptions = {}): T
     for (const [u, field, words] of texts) count(u, field, words, terms);
   }
 
+  /**
+   * The best `want` rows of the index's occurrences (within the collections of the scope clause): by the
+   * score of the row alone, then newest.
+   */
+  function bestRows(rows: Map<number, RowMatch>, terms: Term[], scope: string | null, score: Score, want: number): number[] {
+    let ids = [...rows.keys()];
+    if (scope) {
+      const inScope = new Set(matchingRows.all(`(${WORD_COLUMNS} : (${terms.map((t) => t.expr).join(' OR ')})) AND (${scope})`) as number[]);
+      ids = ids.filter((id) => inScope.has(id));
+    }
+    const ranked = ids.map((id) => {
+      const r = rows.get(id)!;
+      return { id, ...score(r.tf, r.prefixTf) };
+    });
+    ranked.sort((a, b) => b.matched - a.matched || b.bm25 - a.bm25 || b.id - a.id);
+    return ranked.slice(0, want).map((r) => r.id);
+  }
+
+  /** What the rows of these frames and items hold of the query words, from the index's occurrences; the items' collections. */
+  function analyseRows(frames: Map<string, Unit>, items: Map<string, Unit>, rows: Map<number, RowMatch>, datasetIds: string[]): void {
+    const add = (u: Unit, id: number) => {
+      const r = rows.get(id);
+      if (!r) return;
+      r.tf.forEach((n, i) => (u.tf[i] += n));
+      r.prefixTf.forEach((n, i) => (u.prefixTf[i] += n));
+      TEXT_FIELDS.forEach((f, i) => r.fields & (1 << i) && u.fields.add(f));
+    };
+    // (mediaId, frameId) of each frame, (mediaId, null) of each item: one look-up each in the media index.
+    const units = [...frames.values(), ...items.values()].map((u) => [u.mediaId, u.frameId]);
+    for (const r of unitRows.all(json(units)) as Array<{ id: number; media_id: string; frame_id: string | null }>) {
+      add(r.frame_id === null ? items.get(r.media_id)! : frames.get(r.frame_id)!, r.id);
+    }
+    if (items.size === 0) return;
+    const ids = json([...items.keys()]);
+    // One collection asked for: every row found is in it (the scope clause, or no other collection exists).
+    if (datasetIds.length === 1) for (const u of items.values()) u.datasetId = datasetIds[0];
+    else for (const r of itemDatasets.all(ids) as Array<{ id: string; dataset_id: string }>) items.get(r.id)!.datasetId = r.dataset_id;
+  }
+
   function search(q: TextSearchQuery): TextHit[] {
     const limit = Math.floor(q.limit);
     const datasetIds = [...new Set(q.datasetIds)];
@@ -351,8 +426,15 @@ export function sqliteTextIndex(db: Db, options: SqliteTextIndexOptions = {}): T
     const words = parseQuery(q.query, { prefix: q.prefix });
     if (words.length === 0) return [];
     const rows = Math.max(1, rowCount());
-    const terms = toTerms(words, rows);
+    const terms = toTerms(words);
     if (terms.length === 0) return [];
+    // Rare enough words (no item list: those are matched by FTS5 below): every occurrence is read, and so
+    // their exact df. Tried unless the cached counts already say too many.
+    const known = terms.reduce((n, t) => n + (Number.isNaN(t.df) ? 0 : t.df), 0);
+    const occurrences = !mediaIds && known <= postingsBudget
+      ? postings(terms, postingsBudget, (i, df) => cacheDf(terms[i].expr, (terms[i].df = df)))
+      : null;
+    for (const t of terms) t.df = Number.isNaN(t.df) ? documentFrequency(t.expr, rows) : Math.min(t.df, rows);
     const want = Math.min(Math.max(limit + Math.min(limit, 100), MIN_CANDIDATES), Math.max(limit, MAX_CANDIDATES));
 
     // 1. candidate rows
@@ -360,8 +442,25 @@ export function sqliteTextIndex(db: Db, options: SqliteTextIndexOptions = {}): T
       ? `scope : (${datasetIds.map((d) => quote(scopeToken(d))).join(' OR ')})`
       : null;
     const rowsOf = (ids: number[]) => (ids.length ? (docsById.all(json(ids)) as DocRow[]) : []);
+    const idf = terms.map((t) => Math.log(1 + (rows - t.df + 0.5) / (t.df + 0.5)));
+    const score: Score = (tf, prefixTf) => {
+      let bm25 = 0;
+      let matched = 0;
+      terms.forEach((_, i) => {
+        if (tf[i] > 0) {
+          bm25 += (idf[i] * tf[i] * (K1 + 1)) / (tf[i] + K1);
+          matched += 1;
+        } else if (prefixTf[i] > 0) {
+          bm25 += (0.5 * idf[i] * prefixTf[i] * (K1 + 1)) / (prefixTf[i] + K1);
+          matched += 0.5;
+        }
+      });
+      return { bm25, matched };
+    };
     let docs: DocRow[];
-    if (!mediaIds) {
+    if (occurrences) {
+      docs = rowsOf(bestRows(occurrences.rows, terms, scope, score, want));
+    } else if (!mediaIds) {
       docs = rowsOf(candidates(terms, scope, null, want));
     } else if (mediaIds.length <= joinIds) {
       const all = docsOfMedia.all(json(mediaIds), json(datasetIds), DIRECT_ROWS + 1) as DocRow[];
@@ -389,30 +488,16 @@ export function sqliteTextIndex(db: Db, options: SqliteTextIndexOptions = {}): T
     }
     // Every indexed frame's item is live and indexed too: its own text may complete the frame's match.
     for (const f of frames.values()) if (!items.has(f.mediaId)) items.set(f.mediaId, newUnit(f.mediaId, null));
-    analyse(frames, items, terms);
+    if (occurrences) analyseRows(frames, items, occurrences.rows, datasetIds);
+    else analyse(frames, items, terms);
     for (const f of frames.values()) f.datasetId = items.get(f.mediaId)!.datasetId;
 
     // 3. scores
-    const idf = terms.map((t) => Math.log(1 + (rows - t.df + 0.5) / (t.df + 0.5)));
-    const score = (units: Unit[]) => {
-      let bm25 = 0;
-      let matched = 0;
-      terms.forEach((_, i) => {
-        const tf = units.reduce((s, u) => s + u.tf[i], 0);
-        const prefixTf = units.reduce((s, u) => s + u.prefixTf[i], 0);
-        if (tf > 0) {
-          bm25 += (idf[i] * tf * (K1 + 1)) / (tf + K1);
-          matched += 1;
-        } else if (prefixTf > 0) {
-          bm25 += (0.5 * idf[i] * prefixTf * (K1 + 1)) / (prefixTf + K1);
-          matched += 0.5;
-        }
-      });
-      return { bm25, matched };
-    };
     const hits: TextHit[] = [];
     const add = (u: Unit, item: Unit | undefined) => {
-      const { bm25, matched } = score(item ? [u, item] : [u]);
+      const { bm25, matched } = item
+        ? score(u.tf.map((n, i) => n + item.tf[i]), u.prefixTf.map((n, i) => n + item.prefixTf[i]))
+        : score(u.tf, u.prefixTf);
       if (matched === 0) return;
       const fields = item ? new Set([...u.fields, ...item.fields]) : u.fields;
       hits.push({
