@@ -18,11 +18,13 @@ export async function searchOrganization(s: Services, p: Principal, input: { q: 
   if (orgId !== p.organizationId) throw forbidden('no access to this organization');
   const datasetIds = (await s.storage.collections.list(orgId)).map((c) => c.id);
   const scored = await scoreFrames(s, { q, datasetIds, mediaIds: null, organizationId: orgId, want: input.limit });
-  const media = new Map((await s.storage.media.getMany([...new Set(scored.map((f) => f.mediaId))])).map((m) => [m.id, m]));
+  // Hits that scored nothing (below every calibration floor) are never shown: their items are not read.
+  const positive = scored.filter((f) => f.total > 0);
+  const media = new Map((await s.storage.media.getMany([...new Set(positive.map((f) => f.mediaId))])).map((m) => [m.id, m]));
   // Only live items; an item-level text match stands for the item's first frame.
-  const live = scored.filter((f) => {
+  const live = positive.filter((f) => {
     const m = media.get(f.mediaId);
-    return m && m.status === 'active' && m.isCurrent && f.total > 0;
+    return m && m.status === 'active' && m.isCurrent;
   });
   // Frame details only for the page: a frame shown once, the best frames first.
   // Each batch reads as many candidates as results are still missing: the usual

@@ -16,14 +16,16 @@ interface Ctx {
   storage: SqliteStorage;
   /** Items read per storage.media.frames call, for every call since the last reset. */
   frameReads: number[];
+  /** Ids per storage.media.getMany call. */
+  itemReads: string[][];
 }
 const t = suite<Ctx>('organization search: the page');
 
 const hex = (prefix: number, i: number) => prefix.toString(16).padStart(8, '0') + i.toString(16).padStart(24, '0');
 const BLOB = (i: number) => `${i.toString(16).padStart(64, '0')}.jpg`;
 const at = (s: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, s)).toISOString();
-// Items: A image, B video (frames at 0 s and 5 s), C deleted, D and E images, F an old version of E.
-const A = hex(1, 1), B = hex(1, 2), C = hex(1, 3), D = hex(1, 4), E = hex(1, 5), F = hex(1, 6);
+// Items: A image, B video (frames at 0 s and 5 s), C deleted, D and E images, F an old version of E, G scored nothing.
+const A = hex(1, 1), B = hex(1, 2), C = hex(1, 3), D = hex(1, 4), E = hex(1, 5), F = hex(1, 6), G = hex(1, 7);
 const frame = (media: string, n = 0) => hex(2, parseInt(media.slice(-4), 16) * 10 + n);
 
 t.before(async (ctx) => {
@@ -69,6 +71,7 @@ t.before(async (ctx) => {
     item(D, 'image');
     item(F, 'image', { root: F, current: 0 });
     item(E, 'image', { root: F });
+    item(G, 'image');
   })();
 
   // Fixed evidence: text hits only (scores are the text ranks), no embedding hits.
@@ -82,12 +85,19 @@ t.before(async (ctx) => {
       [F, frame(F), 0.72], // not the current version
       [D, frame(D), 0.7],
       [E, frame(E), 0.6],
+      [G, frame(G), 0], // no evidence: never read, never shown
     ] as const
   ).map(([mediaId, frameId, score]) => ({ mediaId, frameId, datasetId: ctx.ds, score, bm25: 1, termsMatched: 1, termsTotal: 1, matchedFields: ['caption'] }));
   ctx.app.app.services.models.embedTexts = async () => [new Float32Array(8)];
   ctx.storage.vectors.search = async () => [];
   ctx.storage.text.search = async () => hits;
   ctx.frameReads = [];
+  ctx.itemReads = [];
+  const getMany0 = ctx.storage.media.getMany.bind(ctx.storage.media);
+  ctx.storage.media.getMany = async (ids) => {
+    ctx.itemReads.push(ids);
+    return getMany0(ids);
+  };
   const frames0 = ctx.storage.media.frames.bind(ctx.storage.media);
   ctx.storage.media.frames = async (ids) => {
     ctx.frameReads.push(ids.length);
@@ -98,8 +108,9 @@ t.after(async (ctx) => ctx.app.close());
 
 const search = (app: TestApp, limit: number) => app.request('GET', `/api/search?q=anything&organizationId=${app.orgId}&limit=${limit}`);
 
-t('a frame is shown once, live items only, best first; a smaller page is a prefix of a bigger one', async ({ app, frameReads }) => {
+t('a frame is shown once, live items only, best first; a smaller page is a prefix of a bigger one', async ({ app, frameReads, itemReads }) => {
   const all = await search(app, 10);
+  assert.equal(itemReads.flat().sort(), [A, B, C, D, E, F].sort(), 'the items of hits that scored, once each');
   assert.is(all.status, 200, JSON.stringify(all.body));
   const ids = all.body.results.map((r: { id: string }) => r.id);
   assert.equal(ids, [frame(A), frame(B, 5), frame(B, 0), frame(D), frame(E)]);
