@@ -386,7 +386,12 @@ test('prefix: the last word may be unfinished (counts half); off on request', as
 });
 
 test('common words (above the ranked-match budget) still find and rank everything', async () => {
-  const small = await open({ rankedMatches: 2 });
+  // FTS5's path (no occurrences read: df estimated above the budget), then the occurrences' path.
+  for (const options of [{ rankedMatches: 2, postingsBudget: 0 }, { rankedMatches: 2 }]) await commonWords(options);
+});
+
+async function commonWords(options: SqliteTextIndexOptions): Promise<void> {
+  const small = await open(options);
   try {
     const items = [];
     for (let i = 0; i < 6; i++) items.push(await addItem(small, { frames: [{ captions: [`a person walking ${i % 2 ? 'a dog' : 'alone'}`] }] }));
@@ -403,7 +408,7 @@ test('common words (above the ranked-match budget) still find and rank everythin
     assertInStep(small.s.db);
     await small.s.close();
   }
-});
+}
 
 test('read from the index\'s occurrences or from the text: the same hits and scores', async () => {
   // Below its budget of occurrences a query is answered from the index's own occurrences (no text read back);
