@@ -20,7 +20,7 @@ export async function searchOrganization(s: Services, p: Principal, input: { q: 
   const scored = await scoreFrames(s, { q, datasetIds, mediaIds: null, organizationId: orgId, want: input.limit });
   // Hits that scored nothing (below every calibration floor) are never shown: their items are not read.
   const positive = scored.filter((f) => f.total > 0);
-  const media = new Map((await s.storage.media.getMany([...new Set(positive.map((f) => f.mediaId))])).map((m) => [m.id, m]));
+  const media = new Map((await s.storage.media.summaries([...new Set(positive.map((f) => f.mediaId))])).map((m) => [m.id, m]));
   // Only live items; an item-level text match stands for the item's first frame.
   const live = positive.filter((f) => {
     const m = media.get(f.mediaId);

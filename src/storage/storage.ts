@@ -6,6 +6,7 @@ import type {
   FrameDetail,
   FrameRecord,
   MediaRecord,
+  MediaSummary,
   Metadata,
   NewCaption,
   NewFrame,
@@ -112,6 +113,8 @@ export interface MediaStore {
   browseIds(query: BrowseQuery, cap: number): Promise<string[]>;
   /** Several items by id (any status), in no particular order. */
   getMany(ids: string[]): Promise<MediaRecord[]>;
+  /** getMany narrowed to MediaSummary's fields (search reads ~120 items a request to show ~20). */
+  summaries(ids: string[]): Promise<MediaSummary[]>;
   folderSummaries(folderPaths: string[]): Promise<Map<string, FolderSummary>>;
   /** Number of active versions per root id (1 for an original with no edits). */
   versionCounts(rootIds: string[]): Promise<Map<string, number>>;

@@ -16,7 +16,7 @@ interface Ctx {
   storage: SqliteStorage;
   /** Items read per storage.media.frames call, for every call since the last reset. */
   frameReads: number[];
-  /** Ids per storage.media.getMany call. */
+  /** Ids per storage.media.summaries call. */
   itemReads: string[][];
 }
 const t = suite<Ctx>('organization search: the page');
@@ -93,10 +93,10 @@ t.before(async (ctx) => {
   ctx.storage.text.search = async () => hits;
   ctx.frameReads = [];
   ctx.itemReads = [];
-  const getMany0 = ctx.storage.media.getMany.bind(ctx.storage.media);
-  ctx.storage.media.getMany = async (ids) => {
+  const summaries0 = ctx.storage.media.summaries.bind(ctx.storage.media);
+  ctx.storage.media.summaries = async (ids) => {
     ctx.itemReads.push(ids);
-    return getMany0(ids);
+    return summaries0(ids);
   };
   const frames0 = ctx.storage.media.frames.bind(ctx.storage.media);
   ctx.storage.media.frames = async (ids) => {

@@ -1,5 +1,5 @@
 /**
- * The prepared batch reads of the media store (getMany, frames) built on
+ * The prepared batch reads of the media store (getMany, summaries, frames) built on
  * rowReader: the same records as reading every column with better-sqlite3's
  * own row objects and the rows.ts mappings.
  */
@@ -26,7 +26,7 @@ test('rowReader gives the objects better-sqlite3 would, keys in column order', (
   }
 });
 
-test('getMany and frames read what SELECT * and the rows.ts mappings read', async () => {
+test('getMany, summaries and frames read what SELECT * and the rows.ts mappings read', async () => {
   const s = openSqliteStorage(':memory:');
   const { db } = s;
   try {
@@ -61,6 +61,13 @@ test('getMany and frames read what SELECT * and the rows.ts mappings read', asyn
     assert.equal((await s.media.getMany(ids)).sort(byId), expectedMedia.sort(byId));
     assert.equal(await s.media.getMany([]), []);
     for (const m of expectedMedia) assert.equal((await s.media.getMany([m.id]))[0], await s.media.get(m.id));
+    // summaries: the same items, MediaSummary's fields of each.
+    const summary = (m: (typeof expectedMedia)[number]) => ({
+      id: m.id, datasetId: m.datasetId, type: m.type, name: m.name, blobKey: m.blobKey, width: m.width, height: m.height,
+      duration: m.duration, status: m.status, isCurrent: m.isCurrent, createdAt: m.createdAt,
+    });
+    assert.equal((await s.media.summaries(ids)).sort(byId), expectedMedia.map(summary));
+    assert.equal(await s.media.summaries([]), []);
 
     // The reference: every column, then captions and objects in (created_at, id) order.
     const reference = new Map<string, FrameDetail[]>();

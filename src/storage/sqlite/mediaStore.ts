@@ -1,6 +1,6 @@
 import { invalid, notFound } from '../../errors.js';
 import type { MediaStore } from '../storage.js';
-import type { FrameDetail, MediaRecord, Metadata, NewFrame, NewMedia } from '../types.js';
+import type { FrameDetail, MediaRecord, MediaSummary, Metadata, NewFrame, NewMedia } from '../types.js';
 import { sqliteBrowse } from './browse.js';
 import type { Db } from './database.js';
 import type { VectorSync } from './analysisStore.js';
@@ -20,6 +20,14 @@ const MEDIA_COLUMNS = columnsOf<MediaRow>({
   id: 1, dataset_id: 1, organization_id: 1, path: 1, parent_path: 1, type: 1, name: 1, blob_key: 1, mime_type: 1,
   width: 1, height: 1, duration: 1, size_bytes: 1, exif: 1, metadata: 1, status: 1, processing_status: 1,
   processing_error: 1, root_id: 1, is_current: 1, created_at: 1, updated_at: 1, created_by: 1, updated_by: 1,
+});
+type SummaryRow = Pick<MediaRow, 'id' | 'dataset_id' | 'type' | 'name' | 'blob_key' | 'width' | 'height' | 'duration' | 'status' | 'is_current' | 'created_at'>;
+const SUMMARY_COLUMNS = columnsOf<SummaryRow>({
+  id: 1, dataset_id: 1, type: 1, name: 1, blob_key: 1, width: 1, height: 1, duration: 1, status: 1, is_current: 1, created_at: 1,
+});
+const toSummary = (r: SummaryRow): MediaSummary => ({
+  id: r.id, datasetId: r.dataset_id, type: r.type, name: r.name, blobKey: r.blob_key, width: r.width, height: r.height,
+  duration: r.duration, status: r.status, isCurrent: r.is_current === 1, createdAt: r.created_at,
 });
 const FRAME_COLUMNS = columnsOf<FrameRow>({
   id: 1, media_id: 1, timestamp: 1, blob_key: 1, width: 1, height: 1, status: 1, metadata: 1, created_at: 1, updated_at: 1, created_by: 1,
@@ -181,6 +189,7 @@ export function sqliteMediaStore(db: Db, vectors: VectorSync): MediaStore {
   // The batch reads behind listings and search: prepared once, rows built by rowReader (see there for why).
   const IN_IDS = `IN (SELECT value FROM json_each(?))`;
   const mediaByIds = rowReader<MediaRow>(db, MEDIA_COLUMNS, `FROM media WHERE id ${IN_IDS}`);
+  const summariesByIds = rowReader<SummaryRow>(db, SUMMARY_COLUMNS, `FROM media WHERE id ${IN_IDS}`);
   const framesByMedia = rowReader<FrameRow>(db, FRAME_COLUMNS, `FROM frames WHERE media_id ${IN_IDS} AND status = 'active' ORDER BY media_id, seconds, id`);
   const captionsByMedia = rowReader<CaptionRow>(db, CAPTION_COLUMNS, `FROM captions WHERE media_id ${IN_IDS} AND status = 'active' ORDER BY created_at, id`);
   const objectsByMedia = rowReader<ObjectRow>(db, OBJECT_COLUMNS, `FROM detected_objects WHERE media_id ${IN_IDS} AND status = 'active' ORDER BY created_at, id`);
@@ -213,6 +222,7 @@ export function sqliteMediaStore(db: Db, vectors: VectorSync): MediaStore {
     },
     frames: async (mediaIds) => framesOf(mediaIds),
     getMany: async (ids) => (ids.length === 0 ? [] : mediaByIds(JSON.stringify(ids)).map(toMedia)),
+    summaries: async (ids) => (ids.length === 0 ? [] : summariesByIds(JSON.stringify(ids)).map(toSummary)),
     update: async (id, patch, userId) => update(id, patch, userId),
     mutateMetadata: async (id, userId, mutate) => mutateMetadata(id, userId, mutate),
     softDelete: async (id, userId) => softDelete(id, userId),
