@@ -75,7 +75,12 @@ export function mountRoutes(
     const authenticate: Middleware = async (ctx, next) => {
       const principal = await guards.authenticate(ctx);
       guards.rateLimit(ctx, principal);
-      await next();
+      if (def.method === 'get') return next();
+      try {
+        await next();
+      } finally {
+        guards.forgetKeys(); // a write may have revoked a key or changed a role (see KEY_MEMORY_MS)
+      }
     };
     const stages: Middleware[] = def.bodyType === 'multipart' ? [authenticate, parsers.multipart] : [authenticate];
     router[def.method](def.path, ...stages, async (ctx: Context) => {
