@@ -11,7 +11,7 @@ import {
   type TextSearchQuery,
 } from '../../search/textIndex.js';
 import type { Db } from './database.js';
-import { sqlitePostings, type RowMatch } from './textPostings.js';
+import { sqlitePostings, type Occurrences } from './textPostings.js';
 
 /**
  * The FTS5 text index (migrations/005_text_index.sql): table `text_index`
@@ -173,7 +173,7 @@ interface Term {
 }
 
 /** bm25 and words matched (a prefix-only match counts half) of these term frequencies (see TextHit). */
-type Score = (tf: number[], prefixTf: number[]) => { bm25: number; matched: number };
+type Score = (tf: ArrayLike<number>, prefixTf: ArrayLike<number>, at?: number) => { bm25: number; matched: number };
 
 interface DocRow { id: number; kind: 'caption' | 'ocr' | 'item' | 'tag'; media_id: string; frame_id: string | null }
 
@@ -387,7 +387,7 @@ export function sqliteTextIndex(db: Db, options: SqliteTextIndexOptions = {}): T
    * The best `want` rows of the index's occurrences (within the collections of the scope clause): by the
    * score of the row alone, then newest.
    */
-  function bestRows(rows: Map<number, RowMatch>, terms: Term[], scope: string | null, score: Score, want: number): number[] {
+  function bestRows(occ: Occurrences, terms: Term[], scope: string | null, score: Score, want: number): number[] {
     const inScope = scope
       ? new Set(matchingRows.all(`(${WORD_COLUMNS} : (${terms.map((t) => t.expr).join(' OR ')})) AND (${scope})`) as number[])
       : null;
@@ -395,9 +395,9 @@ export function sqliteTextIndex(db: Db, options: SqliteTextIndexOptions = {}): T
     // comparator costs about 1 µs a row, sorting these numbers a tenth of that.
     const ids: number[] = [];
     const keys: number[] = [];
-    for (const [id, r] of rows) {
+    for (const [id, slot] of occ.slots) {
       if (inScope && !inScope.has(id)) continue;
-      const { matched, bm25 } = score(r.tf, r.prefixTf);
+      const { matched, bm25 } = score(occ.tf, occ.prefixTf, slot * occ.words);
       ids.push(id);
       keys.push(matched * RANK_SPAN + Math.min(bm25, RANK_SPAN - 1));
     }
@@ -410,13 +410,12 @@ export function sqliteTextIndex(db: Db, options: SqliteTextIndexOptions = {}): T
   }
 
   /** What the rows of these frames and items hold of the query words, from the index's occurrences; the items' collections. */
-  function analyseRows(frames: Map<string, Unit>, items: Map<string, Unit>, rows: Map<number, RowMatch>, datasetIds: string[]): void {
+  function analyseRows(frames: Map<string, Unit>, items: Map<string, Unit>, occ: Occurrences, datasetIds: string[]): void {
     const add = (u: Unit, id: number) => {
-      const r = rows.get(id);
-      if (!r) return;
-      r.tf.forEach((n, i) => (u.tf[i] += n));
-      r.prefixTf.forEach((n, i) => (u.prefixTf[i] += n));
-      TEXT_FIELDS.forEach((f, i) => r.fields & (1 << i) && u.fields.add(f));
+      const slot = occ.slots.get(id);
+      if (slot === undefined) return;
+      for (let i = 0, at = slot * occ.words; i < occ.words; i++, at++) (u.tf[i] += occ.tf[at]), (u.prefixTf[i] += occ.prefixTf[at]);
+      TEXT_FIELDS.forEach((f, i) => occ.fields[slot] & (1 << i) && u.fields.add(f));
     };
     // (mediaId, frameId) of each frame, (mediaId, null) of each item: one look-up each in the media index.
     const units = [...frames.values(), ...items.values()].map((u) => [u.mediaId, u.frameId]);
@@ -455,23 +454,25 @@ export function sqliteTextIndex(db: Db, options: SqliteTextIndexOptions = {}): T
       : null;
     const rowsOf = (ids: number[]) => (ids.length ? (docsById.all(json(ids)) as DocRow[]) : []);
     const idf = terms.map((t) => Math.log(1 + (rows - t.df + 0.5) / (t.df + 0.5)));
-    const score: Score = (tf, prefixTf) => {
+    const score: Score = (tfs, prefixTfs, at = 0) => {
       let bm25 = 0;
       let matched = 0;
-      terms.forEach((_, i) => {
-        if (tf[i] > 0) {
-          bm25 += (idf[i] * tf[i] * (K1 + 1)) / (tf[i] + K1);
+      for (let i = 0; i < terms.length; i++) {
+        const tf = tfs[at + i];
+        const prefixTf = prefixTfs[at + i];
+        if (tf > 0) {
+          bm25 += (idf[i] * tf * (K1 + 1)) / (tf + K1);
           matched += 1;
-        } else if (prefixTf[i] > 0) {
-          bm25 += (0.5 * idf[i] * prefixTf[i] * (K1 + 1)) / (prefixTf[i] + K1);
+        } else if (prefixTf > 0) {
+          bm25 += (0.5 * idf[i] * prefixTf * (K1 + 1)) / (prefixTf + K1);
           matched += 0.5;
         }
-      });
+      }
       return { bm25, matched };
     };
     let docs: DocRow[];
     if (occurrences) {
-      docs = rowsOf(bestRows(occurrences.rows, terms, scope, score, want));
+      docs = rowsOf(bestRows(occurrences, terms, scope, score, want));
     } else if (!mediaIds) {
       docs = rowsOf(candidates(terms, scope, null, want));
     } else if (mediaIds.length <= joinIds) {
@@ -500,7 +501,7 @@ export function sqliteTextIndex(db: Db, options: SqliteTextIndexOptions = {}): T
     }
     // Every indexed frame's item is live and indexed too: its own text may complete the frame's match.
     for (const f of frames.values()) if (!items.has(f.mediaId)) items.set(f.mediaId, newUnit(f.mediaId, null));
-    if (occurrences) analyseRows(frames, items, occurrences.rows, datasetIds);
+    if (occurrences) analyseRows(frames, items, occurrences, datasetIds);
     else analyse(frames, items, terms);
     for (const f of frames.values()) f.datasetId = items.get(f.mediaId)!.datasetId;
 

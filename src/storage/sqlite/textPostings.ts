@@ -24,14 +24,6 @@ export interface PostingTerm {
   prefix: string | null;
 }
 
-/** The query words held by one index row. */
-export interface RowMatch {
-  /** Per query word: occurrences of the word or its forms; of other words it begins (prefix only). */
-  tf: number[];
-  prefixTf: number[];
-  /** Bit i set: TEXT_FIELDS[i] holds a query word. */
-  fields: number;
-}
 
 /** Column number in the packed value: TEXT_FIELDS order; the `scope` column (never a user word) and anything else is SKIP. */
 const SKIP = 7;
@@ -39,9 +31,22 @@ const COLUMN_CODE = `(CASE col ${TEXT_FIELDS.map((f, i) => `WHEN '${f}' THEN ${i
 /** The greatest code point: `term < prefix || MAX_CHAR` bounds the terms that begin with prefix. */
 const MAX_CHAR = '\u{10FFFF}';
 
-/** Every index row holding a query word, and per word the number of rows holding it (its df, exact). */
+/**
+ * Every index row holding a query word, and per word the number of rows
+ * holding it (its df, exact). Flat arrays, one slot per row (a few thousand
+ * small objects a query cost more in allocation and garbage collection than
+ * in reading).
+ */
 export interface Occurrences {
-  rows: Map<number, RowMatch>;
+  /** rowid → slot. */
+  slots: Map<number, number>;
+  /** Query words: slot s, word i at s × words + i. */
+  words: number;
+  /** Occurrences of the word or its forms; of other words it begins (prefix only). */
+  tf: Uint32Array;
+  prefixTf: Uint32Array;
+  /** Per slot, bit i set: TEXT_FIELDS[i] holds a query word. */
+  fields: Uint8Array;
   df: number[];
 }
 
@@ -67,37 +72,41 @@ export function sqlitePostings(db: Db): PostingsReader {
     .pluck();
 
   return (terms, budget, counted) => {
-    const rows = new Map<number, RowMatch>();
-    const df = terms.map(() => 0);
+    // Read first (within the budget), then count into arrays sized by what was read.
     let left = budget;
-    const add = (i: number, packed: number, exact: boolean) => {
-      const column = packed % 8;
-      if (column === SKIP) return;
-      const rowid = (packed - column) / 8;
-      let r = rows.get(rowid);
-      if (!r) rows.set(rowid, (r = { tf: terms.map(() => 0), prefixTf: terms.map(() => 0), fields: 0 }));
-      if (r.tf[i] === 0 && r.prefixTf[i] === 0) df[i] += 1;
-      if (exact) r.tf[i] += 1;
-      else r.prefixTf[i] += 1;
-      r.fields |= 1 << column;
-    };
-    const take = (packed: number[]) => (left -= packed.length) >= 0;
     const limit = () => Math.min(left + 1, Number.MAX_SAFE_INTEGER);
+    const read: Array<{ word: number; packed: number[]; exact: boolean | null }> = [];
+    const take = (word: number, packed: number[], exact: boolean | null) => (read.push({ word, packed, exact }), (left -= packed.length) >= 0);
     for (const [i, t] of terms.entries()) {
       const { prefix } = t;
-      if (prefix !== null) {
-        const packed = beginning.all(JSON.stringify([...t.exact]), prefix, prefix + MAX_CHAR, limit()) as number[];
-        if (!take(packed)) return null;
-        for (const p of packed) add(i, Math.floor(p / 2), p % 2 === 1);
-      }
+      if (prefix !== null && !take(i, beginning.all(JSON.stringify([...t.exact]), prefix, prefix + MAX_CHAR, limit()) as number[], null)) return null;
       for (const term of t.exact) {
         if (prefix !== null && term.startsWith(prefix)) continue; // read above
-        const packed = exactly.all(term, limit()) as number[];
-        if (!take(packed)) return null;
-        for (const p of packed) add(i, p, true);
+        if (!take(i, exactly.all(term, limit()) as number[], true)) return null;
       }
-      counted?.(i, df[i]);
     }
-    return { rows, df };
+    const words = terms.length;
+    const size = read.reduce((n, r) => n + r.packed.length, 0);
+    const occ: Occurrences = {
+      slots: new Map(), words, tf: new Uint32Array(size * words), prefixTf: new Uint32Array(size * words), fields: new Uint8Array(size), df: terms.map(() => 0),
+    };
+    for (const { word, packed, exact } of read) {
+      for (const p of packed) {
+        const isExact = exact ?? p % 2 === 1;
+        const value = exact === null ? Math.floor(p / 2) : p;
+        const column = value % 8;
+        if (column === SKIP) continue;
+        const rowid = (value - column) / 8;
+        let slot = occ.slots.get(rowid);
+        if (slot === undefined) occ.slots.set(rowid, (slot = occ.slots.size));
+        const at = slot * words + word;
+        if (occ.tf[at] === 0 && occ.prefixTf[at] === 0) occ.df[word] += 1;
+        if (isExact) occ.tf[at] += 1;
+        else occ.prefixTf[at] += 1;
+        occ.fields[slot] |= 1 << column;
+      }
+    }
+    occ.df.forEach((df, i) => counted?.(i, df));
+    return occ;
   };
 }
