@@ -291,13 +291,15 @@ export function sqliteTextIndex(db: Db, options: SqliteTextIndexOptions = {}): T
       if (stems[0].length !== 1) continue;
       const exact = new Set<string>();
       const parts: string[] = [];
+      const prefix = w.prefix ? stems[0][0] : null;
       w.forms.forEach((form, i) => {
         if (stems[i].length === 1 && !exact.has(stems[i][0])) {
           exact.add(stems[i][0]);
-          parts.push(quote(form));
+          // A form the prefix covers is left to it (FTS5 stems a prefix as a word: "beaches"* is beach*): an
+          // OR of the word's own list with the prefix's costs FTS5 a merge of both (at 1M frames 3.9 vs 3.0 ms).
+          if (prefix === null || !stems[i][0].startsWith(prefix)) parts.push(quote(form));
         }
       });
-      const prefix = w.prefix ? stems[0][0] : null;
       if (prefix !== null) parts.push(`${quote(w.text)}*`);
       const expr = parts.length === 1 ? parts[0] : `(${parts.join(' OR ')})`;
       out.push({ exact, prefix, expr, df: cachedDf(expr) ?? NaN });
