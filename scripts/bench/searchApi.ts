@@ -42,9 +42,12 @@ const hexId = (prefix: number, i: number) => prefix.toString(16).padStart(8, '0'
 
 export async function runSearchApiBench(opts: BenchOptions): Promise<SectionResult> {
   const t0 = now();
-  const shape = opts.quick ? QUICK : FULL;
-  const largest = shape.sizes[shape.sizes.length - 1];
-  const clusters = Math.max(1, Math.round(largest / CLUSTERS_PER));
+  // BENCH_SEARCH_API_SIZES=10000,100000 runs only those sizes (a rerun of the small rows without the 1M fill).
+  const sizes = process.env.BENCH_SEARCH_API_SIZES?.split(',').map(Number).filter((n) => n > 0);
+  const shape = { ...(opts.quick ? QUICK : FULL), ...(sizes?.length ? { sizes } : {}) };
+  // The data set's shape (its clusters) is the full run's, whatever sizes this run measures.
+  const plan = opts.quick ? QUICK : FULL;
+  const clusters = Math.max(1, Math.round(plan.sizes[plan.sizes.length - 1] / CLUSTERS_PER));
   const app = await startTestApp({ ingestConcurrency: 0 });
   const rows: BenchRow[] = [];
   const findings: string[] = [];
