@@ -157,21 +157,25 @@ export async function createApp(config: Config, logger: Logger = createLogger(co
   router.get('/api/openapi.json', (ctx) => {
     ctx.body = buildOpenApi(ROUTES, { version: VERSION, serverUrl: config.publicUrl });
   });
-  const multipart = koaBody({
-    multipart: true, json: false, urlencoded: false, text: false,
-    formidable: {
-      uploadDir: blobs.tmpDir, maxFileSize: config.maxUploadBytes, maxTotalFileSize: config.maxUploadBytes,
-      maxFiles: 1, maxFields: 20, maxFieldsSize: 1024 * 1024, hashAlgorithm: 'sha256', keepExtensions: false,
-    },
-  });
+  const formidableOptions = {
+    uploadDir: blobs.tmpDir, maxFileSize: config.maxUploadBytes, maxTotalFileSize: config.maxUploadBytes,
+    maxFiles: 1, maxFields: 20, maxFieldsSize: 1024 * 1024, hashAlgorithm: 'sha256' as const, keepExtensions: false,
+  };
   mountRoutes(router, services, createGuards(services), ROUTES, {
     multipart: async (ctx, next) => {
+      // The scratch files this request's parse starts: a refused upload (413) gets its partial file removed
+      // here, before the answer; formidable's own clean-up unlinks it a timer tick later.
+      const started: string[] = [];
+      const multipart = koaBody({
+        multipart: true, json: false, urlencoded: false, text: false,
+        formidable: { ...formidableOptions, onFileBegin: (_name, file) => void started.push(file.filepath) },
+      });
       try {
         await multipart(ctx, next);
       } finally {
         // Whatever the handler did not move into the store is scratch: remove it.
         const files = Object.values(ctx.request.files ?? {}).flat() as unknown as Array<{ filepath: string }>;
-        await Promise.all(files.map((f) => rm(f.filepath, { force: true })));
+        await Promise.all([...new Set([...started, ...files.map((f) => f.filepath)])].map((f) => rm(f, { force: true })));
       }
     },
   });
