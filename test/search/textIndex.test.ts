@@ -243,7 +243,14 @@ test('deleted items are gone (their frames too); folders are not indexed', async
   assert.equal(itemsOf(await search(fx, 'paddle')), [inside.id], 'moving keeps it');
   await fx.s.media.softDelete(folder.folder.id, fx.user.id);
   assert.equal(itemsOf(await search(fx, 'paddle')), [inside.id], 'moved out before the folder was deleted');
+  assertRowCount();
 });
+
+/** The index's row count kept by triggers (idf's N) agrees with the rows. */
+function assertRowCount() {
+  const kept = fx.s.db.prepare(`SELECT rows FROM text_index_rows WHERE id = 1`).pluck().get();
+  assert.is(kept, fx.s.db.prepare(`SELECT count(*) FROM text_index_docs`).pluck().get(), 'text_index_rows follows inserts and deletes');
+}
 
 test('only the current version is found', async () => {
   const original = await addItem(fx, { name: 'canyon.jpg', frames: [{ captions: ['a red canyon'] }], metadata: { tags: { mood: ['epic'] } } });
@@ -459,9 +466,10 @@ test('the migration indexes an existing library (backfill)', async () => {
   const created = db.prepare(`SELECT type, name FROM sqlite_schema WHERE name LIKE 'text_index%' AND type IN ('trigger', 'view', 'table')`).all() as Array<{ type: string; name: string }>;
   for (const o of created.filter((o) => o.type === 'trigger')) db.exec(`DROP TRIGGER ${o.name}`);
   for (const o of created.filter((o) => o.type === 'view')) db.exec(`DROP VIEW ${o.name}`);
-  db.exec(`DROP TABLE text_index; DROP TABLE text_index_docs`);
-  db.prepare(`DELETE FROM schema_migrations WHERE name = '005_text_index.sql'`).run();
-  assert.equal(migrate(db), ['005_text_index.sql']);
+  db.exec(`DROP TABLE text_index; DROP TABLE text_index_docs; DROP TABLE text_index_rows`);
+  db.prepare(`DELETE FROM schema_migrations WHERE name IN ('005_text_index.sql', '008_text_index_rows.sql')`).run();
+  assert.equal(migrate(db), ['005_text_index.sql', '008_text_index_rows.sql']);
+  assertRowCount();
   fx.index = sqliteTextIndex(db);
   const after = await Promise.all(['fjord', 'geiranger', 'norway', 'ferry'].map((q) => search(fx, q)));
   assert.equal(after.map(keys), before.map(keys));

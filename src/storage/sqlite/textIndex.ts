@@ -75,7 +75,7 @@ const MAX_CANDIDATES = 20_000;
 const JOIN_IDS = 3_000;
 const DIRECT_ROWS = 3_000;
 const DIRECT_COST = 10;
-/** How long the row counts (the index's, each word's) stay cached. */
+/** How long each word's row count stays cached. */
 const STATS_TTL_MS = 60_000;
 const K1 = 1.2;
 /** Above any bm25 of a query (at most 12 words × idf ≤ ln(1 + 2·rows) × (k1 + 1): under 600 up to 10⁹ rows). */
@@ -216,7 +216,7 @@ export function sqliteTextIndex(db: Db, options: SqliteTextIndexOptions = {}): T
     return st;
   };
 
-  const rowCountSlow = db.prepare(`SELECT count(*) FROM text_index_docs`).pluck();
+  const rowCountStmt = db.prepare(`SELECT rows FROM text_index_rows WHERE id = 1`).pluck();
   // Two subqueries: SQLite reads min() or max() from the end of the rowid b-tree only when it is the query's one
   // aggregate (together they scan the whole table: 200 ms at 2M rows).
   const rowidSpan = db.prepare(`SELECT (SELECT min(id) FROM text_index_docs) AS lo, (SELECT max(id) FROM text_index_docs) AS hi`);
@@ -249,14 +249,9 @@ export function sqliteTextIndex(db: Db, options: SqliteTextIndexOptions = {}): T
   );
   const itemDatasets = db.prepare(`SELECT id, dataset_id FROM media WHERE id IN (SELECT value FROM json_each(?))`);
 
-  // Rows in the index, for idf. Counted (a scan of the smallest index), cached like the word counts: idf
-  // moves with its logarithm. (FTS5's own row count, in its averages record, is not lowered by deletes on a
-  // contentless_delete table.)
-  let rowsCached: { rows: number; at: number } | null = null;
+  // Rows in the index, for idf: kept by triggers (migrations/008_text_index_rows.sql), one row read.
   function rowCount(): number {
-    const now = Date.now();
-    if (!rowsCached || now - rowsCached.at >= STATS_TTL_MS) rowsCached = { rows: rowCountSlow.get() as number, at: now };
-    return rowsCached.rows;
+    return rowCountStmt.get() as number;
   }
 
   const dfCache = new Map<string, { df: number; at: number }>();
