@@ -236,7 +236,7 @@ interface Gen {
     Stmt
   >;
   /** IVF generations only: KNN over one list, the list rows, their centroids, and list row counts kept in step. */
-  l: Record<'knn' | 'knnBound' | 'sampleKnn' | 'listRows' | 'centroids' | 'bumpList' | 'listCount', Stmt> | null;
+  l: Record<'knn' | 'knnBound' | 'sampleKnn' | 'listRows' | 'centroids' | 'bumpList' | 'listCount' | 'listedGroups', Stmt> | null;
 }
 
 /** The SQLite vector index plus synchronous writers for use inside another store's transaction. */
@@ -301,6 +301,7 @@ export function sqliteVectorIndex(db: Db, tuning: VectorIndexTuning = {}): Sqlit
             centroids: db.prepare(`SELECT list, centroid, trained_rows AS trainedRows FROM ${t}_lists WHERE dataset_id = ? AND similarity_model = ? ORDER BY list`),
             bumpList: db.prepare(`UPDATE ${t}_lists SET rows = rows + ? WHERE dataset_id = ? AND similarity_model = ? AND list = ?`),
             listCount: db.prepare(`SELECT count(*) FROM ${t}_lists`).pluck(),
+            listedGroups: db.prepare(`SELECT count(DISTINCT dataset_id || char(0) || similarity_model) FROM ${t}_lists`).pluck(),
           }
         : null,
       id: r.id,
@@ -986,20 +987,19 @@ export function sqliteVectorIndex(db: Db, tuning: VectorIndexTuning = {}): Sqlit
 
   // ---- reporting
 
+  // Prepared once: organization search reads stats() on every query (which models answer).
+  const genRows = db.prepare(`SELECT count(DISTINCT dataset_id) AS n, coalesce(sum(rows), 0) AS rows FROM vector_index_partitions WHERE index_id = ? AND rows > 0`);
+  const bigPartitions = db.prepare(`SELECT dataset_id AS ds, similarity_model AS sm, rows FROM vector_index_partitions WHERE index_id = ? AND rows >= ?`);
   const statsOf = (g: Gen): VectorIndexStats => {
-    const parts = db
-      .prepare(`SELECT count(DISTINCT dataset_id) AS n, coalesce(sum(rows), 0) AS rows FROM vector_index_partitions WHERE index_id = ? AND rows > 0`)
-      .get(g.id) as { n: number; rows: number };
+    const parts = genRows.get(g.id) as { n: number; rows: number };
     const slots = (g.s.chunks.get() as number) * CHUNK_SIZE;
     const lists = g.l ? (g.l.listCount.get() as number) : 0;
     // Each vec0 partition (a collection without lists, or one list) has a partly filled last chunk.
-    const listed = g.l ? (db.prepare(`SELECT count(DISTINCT dataset_id || char(0) || similarity_model) FROM ${g.table}_lists`).pluck().get() as number) : 0;
+    const listed = g.l ? (g.l.listedGroups.get() as number) : 0;
     const reclaimable = Math.max(0, slots - parts.rows - (parts.n - listed + lists) * CHUNK_SIZE);
     // Collections big enough for lists without them (or grown past IVF_RETRAIN_FACTOR × the rows they were trained on).
     let unlistedRows = 0;
-    for (const p of db
-      .prepare(`SELECT dataset_id AS ds, similarity_model AS sm, rows FROM vector_index_partitions WHERE index_id = ? AND rows >= ?`)
-      .all(g.id, T.ivfMinRows) as Array<{ ds: string; sm: string; rows: number }>) {
+    for (const p of bigPartitions.all(g.id, T.ivfMinRows) as Array<{ ds: string; sm: string; rows: number }>) {
       const l = listsOf(g, p.ds, p.sm);
       if (!l || p.rows > IVF_RETRAIN_FACTOR * l.trainedRows) unlistedRows += p.rows;
     }
