@@ -26,6 +26,9 @@
  * Recall@10: for queries whose words match no caption (embedding evidence
  * only), the result frames against the exact top 10 by cosine, computed in JS.
  */
+import { mkdtempSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { startTestApp, type TestApp } from '../../test/helpers/testApp.js';
 import type { SqliteStorage } from '../../src/storage/sqlite/index.js';
@@ -50,7 +53,10 @@ export async function runSearchApiBench(opts: BenchOptions): Promise<SectionResu
   // The data set's shape (its clusters) is the full run's, whatever sizes this run measures.
   const plan = opts.quick ? QUICK : FULL;
   const clusters = Math.max(1, Math.round(plan.sizes[plan.sizes.length - 1] / CLUSTERS_PER));
-  const app = await startTestApp({ ingestConcurrency: 0 });
+  // --keep: the library stays in a directory of its own (path printed) for a closer look.
+  const kept = opts.keep ? mkdtempSync(path.join(os.tmpdir(), 'bench-search-api-')) : undefined;
+  if (kept) opts.log(`library kept in ${kept}`);
+  const app = await startTestApp({ ingestConcurrency: 0, ...(kept ? { dataDir: kept } : {}) });
   const rows: BenchRow[] = [];
   const findings: string[] = [];
   try {

@@ -4,7 +4,7 @@ import { parseUuid } from '../ids.js';
 import { presentFrame } from '../domain/present.js';
 import { round4 } from './ranking.js';
 import { scoreFrames } from './scoring.js';
-import type { FrameDetail } from '../storage/types.js';
+import type { FrameDetail, MediaSummary } from '../storage/types.js';
 
 /**
  * GET /api/search: frame-level results across every collection of the
@@ -20,25 +20,29 @@ export async function searchOrganization(s: Services, p: Principal, input: { q: 
   const scored = await scoreFrames(s, { q, datasetIds, mediaIds: null, organizationId: orgId, want: input.limit });
   // Hits that scored nothing (below every calibration floor) are never shown: their items are not read.
   const positive = scored.filter((f) => f.total > 0);
-  const media = new Map((await s.storage.media.summaries([...new Set(positive.map((f) => f.mediaId))])).map((m) => [m.id, m]));
-  // Only live items; an item-level text match stands for the item's first frame.
-  const live = positive.filter((f) => {
-    const m = media.get(f.mediaId);
-    return m && m.status === 'active' && m.isCurrent;
-  });
-  // Frame details only for the page: a frame shown once, the best frames first.
-  // Each batch reads as many candidates as results are still missing: the usual
-  // page (no frame twice) takes one read of `limit` items' frames, captions and
-  // objects; a duplicate costs a small second read. Which frames a page shows
-  // does not depend on the batch size (each candidate needs only its own item).
-  const results: Array<{ f: (typeof live)[number]; frame: FrameDetail }> = [];
+  // The page, best first: items and frame details are read only for the candidates it needs. Each batch
+  // reads as many candidates as results are still missing (in a library bigger than the OS keeps cached,
+  // each item read is a disk read). Only live items count (deleted items and old versions are dropped); an
+  // item-level text match stands for the item's first frame; a frame is shown once. Which frames a page
+  // shows does not depend on the batch size (each candidate needs only its own item).
+  const media = new Map<string, MediaSummary>();
+  const results: Array<{ f: (typeof positive)[number]; frame: FrameDetail }> = [];
   const seen = new Set<string>();
+  const dead = new Set<string>();
   let from = 0;
-  while (results.length < input.limit && from < live.length) {
-    const batch = live.slice(from, from + input.limit - results.length);
+  while (results.length < input.limit && from < positive.length) {
+    const batch = positive.slice(from, from + input.limit - results.length);
     from += batch.length;
-    const frames = await s.storage.media.frames([...new Set(batch.map((f) => f.mediaId))]);
-    for (const f of batch) {
+    for (const m of await s.storage.media.summaries([...new Set(batch.map((f) => f.mediaId).filter((id) => !media.has(id)))])) media.set(m.id, m);
+    const live = batch.filter((f) => {
+      const m = media.get(f.mediaId);
+      const ok = !!m && m.status === 'active' && m.isCurrent;
+      if (!ok) dead.add(f.frameId ?? f.mediaId);
+      return ok;
+    });
+    if (live.length === 0) continue;
+    const frames = await s.storage.media.frames([...new Set(live.map((f) => f.mediaId))]);
+    for (const f of live) {
       const list = frames.get(f.mediaId) ?? [];
       const frame = f.frameId ? list.find((x) => x.id === f.frameId) : list[0];
       if (!frame || seen.has(frame.id)) continue;
@@ -69,7 +73,8 @@ export async function searchOrganization(s: Services, p: Principal, input: { q: 
     }),
     query: q,
     limit: input.limit,
-    // Frames found among the hits fetched (see hitsFor): a frame of a live item counts once.
-    totalResults: Math.max(results.length, new Set(live.map((f) => f.frameId ?? f.mediaId)).size),
+    // Frames found among the hits fetched (see hitsFor), each once, less those of items found not live (the
+    // index drops deleted items and old versions as they change, so hits past the page are taken as live).
+    totalResults: Math.max(results.length, new Set(positive.map((f) => f.frameId ?? f.mediaId)).size - dead.size),
   };
 }

@@ -19,6 +19,14 @@ export const TEXT_K = 1000;
  */
 export const hitsFor = (want: number | undefined): number => (want === undefined ? VECTOR_K : Math.min(VECTOR_K, Math.max(50, want * 3)));
 const textHitsFor = (want: number | undefined): number => (want === undefined ? TEXT_K : hitsFor(want));
+/**
+ * A caller that shows only the best `want` (organization search) ranks by the
+ * int8 similarities: exact rescoring reads a float32 row per hit, a disk read
+ * each once the library outgrows the OS cache (at 1M frames here, ~60 of a
+ * query's ~100 ms). Scored browse keeps exact similarities (its scores are
+ * compared with minScore over every page).
+ */
+const rescoreFor = (want: number | undefined): 'exact' | 'int8' => (want === undefined ? 'exact' : 'int8');
 
 /**
  * The embedding model text queries use: the current default model once its
@@ -113,6 +121,7 @@ export async function scoreFrames(s: Services, query: ScoreQuery): Promise<Frame
     if (!stored) throw invalid(`object ${object.id} has no embedding for the ${similarityModel} model`);
     const hits = await s.storage.vectors.search({
       modelId: stored.modelId, similarityModel, vector: stored.vector, datasetIds: query.datasetIds, k: hitsFor(query.want), mediaIds: query.mediaIds,
+      rescore: rescoreFor(query.want),
     });
     const standin = stored.modelId.includes('standin') || stored.modelId.startsWith('sface:6791e2349554');
     const family = similarityModel === 'faces' ? (standin ? 'faces-standin' : 'faces') : standin ? 'standin' : familyOf(s.models.modelInfo());
@@ -135,7 +144,10 @@ export async function scoreFrames(s: Services, query: ScoreQuery): Promise<Frame
     }
     const [hits, textHits] = await Promise.all([
       vector
-        ? s.storage.vectors.search({ modelId: info.id, similarityModel: 'objects', vector, datasetIds: query.datasetIds, k: hitsFor(query.want), mediaIds: query.mediaIds })
+        ? s.storage.vectors.search({
+            modelId: info.id, similarityModel: 'objects', vector, datasetIds: query.datasetIds, k: hitsFor(query.want), mediaIds: query.mediaIds,
+            rescore: rescoreFor(query.want),
+          })
         : Promise.resolve([]),
       s.storage.text.search({ query: text, datasetIds: query.datasetIds, mediaIds: query.mediaIds, limit: textHitsFor(query.want) }),
     ]);
