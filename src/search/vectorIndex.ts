@@ -80,13 +80,13 @@ export interface VectorQuery {
    */
   probe?: number;
   /**
-   * 'exact' (default): the best hits are rescored from their float32 vectors.
-   * 'int8': similarities from the in-memory int8 copies only (cosine error
-   * σ ≈ 3·10⁻⁴), no row read a hit: for callers that need the ranking, not
-   * the last digits. In a library bigger than the OS keeps cached, each exact
-   * rescore is a disk read (~90 a query at k = 60: most of a 1M query here).
+   * How many of the best hits are rescored from their float32 vectors
+   * (default exactRescoreFor(k)); the others keep their int8 similarity
+   * (cosine error σ ≈ 3·10⁻⁴). In a library bigger than the OS keeps cached,
+   * each exact rescore is a disk read: a caller that shows only the best few
+   * (organization search) rescores only those.
    */
-  rescore?: 'exact' | 'int8';
+  exactTop?: number;
 }
 
 export interface VectorHit {
@@ -96,8 +96,8 @@ export interface VectorHit {
   datasetId: string;
   /**
    * Cosine similarity, −1..1: from the exact float32 vectors for the best 100
-   * hits (EXACT_TOP), from the int8 copies (error σ ≈ 3·10⁻⁴) past them (and
-   * for all of them with rescore 'int8').
+   * hits (EXACT_TOP, or the query's exactTop), from the int8 copies (error
+   * σ ≈ 3·10⁻⁴) past them.
    */
   similarity: number;
 }

@@ -633,12 +633,12 @@ export function sqliteVectorIndex(db: Db, tuning: VectorIndexTuning = {}): Sqlit
    * exactly from float32 (all of them up to k = 100), the rest keep their int8
    * similarity; best first by the similarity returned.
    */
-  const finish = (g: Gen, qBytes: Buffer, scored: Array<{ rowid: number; s: number }>, k: number, exact: boolean): VectorHit[] => {
+  const finish = (g: Gen, qBytes: Buffer, scored: Array<{ rowid: number; s: number }>, k: number, exactTop: number | undefined): VectorHit[] => {
     scored.sort((a, b) => b.s - a.s || a.rowid - b.rowid);
-    const e = Math.min(scored.length, exactRescoreFor(k));
-    if (e === 0) return [];
+    if (scored.length === 0) return [];
+    const e = Math.min(scored.length, exactTop ?? exactRescoreFor(k));
     const sim = new Map<number, number>();
-    if (exact) {
+    if (e > 0) {
       for (const r of g.s.exact.all(qBytes, JSON.stringify(scored.slice(0, e).map((x) => x.rowid))) as Array<{ id: number; d: number }>) {
         sim.set(r.id, cosineFromL2(r.d));
       }
@@ -808,7 +808,7 @@ export function sqliteVectorIndex(db: Db, tuning: VectorIndexTuning = {}): Sqlit
     const exact = (rowids: number[]) => {
       info.strategy = 'exact';
       info.candidates = rowids.length;
-      return { hits: finish(g, qBytes, rerank(g, unit, rowids, info), q.k, q.rescore !== 'int8'), info };
+      return { hits: finish(g, qBytes, rerank(g, unit, rowids, info), q.k, q.exactTop), info };
     };
     const ann = (allowed: number[] | null) => {
       // Filtered inside the scan: every list (the allowed rows may sit anywhere); else the nearest lists.
@@ -817,7 +817,7 @@ export function sqliteVectorIndex(db: Db, tuning: VectorIndexTuning = {}): Sqlit
       const cands = firstPass(g, code, scan, q.similarityModel, want, allowed, info, codes);
       info.strategy = 'ann';
       info.candidates = cands.length;
-      return { hits: finish(g, qBytes, rerank(g, unit, cands.map((x) => x.rowid), info), q.k, q.rescore !== 'int8'), info };
+      return { hits: finish(g, qBytes, rerank(g, unit, cands.map((x) => x.rowid), info), q.k, q.exactTop), info };
     };
     const resolve = (mediaIds: string[]) => {
       const out: number[] = [];
@@ -868,7 +868,7 @@ export function sqliteVectorIndex(db: Db, tuning: VectorIndexTuning = {}): Sqlit
         info.strategy = 'ann';
         const use = kept.slice(0, want).map((x) => x.rowid);
         info.candidates = use.length;
-        return { hits: finish(g, qBytes, rerank(g, unit, use, info), q.k, q.rescore !== 'int8'), info };
+        return { hits: finish(g, qBytes, rerank(g, unit, use, info), q.k, q.exactTop), info };
       }
       if (fetch < MAX_K) {
         fetch = Math.min(MAX_K, fetch * 4);
