@@ -45,7 +45,8 @@ export interface CodePart {
 /** Distance marking a row that is not allowed (beyond any real one). */
 const EXCLUDED = 0xffff;
 
-const groupKey = (ds: string, sm: string) => `${ds}\u0000${sm}`;
+/** The key of a partition group (collection + similarity model). */
+export const groupKey = (ds: string, sm: string) => `${ds}\u0000${sm}`;
 
 /**
  * Packs a code (dims/8 bytes, least significant bit first: the layout of
@@ -115,7 +116,7 @@ export class BitCodeMirror {
 
   get size(): { chunks: number; rows: number; bytes: number } {
     let rows = 0;
-    for (const c of this.chunks.values()) rows += c.rowids.length;
+    for (const n of this.counts.values()) rows += n;
     return { chunks: this.chunks.size, rows, bytes: rows * (this.words * 4 + 8) };
   }
 

@@ -17,13 +17,15 @@
  *    ivf.ts `residual`), which keeps them balanced (1M: 5k–13k rows a list).
  * 3. First pass: Hamming-distance KNN over the 1-bit codes of those lists of
  *    each collection asked for (a sqlite-vec vec0 partition per collection,
- *    similarity model and list: other collections and models are never read)
+ *    similarity model and list: other collections and models are never read),
+ *    run over an in-memory copy of the codes once it is loaded
+ *    (src/search/bitCodeMirror.ts), through vec0's KNN statements until then,
  *    and, for a filtered query, only over the allowed rows (`rowid IN (...)`,
  *    also inside the scan, over every list, so a filtered query never comes
  *    back short; an over-fetching post-filter probes the nearest lists and
  *    falls back to all of them when those run out of allowed rows). It
- *    keeps candidatesFor(k) candidates; a bound on the Hamming distance read
- *    off a 1/64 sample of the codes keeps that large k cheap.
+ *    keeps candidatesFor(k) candidates; through vec0, a bound on the Hamming
+ *    distance read off a 1/64 sample of the codes keeps that large k cheap.
  * 4. Re-ranking: int8 dot products of the candidates with the query, from an
  *    in-memory cache of per-vector-scaled int8 copies (768 B a vector). The
  *    cache is what keeps a query off the disk: a 3 KB float row read cold costs

@@ -1,6 +1,6 @@
 import { setImmediate as turn } from 'node:timers/promises';
 import type { Db } from './database.js';
-import { BitCodeMirror } from '../../search/bitCodeMirror.js';
+import { BitCodeMirror, groupKey } from '../../search/bitCodeMirror.js';
 import { vecChunkReader, type VecChunkReader } from './vecChunks.js';
 
 /** Chunks read per batch of a full load (~100 KB each at 768-d), between turns of the event loop. */
@@ -27,7 +27,6 @@ export interface GenCodeMirror {
    * with the row counts given; null otherwise (the caller uses vec0).
    */
   ready(groups: Array<{ ds: string; sm: string; rows: number }>): BitCodeMirror | null;
-  size(): { chunks: number; rows: number; bytes: number };
 }
 
 export function genCodeMirror(db: Db, table: string, dims: number, hasList: boolean, budgetBytes: number): GenCodeMirror {
@@ -52,7 +51,7 @@ export function genCodeMirror(db: Db, table: string, dims: number, hasList: bool
   };
 
   const reloadGroup = (ds: string, sm: string) => {
-    const key = `${ds}\u0000${sm}`;
+    const key = groupKey(ds, sm);
     if (reloading.has(key)) return;
     reloading.add(key);
     setImmediate(() => {
@@ -126,6 +125,5 @@ export function genCodeMirror(db: Db, table: string, dims: number, hasList: bool
       }
       return ok ? mirror : null;
     },
-    size: () => mirror.size,
   };
 }

@@ -1087,11 +1087,8 @@ export function sqliteVectorIndex(db: Db, tuning: VectorIndexTuning = {}): Sqlit
       let rows = 0;
       for (const g of [...gens.values()]) {
         if (modelId !== undefined && g.modelId !== modelId) continue;
-        if (g.warm === 'running') {
-          rows += await warmGen(g);
-          continue;
-        }
-        g.warm = 'no';
+        // One under way is waited for; a finished one is loaded again (what the cache dropped since).
+        if (g.warm !== 'running') g.warm = 'no';
         rows += await warmGen(g);
       }
       return { rows };
