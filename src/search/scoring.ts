@@ -144,6 +144,9 @@ export async function scoreFrames(s: Services, query: ScoreQuery): Promise<Frame
       // Without the embedder, text matching still answers (and says nothing about meaning).
       if (!(err instanceof DomainError && err.code === 'unavailable')) throw err;
     }
+    // The text search is asked first: in a big library it runs in a worker thread (see textIndexThread.ts)
+    // while the vector search below runs here.
+    const textSearch = s.storage.text.search({ query: text, datasetIds: query.datasetIds, mediaIds: query.mediaIds, limit: textHitsFor(query.want) });
     const [hits, textHits] = await Promise.all([
       vector
         ? s.storage.vectors.search({
@@ -151,7 +154,7 @@ export async function scoreFrames(s: Services, query: ScoreQuery): Promise<Frame
             exactTop: exactTopFor(query.want),
           })
         : Promise.resolve([]),
-      s.storage.text.search({ query: text, datasetIds: query.datasetIds, mediaIds: query.mediaIds, limit: textHitsFor(query.want) }),
+      textSearch,
     ]);
     const calibration = TEXT_TO_IMAGE[familyOf(info)];
     for (const h of hits) {

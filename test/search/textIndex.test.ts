@@ -22,6 +22,7 @@ import type { Db } from '../../src/storage/sqlite/database.js';
 import { openSqliteStorage, type SqliteStorage } from '../../src/storage/sqlite/index.js';
 import { migrate } from '../../src/storage/sqlite/migrate.js';
 import { scopeToken, sqliteTextIndex, type SqliteTextIndexOptions } from '../../src/storage/sqlite/textIndex.js';
+import { threadedTextIndex } from '../../src/storage/sqlite/textIndexThread.js';
 import type { Collection, Metadata, NewObject, Organization, User } from '../../src/storage/types.js';
 import { seededRandom } from '../../src/random.js';
 
@@ -446,6 +447,39 @@ test('read from the index\'s occurrences or from the text: the same hits and sco
     }
   }
   assert.ok((await occurrences.search({ query: 'beach dog', datasetIds: [fx.coll.id], limit: 100 })).length > 3, 'the fixture has matches');
+});
+
+test('searched from a worker thread (a big library): the same hits, new writes seen, a lost worker answered here', async () => {
+  const r = seededRandom(5);
+  const vocab = ['beach', 'dog', 'dogs', 'bus', 'sunset', 'sunny', 'red', 'boat', 'island'];
+  const pick = (k: number) => Array.from({ length: k }, () => vocab[Math.floor(r() * vocab.length)]).join(' ');
+  for (let i = 0; i < 12; i++) await addItem(fx, { name: `IMG_${i}.jpg`, frames: [{ captions: [pick(3)], ocr: r() < 0.3 ? [pick(1)] : [] }] });
+  assert.not.ok(threadedTextIndex(fx.s.db, fx.s.db.name).threaded(), 'a small library is searched in this thread');
+  const threaded = threadedTextIndex(fx.s.db, fx.s.db.name, { threadRows: 0 });
+  try {
+    assert.ok(threaded.threaded());
+    const queries = ['beach', 'dog beach', 'sunn', 'red boat island', 'img', 'nothing here'];
+    for (const query of queries) {
+      const q = { query, datasetIds: [fx.coll.id], limit: 50 };
+      assert.equal(await threaded.search(q), await fx.index.search(q), `${query}: the worker answers as this thread does`);
+    }
+    assert.ok(threaded.worker(), 'a worker runs');
+    // Its own connection sees what was committed after it started.
+    const added = await addItem(fx, { frames: [{ captions: ['a zeppelin over the harbour'] }] });
+    assert.equal(itemsOf(await threaded.search({ query: 'zeppelin', datasetIds: [fx.coll.id], limit: 10 })), [added.id]);
+    // A worker lost with searches in flight: they are answered here, and the next search starts a new worker.
+    const first = threaded.worker()!;
+    const q = { query: 'beach dog', datasetIds: [fx.coll.id], limit: 50 };
+    const pending = threaded.search(q);
+    await first.terminate();
+    assert.equal(await pending, await fx.index.search(q));
+    assert.equal(await threaded.search(q), await fx.index.search(q));
+    assert.ok(threaded.worker() && threaded.worker() !== first, 'a new worker');
+  } finally {
+    await threaded.close();
+  }
+  assert.is(threaded.worker(), null, 'closed: no worker left');
+  assert.ok((await threaded.search({ query: 'zeppelin', datasetIds: [fx.coll.id], limit: 10 })).length === 1, 'closed: answered in this thread');
 });
 
 test('limit', async () => {

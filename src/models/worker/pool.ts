@@ -13,7 +13,8 @@
  * - A crashed worker fails its in-flight jobs with 'unavailable' and is
  *   replaced on the next dispatch.
  */
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
+import { spawnWorker } from '../../spawnWorker.js';
 import { DomainError, type ErrorCode } from '../../errors.js';
 import type { Logger } from '../../logger.js';
 import type { LoadedModel } from '../types.js';
@@ -55,22 +56,8 @@ export interface PoolOptions {
 
 const DEFAULT_MAX_BATCH: Record<JobKind, number> = { embedImages: 16, embedTexts: 64, caption: 8, warm: 1, detect: 4, embedFaces: 1, modelId: 1, generate: 1, upscale: 1, matte: 1 };
 
-/** Where the worker entry is: the .ts source under tsx (tests, dev), the compiled .js under dist/. */
 function spawn(setup: WorkerSetup): Worker {
-  const here = import.meta.url;
-  if (here.endsWith('.ts')) {
-    // Node 20 does not run --import hooks in worker threads, so register tsx there before importing the entry.
-    // The big plain-JS dependencies are imported first, without tsx's hooks: through them, transformers.js
-    // alone takes over a second longer to load.
-    const preload = ['@huggingface/transformers', 'sharp'].map((s) => import.meta.resolve(s));
-    const api = import.meta.resolve('tsx/esm/api');
-    const entry = new URL('./entry.ts', here).href;
-    const boot =
-      `Promise.all(${JSON.stringify(preload)}.map((u) => import(u)))` +
-      `.then(() => import(${JSON.stringify(api)})).then((m) => { m.register(); return import(${JSON.stringify(entry)}); });`;
-    return new Worker(boot, { eval: true, workerData: setup });
-  }
-  return new Worker(new URL('./entry.js', here), { workerData: setup });
+  return spawnWorker(import.meta.url, 'entry', setup, ['@huggingface/transformers', 'sharp']);
 }
 
 function toError(e: SerializedError): DomainError {

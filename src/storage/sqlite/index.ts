@@ -7,6 +7,7 @@ import { sqliteJobStore } from './jobStore.js';
 import { sqliteAnalysisStore } from './analysisStore.js';
 import { sqliteClusterStore } from './clusterStore.js';
 import { sqliteTextIndex } from './textIndex.js';
+import { threadedTextIndex, type ThreadedTextIndexOptions } from './textIndexThread.js';
 import { sqliteVectorIndex } from './vectorIndex.js';
 
 export interface SqliteStorage extends Storage {
@@ -14,9 +15,16 @@ export interface SqliteStorage extends Storage {
   db: Db;
 }
 
+export interface SqliteStorageOptions {
+  /** Where text searches run (textIndexThread.ts). */
+  text?: ThreadedTextIndexOptions;
+}
+
 /** The embedded default store: one SQLite file (`:memory:` for throwaway tests). */
-export function openSqliteStorage(file: string): SqliteStorage {
+export function openSqliteStorage(file: string, options: SqliteStorageOptions = {}): SqliteStorage {
   const db = openDatabase(file);
+  // A file's text index may be searched from a worker thread with a connection of its own.
+  const text = file === ':memory:' ? null : threadedTextIndex(db, file, options.text);
   // The vector index is written inside the transactions that write embeddings and delete items.
   const vectors = sqliteVectorIndex(db);
   return {
@@ -27,9 +35,10 @@ export function openSqliteStorage(file: string): SqliteStorage {
     analysis: sqliteAnalysisStore(db, vectors.sync),
     clusters: sqliteClusterStore(db),
     vectors,
-    text: sqliteTextIndex(db),
+    text: text ?? sqliteTextIndex(db),
     jobs: sqliteJobStore(db),
     async close() {
+      await text?.close();
       if (db.open) {
         db.pragma('wal_checkpoint(TRUNCATE)');
         db.close();
