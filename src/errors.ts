@@ -27,6 +27,18 @@ export class DomainError extends Error {
   }
 }
 
+/** An error as it crosses a worker thread's message port (structured clone keeps no class). */
+export interface SerializedError {
+  code?: string;
+  message: string;
+  details?: { retryAfterSeconds?: number };
+}
+
+export function serializeError(err: unknown): SerializedError {
+  if (err instanceof DomainError) return { code: err.code, message: err.message, details: err.details };
+  return { message: err instanceof Error ? err.message : String(err) };
+}
+
 export const invalid = (message: string) => new DomainError('invalid_input', message);
 export const notFound = (message: string) => new DomainError('not_found', message);
 export const forbidden = (message: string) => new DomainError('forbidden', message);

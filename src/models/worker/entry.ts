@@ -6,9 +6,9 @@
 import { readlinkSync } from 'node:fs';
 import os from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
-import { DomainError } from '../../errors.js';
+import { serializeError } from '../../errors.js';
 import { Engine } from '../engine/engine.js';
-import type { JobRequest, SerializedError, WorkerMessage, WorkerSetup } from './protocol.js';
+import type { JobRequest, WorkerMessage, WorkerSetup } from './protocol.js';
 
 const port = parentPort;
 if (!port) throw new Error('src/models/worker/entry must run in a worker thread');
@@ -34,11 +34,6 @@ const engine = new Engine(
   (loaded) => post({ type: 'models', loaded }),
 );
 
-function serialize(err: unknown): SerializedError {
-  if (err instanceof DomainError) return { code: err.code, message: err.message, details: err.details };
-  return { message: err instanceof Error ? err.message : String(err) };
-}
-
 port.on('message', async (msg: JobRequest) => {
   try {
     const outputs = await engine.run(msg, (done, total) => post({ type: 'progress', id: msg.id, done, total }));
@@ -48,7 +43,7 @@ port.on('message', async (msg: JobRequest) => {
       .map((o) => o.buffer as ArrayBuffer);
     post({ type: 'result', id: msg.id, outputs }, transfer);
   } catch (err) {
-    post({ type: 'error', id: msg.id, error: serialize(err) });
+    post({ type: 'error', id: msg.id, error: serializeError(err) });
   }
 });
 

@@ -15,10 +15,10 @@
  */
 import type { Worker } from 'node:worker_threads';
 import { spawnWorker } from '../../spawnWorker.js';
-import { DomainError, type ErrorCode } from '../../errors.js';
+import { DomainError, type ErrorCode, type SerializedError } from '../../errors.js';
 import type { Logger } from '../../logger.js';
 import type { LoadedModel } from '../types.js';
-import type { JobKind, JobOptions, JobRequest, SerializedError, WorkerMessage, WorkerSetup } from './protocol.js';
+import type { JobKind, JobOptions, JobRequest, WorkerMessage, WorkerSetup } from './protocol.js';
 
 export type Output = Float32Array | string | Uint8Array;
 

@@ -3,6 +3,7 @@
  * Inputs travel as Uint8Array (image bytes) or strings; vectors come back as
  * Float32Arrays whose buffers are transferred, not copied.
  */
+import type { SerializedError } from '../../errors.js';
 import type { ModelEntry, Profile } from '../catalog.js';
 import type { LoadedModel } from '../types.js';
 
@@ -42,12 +43,6 @@ export interface JobRequest {
   model: string;
   inputs: (Uint8Array | string)[];
   options: JobOptions;
-}
-
-export interface SerializedError {
-  code?: string;
-  message: string;
-  details?: { retryAfterSeconds?: number };
 }
 
 export type WorkerMessage =

@@ -1,5 +1,5 @@
 import type { Worker } from 'node:worker_threads';
-import { DomainError, type ErrorCode } from '../../errors.js';
+import { DomainError, type ErrorCode, type SerializedError } from '../../errors.js';
 import type { TextHit, TextIndex, TextSearchQuery } from '../../search/textIndex.js';
 import { spawnWorker } from '../../spawnWorker.js';
 import type { Db } from './database.js';
@@ -34,7 +34,7 @@ export interface TextWorkerRequest {
   id: number;
   query: TextSearchQuery;
 }
-export type TextWorkerReply = { id: number; hits: TextHit[] } | { id: number; error: { message: string; code?: string } };
+export type TextWorkerReply = { id: number; hits: TextHit[] } | { id: number; error: SerializedError };
 
 export interface ThreadedTextIndex extends TextIndex {
   /** Whether the next search would run in the worker (tests, diagnostics). */
@@ -78,7 +78,7 @@ export function threadedTextIndex(db: Db, file: string, options: ThreadedTextInd
       pending.delete(r.id);
       if (pending.size === 0) w.unref();
       if ('hits' in r) p.resolve(r.hits);
-      else p.reject(r.error.code ? new DomainError(r.error.code as ErrorCode, r.error.message) : new Error(r.error.message));
+      else p.reject(r.error.code ? new DomainError(r.error.code as ErrorCode, r.error.message, r.error.details ?? {}) : new Error(r.error.message));
     });
     const lost = () => {
       if (worker !== w) return;

@@ -5,7 +5,7 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import Database from 'better-sqlite3';
-import { DomainError } from '../../errors.js';
+import { serializeError } from '../../errors.js';
 import { sqliteTextIndex } from './textIndex.js';
 import type { TextWorkerReply, TextWorkerRequest, TextWorkerSetup } from './textIndexThread.js';
 
@@ -21,7 +21,6 @@ port.on('message', (m: TextWorkerRequest) => {
   const reply = (r: TextWorkerReply) => port.postMessage(r);
   index.search(m.query).then(
     (hits) => reply({ id: m.id, hits }),
-    (err: unknown) =>
-      reply({ id: m.id, error: { message: err instanceof Error ? err.message : String(err), code: err instanceof DomainError ? err.code : undefined } }),
+    (err: unknown) => reply({ id: m.id, error: serializeError(err) }),
   );
 });
