@@ -113,7 +113,7 @@ export interface MediaStore {
   browseIds(query: BrowseQuery, cap: number): Promise<string[]>;
   /** Several items by id (any status), in no particular order. */
   getMany(ids: string[]): Promise<MediaRecord[]>;
-  /** getMany narrowed to MediaSummary's fields (search reads ~120 items a request to show ~20). */
+  /** getMany narrowed to MediaSummary's fields (organization search reads its candidates' items to fill a page). */
   summaries(ids: string[]): Promise<MediaSummary[]>;
   folderSummaries(folderPaths: string[]): Promise<Map<string, FolderSummary>>;
   /** Number of active versions per root id (1 for an original with no edits). */

@@ -281,7 +281,7 @@ export function sqliteTextIndex(db: Db, options: SqliteTextIndexOptions = {}): T
     return Math.min(df, rows);
   }
 
-  /** The query words as index terms; df as cached (NaN when not), see withDf. */
+  /** The query words as index terms; df as cached (NaN when not: search() fills it in). */
   function toTerms(words: QueryTerm[]): Term[] {
     const out: Term[] = [];
     for (const w of words) {

@@ -24,7 +24,6 @@ export interface PostingTerm {
   prefix: string | null;
 }
 
-
 /** Column number in the packed value: TEXT_FIELDS order; the `scope` column (never a user word) and anything else is SKIP. */
 const SKIP = 7;
 const COLUMN_CODE = `(CASE col ${TEXT_FIELDS.map((f, i) => `WHEN '${f}' THEN ${i}`).join(' ')} ELSE ${SKIP} END)`;
@@ -102,17 +101,14 @@ export function sqlitePostings(db: Db): PostingsReader {
       }
     }
     const sorted = all.subarray(0, n).sort();
-    let rows = 0;
-    for (let j = 0, last = -1; j < n; j++) {
-      const rowid = Math.floor(sorted[j] / (16 * words));
-      if (rowid !== last) (rows += 1), (last = rowid);
-    }
-    const ids = new Float64Array(rows);
-    const occ: Occurrences = {
-      ids, slotOf: (rowid) => slotIn(ids, rowid), words,
-      tf: new Uint32Array(rows * words), prefixTf: new Uint32Array(rows * words), fields: new Uint8Array(rows), df: terms.map(() => 0),
-    };
-    for (let j = 0, slot = -1; j < n; j++) {
+    // Sized for one row an occurrence (at most), trimmed to the rows found.
+    const ids = new Float64Array(n);
+    const tf = new Uint32Array(n * words);
+    const prefixTf = new Uint32Array(n * words);
+    const fields = new Uint8Array(n);
+    const df = terms.map(() => 0);
+    let slot = -1;
+    for (let j = 0; j < n; j++) {
       const x = sorted[j];
       const isExact = x % 2 === 1;
       const rest = (x - (isExact ? 1 : 0)) / 2;
@@ -122,13 +118,18 @@ export function sqlitePostings(db: Db): PostingsReader {
       const rowid = (value - column) / 8;
       if (slot < 0 || ids[slot] !== rowid) ids[++slot] = rowid;
       const at = slot * words + word;
-      if (occ.tf[at] === 0 && occ.prefixTf[at] === 0) occ.df[word] += 1;
-      if (isExact) occ.tf[at] += 1;
-      else occ.prefixTf[at] += 1;
-      occ.fields[slot] |= 1 << column;
+      if (tf[at] === 0 && prefixTf[at] === 0) df[word] += 1;
+      if (isExact) tf[at] += 1;
+      else prefixTf[at] += 1;
+      fields[slot] |= 1 << column;
     }
-    occ.df.forEach((df, i) => counted?.(i, df));
-    return occ;
+    const rows = slot + 1;
+    const found = ids.subarray(0, rows);
+    df.forEach((d, i) => counted?.(i, d));
+    return {
+      ids: found, slotOf: (rowid) => slotIn(found, rowid), words,
+      tf: tf.subarray(0, rows * words), prefixTf: prefixTf.subarray(0, rows * words), fields: fields.subarray(0, rows), df,
+    };
   };
 }
 
