@@ -33,6 +33,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { candidatesFor, exactRescoreFor, normalize, recallAt, vectorBytes, type VectorRow } from '../../src/search/vectorIndex.js';
+import { BitCodeMirror } from '../../src/search/bitCodeMirror.js';
 import { IVF_MIN_ROWS, nearestList } from '../../src/search/ivf.js';
 import { openDatabase, type Db } from '../../src/storage/sqlite/database.js';
 import { sqliteVectorIndex, type SqliteVectorIndex, type VectorIndexTuning } from '../../src/storage/sqlite/vectorIndex.js';
@@ -530,6 +531,30 @@ export async function runSearchBench(opts: BenchOptions): Promise<SectionResult>
         `quantiser without the mean on ${c.datasetId}: recall@10 at 160 / 320 candidates ${uncentred.map((x) => x.toFixed(3)).join(' / ')} vs ${centred.map((x) => x.toFixed(3)).join(' / ')} centred ` +
           `(${recallOf.get(c.datasetId)?.toFixed(3)} centred at the default ${candidatesFor(K)}): rebuild() centres; stats().needsRebuild flags an uncentred index past 10k rows`,
       );
+    }
+
+    // ---- the first pass's counting: WebAssembly SIMD (src/search/hammingSimd.ts) vs JavaScript, over the
+    // number of codes a 1M-frame search reads (16 coarse lists of ~8k rows)
+    {
+      const random = xorshift(99);
+      const chunks = Array.from({ length: 128 }, (_, id) => ({
+        id, ds: 'bench', sm: 'objects', list: 0,
+        rowids: Float64Array.from({ length: 1024 }, (_, r) => id * 1024 + r),
+        codes: Uint32Array.from({ length: 1024 * (D / 32) }, () => (random() * 2 ** 32) >>> 0),
+      }));
+      const [simd, plain] = [new BitCodeMirror(D), new BitCodeMirror(D, { simd: false })];
+      for (const c of chunks) (simd.put(c), plain.put(c));
+      const codes = Array.from({ length: 20 }, () => Uint8Array.from({ length: D / 8 }, () => Math.floor(random() * 256)));
+      const part = [{ ds: 'bench', sm: 'objects', list: null }];
+      const timed = (m: BitCodeMirror) => measure((i) => m.scan(part, codes[Math.max(0, i) % codes.length], candidatesFor(K)), { reps: 40, warmup: 5 });
+      const same = codes.every((q) => JSON.stringify(simd.scan(part, q, 100)) === JSON.stringify(plain.scan(part, q, 100)));
+      rows.push({
+        id: 'search.firstPass.simd',
+        label: `first pass over ${chunks.length * 1024} in-memory ${D}-bit codes: Hamming distances counted with WebAssembly SIMD`,
+        ours: await timed(simd),
+        baseline: { label: 'counted in JavaScript (SWAR popcount)', stats: await timed(plain) },
+        check: { ok: same, text: same ? 'same candidates both ways' : 'SIMD and JavaScript candidates differ' },
+      });
     }
 
     // ---- what memory-mapped reads would give (src/storage/sqlite/database.ts reads without a map: over a library

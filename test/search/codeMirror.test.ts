@@ -1,7 +1,7 @@
 /**
  * The in-memory copy of the index's 1-bit codes (src/search/bitCodeMirror.ts,
- * src/storage/sqlite/codeMirror.ts, vecChunks.ts): the scan agrees with brute
- * force; once loaded, searches run their first pass there and answer what
+ * src/storage/sqlite/codeMirror.ts, vecChunks.ts, src/search/hammingSimd.ts):
+ * the scan agrees with brute force (SIMD and JavaScript counting); once loaded, searches run their first pass there and answer what
  * sqlite-vec's own KNN answers; writes, deletes and replacements are seen by
  * the next search; a rolled-back write leaves no trace; a write the mirror was
  * not told about (another index object on the file) is caught by the row
@@ -15,6 +15,7 @@ import * as assert from 'uvu/assert';
 import { setImmediate as turn } from 'node:timers/promises';
 import { nowIso } from '../../src/ids.js';
 import { BitCodeMirror, codeWords, rowidBitmap } from '../../src/search/bitCodeMirror.js';
+import { simdHamming } from '../../src/search/hammingSimd.js';
 import { normalize, quantizeBits, vectorBytes, type VectorRow } from '../../src/search/vectorIndex.js';
 import { openDatabase, type Db } from '../../src/storage/sqlite/database.js';
 import { sqliteVectorIndex, type SqliteVectorIndex, type VectorIndexTuning } from '../../src/storage/sqlite/vectorIndex.js';
@@ -202,6 +203,29 @@ sqlite('a budget too small for the codes leaves the first pass to vec0', async (
   assert.is(r.info.firstPass, 'sqlite');
   assert.is(r.hits.length, 10);
   t.db.close();
+});
+
+scan('the SIMD kernel counts what JavaScript counts, at every code size it takes (and only those)', () => {
+  const random = rng(7);
+  for (const words of [4, 8, 24, 32, 124]) {
+    const kernel = simdHamming(words);
+    assert.ok(kernel, `${words} words: a kernel (Node has WebAssembly SIMD)`);
+    const rows = 37;
+    const codes = Uint32Array.from({ length: rows * words }, () => (random() * 2 ** 32) >>> 0);
+    const query = Uint32Array.from({ length: words }, () => (random() * 2 ** 32) >>> 0);
+    const out = new Uint16Array(rows + 3).fill(9);
+    kernel!.distances(codes, rows, query, out, 3);
+    const bytes = (a: Uint32Array) => new Uint8Array(a.buffer, a.byteOffset, a.byteLength);
+    const expected = Array.from({ length: rows }, (_, r) => hamming(bytes(codes.subarray(r * words, (r + 1) * words)), bytes(query)));
+    assert.equal([...out.subarray(0, 3)], [9, 9, 9], `${words} words: nothing written before the offset`);
+    assert.equal([...out.subarray(3)], expected, `${words} words`);
+    // Identical codes: distance 0; opposite codes: every bit.
+    kernel!.distances(query, 1, query, out, 0);
+    assert.is(out[0], 0);
+    kernel!.distances(query.map((w) => ~w >>> 0), 1, query, out, 0);
+    assert.is(out[0], words * 32);
+  }
+  for (const words of [0, 5, 6, 128]) assert.is(simdHamming(words), null, `${words} words: counted in JavaScript`);
 });
 
 // Keep quantizeBits in the import list honest: the mirror's codes are quantizeBits' layout.
