@@ -22,3 +22,17 @@ export function spawnWorker(callerUrl: string, entry: string, workerData: unknow
   }
   return new Worker(new URL(`./${entry}.js`, callerUrl), { workerData });
 }
+
+/**
+ * Stops a worker and waits for it to be gone. Node holds nothing while a
+ * worker stops, so a process with nothing else to do (a test, a shutdown)
+ * would exit before the caller's await returned: a timer holds it meanwhile.
+ */
+export async function stopWorker(worker: Worker): Promise<void> {
+  const hold = setInterval(() => {}, 1000);
+  try {
+    await worker.terminate();
+  } finally {
+    clearInterval(hold);
+  }
+}

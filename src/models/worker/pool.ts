@@ -14,7 +14,7 @@
  *   replaced on the next dispatch.
  */
 import type { Worker } from 'node:worker_threads';
-import { spawnWorker } from '../../spawnWorker.js';
+import { spawnWorker, stopWorker } from '../../spawnWorker.js';
 import { DomainError, type ErrorCode, type SerializedError } from '../../errors.js';
 import type { Logger } from '../../logger.js';
 import type { LoadedModel } from '../types.js';
@@ -223,7 +223,7 @@ export class WorkerPool {
     await Promise.all(
       this.slots.splice(0).map(async (slot) => {
         for (const job of slot.inFlight?.jobs ?? []) job.reject(new DomainError('unavailable', 'models are shutting down'));
-        await slot.worker.terminate();
+        await stopWorker(slot.worker);
       }),
     );
   }

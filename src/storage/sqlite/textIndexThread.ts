@@ -1,7 +1,7 @@
 import type { Worker } from 'node:worker_threads';
 import { DomainError, type ErrorCode, type SerializedError } from '../../errors.js';
 import type { TextHit, TextIndex, TextSearchQuery } from '../../search/textIndex.js';
-import { spawnWorker } from '../../spawnWorker.js';
+import { spawnWorker, stopWorker } from '../../spawnWorker.js';
 import type { Db } from './database.js';
 import { sqliteTextIndex } from './textIndex.js';
 
@@ -112,7 +112,7 @@ export function threadedTextIndex(db: Db, file: string, options: ThreadedTextInd
     async close() {
       closed = true;
       const w = worker;
-      if (w) await w.terminate();
+      if (w) await stopWorker(w);
     },
   };
 }
