@@ -22,6 +22,7 @@ import type { Db } from '../../src/storage/sqlite/database.js';
 import { openSqliteStorage, type SqliteStorage } from '../../src/storage/sqlite/index.js';
 import { migrate } from '../../src/storage/sqlite/migrate.js';
 import { scopeToken, sqliteTextIndex, type SqliteTextIndexOptions } from '../../src/storage/sqlite/textIndex.js';
+import { stopWorker } from '../../src/spawnWorker.js';
 import { threadedTextIndex } from '../../src/storage/sqlite/textIndexThread.js';
 import type { Collection, Metadata, NewObject, Organization, User } from '../../src/storage/types.js';
 import { seededRandom } from '../../src/random.js';
@@ -418,9 +419,11 @@ async function commonWords(options: SqliteTextIndexOptions): Promise<void> {
   }
 }
 
-test('read from the index\'s occurrences or from the text: the same hits and scores', async () => {
+test('read from the index\'s occurrences, the full matches\' only, or from the text: the same hits and scores', async () => {
   // Below its budget of occurrences a query is answered from the index's own occurrences (no text read back);
   // above it, from FTS5 candidates whose text is read back. Where every match is a candidate both must agree.
+  // With common words and enough rows holding them all, from those rows' occurrences only: the same answer
+  // as from every occurrence, at any limit.
   const other = await newCollection(fx.s, fx.org.id, fx.user.id);
   const r = seededRandom(11);
   const vocab = ['beach', 'beaches', 'dog', 'dogs', 'bus', 'buses', 'knife', 'knives', 'run', 'running', 'sunset', 'sun', 'sunny', 'red', 'party', 'harbour', 'boat', 'boats', 'island'];
@@ -433,8 +436,8 @@ test('read from the index\'s occurrences or from the text: the same hits and sco
       frames: Array.from({ length: 1 + Math.floor(r() * 3) }, () => ({ captions: [pick(2 + Math.floor(r() * 4))], ocr: r() < 0.3 ? [pick(1)] : [] })),
     });
   }
-  const occurrences = sqliteTextIndex(fx.s.db, { postingsBudget: Infinity });
-  const text = sqliteTextIndex(fx.s.db, { postingsBudget: 0 });
+  const occurrences = sqliteTextIndex(fx.s.db, { postingsBudget: Infinity, fullMatchRows: Infinity });
+  const text = sqliteTextIndex(fx.s.db, { postingsBudget: 0, fullMatchRows: Infinity });
   const queries = ['beach', 'dog beach', 'buses', 'knife', 'sun', 'sunn', 'beach dog sunset', 'red party', 'harbour boats', 'isla', 'img', 'boat island run', 'nothing here'];
   for (const datasetIds of [[fx.coll.id], [fx.coll.id, other.id], [other.id]]) {
     for (const query of queries) {
@@ -447,6 +450,23 @@ test('read from the index\'s occurrences or from the text: the same hits and sco
     }
   }
   assert.ok((await occurrences.search({ query: 'beach dog', datasetIds: [fx.coll.id], limit: 100 })).length > 3, 'the fixture has matches');
+
+  const paths: string[] = [];
+  const every = sqliteTextIndex(fx.s.db, { postingsBudget: Infinity, fullMatchRows: Infinity, minCandidates: 1 });
+  const full = sqliteTextIndex(fx.s.db, { fullMatchRows: 0, minCandidates: 1, onPath: (p) => paths.push(p) });
+  const taken = new Set<string>();
+  for (const datasetIds of [[fx.coll.id], [fx.coll.id, other.id]]) {
+    for (const query of queries) {
+      for (const limit of [1, 2, 3, 5, 100]) {
+        const q = { query, datasetIds, limit };
+        const [a, b] = [await every.search(q), await full.search(q)];
+        if (paths.at(-1) === 'fullMatches') taken.add(`${query}/${limit}`);
+        assert.equal(b, a, `${query}, limit ${limit}: the same hits from the full matches' occurrences`);
+      }
+    }
+  }
+  assert.ok(taken.size >= 6, `the full matches answered some (${[...taken].join(', ')})`);
+  assert.ok(['dog beach/1', 'dog beach/2'].every((k) => taken.has(k)), 'including two common words at a small limit');
 });
 
 test('searched from a worker thread (a big library): the same hits, new writes seen, a lost worker answered here', async () => {
@@ -471,7 +491,7 @@ test('searched from a worker thread (a big library): the same hits, new writes s
     const first = threaded.worker()!;
     const q = { query: 'beach dog', datasetIds: [fx.coll.id], limit: 50 };
     const pending = threaded.search(q);
-    await first.terminate();
+    await stopWorker(first);
     assert.equal(await pending, await fx.index.search(q));
     assert.equal(await threaded.search(q), await fx.index.search(q));
     assert.ok(threaded.worker() && threaded.worker() !== first, 'a new worker');

@@ -1,9 +1,8 @@
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
 import {
   parseQuery,
   textRank,
   TEXT_FIELDS,
-  WORD_PATTERN,
   type QueryTerm,
   type TextField,
   type TextHit,
@@ -11,6 +10,7 @@ import {
   type TextSearchQuery,
 } from '../../search/textIndex.js';
 import type { Db } from './database.js';
+import { Stemmer } from './stemmer.js';
 import { sqlitePostings, type Occurrences } from './textPostings.js';
 
 /**
@@ -66,6 +66,13 @@ export const RANKED_MATCHES = 5_000;
  * library bigger than the OS cache cost more (1M frames, two words of ~13k rows each: 31 vs 47 ms p50 here).
  */
 export const POSTINGS_BUDGET = 50_000;
+/**
+ * Words matching more rows than this in all (as cached; or never counted) are first matched all together
+ * (see readFullMatches): at 1M frames two bench words are ~26k rows, ~160 of which hold both.
+ */
+const FULL_MATCH_ROWS = 5_000;
+/** Rows holding every word up to which only theirs are read (beyond, reading every occurrence is as cheap). */
+const FULL_MATCH_CAP = 5_000;
 /** Candidate rows read in step 1: the limit, plus as many again (at most 100 more) for the re-ranking, at least MIN_CANDIDATES. */
 const MIN_CANDIDATES = 40;
 const MAX_CANDIDATES = 20_000;
@@ -89,81 +96,6 @@ const RANK_SPAN = 1024;
 export const scopeToken = (datasetId: string): string => `ds${datasetId.replace(/-/g, '').toLowerCase()}0`;
 
 const quote = (s: string): string => `"${s.replace(/"/g, '""')}"`;
-/** ASCII digits are their own index term (neither folded nor stemmed): no need to ask the tokenizer. */
-const DIGITS = /^[0-9]+$/;
-
-/**
- * Cuts text into index terms with FTS5's own tokenizer (porter unicode61
- * remove_diacritics 2, in a private in-memory database), word by word with a
- * cache, so this side knows exactly which terms the index holds for a word:
- * two forms of a query word with the same stem are searched once, and the
- * words of a document's text are found without asking FTS5 per word.
- */
-export class Stemmer {
-  private db: Database.Database | null = null;
-  private cache = new Map<string, string[]>();
-  private insert!: Database.Statement;
-  private read!: Database.Statement;
-  private clear!: Database.Statement;
-
-  constructor(private readonly maxCached = 200_000) {}
-
-  private open(): Database.Database {
-    const db = new Database(':memory:');
-    db.exec(`CREATE VIRTUAL TABLE words USING fts5(w, tokenize = 'porter unicode61 remove_diacritics 2');
-             CREATE VIRTUAL TABLE terms USING fts5vocab(words, 'instance');`);
-    this.insert = db.prepare(`INSERT INTO words (rowid, w) VALUES (?, ?)`);
-    this.read = db.prepare(`SELECT doc, term FROM terms ORDER BY doc, offset`);
-    this.clear = db.prepare(`DELETE FROM words`);
-    return db;
-  }
-
-  /** The index terms of each word (usually exactly one; none for a word the tokenizer drops). */
-  terms(words: string[]): string[][] {
-    this.warm(words);
-    return words.map((w) => this.termsOf(w));
-  }
-
-  /** Looks up, in one go, the words not cached yet. */
-  warm(words: Iterable<string>): void {
-    const missing: string[] = [];
-    const seen = new Set<string>();
-    for (const w of words) if (!this.cache.has(w) && !DIGITS.test(w) && !seen.has(w)) (seen.add(w), missing.push(w));
-    if (missing.length === 0) return;
-    const db = (this.db ??= this.open());
-    const rows = db.transaction(() => {
-      missing.forEach((w, i) => this.insert.run(i + 1, w));
-      const found = this.read.all() as Array<{ doc: number; term: string }>;
-      this.clear.run();
-      return found;
-    })();
-    const byWord = missing.map(() => [] as string[]);
-    for (const r of rows) byWord[r.doc - 1].push(r.term);
-    if (this.cache.size + missing.length > this.maxCached) this.cache.clear();
-    missing.forEach((w, i) => this.cache.set(w, byWord[i]));
-  }
-
-  private termsOf(word: string): string[] {
-    const cached = this.cache.get(word);
-    if (cached) return cached;
-    if (DIGITS.test(word)) return [word];
-    this.warm([word]);
-    return this.cache.get(word)!;
-  }
-
-  /** The words of a text (as the tokenizer cuts them, before stemming). */
-  static words(text: string | null): string[] {
-    return (text && text.match(WORD_PATTERN)) || [];
-  }
-
-  /** Each index term of these words with its number of occurrences. */
-  count(words: string[]): Map<string, number> {
-    const counts = new Map<string, number>();
-    for (const w of words) for (const t of this.termsOf(w)) counts.set(t, (counts.get(t) ?? 0) + 1);
-    return counts;
-  }
-}
-
 /** A query word as the index sees it. */
 interface Term {
   /** Index terms of the word and its other forms (bus, buses: "bu", "buse"). */
@@ -203,7 +135,19 @@ export interface SqliteTextIndexOptions {
   directCost?: number;
   /** Overrides JOIN_IDS (tests). */
   joinIds?: number;
+  /** Overrides FULL_MATCH_ROWS (tests: 0 always tries the full matches first, Infinity never). */
+  fullMatchRows?: number;
+  /** Overrides MIN_CANDIDATES (tests). */
+  minCandidates?: number;
+  /** Told which way each search found its candidate rows (tests, profiling). */
+  onPath?: (path: TextSearchPath) => void;
 }
+
+/**
+ * How a search found its candidate rows: the occurrences of the rows holding every word, every occurrence of
+ * the words, FTS5's candidates (text read back), or the rows of the items listed.
+ */
+export type TextSearchPath = 'fullMatches' | 'occurrences' | 'candidates' | 'items';
 
 export function sqliteTextIndex(db: Db, options: SqliteTextIndexOptions = {}): TextIndex {
   const stemmer = options.stemmer ?? new Stemmer();
@@ -212,6 +156,8 @@ export function sqliteTextIndex(db: Db, options: SqliteTextIndexOptions = {}): T
   const postings = sqlitePostings(db);
   const directCost = options.directCost ?? DIRECT_COST;
   const joinIds = options.joinIds ?? JOIN_IDS;
+  const fullMatchRows = options.fullMatchRows ?? FULL_MATCH_ROWS;
+  const minCandidates = options.minCandidates ?? MIN_CANDIDATES;
   const json = (v: unknown[]) => JSON.stringify(v);
   const statements = new Map<string, Database.Statement>();
   const prepared = (sql: string) => {
@@ -248,6 +194,8 @@ export function sqliteTextIndex(db: Db, options: SqliteTextIndexOptions = {}): T
   // With the index's occurrences in hand: which rows match at all (collection filter), and the rowids of
   // frames and of items' own text (from text_index_docs' media index alone), the items' collections.
   const matchingRows = db.prepare(`SELECT rowid FROM text_index WHERE text_index MATCH ?`).pluck();
+  const firstMatches = db.prepare(`SELECT rowid FROM text_index WHERE text_index MATCH ? LIMIT ?`).pluck();
+  const matchCount = db.prepare(`SELECT count(*) FROM text_index WHERE text_index MATCH ?`).pluck();
   const unitRows = db.prepare(
     `SELECT d.id, d.media_id, d.frame_id FROM json_each(?) j JOIN text_index_docs d ON d.media_id = j.value ->> 0 AND d.frame_id IS j.value ->> 1`,
   );
@@ -258,14 +206,15 @@ export function sqliteTextIndex(db: Db, options: SqliteTextIndexOptions = {}): T
     return rowCountStmt.get() as number;
   }
 
-  const dfCache = new Map<string, { df: number; at: number }>();
-  const cachedDf = (expr: string): number | null => {
+  const dfCache = new Map<string, { df: number; exact: boolean; at: number }>();
+  /** A word's cached row count (exact or estimated); with `exact`, only a counted one. */
+  const cachedDf = (expr: string, exact = false): number | null => {
     const cached = dfCache.get(expr);
-    return cached && Date.now() - cached.at < STATS_TTL_MS ? cached.df : null;
+    return cached && Date.now() - cached.at < STATS_TTL_MS && (cached.exact || !exact) ? cached.df : null;
   };
-  const cacheDf = (expr: string, df: number) => {
+  const cacheDf = (expr: string, df: number, exact: boolean) => {
     if (dfCache.size > 10_000) dfCache.clear();
-    dfCache.set(expr, { df, at: Date.now() });
+    dfCache.set(expr, { df, exact, at: Date.now() });
   };
   /** Rows matching an expression: counted up to RANKED_MATCHES, estimated above from how dense the newest matches are. */
   function documentFrequency(expr: string, rows: number): number {
@@ -277,7 +226,7 @@ export function sqliteTextIndex(db: Db, options: SqliteTextIndexOptions = {}): T
       const span = rowidSpan.get() as { lo: number; hi: number };
       df = Math.round((r.n * (span.hi - span.lo + 1)) / Math.max(1, span.hi - r.low + 1));
     }
-    cacheDf(expr, df);
+    cacheDf(expr, df, r.n <= rankedMatches);
     return Math.min(df, rows);
   }
 
@@ -385,6 +334,25 @@ export function sqliteTextIndex(db: Db, options: SqliteTextIndexOptions = {}): T
   }
 
   /**
+   * The occurrences of the rows holding every query word (within the scope clause), when there are at least
+   * `want` and at most FULL_MATCH_CAP of them and at most one word may match as a prefix: those rows are then
+   * the best (every other row misses a word, a whole level below any of them, which miss at most half of
+   * one), so no other row's occurrences are needed to rank. Fills in each word's exact df. Null otherwise.
+   */
+  function readFullMatches(terms: Term[], scope: string | null, want: number): Occurrences | null {
+    if (terms.filter((t) => t.prefix !== null).length > 1) return null;
+    const every = terms.map((t) => `(${WORD_COLUMNS} : ${t.expr})`).join(' AND ');
+    const ids = firstMatches.all(scope ? `${every} AND (${scope})` : every, FULL_MATCH_CAP + 1) as number[];
+    if (ids.length < want || ids.length > FULL_MATCH_CAP) return null;
+    for (const t of terms) {
+      let df = cachedDf(t.expr, true);
+      if (df === null) cacheDf(t.expr, (df = matchCount.get(`${WORD_COLUMNS} : ${t.expr}`) as number), true);
+      t.df = df;
+    }
+    return postings(terms, Infinity, null, ids);
+  }
+
+  /**
    * The best `want` rows of the index's occurrences (within the collections of the scope clause): by the
    * score of the row alone, then newest.
    */
@@ -414,18 +382,26 @@ export function sqliteTextIndex(db: Db, options: SqliteTextIndexOptions = {}): T
     return best.slice(0, want).map((slot) => occ.ids[slot]);
   }
 
-  /** What the rows of these frames and items hold of the query words, from the index's occurrences; the items' collections. */
-  function analyseRows(frames: Map<string, Unit>, items: Map<string, Unit>, occ: Occurrences, datasetIds: string[]): void {
-    const add = (u: Unit, id: number) => {
-      const slot = occ.slotOf(id);
+  /**
+   * What the rows of these frames and items hold of the query words, from the index's occurrences; the items'
+   * collections. When the occurrences are those of some rows only (`terms`: the full matches), the other rows'
+   * are read too.
+   */
+  function analyseRows(frames: Map<string, Unit>, items: Map<string, Unit>, occ: Occurrences, datasetIds: string[], terms: Term[] | null): void {
+    const add = (u: Unit, id: number, o: Occurrences) => {
+      const slot = o.slotOf(id);
       if (slot < 0) return;
-      for (let i = 0, at = slot * occ.words; i < occ.words; i++, at++) (u.tf[i] += occ.tf[at]), (u.prefixTf[i] += occ.prefixTf[at]);
-      TEXT_FIELDS.forEach((f, i) => occ.fields[slot] & (1 << i) && u.fields.add(f));
+      for (let i = 0, at = slot * o.words; i < o.words; i++, at++) (u.tf[i] += o.tf[at]), (u.prefixTf[i] += o.prefixTf[at]);
+      TEXT_FIELDS.forEach((f, i) => o.fields[slot] & (1 << i) && u.fields.add(f));
     };
     // (mediaId, frameId) of each frame, (mediaId, null) of each item: one look-up each in the media index.
     const units = [...frames.values(), ...items.values()].map((u) => [u.mediaId, u.frameId]);
-    for (const r of unitRows.all(json(units)) as Array<{ id: number; media_id: string; frame_id: string | null }>) {
-      add(r.frame_id === null ? items.get(r.media_id)! : frames.get(r.frame_id)!, r.id);
+    const found = unitRows.all(json(units)) as Array<{ id: number; media_id: string; frame_id: string | null }>;
+    const unread = terms ? found.filter((r) => occ.slotOf(r.id) < 0).map((r) => r.id) : [];
+    const more = unread.length ? postings(terms!, Infinity, null, unread)! : null;
+    for (const r of found) {
+      const u = r.frame_id === null ? items.get(r.media_id)! : frames.get(r.frame_id)!;
+      add(u, r.id, more && occ.slotOf(r.id) < 0 ? more : occ);
     }
     if (items.size === 0) return;
     const ids = json([...items.keys()]);
@@ -444,19 +420,26 @@ export function sqliteTextIndex(db: Db, options: SqliteTextIndexOptions = {}): T
     const rows = Math.max(1, rowCount());
     const terms = toTerms(words);
     if (terms.length === 0) return [];
-    // Rare enough words (no item list: those are matched by FTS5 below): every occurrence is read, and so
-    // their exact df. Tried unless the cached counts already say too many.
-    const known = terms.reduce((n, t) => n + (Number.isNaN(t.df) ? 0 : t.df), 0);
-    const occurrences = !mediaIds && known <= postingsBudget
-      ? postings(terms, postingsBudget, (i, df) => cacheDf(terms[i].expr, (terms[i].df = df)))
-      : null;
-    for (const t of terms) t.df = Number.isNaN(t.df) ? documentFrequency(t.expr, rows) : Math.min(t.df, rows);
-    const want = Math.min(Math.max(limit + Math.min(limit, 100), MIN_CANDIDATES), Math.max(limit, MAX_CANDIDATES));
-
-    // 1. candidate rows
+    const want = Math.min(Math.max(limit + Math.min(limit, 100), minCandidates), Math.max(limit, MAX_CANDIDATES));
     const scope = (otherCollections.get(json(datasetIds)) as number)
       ? `scope : (${datasetIds.map((d) => quote(scopeToken(d))).join(' OR ')})`
       : null;
+    // No item list (those are matched by FTS5 below): the words' occurrences are read from the index. Common
+    // words (or not yet counted), when enough rows hold them all: those rows' only. Otherwise, rare enough
+    // words (unless the cached counts already say too many): every occurrence, and so their exact df.
+    const known = terms.reduce((n, t) => n + (Number.isNaN(t.df) ? 0 : t.df), 0);
+    let occurrences: Occurrences | null = null;
+    let fullMatches = false;
+    const uncounted = terms.some((t) => Number.isNaN(t.df));
+    if (!mediaIds && terms.length > 1 && fullMatchRows !== Infinity && (known > fullMatchRows || uncounted)) {
+      fullMatches = (occurrences = readFullMatches(terms, scope, want)) !== null;
+    }
+    if (!mediaIds && !occurrences && known <= postingsBudget) {
+      occurrences = postings(terms, postingsBudget, (i, df) => cacheDf(terms[i].expr, (terms[i].df = df), true));
+    }
+    for (const t of terms) t.df = Number.isNaN(t.df) ? documentFrequency(t.expr, rows) : Math.min(t.df, rows);
+
+    // 1. candidate rows
     const rowsOf = (ids: number[]) => (ids.length ? (docsById.all(json(ids)) as DocRow[]) : []);
     const idf = terms.map((t) => Math.log(1 + (rows - t.df + 0.5) / (t.df + 0.5)));
     // The result object is reused (a row at a time, ~30k of them with common words): read it at once.
@@ -481,14 +464,19 @@ export function sqliteTextIndex(db: Db, options: SqliteTextIndexOptions = {}): T
     };
     let docs: DocRow[];
     if (occurrences) {
-      docs = rowsOf(bestRows(occurrences, terms, scope, score, want));
+      options.onPath?.(fullMatches ? 'fullMatches' : 'occurrences');
+      docs = rowsOf(bestRows(occurrences, terms, fullMatches ? null : scope, score, want));
     } else if (!mediaIds) {
+      options.onPath?.('candidates');
       docs = rowsOf(candidates(terms, scope, null, want));
     } else if (mediaIds.length <= joinIds) {
       const all = docsOfMedia.all(json(mediaIds), json(datasetIds), DIRECT_ROWS + 1) as DocRow[];
       const scanned = terms.reduce((sum, t) => sum + t.df, 0);
-      docs = all.length <= DIRECT_ROWS && all.length * directCost <= scanned ? all : rowsOf(candidates(terms, scope, mediaIds, want));
+      const direct = all.length <= DIRECT_ROWS && all.length * directCost <= scanned;
+      options.onPath?.(direct ? 'items' : 'candidates');
+      docs = direct ? all : rowsOf(candidates(terms, scope, mediaIds, want));
     } else {
+      options.onPath?.('candidates');
       const allowed = new Set(mediaIds);
       for (let k = want * 2; ; k *= 4) {
         const ids = candidates(terms, scope, null, Math.min(k, MAX_CANDIDATES));
@@ -510,7 +498,7 @@ export function sqliteTextIndex(db: Db, options: SqliteTextIndexOptions = {}): T
     }
     // Every indexed frame's item is live and indexed too: its own text may complete the frame's match.
     for (const f of frames.values()) if (!items.has(f.mediaId)) items.set(f.mediaId, newUnit(f.mediaId, null));
-    if (occurrences) analyseRows(frames, items, occurrences, datasetIds);
+    if (occurrences) analyseRows(frames, items, occurrences, datasetIds, fullMatches ? terms : null);
     else analyse(frames, items, terms);
     for (const f of frames.values()) f.datasetId = items.get(f.mediaId)!.datasetId;
 

@@ -54,25 +54,40 @@ export interface Occurrences {
 /**
  * Reads the occurrences of these words, at most `budget` in all: null when
  * there are more (what was read is dropped; `counted` still gets the df of
- * each word read whole, for the caller's cache).
+ * each word read whole, for the caller's cache). With `rows`, only those
+ * rows' occurrences (FTS5 still walks every occurrence of the words, but in
+ * C: about 0.05 µs each, against ~0.3 µs for one crossing into JavaScript);
+ * `df` then counts those rows only and `counted` is not called.
  */
-export type PostingsReader = (terms: PostingTerm[], budget: number, counted?: (term: number, df: number) => void) => Occurrences | null;
+export type PostingsReader = (
+  terms: PostingTerm[],
+  budget: number,
+  counted?: ((term: number, df: number) => void) | null,
+  rows?: ArrayLike<number> | null,
+) => Occurrences | null;
 
 export function sqlitePostings(db: Db): PostingsReader {
   db.exec(`CREATE VIRTUAL TABLE IF NOT EXISTS temp.text_index_terms USING fts5vocab(main, text_index, instance)`);
   // One number per occurrence (rowid·8 + column), or (rowid·8 + column)·2 + 1 when the term is an exact form:
   // numbers cross into JavaScript several times cheaper than the term and column strings.
-  const exactly: Database.Statement = db
-    .prepare(`SELECT doc * 8 + ${COLUMN_CODE} FROM temp.text_index_terms WHERE term = ? LIMIT ?`)
-    .pluck();
-  const beginning: Database.Statement = db
-    .prepare(
-      `SELECT (doc * 8 + ${COLUMN_CODE}) * 2 + (term IN (SELECT value FROM json_each(?)))
-       FROM temp.text_index_terms WHERE term >= ? AND term < ? LIMIT ?`,
-    )
-    .pluck();
+  // Each twice: over every row, and over the rows of a JSON list (the last parameter).
+  const [exactly, exactlyIn] = [``, ` AND doc IN (SELECT value FROM json_each(?))`].map((only) =>
+    db.prepare(`SELECT doc * 8 + ${COLUMN_CODE} FROM temp.text_index_terms WHERE term = ?${only} LIMIT ?`).pluck(),
+  );
+  const [beginning, beginningIn] = [``, ` AND doc IN (SELECT value FROM json_each(?))`].map((only) =>
+    db
+      .prepare(
+        `SELECT (doc * 8 + ${COLUMN_CODE}) * 2 + (term IN (SELECT value FROM json_each(?)))
+         FROM temp.text_index_terms WHERE term >= ? AND term < ?${only} LIMIT ?`,
+      )
+      .pluck(),
+  );
 
-  return (terms, budget, counted) => {
+  return (terms, budget, counted, within) => {
+    const only = within ? [JSON.stringify(Array.from(within))] : [];
+    const exact: Database.Statement = within ? exactlyIn : exactly;
+    const begin: Database.Statement = within ? beginningIn : beginning;
+    if (within) counted = null;
     // Read first (within the budget), then count into arrays sized by what was read.
     let left = budget;
     const limit = () => Math.min(left + 1, Number.MAX_SAFE_INTEGER);
@@ -80,10 +95,10 @@ export function sqlitePostings(db: Db): PostingsReader {
     const take = (word: number, packed: number[], exact: boolean | null) => (read.push({ word, packed, exact }), (left -= packed.length) >= 0);
     for (const [i, t] of terms.entries()) {
       const { prefix } = t;
-      if (prefix !== null && !take(i, beginning.all(JSON.stringify([...t.exact]), prefix, prefix + MAX_CHAR, limit()) as number[], null)) return null;
+      if (prefix !== null && !take(i, begin.all(JSON.stringify([...t.exact]), prefix, prefix + MAX_CHAR, ...only, limit()) as number[], null)) return null;
       for (const term of t.exact) {
         if (prefix !== null && term.startsWith(prefix)) continue; // read above
-        if (!take(i, exactly.all(term, limit()) as number[], true)) return null;
+        if (!take(i, exact.all(term, ...only, limit()) as number[], true)) return null;
       }
     }
     // Every occurrence as one number, (((rowid·8 + column)·words + word)·2 + exact), sorted: rows come out in
