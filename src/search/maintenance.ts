@@ -35,6 +35,11 @@ export function startSearchMaintenance(s: Services, opts: { checkEveryMs?: numbe
   };
 
   const startUp = async () => {
+    // The text index warms up in its worker thread meanwhile (a big library; nothing to do for a small one).
+    void s.storage.text.warm?.().then(
+      ({ rows }) => rows && log.info('text index warmed', { rows }),
+      (err: unknown) => log.warn('text index warm-up failed', { err }),
+    );
     for (const modelId of await s.storage.vectors.unindexedModels()) {
       if (abort.signal.aborted) return;
       await rebuild(modelId, 'no index');

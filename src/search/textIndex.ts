@@ -58,6 +58,12 @@ export interface TextHit {
 export interface TextIndex {
   /** Best first (score, then bm25); at most `limit` hits. */
   search(query: TextSearchQuery): Promise<TextHit[]>;
+  /**
+   * Reads what searches look up row by row (the index's row map, its words'
+   * lists) into memory ahead of them, where that pays (a big library); the
+   * rows read. Searches are answered meanwhile.
+   */
+  warm?(): Promise<{ rows: number }>;
 }
 
 // ---------------------------------------------------------------- query terms

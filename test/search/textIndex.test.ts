@@ -469,15 +469,25 @@ test('read from the index\'s occurrences, the full matches\' only, or from the t
   assert.ok(['dog beach/1', 'dog beach/2'].every((k) => taken.has(k)), 'including two common words at a small limit');
 });
 
-test('searched from a worker thread (a big library): the same hits, new writes seen, a lost worker answered here', async () => {
+test('searched from a worker thread (a big library): warmed, the same hits, new writes seen, a lost worker answered here', async () => {
   const r = seededRandom(5);
   const vocab = ['beach', 'dog', 'dogs', 'bus', 'sunset', 'sunny', 'red', 'boat', 'island'];
   const pick = (k: number) => Array.from({ length: k }, () => vocab[Math.floor(r() * vocab.length)]).join(' ');
   for (let i = 0; i < 12; i++) await addItem(fx, { name: `IMG_${i}.jpg`, frames: [{ captions: [pick(3)], ocr: r() < 0.3 ? [pick(1)] : [] }] });
-  assert.not.ok(threadedTextIndex(fx.s.db, fx.s.db.name).threaded(), 'a small library is searched in this thread');
+  const small = threadedTextIndex(fx.s.db, fx.s.db.name);
+  assert.not.ok(small.threaded(), 'a small library is searched in this thread');
+  assert.equal(await small.warm(), { rows: 0 }, 'and has nothing to warm');
+  assert.is(small.worker(), null);
   const threaded = threadedTextIndex(fx.s.db, fx.s.db.name, { threadRows: 0 });
   try {
     assert.ok(threaded.threaded());
+    // Warming reads the row map (a row each), its media index (an entry each) and the FTS5 data, with a
+    // search asked meanwhile answered all the same.
+    const docs = fx.s.db.prepare(`SELECT count(*) FROM text_index_docs`).pluck().get() as number;
+    const during = threaded.search({ query: 'beach', datasetIds: [fx.coll.id], limit: 50 });
+    const { rows } = await threaded.warm();
+    assert.ok(rows > 2 * docs, `${rows} rows read for ${docs} index rows`);
+    assert.equal(await during, await fx.index.search({ query: 'beach', datasetIds: [fx.coll.id], limit: 50 }));
     const queries = ['beach', 'dog beach', 'sunn', 'red boat island', 'img', 'nothing here'];
     for (const query of queries) {
       const q = { query, datasetIds: [fx.coll.id], limit: 50 };

@@ -22,25 +22,33 @@ import { sqliteTextIndex } from './textIndex.js';
  * write here is committed before the search that follows it is asked. If the
  * worker dies, what it was asked is answered here, and a new one is started
  * for the next search (after MAX_CRASHES, searches stay in this thread).
+ * warm() has the worker read the pages searches look up row by row into its
+ * own cache (textIndexWarm.ts); the server asks for it at start-up.
  */
 export const THREAD_ROWS = 50_000;
 const MAX_CRASHES = 3;
+/**
+ * The worker connection's page cache: what warm() reads (~380 MB at 1M
+ * frames; see textIndexWarm.ts) and the pages searches read after it.
+ * Allocated as pages are read, so a smaller library takes less.
+ */
+export const TEXT_CACHE_MIB = 512;
 
 /** What the worker is started with. */
 export interface TextWorkerSetup {
   file: string;
+  cacheMiB: number;
 }
-export interface TextWorkerRequest {
-  id: number;
-  query: TextSearchQuery;
-}
-export type TextWorkerReply = { id: number; hits: TextHit[] } | { id: number; error: SerializedError };
+export type TextWorkerRequest = { id: number; query: TextSearchQuery } | { id: number; warm: true };
+export type TextWorkerReply = { id: number; hits: TextHit[] } | { id: number; rows: number } | { id: number; error: SerializedError };
 
 export interface ThreadedTextIndex extends TextIndex {
   /** Whether the next search would run in the worker (tests, diagnostics). */
   threaded(): boolean;
   /** The worker thread when one is running (tests). */
   worker(): Worker | null;
+  /** Has the worker read what searches look up into its cache (a big library; else nothing to do). */
+  warm(): Promise<{ rows: number }>;
   /** Stops the worker; searches still waiting on it are answered in this thread. */
   close(): Promise<void>;
 }
@@ -48,11 +56,14 @@ export interface ThreadedTextIndex extends TextIndex {
 export interface ThreadedTextIndexOptions {
   /** Index rows from which searches run in the worker (THREAD_ROWS; 0: always). */
   threadRows?: number;
+  /** The worker's page cache (TEXT_CACHE_MIB). */
+  cacheMiB?: number;
 }
 
+/** A search (or, query null, a warm-up) the worker was asked. */
 interface Pending {
-  query: TextSearchQuery;
-  resolve(hits: TextHit[]): void;
+  query: TextSearchQuery | null;
+  resolve(reply: TextHit[] | number): void;
   reject(err: Error): void;
 }
 
@@ -66,10 +77,12 @@ export function threadedTextIndex(db: Db, file: string, options: ThreadedTextInd
   let closed = false;
   let nextId = 1;
 
-  const answerHere = (p: Pending) => local.search(p.query).then(p.resolve, p.reject);
+  // A lost worker's search is answered here; its warm-up is just over (nothing was read).
+  const answerHere = (p: Pending) => (p.query ? local.search(p.query).then(p.resolve, p.reject) : p.resolve(0));
 
   function start(): Worker {
-    const w = spawnWorker(import.meta.url, 'textIndexWorker', { file } satisfies TextWorkerSetup);
+    const setup: TextWorkerSetup = { file, cacheMiB: options.cacheMiB ?? TEXT_CACHE_MIB };
+    const w = spawnWorker(import.meta.url, 'textIndexWorker', setup);
     // Held only while a search waits on it: an idle worker never keeps the process alive.
     w.unref();
     w.on('message', (r: TextWorkerReply) => {
@@ -78,6 +91,7 @@ export function threadedTextIndex(db: Db, file: string, options: ThreadedTextInd
       pending.delete(r.id);
       if (pending.size === 0) w.unref();
       if ('hits' in r) p.resolve(r.hits);
+      else if ('rows' in r) p.resolve(r.rows);
       else p.reject(r.error.code ? new DomainError(r.error.code as ErrorCode, r.error.message, r.error.details ?? {}) : new Error(r.error.message));
     });
     const lost = () => {
@@ -94,6 +108,17 @@ export function threadedTextIndex(db: Db, file: string, options: ThreadedTextInd
     return w;
   }
 
+  /** Posts a search (or, null, a warm-up) to the worker, started if need be. */
+  function ask(query: TextSearchQuery | null): Promise<TextHit[] | number> {
+    const w = (worker ??= start());
+    const id = nextId++;
+    return new Promise((resolve, reject) => {
+      pending.set(id, { query, resolve, reject });
+      w.ref();
+      w.postMessage((query ? { id, query } : { id, warm: true }) satisfies TextWorkerRequest);
+    });
+  }
+
   const threaded = () => !closed && crashes < MAX_CRASHES && ((rowCount.get() as number | undefined) ?? 0) >= threadRows;
 
   return {
@@ -101,13 +126,11 @@ export function threadedTextIndex(db: Db, file: string, options: ThreadedTextInd
     worker: () => worker,
     async search(query) {
       if (!threaded()) return local.search(query);
-      const w = (worker ??= start());
-      const id = nextId++;
-      return new Promise<TextHit[]>((resolve, reject) => {
-        pending.set(id, { query, resolve, reject });
-        w.ref();
-        w.postMessage({ id, query } satisfies TextWorkerRequest);
-      });
+      return (await ask(query)) as TextHit[];
+    },
+    async warm() {
+      if (!threaded()) return { rows: 0 };
+      return { rows: (await ask(null)) as number };
     },
     async close() {
       closed = true;
