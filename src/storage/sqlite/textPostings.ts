@@ -56,7 +56,7 @@ export interface Occurrences {
  * there are more (what was read is dropped; `counted` still gets the df of
  * each word read whole, for the caller's cache). With `rows`, only those
  * rows' occurrences (FTS5 still walks every occurrence of the words, but in
- * C: about 0.05 µs each, against ~0.3 µs for one crossing into JavaScript);
+ * C: ~0.15 µs each, against ~0.35 µs each read into JavaScript, at 1M frames);
  * `df` then counts those rows only and `counted` is not called.
  */
 export type PostingsReader = (
