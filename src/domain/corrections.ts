@@ -35,6 +35,6 @@ export async function addCaption(s: Services, p: Principal, frameId: string, tex
   await loadMedia(s, p, frame.mediaId, 'member');
   if (!text.trim()) throw invalid('text must not be empty');
   await s.storage.analysis.addUserCaption(frame.id, { id: newMediaId(), text: text.trim(), model: 'user' }, p.userId);
-  const detail = (await s.storage.media.frames([frame.mediaId])).get(frame.mediaId)?.find((f) => f.id === frame.id);
+  const [detail] = await s.storage.media.pickFrames([{ mediaId: frame.mediaId, frameId: frame.id }]);
   return presentFrame(s.urls, detail!);
 }

@@ -41,10 +41,10 @@ export async function searchOrganization(s: Services, p: Principal, input: { q: 
       return ok;
     });
     if (live.length === 0) continue;
-    const frames = await s.storage.media.frames([...new Set(live.map((f) => f.mediaId))]);
-    for (const f of live) {
-      const list = frames.get(f.mediaId) ?? [];
-      const frame = f.frameId ? list.find((x) => x.id === f.frameId) : list[0];
+    // Only the frames shown are read (not every frame of a long video).
+    const frames = await s.storage.media.pickFrames(live.map((f) => ({ mediaId: f.mediaId, frameId: f.frameId })));
+    for (const [i, f] of live.entries()) {
+      const frame = frames[i];
       if (!frame || seen.has(frame.id)) continue;
       seen.add(frame.id);
       results.push({ f, frame });

@@ -93,6 +93,14 @@ export interface MediaStore {
   get(id: string): Promise<MediaRecord | null>;
   /** Active frames of the given items with their active captions and objects, by media id. */
   frames(mediaIds: string[]): Promise<Map<string, FrameDetail[]>>;
+  /**
+   * Frames picked one by one, with their active captions and objects: each
+   * reference names an active frame of that item, or (frameId null) the
+   * item's first active frame in time. The answer is aligned with `refs`,
+   * null where there is no such frame. Reads only those frames (frames()
+   * reads every frame of the items: up to 300 for a long video).
+   */
+  pickFrames(refs: Array<{ mediaId: string; frameId: string | null }>): Promise<Array<FrameDetail | null>>;
   /** Renames and/or replaces the whole metadata document; keeps the tag index in step. */
   update(id: string, patch: { name?: string; metadata?: Metadata }, userId: string): Promise<MediaRecord>;
   /**

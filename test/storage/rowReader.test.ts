@@ -1,5 +1,5 @@
 /**
- * The prepared batch reads of the media store (getMany, summaries, frames) built on
+ * The prepared batch reads of the media store (getMany, summaries, frames, pickFrames) built on
  * rowReader: the same records as reading every column with better-sqlite3's
  * own row objects and the rows.ts mappings.
  */
@@ -26,7 +26,7 @@ test('rowReader gives the objects better-sqlite3 would, keys in column order', (
   }
 });
 
-test('getMany, summaries and frames read what SELECT * and the rows.ts mappings read', async () => {
+test('getMany, summaries, frames and pickFrames read what SELECT * and the rows.ts mappings read', async () => {
   const s = openSqliteStorage(':memory:');
   const { db } = s;
   try {
@@ -83,6 +83,15 @@ test('getMany, summaries and frames read what SELECT * and the rows.ts mappings 
     assert.equal(got.get('m2'), reference.get('m2'));
     assert.equal(got.get('m1')![0].captions.map((c) => c.text), ['earlier', 'later']);
     assert.equal(got.get('m2')!.map((f) => f.id), ['f2a', 'f2b']);
+    // pickFrames: the same details, frame by frame; an item's first frame in time; nothing for a deleted frame,
+    // another item's frame, a missing item or one without frames.
+    const frameOf = (id: string) => frames.find((f) => f.id === id)!;
+    const picked = await s.media.pickFrames([
+      { mediaId: 'm2', frameId: 'f2b' }, { mediaId: 'm2', frameId: null }, { mediaId: 'm1', frameId: null }, { mediaId: 'm2', frameId: 'f2x' },
+      { mediaId: 'm1', frameId: 'f2a' }, { mediaId: 'missing', frameId: null }, { mediaId: 'm3', frameId: null }, { mediaId: 'm1', frameId: 'f1' },
+    ]);
+    assert.equal(picked, [frameOf('f2b'), frameOf('f2a'), frameOf('f1'), null, null, null, null, frameOf('f1')]);
+    assert.equal(await s.media.pickFrames([]), []);
   } finally {
     await s.close();
   }

@@ -328,6 +328,11 @@ export function storageSuite(
     assert.ok(vidFrames.every((x) => x.captions.length === 0 && x.objects.length === 0 && x.mediaId === vid.id));
     assert.equal(frames.get(newMediaId()) ?? [], []);
     assert.is((await s.media.frames([])).size, 0);
+    // Frames one by one: a named frame, an item's first frame in time, nothing for another item's frame.
+    const picked = await s.media.pickFrames([
+      { mediaId: vid.id, frameId: vidFrames[2].id }, { mediaId: vid.id, frameId: null }, { mediaId: img.id, frameId: vidFrames[0].id }, { mediaId: img.id, frameId: null },
+    ]);
+    assert.equal(picked, [vidFrames[2], vidFrames[0], null, catFrames[0]]);
   });
 
   test('insertFolder: reuse returns the existing folder of the same name under the same parent', async () => {

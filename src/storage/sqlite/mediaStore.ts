@@ -194,23 +194,50 @@ export function sqliteMediaStore(db: Db, vectors: VectorSync): MediaStore {
   const captionsByMedia = rowReader<CaptionRow>(db, CAPTION_COLUMNS, `FROM captions WHERE media_id ${IN_IDS} AND status = 'active' ORDER BY created_at, id`);
   const objectsByMedia = rowReader<ObjectRow>(db, OBJECT_COLUMNS, `FROM detected_objects WHERE media_id ${IN_IDS} AND status = 'active' ORDER BY created_at, id`);
 
+  const framesById = rowReader<FrameRow>(db, FRAME_COLUMNS, `FROM frames WHERE id ${IN_IDS} AND status = 'active'`);
+  const captionsByFrames = rowReader<CaptionRow>(db, CAPTION_COLUMNS, `FROM captions WHERE frame_id ${IN_IDS} AND status = 'active' ORDER BY created_at, id`);
+  const objectsByFrames = rowReader<ObjectRow>(db, OBJECT_COLUMNS, `FROM detected_objects WHERE frame_id ${IN_IDS} AND status = 'active' ORDER BY created_at, id`);
+  // The first active frame of each item, through frames_by_media (media_id, seconds).
+  const firstFrames = db.prepare(
+    `SELECT j.value AS mediaId, (SELECT id FROM frames WHERE media_id = j.value AND status = 'active' ORDER BY seconds, id LIMIT 1) AS frameId
+     FROM json_each(?) j`,
+  );
+
+  /** Frame rows as details, by frame id, with the captions and objects given (in their order). */
+  const details = (frames: FrameRow[], captions: () => CaptionRow[], objects: () => ObjectRow[]): Map<string, FrameDetail> => {
+    const byFrame = new Map<string, FrameDetail>();
+    for (const r of frames) byFrame.set(r.id, { ...toFrame(r), captions: [], objects: [] });
+    if (frames.length === 0) return byFrame;
+    for (const c of captions()) byFrame.get(c.frame_id)?.captions.push(toCaption(c));
+    for (const o of objects()) byFrame.get(o.frame_id)?.objects.push(toObject(o));
+    return byFrame;
+  };
+
   const framesOf = (mediaIds: string[]): Map<string, FrameDetail[]> => {
     const out = new Map<string, FrameDetail[]>();
     if (mediaIds.length === 0) return out;
     const ids = JSON.stringify(mediaIds);
-    const frames = framesByMedia(ids);
-    const byFrame = new Map<string, FrameDetail>();
-    for (const r of frames) {
-      const f: FrameDetail = { ...toFrame(r), captions: [], objects: [] };
-      byFrame.set(f.id, f);
+    for (const f of details(framesByMedia(ids), () => captionsByMedia(ids), () => objectsByMedia(ids)).values()) {
       const list = out.get(f.mediaId);
       if (list) list.push(f);
       else out.set(f.mediaId, [f]);
     }
-    if (frames.length === 0) return out;
-    for (const c of captionsByMedia(ids)) byFrame.get(c.frame_id)?.captions.push(toCaption(c));
-    for (const o of objectsByMedia(ids)) byFrame.get(o.frame_id)?.objects.push(toObject(o));
     return out;
+  };
+
+  const pickFrames = (refs: Array<{ mediaId: string; frameId: string | null }>): Array<FrameDetail | null> => {
+    const firstOf = new Map<string, string | null>();
+    const wanted = [...new Set(refs.filter((r) => r.frameId === null).map((r) => r.mediaId))];
+    if (wanted.length) {
+      for (const r of firstFrames.all(JSON.stringify(wanted)) as Array<{ mediaId: string; frameId: string | null }>) firstOf.set(r.mediaId, r.frameId);
+    }
+    const frameIdOf = (r: { mediaId: string; frameId: string | null }) => r.frameId ?? firstOf.get(r.mediaId) ?? null;
+    const ids = JSON.stringify([...new Set(refs.map(frameIdOf).filter((id): id is string => id !== null))]);
+    const byFrame = details(framesById(ids), () => captionsByFrames(ids), () => objectsByFrames(ids));
+    return refs.map((r) => {
+      const f = byFrame.get(frameIdOf(r) ?? '');
+      return f && f.mediaId === r.mediaId ? f : null;
+    });
   };
 
   return {
@@ -221,6 +248,7 @@ export function sqliteMediaStore(db: Db, vectors: VectorSync): MediaStore {
       return row ? toMedia(row) : null;
     },
     frames: async (mediaIds) => framesOf(mediaIds),
+    pickFrames: async (refs) => (refs.length ? pickFrames(refs) : []),
     getMany: async (ids) => (ids.length === 0 ? [] : mediaByIds(JSON.stringify(ids)).map(toMedia)),
     summaries: async (ids) => (ids.length === 0 ? [] : summariesByIds(JSON.stringify(ids)).map(toSummary)),
     update: async (id, patch, userId) => update(id, patch, userId),
