@@ -36,6 +36,7 @@ import { vocabulary } from '../../src/ai/vocabulary.js';
 import { normalize, recallAt, vectorBytes } from '../../src/search/vectorIndex.js';
 import { vectorStream, xorshift } from './search.js';
 import { fmtMs, measure, now, type BenchOptions, type BenchRow, type SectionResult } from './harness.js';
+import { measurePageFrames } from './pageFrames.js';
 
 const D = 768;
 const CLUSTERS_PER = 1000; // vectors per cluster, as in the search section
@@ -255,6 +256,7 @@ export async function runSearchApiBench(opts: BenchOptions): Promise<SectionResu
       ours: embedStats,
       baseline: null,
     });
+    rows.push(await measurePageFrames(shape.reps));
     findings.push('The text embedding is excluded from the request rows (answered from a precomputed vector); its own row is the stand-in text tower.');
     return {
       section: 'search-api',
