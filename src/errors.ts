@@ -39,6 +39,11 @@ export function serializeError(err: unknown): SerializedError {
   return { message: err instanceof Error ? err.message : String(err) };
 }
 
+/** The error back on this side: a DomainError as it was, anything else as `otherwise` makes it. */
+export function deserializeError(e: SerializedError, otherwise: (message: string) => Error): Error {
+  return e.code ? new DomainError(e.code as ErrorCode, e.message, e.details ?? {}) : otherwise(e.message);
+}
+
 export const invalid = (message: string) => new DomainError('invalid_input', message);
 export const notFound = (message: string) => new DomainError('not_found', message);
 export const forbidden = (message: string) => new DomainError('forbidden', message);

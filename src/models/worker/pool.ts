@@ -15,7 +15,7 @@
  */
 import type { Worker } from 'node:worker_threads';
 import { spawnWorker, stopWorker } from '../../spawnWorker.js';
-import { DomainError, type ErrorCode, type SerializedError } from '../../errors.js';
+import { DomainError, deserializeError, type SerializedError } from '../../errors.js';
 import type { Logger } from '../../logger.js';
 import type { LoadedModel } from '../types.js';
 import type { JobKind, JobOptions, JobRequest, WorkerMessage, WorkerSetup } from './protocol.js';
@@ -60,9 +60,8 @@ function spawn(setup: WorkerSetup): Worker {
   return spawnWorker(import.meta.url, 'entry', setup, ['@huggingface/transformers', 'sharp']);
 }
 
-function toError(e: SerializedError): DomainError {
-  if (e.code) return new DomainError(e.code as ErrorCode, e.message, e.details ?? {});
-  return new DomainError('unavailable', `model worker failed: ${e.message}`);
+function toError(e: SerializedError): Error {
+  return deserializeError(e, (message) => new DomainError('unavailable', `model worker failed: ${message}`));
 }
 
 export class WorkerPool {

@@ -388,12 +388,6 @@ export function sqliteTextIndex(db: Db, options: SqliteTextIndexOptions = {}): T
    * are read too.
    */
   function analyseRows(frames: Map<string, Unit>, items: Map<string, Unit>, occ: Occurrences, datasetIds: string[], terms: Term[] | null): void {
-    const add = (u: Unit, id: number, o: Occurrences) => {
-      const slot = o.slotOf(id);
-      if (slot < 0) return;
-      for (let i = 0, at = slot * o.words; i < o.words; i++, at++) (u.tf[i] += o.tf[at]), (u.prefixTf[i] += o.prefixTf[at]);
-      TEXT_FIELDS.forEach((f, i) => o.fields[slot] & (1 << i) && u.fields.add(f));
-    };
     // (mediaId, frameId) of each frame, (mediaId, null) of each item: one look-up each in the media index.
     const units = [...frames.values(), ...items.values()].map((u) => [u.mediaId, u.frameId]);
     const found = unitRows.all(json(units)) as Array<{ id: number; media_id: string; frame_id: string | null }>;
@@ -401,7 +395,13 @@ export function sqliteTextIndex(db: Db, options: SqliteTextIndexOptions = {}): T
     const more = unread.length ? postings(terms!, Infinity, null, unread)! : null;
     for (const r of found) {
       const u = r.frame_id === null ? items.get(r.media_id)! : frames.get(r.frame_id)!;
-      add(u, r.id, more && occ.slotOf(r.id) < 0 ? more : occ);
+      // The row's occurrences: in those read first, else in those just read for it (else it holds no query word).
+      let o = occ;
+      let slot = occ.slotOf(r.id);
+      if (slot < 0 && more) slot = (o = more).slotOf(r.id);
+      if (slot < 0) continue;
+      for (let i = 0, at = slot * o.words; i < o.words; i++, at++) (u.tf[i] += o.tf[at]), (u.prefixTf[i] += o.prefixTf[at]);
+      TEXT_FIELDS.forEach((f, i) => o.fields[slot] & (1 << i) && u.fields.add(f));
     }
     if (items.size === 0) return;
     const ids = json([...items.keys()]);

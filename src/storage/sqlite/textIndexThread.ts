@@ -1,5 +1,5 @@
 import type { Worker } from 'node:worker_threads';
-import { DomainError, type ErrorCode, type SerializedError } from '../../errors.js';
+import { deserializeError, type SerializedError } from '../../errors.js';
 import type { TextHit, TextIndex, TextSearchQuery } from '../../search/textIndex.js';
 import { spawnWorker, stopWorker } from '../../spawnWorker.js';
 import type { Db } from './database.js';
@@ -92,7 +92,7 @@ export function threadedTextIndex(db: Db, file: string, options: ThreadedTextInd
       if (pending.size === 0) w.unref();
       if ('hits' in r) p.resolve(r.hits);
       else if ('rows' in r) p.resolve(r.rows);
-      else p.reject(r.error.code ? new DomainError(r.error.code as ErrorCode, r.error.message, r.error.details ?? {}) : new Error(r.error.message));
+      else p.reject(deserializeError(r.error, (message) => new Error(message)));
     });
     const lost = () => {
       if (worker !== w) return;

@@ -1,4 +1,5 @@
 import { setImmediate as turn } from 'node:timers/promises';
+import type Database from 'better-sqlite3';
 import type { Db } from './database.js';
 
 /**
@@ -20,25 +21,26 @@ export async function warmTextIndex(db: Db): Promise<number> {
   let rows = 0;
   // The row map and the FTS5 data, by rowid (NOT INDEXED: the table itself, not an index holding the rowid).
   for (const table of ['text_index_docs', 'text_index_data']) {
-    const slice = db.prepare(`SELECT count(*) AS n, max(id) AS last FROM (SELECT id FROM ${table} NOT INDEXED WHERE id > ? ORDER BY id LIMIT ${SLICE})`);
-    for (let after = -Infinity; ; ) {
-      const r = slice.get(after) as { n: number; last: number | null };
-      rows += r.n;
-      if (r.n < SLICE || r.last === null) break;
-      after = r.last;
-      await turn();
-    }
+    rows += await inSlices(db.prepare(`SELECT count(*) AS n, max(id) AS last FROM (SELECT id FROM ${table} NOT INDEXED WHERE id > ? ORDER BY id LIMIT ${SLICE})`), -Infinity);
   }
-  // The media index, in key order: by (media_id, frame_id) from the last entry read.
-  const first = db.prepare(
-    `SELECT count(*) AS n, max(media_id) AS last FROM (SELECT media_id FROM text_index_docs INDEXED BY text_index_docs_media WHERE media_id > ? ORDER BY media_id LIMIT ${SLICE})`,
+  // The media index, in key order, by media_id from the last entry read.
+  rows += await inSlices(
+    db.prepare(
+      `SELECT count(*) AS n, max(media_id) AS last FROM (SELECT media_id FROM text_index_docs INDEXED BY text_index_docs_media WHERE media_id > ? ORDER BY media_id LIMIT ${SLICE})`,
+    ),
+    '',
   );
-  for (let after = ''; ; ) {
-    const r = first.get(after) as { n: number; last: string | null };
+  return rows;
+}
+
+/** Runs a slice statement (rows after a key: their count and last key) from `first` to the end; the rows read. */
+async function inSlices(slice: Database.Statement, first: number | string): Promise<number> {
+  let rows = 0;
+  for (let after = first; ; ) {
+    const r = slice.get(after) as { n: number; last: number | string | null };
     rows += r.n;
-    if (r.n < SLICE || r.last === null) break;
+    if (r.n < SLICE || r.last === null) return rows;
     after = r.last;
     await turn();
   }
-  return rows;
 }

@@ -54,7 +54,7 @@ export interface Occurrences {
 /**
  * Reads the occurrences of these words, at most `budget` in all: null when
  * there are more (what was read is dropped; `counted` still gets the df of
- * each word read whole, for the caller's cache). With `rows`, only those
+ * each word read whole, for the caller's cache). With `within`, only those
  * rows' occurrences (FTS5 still walks every occurrence of the words, but in
  * C: ~0.15 µs each, against ~0.35 µs each read into JavaScript, at 1M frames);
  * `df` then counts those rows only and `counted` is not called.
@@ -63,7 +63,7 @@ export type PostingsReader = (
   terms: PostingTerm[],
   budget: number,
   counted?: ((term: number, df: number) => void) | null,
-  rows?: ArrayLike<number> | null,
+  within?: ArrayLike<number> | null,
 ) => Occurrences | null;
 
 export function sqlitePostings(db: Db): PostingsReader {
