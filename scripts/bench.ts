@@ -14,7 +14,15 @@
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { formatSection, fmtMs, machineInfo, now, writeResults, type BenchOptions, type SectionResult } from './bench/harness.js';
+import {
+  formatSection,
+  fmtMs,
+  machineInfo,
+  now,
+  writeResults,
+  type BenchOptions,
+  type SectionResult,
+} from './bench/harness.js';
 import { runAiBench } from './bench/ai.js';
 import { runSearchBench } from './bench/search.js';
 import { runSearchApiBench } from './bench/searchApi.js';
@@ -28,15 +36,35 @@ const SECTIONS: Record<string, { describe: string; run: (opts: BenchOptions) => 
     describe: 'collection of 100,000 items: browse, tags, tag filters, folder move, uploads (issue 2)',
     run: runLibraryBench,
   },
-  search: { describe: 'vector index: 10k/100k/1M vectors a collection, bit first pass + int8 re-rank vs exact scan, recall@10 (issue 5)', run: runSearchBench },
-  'search-api': { describe: 'GET /api/search end to end over HTTP at 10k/100k/1M frames vs the same request with an exact scan, recall@10 (issue 5)', run: runSearchApiBench },
+  search: {
+    describe:
+      'vector index: 10k/100k/1M vectors a collection, bit first pass + int8 re-rank vs exact scan, recall@10 (issue 5)',
+    run: runSearchBench,
+  },
+  'search-api': {
+    describe:
+      'GET /api/search end to end over HTTP at 10k/100k/1M frames vs the same request with an exact scan, recall@10 (issue 5)',
+    run: runSearchApiBench,
+  },
   ai: {
     describe: 'model runner vs bare ONNX session, images/s, browse latency and event loop under inference (issue 3)',
     run: runAiBench,
   },
-  ingest: { describe: 'ingest throughput with the real detectors (images/s, video s/s) and the share of time outside inference (issue 4)', run: runIngestBench },
-  edit: { describe: 'POST /api/ai/edit operations on a 12-megapixel photo, each beside a decode + encode of the same image (issue 6)', run: runEditBench },
-  generate: { describe: 'time per generated image with the Janus stand-in: POST /api/ai/generate and the worker vs the bare transformers.js call (issue 6)', run: runGenerateBench },
+  ingest: {
+    describe:
+      'ingest throughput with the real detectors (images/s, video s/s) and the share of time outside inference (issue 4)',
+    run: runIngestBench,
+  },
+  edit: {
+    describe:
+      'POST /api/ai/edit operations on a 12-megapixel photo, each beside a decode + encode of the same image (issue 6)',
+    run: runEditBench,
+  },
+  generate: {
+    describe:
+      'time per generated image with the Janus stand-in: POST /api/ai/generate and the worker vs the bare transformers.js call (issue 6)',
+    run: runGenerateBench,
+  },
 };
 
 /** The commit measured, and whether src/ had uncommitted changes (the figures then describe those). */
@@ -54,7 +82,7 @@ function usage(): string {
   return [
     'usage: npm run bench -- [--quick] [--keep] [section ...]',
     '  --quick   small data set and few repetitions (well under a minute)',
-    '  --keep    leave each section\'s temp data directory in place (path printed)',
+    "  --keep    leave each section's temp data directory in place (path printed)",
     '  sections (default: all):',
     ...Object.entries(SECTIONS).map(([name, s]) => `    ${name.padEnd(10)} ${s.describe}`),
   ].join('\n');

@@ -24,11 +24,15 @@ const fail = (line: string, code: number): never => {
 
 function pick(catalog: Catalog, names: string[], fallback: () => ModelEntry[]): ModelEntry[] {
   if (names.length === 0) return fallback();
-  return names.map((n) => catalog.models.get(n) ?? fail(`unknown model ${n}; known: ${[...catalog.models.keys()].join(', ')}`, 2));
+  return names.map(
+    (n) => catalog.models.get(n) ?? fail(`unknown model ${n}; known: ${[...catalog.models.keys()].join(', ')}`, 2),
+  );
 }
 
 function rolesOf(catalog: Catalog, name: string): string {
-  const roles = Object.entries(catalog.roles.default).filter(([, v]) => v === name).map(([k]) => k);
+  const roles = Object.entries(catalog.roles.default)
+    .filter(([, v]) => v === name)
+    .map(([k]) => k);
   return roles.length ? roles.join(',') : '-';
 }
 
@@ -36,12 +40,23 @@ function checksumSummary(s: ModelStatus): string {
   const counts = new Map<string, number>();
   for (const f of s.files) if (f.state !== 'missing') counts.set(f.state, (counts.get(f.state) ?? 0) + 1);
   const order = ['mismatch', 'known', 'recorded', 'unrecorded'];
-  return order.filter((k) => counts.has(k)).map((k) => `${counts.get(k)} ${k}`).join(', ') || '-';
+  return (
+    order
+      .filter((k) => counts.has(k))
+      .map((k) => `${counts.get(k)} ${k}`)
+      .join(', ') || '-'
+  );
 }
 
 function table(rows: string[][]): void {
   const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
-  for (const r of rows) out(r.map((c, i) => c.padEnd(widths[i])).join('  ').trimEnd());
+  for (const r of rows)
+    out(
+      r
+        .map((c, i) => c.padEnd(widths[i]))
+        .join('  ')
+        .trimEnd(),
+    );
 }
 
 async function main(): Promise<number> {
@@ -76,14 +91,20 @@ async function main(): Promise<number> {
       const hubUrl = process.env.MODEL_HUB_URL || DEFAULT_HUB_URL;
       const entries = args.includes('all')
         ? [...catalog.models.values()].filter((e) => e.repo)
-        : pick(catalog, args, () => [...new Set(Object.values(catalog.roles.default).filter((n): n is string => !!n))].map((n) => catalog.models.get(n)!));
+        : pick(catalog, args, () =>
+            [...new Set(Object.values(catalog.roles.default).filter((n): n is string => !!n))].map((n) =>
+              catalog.models.get(n)!,
+            ),
+          );
       let failed = 0;
       for (const entry of entries) {
         try {
           const r = await fetchModel(entry, { modelsDir: config.modelsDir, hubUrl, log: out });
           const downloaded = r.files.filter((f) => f.outcome === 'downloaded').length;
           const recorded = r.files.filter((f) => f.recorded).length;
-          out(`${entry.name}: ok (${downloaded} downloaded, ${r.files.length - downloaded} already present, ${recorded} checksums recorded)`);
+          out(
+            `${entry.name}: ok (${downloaded} downloaded, ${r.files.length - downloaded} already present, ${recorded} checksums recorded)`,
+          );
         } catch (err) {
           failed++;
           process.stderr.write(`${entry.name}: FAILED: ${(err as Error).message}\n`);
@@ -92,14 +113,18 @@ async function main(): Promise<number> {
       return failed ? 1 : 0;
     }
     case 'verify': {
-      const entries = pick(catalog, args, () => [...catalog.models.values()].filter((e) => modelStatus(e, config.modelsDir, lock).presence !== 'missing'));
+      const entries = pick(catalog, args, () =>
+        [...catalog.models.values()].filter((e) => modelStatus(e, config.modelsDir, lock).presence !== 'missing'),
+      );
       let bad = 0;
       for (const entry of entries) {
         const s = await verifyModel(entry, config.modelsDir, lock);
         for (const f of s.files) {
-          if (f.state === 'mismatch') out(`${entry.name}: MISMATCH ${f.path} (sha256 ${f.sha256}, expected the ${f.source} digest)`);
+          if (f.state === 'mismatch')
+            out(`${entry.name}: MISMATCH ${f.path} (sha256 ${f.sha256}, expected the ${f.source} digest)`);
           else if (f.state === 'missing' && !f.optional) out(`${entry.name}: MISSING ${f.path}`);
-          else if (f.state === 'unrecorded') out(`${entry.name}: unrecorded ${f.path} (no checksum to compare; fetch records one)`);
+          else if (f.state === 'unrecorded')
+            out(`${entry.name}: unrecorded ${f.path} (no checksum to compare; fetch records one)`);
         }
         const broken = s.files.some((f) => f.state === 'mismatch' || (f.state === 'missing' && !f.optional));
         if (broken) bad++;

@@ -24,7 +24,15 @@ function findTests(dir: string): string[] {
   return out;
 }
 
-interface Result { file: string; passed: number; failed: number; skipped: number; code: number | null; output: string; ms: number }
+interface Result {
+  file: string;
+  passed: number;
+  failed: number;
+  skipped: number;
+  code: number | null;
+  output: string;
+  ms: number;
+}
 
 function runFile(file: string): Promise<Result> {
   const started = Date.now();
@@ -65,7 +73,9 @@ async function worker() {
     const file = files[next++];
     const r = await runFile(file);
     results.push(r);
-    process.stdout.write(`\n=== ${r.file} (${(r.ms / 1000).toFixed(1)} s): ${r.passed} passed, ${r.failed} failed, ${r.skipped} skipped\n`);
+    process.stdout.write(
+      `\n=== ${r.file} (${(r.ms / 1000).toFixed(1)} s): ${r.passed} passed, ${r.failed} failed, ${r.skipped} skipped\n`,
+    );
     if (r.failed > 0 || process.env.TEST_VERBOSE) process.stdout.write(r.output);
     else {
       // Keep skip messages visible: they say what was not exercised and why.

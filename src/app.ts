@@ -38,7 +38,6 @@ import { registerReindexJobs } from './ingest/reindex.js';
 import { VERSION } from './packageRoot.js';
 import { openSqliteStorage } from './storage/sqlite/index.js';
 
-
 /** Every API route, in one list: mounted by createApp and described by /api/openapi.json. */
 export const ROUTES: AnyRoute[] = [
   ...accountRoutes,
@@ -82,8 +81,16 @@ export async function createApp(config: Config, logger: Logger = createLogger(co
   await outputs.init();
   outputs.startSweeping();
   const services: Services = {
-    config, storage, blobs, logger, urls, outputs,
-    models: createVisionModels(config, logger, { maxQueue: config.inferenceQueueLength, memoryBudgetMB: config.modelMemoryBudgetMB }),
+    config,
+    storage,
+    blobs,
+    logger,
+    urls,
+    outputs,
+    models: createVisionModels(config, logger, {
+      maxQueue: config.inferenceQueueLength,
+      memoryBudgetMB: config.modelMemoryBudgetMB,
+    }),
     tokenKey: Buffer.from(tokenKey, 'hex'),
     wakeJobs: () => runner?.notify(),
   };
@@ -105,7 +112,12 @@ export async function createApp(config: Config, logger: Logger = createLogger(co
   // Background work: the ingest pipeline. Jobs left by a previous run (even a
   // crashed one) resume by themselves once their lease expires.
   if (config.ingestConcurrency > 0) {
-    runner = new JobRunner({ store: storage.jobs, logger: logger.child({ component: 'jobs' }), concurrency: config.ingestConcurrency, leaseMs: config.jobLeaseSeconds * 1000 });
+    runner = new JobRunner({
+      store: storage.jobs,
+      logger: logger.child({ component: 'jobs' }),
+      concurrency: config.ingestConcurrency,
+      leaseMs: config.jobLeaseSeconds * 1000,
+    });
     registerIngestJobs(runner, services);
     registerReindexJobs(runner, services);
     await resumeUnfinished(services);
@@ -134,7 +146,10 @@ export async function createApp(config: Config, logger: Logger = createLogger(co
   koa.use(fileServerMiddleware({ store: blobs, urls: services.urls, outputs, logger }));
   koa.use(
     koaBody({
-      json: true, multipart: false, urlencoded: false, text: false,
+      json: true,
+      multipart: false,
+      urlencoded: false,
+      text: false,
       jsonLimit: config.maxJsonBytes,
       parsedMethods: [HttpMethodEnum.POST, HttpMethodEnum.PUT, HttpMethodEnum.PATCH, HttpMethodEnum.DELETE],
     }),
@@ -158,8 +173,14 @@ export async function createApp(config: Config, logger: Logger = createLogger(co
     ctx.body = buildOpenApi(ROUTES, { version: VERSION, serverUrl: config.publicUrl });
   });
   const formidableOptions = {
-    uploadDir: blobs.tmpDir, maxFileSize: config.maxUploadBytes, maxTotalFileSize: config.maxUploadBytes,
-    maxFiles: 1, maxFields: 20, maxFieldsSize: 1024 * 1024, hashAlgorithm: 'sha256' as const, keepExtensions: false,
+    uploadDir: blobs.tmpDir,
+    maxFileSize: config.maxUploadBytes,
+    maxTotalFileSize: config.maxUploadBytes,
+    maxFiles: 1,
+    maxFields: 20,
+    maxFieldsSize: 1024 * 1024,
+    hashAlgorithm: 'sha256' as const,
+    keepExtensions: false,
   };
   mountRoutes(router, services, createGuards(services), ROUTES, {
     multipart: async (ctx, next) => {
@@ -167,7 +188,10 @@ export async function createApp(config: Config, logger: Logger = createLogger(co
       // here, before the answer; formidable's own clean-up unlinks it a timer tick later.
       const started: string[] = [];
       const multipart = koaBody({
-        multipart: true, json: false, urlencoded: false, text: false,
+        multipart: true,
+        json: false,
+        urlencoded: false,
+        text: false,
         formidable: { ...formidableOptions, onFileBegin: (_name, file) => void started.push(file.filepath) },
       });
       try {
@@ -175,7 +199,9 @@ export async function createApp(config: Config, logger: Logger = createLogger(co
       } finally {
         // Whatever the handler did not move into the store is scratch: remove it.
         const files = Object.values(ctx.request.files ?? {}).flat() as unknown as Array<{ filepath: string }>;
-        await Promise.all([...new Set([...started, ...files.map((f) => f.filepath)])].map((f) => rm(f, { force: true })));
+        await Promise.all(
+          [...new Set([...started, ...files.map((f) => f.filepath)])].map((f) => rm(f, { force: true })),
+        );
       }
     },
   });

@@ -24,9 +24,17 @@ const EnvSchema = z.object({
   /** Requests per minute allowed for one API key (token bucket, burst = one minute's worth). */
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(6000),
   /** Largest accepted upload, in bytes (413 above). */
-  MAX_UPLOAD_BYTES: z.coerce.number().int().min(1).default(4 * 1024 ** 3),
+  MAX_UPLOAD_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .default(4 * 1024 ** 3),
   /** Largest accepted JSON body, in bytes (413 above). */
-  MAX_JSON_BYTES: z.coerce.number().int().min(1).default(50 * 1024 ** 2),
+  MAX_JSON_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .default(50 * 1024 ** 2),
   /** Decompression-bomb guard: images with more pixels than this are refused (422). */
   MAX_IMAGE_PIXELS: z.coerce.number().int().min(1).default(120_000_000),
   /** Longest side of the processed frame made from each image. */
@@ -94,7 +102,9 @@ export interface Config {
 
 /** Reads the configuration from an environment (process.env by default). Throws on invalid values. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Partial<Config> = {}): Config {
-  const parsed = EnvSchema.safeParse(Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== '')));
+  const parsed = EnvSchema.safeParse(
+    Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== '')),
+  );
   if (!parsed.success) {
     const first = parsed.error.issues[0];
     throw new Error(`Invalid configuration: ${first.path.join('.')}: ${first.message}`);

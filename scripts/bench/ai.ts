@@ -53,7 +53,16 @@ import { ensureStandin } from '../../src/models/standins/index.js';
 import { float, GraphBuilder } from '../../src/models/onnx/graphBuilder.js';
 import { embedderStandinFiles } from '../../src/models/standins/embedder.js';
 import type { NewMedia } from '../../src/storage/types.js';
-import { fmtMs, now, runConcurrent, stats, type BenchOptions, type BenchRow, type SectionResult, type Stats } from './harness.js';
+import {
+  fmtMs,
+  now,
+  runConcurrent,
+  stats,
+  type BenchOptions,
+  type BenchRow,
+  type SectionResult,
+  type Stats,
+} from './harness.js';
 import { seededRandom } from '../../src/random.js';
 
 const KEY = 'bench-owner-key-0123456789abcdef';
@@ -91,14 +100,31 @@ interface Shape {
 }
 
 const FULL: Shape = {
-  overheadReps: 200, batchImages: 32, batchReps: 5, items: 1000, browseReps: 300, loadClients: 4, rounds: 5,
-  fullSize: true, fullSingleReps: 10, fullBatchReps: 2, fullBrowseReps: 150,
+  overheadReps: 200,
+  batchImages: 32,
+  batchReps: 5,
+  items: 1000,
+  browseReps: 300,
+  loadClients: 4,
+  rounds: 5,
+  fullSize: true,
+  fullSingleReps: 10,
+  fullBatchReps: 2,
+  fullBrowseReps: 150,
 };
 const QUICK: Shape = {
-  overheadReps: 30, batchImages: 8, batchReps: 2, items: 200, browseReps: 60, loadClients: 4, rounds: 2,
-  fullSize: false, fullSingleReps: 0, fullBatchReps: 0, fullBrowseReps: 0,
+  overheadReps: 30,
+  batchImages: 8,
+  batchReps: 2,
+  items: 200,
+  browseReps: 60,
+  loadClients: 4,
+  rounds: 2,
+  fullSize: false,
+  fullSingleReps: 0,
+  fullBatchReps: 0,
+  fullBrowseReps: 0,
 };
-
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 const round = (n: number, digits = 2) => Math.round(n * 10 ** digits) / 10 ** digits;
@@ -111,10 +137,13 @@ async function photoJpeg(width: number, height: number, seed: number): Promise<B
   const raw = Buffer.alloc(width * height * 3);
   for (let y = 0, i = 0; y < height; y++) {
     for (let x = 0; x < width; x++) {
-      for (let c = 0; c < 3; c++, i++) raw[i] = Math.max(0, Math.min(255, base[c] + slope[c] * (x + y) + (rand() - 0.5) * 40));
+      for (let c = 0; c < 3; c++, i++)
+        raw[i] = Math.max(0, Math.min(255, base[c] + slope[c] * (x + y) + (rand() - 0.5) * 40));
     }
   }
-  return sharp(raw, { raw: { width, height, channels: 3 } }).jpeg({ quality: 85 }).toBuffer();
+  return sharp(raw, { raw: { width, height, channels: 3 } })
+    .jpeg({ quality: 85 })
+    .toBuffer();
 }
 
 const dataUri = (jpeg: Buffer) => `data:image/jpeg;base64,${jpeg.toString('base64')}`;
@@ -153,7 +182,9 @@ interface HfTensor {
   data: Float32Array | BigInt64Array;
   dims: number[];
 }
-type ImageProcessorFn = ((images: unknown[]) => Promise<{ pixel_values: HfTensor }>) & { config?: Record<string, unknown> };
+type ImageProcessorFn = ((images: unknown[]) => Promise<{ pixel_values: HfTensor }>) & {
+  config?: Record<string, unknown>;
+};
 type TokenizerFn = (texts: string[], opts: Record<string, unknown>) => { input_ids: HfTensor };
 
 /** The runner's own decode + processor steps, on this thread, producing the tensor a bare session gets. */
@@ -180,7 +211,13 @@ async function preprocessor(root: string, id: string, maxPixels: number) {
  * as the real one (~4.4 GFLOP an image); the weights are noise.
  */
 function vitB32Vision(seed = 1): { bytes: Uint8Array; params: number } {
-  const L = 12, D = 768, H = 12, MLP = 3072, P = 32, S = 224, OUT = 512;
+  const L = 12,
+    D = 768,
+    H = 12,
+    MLP = 3072,
+    P = 32,
+    S = 224,
+    OUT = 512;
   const g = new GraphBuilder('vision_model');
   let params = 0;
   // Uniform noise, std ~0.02 (as CLIP's init); a 1 M-value block tiled, since the values do not matter for speed.
@@ -206,13 +243,19 @@ function vitB32Vision(seed = 1): { bytes: Uint8Array; params: number } {
   const patches = g.op('Transpose', [g.op('Reshape', [conv, g.int64Tensor([0, D, grid * grid])])], { perm: [0, 2, 1] });
   const batch = g.op('Slice', [g.op('Shape', [pixels]), g.int64Tensor([0]), g.int64Tensor([1])]);
   const cls = g.op('Expand', [weight([1, 1, D]), g.op('Concat', [batch, g.int64Tensor([1, D])], { axis: 0 })]);
-  const layerNorm = (v: string) => g.op('LayerNormalization', [v, constant([D], 1), constant([D], 0)], { axis: -1, epsilon: float(1e-5) });
+  const layerNorm = (v: string) =>
+    g.op('LayerNormalization', [v, constant([D], 1), constant([D], 0)], { axis: -1, epsilon: float(1e-5) });
   let x = layerNorm(g.op('Add', [g.op('Concat', [cls, patches], { axis: 1 }), weight([1, tokens, D])]));
-  const linear = (v: string, inDim: number, outDim: number) => g.op('Add', [g.op('MatMul', [v, weight([inDim, outDim])]), constant([outDim], 0)]);
-  const heads = (v: string, perm: number[]) => g.op('Transpose', [g.op('Reshape', [v, g.int64Tensor([0, 0, H, hd])])], { perm });
+  const linear = (v: string, inDim: number, outDim: number) =>
+    g.op('Add', [g.op('MatMul', [v, weight([inDim, outDim])]), constant([outDim], 0)]);
+  const heads = (v: string, perm: number[]) =>
+    g.op('Transpose', [g.op('Reshape', [v, g.int64Tensor([0, 0, H, hd])])], { perm });
   for (let l = 0; l < L; l++) {
     const [q, k, v] = g.node('Split', [linear(layerNorm(x), D, 3 * D), g.int64Tensor([D, D, D])], { axis: 2 }, 3);
-    const scores = g.op('Mul', [g.op('MatMul', [heads(q, [0, 2, 1, 3]), heads(k, [0, 2, 3, 1])]), g.scalar(1 / Math.sqrt(hd))]);
+    const scores = g.op('Mul', [
+      g.op('MatMul', [heads(q, [0, 2, 1, 3]), heads(k, [0, 2, 3, 1])]),
+      g.scalar(1 / Math.sqrt(hd)),
+    ]);
     const attended = g.op('MatMul', [g.op('Softmax', [scores], { axis: -1 }), heads(v, [0, 2, 1, 3])]);
     const merged = g.op('Reshape', [g.op('Transpose', [attended], { perm: [0, 2, 1, 3] }), g.int64Tensor([0, 0, D])]);
     x = g.op('Add', [x, linear(merged, D, D)]);
@@ -241,7 +284,17 @@ function writeVitModel(modelsDir: string): { ms: number; params: number; bytes: 
     path.join(modelsDir, 'catalog.local.json'),
     JSON.stringify({
       version: 1,
-      models: [{ name: VIT, description: 'random-weight CLIP ViT-B/32 (bench only)', task: 'embed', arch: 'clip', dir: VIT, licence: 'none', dims: 512 }],
+      models: [
+        {
+          name: VIT,
+          description: 'random-weight CLIP ViT-B/32 (bench only)',
+          task: 'embed',
+          arch: 'clip',
+          dir: VIT,
+          licence: 'none',
+          dims: 512,
+        },
+      ],
     }),
   );
   return { ms: now() - started, params, bytes: bytes.length };
@@ -350,10 +403,7 @@ async function startLoad(o: { url: string; bodies: string[]; clients: number; di
   const next = <T>(type: string) =>
     new Promise<T>((resolve, reject) => {
       if (failure) return reject(failure);
-      waiters.set(type, [
-        ...(waiters.get(type) ?? []),
-        (m) => (m instanceof Error ? reject(m) : resolve(m as T)),
-      ]);
+      waiters.set(type, [...(waiters.get(type) ?? []), (m) => (m instanceof Error ? reject(m) : resolve(m as T))]);
     });
   await next('running');
   return {
@@ -498,7 +548,12 @@ class Condition {
     this.rand = seededRandom(seed);
   }
 
-  async window(get: () => Promise<unknown>, reps: number, pauseMs: number, clientTids: ReadonlySet<number>): Promise<void> {
+  async window(
+    get: () => Promise<unknown>,
+    reps: number,
+    pauseMs: number,
+    clientTids: ReadonlySet<number>,
+  ): Promise<void> {
     for (let i = 0; i < 3; i++) await get();
     const elu0 = performance.eventLoopUtilization();
     const cpu0 = threadCpuMs(clientTids);
@@ -524,13 +579,19 @@ class Condition {
       this.cpu.clients += cpu1.clients - cpu0.clients;
       this.cpu.inference += cpu1.inference - cpu0.inference;
     } else this.cpu = null;
-    this.runQueueWaitMs = this.runQueueWaitMs !== null && wait0 !== null && wait1 !== null ? this.runQueueWaitMs + wait1 - wait0 : null;
+    this.runQueueWaitMs =
+      this.runQueueWaitMs !== null && wait0 !== null && wait1 !== null ? this.runQueueWaitMs + wait1 - wait0 : null;
   }
 
   result(): ProbeResult {
     return {
-      latency: stats(this.samples), loop: stats(this.loop.samples), elu: this.total ? this.active / this.total : 0,
-      cpu: this.cpu, runQueueWaitMs: this.runQueueWaitMs, reps: this.samples.length, windows: this.windows,
+      latency: stats(this.samples),
+      loop: stats(this.loop.samples),
+      elu: this.total ? this.active / this.total : 0,
+      cpu: this.cpu,
+      runQueueWaitMs: this.runQueueWaitMs,
+      reps: this.samples.length,
+      windows: this.windows,
       wallMs: this.windows.reduce((sum, [a, b]) => sum + b - a, 0),
     };
   }
@@ -540,7 +601,10 @@ class Condition {
  * Latencies of several operations measured in turns (a, b, c, then b, c, a, …),
  * so that other work on the machine, which comes and goes, falls on each alike.
  */
-async function interleaved(fns: Array<() => unknown | Promise<unknown>>, o: { reps: number; warmup?: number }): Promise<Stats[]> {
+async function interleaved(
+  fns: Array<() => unknown | Promise<unknown>>,
+  o: { reps: number; warmup?: number },
+): Promise<Stats[]> {
   for (let w = 0; w < (o.warmup ?? Math.min(10, Math.ceil(o.reps / 10))); w++) for (const fn of fns) await fn();
   const samples = fns.map(() => [] as number[]);
   for (let i = 0; i < o.reps; i++) {
@@ -573,7 +637,9 @@ export async function runAiBench(opts: BenchOptions): Promise<SectionResult> {
 
   try {
     // ---------------------------------------------------------------- inputs
-    const small = await sharp({ create: { width: 64, height: 48, channels: 3, background: { r: 200, g: 30, b: 30 } } }).jpeg().toBuffer();
+    const small = await sharp({ create: { width: 64, height: 48, channels: 3, background: { r: 200, g: 30, b: 30 } } })
+      .jpeg()
+      .toBuffer();
     const photos: Buffer[] = [];
     for (let i = 0; i < shape.batchImages; i++) photos.push(await photoJpeg(640, 480, 1000 + i));
     const photoBytes = Math.round(photos.reduce((s, b) => s + b.length, 0) / photos.length);
@@ -594,13 +660,19 @@ export async function runAiBench(opts: BenchOptions): Promise<SectionResult> {
     const standinDir = path.join(standinRoot(modelsDir), 'default');
     const visionSession = await ort.InferenceSession.create(path.join(standinDir, 'onnx', 'vision_model.onnx'));
     const textSession = await ort.InferenceSession.create(path.join(standinDir, 'onnx', 'text_model.onnx'));
-    cleanup.push(() => visionSession.release(), () => textSession.release());
+    cleanup.push(
+      () => visionSession.release(),
+      () => textSession.release(),
+    );
     const imageOut = visionSession.outputNames[0];
     const textOut = textSession.outputNames[0];
     const prep = await preprocessor(standinRoot(modelsDir), 'default', testConfig.maxImagePixels);
     const tokenizer = (await AutoTokenizer.from_pretrained('default')) as unknown as TokenizerFn;
     const tokenize = (texts: string[]) => {
-      const { input_ids } = tokenizer(texts, { padding: info.arch === 'siglip' ? 'max_length' : true, truncation: true });
+      const { input_ids } = tokenizer(texts, {
+        padding: info.arch === 'siglip' ? 'max_length' : true,
+        truncation: true,
+      });
       return new ort.Tensor('int64', input_ids.data as BigInt64Array, input_ids.dims);
     };
 
@@ -610,15 +682,25 @@ export async function runAiBench(opts: BenchOptions): Promise<SectionResult> {
       const bare = await visionSession.run({ pixel_values: tensor });
       const check = vectorCheck(await models.embedImages('default', [small]), bare[imageOut]);
       const [ours, base, prepStats] = await interleaved(
-        [() => models.embedImages('default', [small]), () => visionSession.run({ pixel_values: tensor }), () => prep([small])],
+        [
+          () => models.embedImages('default', [small]),
+          () => visionSession.run({ pixel_values: tensor }),
+          () => prep([small]),
+        ],
         { reps: shape.overheadReps },
       );
       rows.push({
-        id: 'overhead.image', label: `embedImages, 1 image (64×48 JPEG, ${small.length} B)`, ours,
-        baseline: { label: 'bare session.run, prepared tensor', stats: base }, check,
+        id: 'overhead.image',
+        label: `embedImages, 1 image (64×48 JPEG, ${small.length} B)`,
+        ours,
+        baseline: { label: 'bare session.run, prepared tensor', stats: base },
+        check,
       });
       rows.push({
-        id: 'overhead.image.prep', label: 'pre-processing alone, same image (sharp + processor)', ours: prepStats, baseline: null,
+        id: 'overhead.image.prep',
+        label: 'pre-processing alone, same image (sharp + processor)',
+        ours: prepStats,
+        baseline: null,
         note: 'the decode/resize/normalise the runner does in its worker, timed here on the main thread',
       });
       const hop = ours.p50 - base.p50 - prepStats.p50;
@@ -636,8 +718,11 @@ export async function runAiBench(opts: BenchOptions): Promise<SectionResult> {
         { reps: shape.overheadReps },
       );
       rows.push({
-        id: 'overhead.text', label: `embedTexts, 1 text (${JSON.stringify(text)}, ${ids.dims[1]} tokens)`, ours,
-        baseline: { label: 'bare session.run, prepared input_ids', stats: base }, check,
+        id: 'overhead.text',
+        label: `embedTexts, 1 text (${JSON.stringify(text)}, ${ids.dims[1]} tokens)`,
+        ours,
+        baseline: { label: 'bare session.run, prepared input_ids', stats: base },
+        check,
       });
       rows.push({ id: 'overhead.text.prep', label: 'tokenizer alone, same text', ours: tok, baseline: null });
       findings.push(
@@ -663,17 +748,25 @@ export async function runAiBench(opts: BenchOptions): Promise<SectionResult> {
       );
       const perSec = (s: Stats) => (n * 1000) / s.p50;
       rows.push({
-        id: 'throughput.batch', label: `embedImages, one call of ${n} × 640×480 JPEG (stand-in)`, ours,
-        baseline: { label: `bare session.run, prepared [${n},3,224,224]`, stats: base }, check,
+        id: 'throughput.batch',
+        label: `embedImages, one call of ${n} × 640×480 JPEG (stand-in)`,
+        ours,
+        baseline: { label: `bare session.run, prepared [${n},3,224,224]`, stats: base },
+        check,
         rate: { unit: 'img/s', ours: perSec(ours), baseline: perSec(base) },
       });
       rows.push({
-        id: 'throughput.concurrent', label: `${n} concurrent single-image calls (pool merges them)`, ours: conc,
+        id: 'throughput.concurrent',
+        label: `${n} concurrent single-image calls (pool merges them)`,
+        ours: conc,
         baseline: { label: `one ${n}-image call`, stats: ours },
         rate: { unit: 'img/s', ours: perSec(conc), baseline: perSec(ours) },
       });
       rows.push({
-        id: 'throughput.prep', label: `pre-processing alone, ${n} × 640×480 (sharp + processor)`, ours: prepStats, baseline: null,
+        id: 'throughput.prep',
+        label: `pre-processing alone, ${n} × 640×480 (sharp + processor)`,
+        ours: prepStats,
+        baseline: null,
         rate: { unit: 'img/s', ours: perSec(prepStats), baseline: null },
       });
       findings.push(
@@ -689,7 +782,9 @@ export async function runAiBench(opts: BenchOptions): Promise<SectionResult> {
       mkdirSync(realDir, { recursive: true });
       log('building a random-weight CLIP ViT-B/32 vision tower with src/models/onnx');
       const built = writeVitModel(realDir);
-      Object.assign(setup, { fullSizeModel: { params: built.params, onnxBytes: built.bytes, buildMs: Math.round(built.ms) } });
+      Object.assign(setup, {
+        fullSizeModel: { params: built.params, onnxBytes: built.bytes, buildMs: Math.round(built.ms) },
+      });
       const realConfig = loadConfig({ MODEL_PROFILE: 'default', MODELS_DIR: realDir, LOG_LEVEL: 'silent' });
       const real = createVisionModels(realConfig, logger);
       try {
@@ -703,25 +798,42 @@ export async function runAiBench(opts: BenchOptions): Promise<SectionResult> {
           const vitPrep = await preprocessor(realDir, VIT, realConfig.maxImagePixels);
           log(`ViT-B/32: 1 image × ${shape.fullSingleReps}, ${n} images × ${shape.fullBatchReps}`);
           const one = await vitPrep([photos[0]]);
-          const check1 = vectorCheck(await real.embedImages(VIT, [photos[0]]), (await session.run({ pixel_values: one })).image_embeds);
-          const [ours1, base1] = await interleaved([() => real.embedImages(VIT, [photos[0]]), () => session.run({ pixel_values: one })], {
-            reps: shape.fullSingleReps, warmup: 1,
-          });
+          const check1 = vectorCheck(
+            await real.embedImages(VIT, [photos[0]]),
+            (await session.run({ pixel_values: one })).image_embeds,
+          );
+          const [ours1, base1] = await interleaved(
+            [() => real.embedImages(VIT, [photos[0]]), () => session.run({ pixel_values: one })],
+            {
+              reps: shape.fullSingleReps,
+              warmup: 1,
+            },
+          );
           rows.push({
-            id: 'vit.single', label: 'ViT-B/32 (88 M params, random): embedImages, 1 × 640×480', ours: ours1,
-            baseline: { label: 'bare session.run, prepared [1,3,224,224]', stats: base1 }, check: check1,
+            id: 'vit.single',
+            label: 'ViT-B/32 (88 M params, random): embedImages, 1 × 640×480',
+            ours: ours1,
+            baseline: { label: 'bare session.run, prepared [1,3,224,224]', stats: base1 },
+            check: check1,
           });
           const batch = await vitPrep(photos);
           // The bare run goes first: its output is the check, and the runner then repeats the same work.
           const bareBatch = await session.run({ pixel_values: batch });
           const checkN = vectorCheck(await real.embedImages(VIT, photos), bareBatch.image_embeds);
-          const [oursN, baseN] = await interleaved([() => real.embedImages(VIT, photos), () => session.run({ pixel_values: batch })], {
-            reps: shape.fullBatchReps, warmup: 0,
-          });
+          const [oursN, baseN] = await interleaved(
+            [() => real.embedImages(VIT, photos), () => session.run({ pixel_values: batch })],
+            {
+              reps: shape.fullBatchReps,
+              warmup: 0,
+            },
+          );
           const perSec = (s: Stats) => (n * 1000) / s.p50;
           rows.push({
-            id: 'vit.batch', label: `ViT-B/32: embedImages, one call of ${n} × 640×480`, ours: oursN,
-            baseline: { label: `bare session.run, prepared [${n},3,224,224]`, stats: baseN }, check: checkN,
+            id: 'vit.batch',
+            label: `ViT-B/32: embedImages, one call of ${n} × 640×480`,
+            ours: oursN,
+            baseline: { label: `bare session.run, prepared [${n},3,224,224]`, stats: baseN },
+            check: checkN,
             rate: { unit: 'img/s', ours: perSec(oursN), baseline: perSec(baseN) },
           });
           findings.push(
@@ -744,13 +856,19 @@ export async function runAiBench(opts: BenchOptions): Promise<SectionResult> {
               const c = process.cpuUsage(c0);
               into.push((c.user + c.system) / 1000);
             };
-            const [withSpin, withoutSpin] = await interleaved([runAndIdle(session, burnt.spin), runAndIdle(noSpin, burnt.noSpin)], {
-              reps: shape.fullSingleReps, warmup: 1,
-            });
+            const [withSpin, withoutSpin] = await interleaved(
+              [runAndIdle(session, burnt.spin), runAndIdle(noSpin, burnt.noSpin)],
+              {
+                reps: shape.fullSingleReps,
+                warmup: 1,
+              },
+            );
             const spinCpu = stats(burnt.spin.slice(1));
             const noSpinCpu = stats(burnt.noSpin.slice(1));
             rows.push({
-              id: 'vit.spin.cpu', label: 'ViT-B/32 bare: CPU burnt in the 200 ms after a run (ms)', ours: spinCpu,
+              id: 'vit.spin.cpu',
+              label: 'ViT-B/32 bare: CPU burnt in the 200 ms after a run (ms)',
+              ours: spinCpu,
               baseline: { label: 'with intra_op.allow_spinning=0', stats: noSpinCpu },
               note: `1-image run + 200 ms idle: ${fmtMs(withSpin.p50)} with spinning vs ${fmtMs(withoutSpin.p50)} without (the run itself is not slower)`,
             });
@@ -808,36 +926,74 @@ export async function runAiBench(opts: BenchOptions): Promise<SectionResult> {
 
     const app1 = await useApp(appConfig({ MODEL_PROFILE: 'test', MODELS_DIR: modelsDir }));
     const me = await api('GET', '/api/me');
-    const collectionId: string = (await api('POST', `/api/organization/${me.organizationId}/datasets`, { name: 'Bench AI' })).dataset.id;
+    const collectionId: string = (
+      await api('POST', `/api/organization/${me.organizationId}/datasets`, { name: 'Bench AI' })
+    ).dataset.id;
     log(`filling a collection with ${shape.items} items`);
     {
       const st = app1.services.storage;
       const rand = seededRandom(42);
       for (let i = 0; i < shape.items; i++) {
         const media: NewMedia = {
-          id: newMediaId(), datasetId: collectionId, organizationId: me.organizationId, createdById: me.userId, parentPath: pathLabel(collectionId),
-          type: 'image', name: `IMG_${String(i).padStart(5, '0')}.jpg`, blobKey: `${i.toString(16).padStart(64, '0')}.jpg`,
-          mimeType: 'image/jpeg', width: 4032, height: 3024, duration: null, sizeBytes: 1_000_000 + Math.floor(rand() * 3_000_000),
-          exif: { Make: 'Canon', Model: 'EOS R6', ISO: 200 }, metadata: rand() < 0.5 ? { tags: { colour: ['red'] } } : {}, processingStatus: 'ready',
+          id: newMediaId(),
+          datasetId: collectionId,
+          organizationId: me.organizationId,
+          createdById: me.userId,
+          parentPath: pathLabel(collectionId),
+          type: 'image',
+          name: `IMG_${String(i).padStart(5, '0')}.jpg`,
+          blobKey: `${i.toString(16).padStart(64, '0')}.jpg`,
+          mimeType: 'image/jpeg',
+          width: 4032,
+          height: 3024,
+          duration: null,
+          sizeBytes: 1_000_000 + Math.floor(rand() * 3_000_000),
+          exif: { Make: 'Canon', Model: 'EOS R6', ISO: 200 },
+          metadata: rand() < 0.5 ? { tags: { colour: ['red'] } } : {},
+          processingStatus: 'ready',
         };
-        await st.media.insert(media, [{ id: newMediaId(), timestamp: '0', blobKey: `${(i + 1e6).toString(16).padStart(64, '0')}.webp`, width: 2048, height: 1536 }]);
+        await st.media.insert(media, [
+          {
+            id: newMediaId(),
+            timestamp: '0',
+            blobKey: `${(i + 1e6).toString(16).padStart(64, '0')}.webp`,
+            width: 2048,
+            height: 1536,
+          },
+        ]);
       }
     }
     const browseUrl = `/api/dataset/${collectionId}/media?limit=50`;
     const browse = async () => {
       const body = await api('GET', browseUrl);
-      if (body.pagination?.total !== shape.items) throw new Error(`browse: total ${body.pagination?.total}, expected ${shape.items}`);
+      if (body.pagination?.total !== shape.items)
+        throw new Error(`browse: total ${body.pagination?.total}, expected ${shape.items}`);
     };
-    const loadBodies = (model?: string) => photos.slice(0, 8).map((p) => JSON.stringify({ image: dataUri(p), ...(model ? { model } : {}) }));
+    const loadBodies = (model?: string) =>
+      photos.slice(0, 8).map((p) => JSON.stringify({ image: dataUri(p), ...(model ? { model } : {}) }));
 
     const cores = os.cpus().length;
     const underLoad = async (
-      tag: string, what: string, models: VisionModels, model: string, dims: number, reps: number, rounds: number, pauseMs: number,
+      tag: string,
+      what: string,
+      models: VisionModels,
+      model: string,
+      dims: number,
+      reps: number,
+      rounds: number,
+      pauseMs: number,
     ) => {
       await models.warmUp([model]);
-      log(`${what}: browse idle, under ${shape.loadClients} clients posting /api/ai/embeddings, and so with the inference threads at nice 10; ${rounds} rounds of ${Math.ceil(reps / rounds)} probes each`);
+      log(
+        `${what}: browse idle, under ${shape.loadClients} clients posting /api/ai/embeddings, and so with the inference threads at nice 10; ${rounds} rounds of ${Math.ceil(reps / rounds)} probes each`,
+      );
       const before = new Set(threadIds());
-      const load = await startLoad({ url: `${baseUrl}/api/ai/embeddings`, bodies: loadBodies(model === 'default' ? undefined : model), clients: shape.loadClients, dims });
+      const load = await startLoad({
+        url: `${baseUrl}/api/ai/embeddings`,
+        bodies: loadBodies(model === 'default' ? undefined : model),
+        clients: shape.loadClients,
+        dims,
+      });
       // Threads that appeared with the load clients' worker are theirs (the model worker and its pools exist since warm-up).
       const clientTids = new Set(threadIds().filter((t) => !before.has(t)));
       const inferenceTids = () => threadIds().filter((t) => t !== process.pid && !clientTids.has(t));
@@ -873,18 +1029,28 @@ export async function runAiBench(opts: BenchOptions): Promise<SectionResult> {
       const niced = nicedOk ? nicedC.result() : null;
       const served = (p: ProbeResult) => seen.doneAt.filter((t) => p.windows.some(([a, b]) => t >= a && t <= b)).length;
       const ratio = loaded.latency.p99 / idle.latency.p99;
-      const ok = seen.statuses['200'] === seen.latencies.length && seen.bad === 0 && Object.keys(seen.statuses).every((s) => s === '200');
+      const ok =
+        seen.statuses['200'] === seen.latencies.length &&
+        seen.bad === 0 &&
+        Object.keys(seen.statuses).every((s) => s === '200');
       rows.push({
-        id: `${tag}.browse`, label: `${what}: HTTP GET media (50 of ${shape.items}) under load`, ours: loaded.latency,
+        id: `${tag}.browse`,
+        label: `${what}: HTTP GET media (50 of ${shape.items}) under load`,
+        ours: loaded.latency,
         baseline: { label: 'same, idle', stats: idle.latency },
         target: { text: 'p99 ≤ 2× idle', pass: ratio <= 2 },
         note: `browse p99 loaded/idle = ${ratio.toFixed(2)}× (${fmtMs(loaded.latency.p99)} vs ${fmtMs(idle.latency.p99)})`,
       });
-      const waitText = (p: ProbeResult) => (p.runQueueWaitMs === null ? '?' : `${fmtMs(p.runQueueWaitMs / p.reps)} a probe`);
+      const waitText = (p: ProbeResult) =>
+        p.runQueueWaitMs === null ? '?' : `${fmtMs(p.runQueueWaitMs / p.reps)} a probe`;
       const cpuText = (p: ProbeResult) =>
-        p.cpu ? `CPU: main thread ${(p.cpu.main / p.wallMs).toFixed(2)}, inference side ${(p.cpu.inference / p.wallMs).toFixed(2)}, load clients ${(p.cpu.clients / p.wallMs).toFixed(2)} cores of ${cores}` : 'CPU: n/a';
+        p.cpu
+          ? `CPU: main thread ${(p.cpu.main / p.wallMs).toFixed(2)}, inference side ${(p.cpu.inference / p.wallMs).toFixed(2)}, load clients ${(p.cpu.clients / p.wallMs).toFixed(2)} cores of ${cores}`
+          : 'CPU: n/a';
       rows.push({
-        id: `${tag}.eventloop`, label: `${what}: event-loop delay under load`, ours: loaded.loop,
+        id: `${tag}.eventloop`,
+        label: `${what}: event-loop delay under load`,
+        ours: loaded.loop,
         baseline: { label: 'same, idle', stats: idle.loop },
         note:
           `lateness of a ${LOOP_TIMER_MS} ms timer: p99 ${fmtMs(loaded.loop.p99)} loaded vs ${fmtMs(idle.loop.p99)} idle, max ${fmtMs(loaded.loop.max)} vs ${fmtMs(idle.loop.max)}; ` +
@@ -894,7 +1060,9 @@ export async function runAiBench(opts: BenchOptions): Promise<SectionResult> {
       if (niced) {
         const r = niced.latency.p99 / idle.latency.p99;
         rows.push({
-          id: `${tag}.browse.niced`, label: `${what}: same, inference threads at nice 10 (experiment)`, ours: niced.latency,
+          id: `${tag}.browse.niced`,
+          label: `${what}: same, inference threads at nice 10 (experiment)`,
+          ours: niced.latency,
           baseline: { label: 'same, idle', stats: idle.latency },
           target: { text: 'p99 ≤ 2× idle', pass: r <= 2 },
           note:
@@ -905,15 +1073,23 @@ export async function runAiBench(opts: BenchOptions): Promise<SectionResult> {
       // Requests per second during the loaded (nice 0) windows.
       const reqPerSec = (served(loaded) * 1000) / loaded.wallMs;
       rows.push({
-        id: `${tag}.embed`, label: `${what}: POST /api/ai/embeddings (data URI 640×480), ${shape.loadClients} clients`, ours: stats(seen.latencies),
+        id: `${tag}.embed`,
+        label: `${what}: POST /api/ai/embeddings (data URI 640×480), ${shape.loadClients} clients`,
+        ours: stats(seen.latencies),
         baseline: null,
         rate: { unit: 'req/s', ours: reqPerSec, baseline: null },
-        check: { ok, text: ok ? `${seen.latencies.length} × 200, ${dims}-d` : `statuses ${JSON.stringify(seen.statuses)}, ${seen.bad} wrong vectors` },
+        check: {
+          ok,
+          text: ok
+            ? `${seen.latencies.length} × 200, ${dims}-d`
+            : `statuses ${JSON.stringify(seen.statuses)}, ${seen.bad} wrong vectors`,
+        },
       });
       // CPU per embedding request, by thread group: the main thread's share net of the probes (their cost measured idle).
       const n = served(loaded);
       let perRequest: { main: number; inference: number } | null = null;
-      if (loaded.cpu && idle.cpu && n >= 30) { // fewer answers: the clock-tick CPU figures say nothing per request
+      if (loaded.cpu && idle.cpu && n >= 30) {
+        // fewer answers: the clock-tick CPU figures say nothing per request
         perRequest = {
           main: (loaded.cpu.main - (idle.cpu.main * loaded.reps) / idle.reps) / n,
           inference: (loaded.cpu.inference - (idle.cpu.inference * loaded.wallMs) / idle.wallMs) / n,
@@ -922,18 +1098,41 @@ export async function runAiBench(opts: BenchOptions): Promise<SectionResult> {
       return { idle, loaded, niced, ratio, seen, reqPerSec, perRequest, servedLoaded: n };
     };
 
-    const standinPhase = await underLoad('load.standin', 'stand-in', app1.services.models, 'default', info.dims ?? 768, shape.browseReps, shape.rounds, 10);
+    const standinPhase = await underLoad(
+      'load.standin',
+      'stand-in',
+      app1.services.models,
+      'default',
+      info.dims ?? 768,
+      shape.browseReps,
+      shape.rounds,
+      10,
+    );
     let vitPhase: Awaited<ReturnType<typeof underLoad>> | null = null;
     if (vitReady) {
       log('restarting the app over the same data with the full-size model installed');
       const app2 = await useApp(appConfig({ MODEL_PROFILE: 'default', MODELS_DIR: realDir }));
-      vitPhase = await underLoad('load.vit', 'ViT-B/32', app2.services.models, VIT, 512, shape.fullBrowseReps, shape.rounds, 20);
+      vitPhase = await underLoad(
+        'load.vit',
+        'ViT-B/32',
+        app2.services.models,
+        VIT,
+        512,
+        shape.fullBrowseReps,
+        shape.rounds,
+        20,
+      );
     }
 
-    for (const [name, phase] of [['stand-in', standinPhase], ['ViT-B/32', vitPhase]] as const) {
+    for (const [name, phase] of [
+      ['stand-in', standinPhase],
+      ['ViT-B/32', vitPhase],
+    ] as const) {
       if (!phase) continue;
       const verdict = phase.ratio <= 2 ? 'within' : 'MISSES';
-      const busy = phase.loaded.cpu ? (phase.loaded.cpu.main + phase.loaded.cpu.inference + phase.loaded.cpu.clients) / phase.loaded.wallMs : null;
+      const busy = phase.loaded.cpu
+        ? (phase.loaded.cpu.main + phase.loaded.cpu.inference + phase.loaded.cpu.clients) / phase.loaded.wallMs
+        : null;
       findings.push(
         `${name} load: browse p99 ${fmtMs(phase.loaded.latency.p99)} vs ${fmtMs(phase.idle.latency.p99)} idle = ${phase.ratio.toFixed(2)}× (${verdict} the 2× target); ` +
           `event-loop delay p99 ${fmtMs(phase.loaded.loop.p99)} vs ${fmtMs(phase.idle.loop.p99)} idle; ` +
@@ -954,7 +1153,8 @@ export async function runAiBench(opts: BenchOptions): Promise<SectionResult> {
       }
     }
     for (const row of rows) {
-      if (row.target && !row.target.pass) findings.push(`target missed: ${row.label} (${row.target.text}; ${row.note})`);
+      if (row.target && !row.target.pass)
+        findings.push(`target missed: ${row.label} (${row.target.text}; ${row.note})`);
       if (row.check && !row.check.ok) findings.push(`check failed: ${row.label}: ${row.check.text}`);
     }
 

@@ -126,8 +126,15 @@ async function makePhoto(width: number, height: number): Promise<{ bytes: Buffer
       if (!best || pixels > best.pixels) best = { file, pixels };
     }
     if (best) {
-      const bytes = await sharp(best.file).autoOrient().resize(width, height, { fit: 'cover', kernel: 'lanczos3' }).jpeg({ quality: 90 }).toBuffer();
-      return { bytes, source: `${path.basename(best.file)} (${(best.pixels / 1e6).toFixed(1)} MP) scaled to ${width}×${height} with lanczos3` };
+      const bytes = await sharp(best.file)
+        .autoOrient()
+        .resize(width, height, { fit: 'cover', kernel: 'lanczos3' })
+        .jpeg({ quality: 90 })
+        .toBuffer();
+      return {
+        bytes,
+        source: `${path.basename(best.file)} (${(best.pixels / 1e6).toFixed(1)} MP) scaled to ${width}×${height} with lanczos3`,
+      };
     }
   }
   // Generated: a colour gradient with noise (so encoders and filters see texture).
@@ -142,7 +149,9 @@ async function makePhoto(width: number, height: number): Promise<{ bytes: Buffer
       raw[i + 2] = Math.max(0, Math.min(255, 128 + rnd()));
     }
   }
-  const bytes = await sharp(raw, { raw: { width, height, channels: 3 } }).jpeg({ quality: 90 }).toBuffer();
+  const bytes = await sharp(raw, { raw: { width, height, channels: 3 } })
+    .jpeg({ quality: 90 })
+    .toBuffer();
   return { bytes, source: `generated gradient with noise, ${width}×${height} (no fixtures folder)` };
 }
 
@@ -189,21 +198,34 @@ export async function runEditBench(opts: BenchOptions): Promise<SectionResult> {
       const block = Math.max(...runBlocks);
       const medianBlock = stats(runBlocks).p50;
       blocks[id] = { ours: round1(block), median: round1(medianBlock), baseline: round1(baseBlock) };
-      const used = Object.entries(first.models).map(([k, v]) => `${k}: ${v}`).join(', ');
+      const used = Object.entries(first.models)
+        .map(([k, v]) => `${k}: ${v}`)
+        .join(', ');
       rows.push({
         id,
         label: `"${prompt}" → ${first.width}×${first.height} ${first.format}`,
         ours: stats(ours),
         baseline: { label: 'decode + JPEG encode', stats: stats(base) },
-        note: [used, ...first.notes, `event loop blocked up to ${fmtMs(block)}, median run ${fmtMs(medianBlock)} (baseline up to ${fmtMs(baseBlock)})`].filter(Boolean).join('; '),
+        note: [
+          used,
+          ...first.notes,
+          `event loop blocked up to ${fmtMs(block)}, median run ${fmtMs(medianBlock)} (baseline up to ${fmtMs(baseBlock)})`,
+        ]
+          .filter(Boolean)
+          .join('; '),
       });
-      opts.log(`${id}: p50 ${stats(ours).p50.toFixed(0)} ms (baseline ${stats(base).p50.toFixed(0)} ms); event loop blocked up to ${block.toFixed(1)} ms, median run ${medianBlock.toFixed(1)} ms (baseline up to ${baseBlock.toFixed(1)} ms)`);
+      opts.log(
+        `${id}: p50 ${stats(ours).p50.toFixed(0)} ms (baseline ${stats(base).p50.toFixed(0)} ms); event loop blocked up to ${block.toFixed(1)} ms, median run ${medianBlock.toFixed(1)} ms (baseline up to ${baseBlock.toFixed(1)} ms)`,
+      );
     }
     const worst = Object.entries(blocks).sort((a, b) => b[1].ours - a[1].ours)[0];
     findings.push(
       `event-loop block (worst lateness of a ${LOOP_TIMER_MS} ms timer over the measured runs): up to ${fmtMs(worst[1].ours)} (${worst[0]}); ` +
         `decode + encode alone up to ${fmtMs(Math.max(...Object.values(blocks).map((b) => b.baseline)))}; per operation: ` +
-        Object.entries(blocks).map(([id, b]) => `${id} ${b.ours} (median ${b.median})`).join(', ') + ' ms',
+        Object.entries(blocks)
+          .map(([id, b]) => `${id} ${b.ours} (median ${b.median})`)
+          .join(', ') +
+        ' ms',
     );
     const modelRoles = models.roles();
     const standins = profile === 'test';
@@ -213,8 +235,27 @@ export async function runEditBench(opts: BenchOptions): Promise<SectionResult> {
         : `models: matte ${modelRoles.removeBackground}, upscale ${modelRoles.upscale} (MODEL_PROFILE=default)`,
     );
     const cap = UPSCALE_MAX_INPUT_PIXELS[config.device] ?? UPSCALE_MAX_INPUT_PIXELS.cpu;
-    if (width * height > cap) findings.push(`upscale of a ${width}×${height} photo: above the model's input cap (${cap} pixels on ${config.device}), so lanczos3 (the answer says so)`);
-    return { section: 'edit', quick: opts.quick, setup: { photo: photo.source, width, height, jpegBytes: photo.bytes.length, reps, profile, eventLoopTimerMs: LOOP_TIMER_MS, eventLoopBlockMs: blocks }, rows, findings, durationMs: now() - t0 };
+    if (width * height > cap)
+      findings.push(
+        `upscale of a ${width}×${height} photo: above the model's input cap (${cap} pixels on ${config.device}), so lanczos3 (the answer says so)`,
+      );
+    return {
+      section: 'edit',
+      quick: opts.quick,
+      setup: {
+        photo: photo.source,
+        width,
+        height,
+        jpegBytes: photo.bytes.length,
+        reps,
+        profile,
+        eventLoopTimerMs: LOOP_TIMER_MS,
+        eventLoopBlockMs: blocks,
+      },
+      rows,
+      findings,
+      durationMs: now() - t0,
+    };
   } finally {
     await models.close();
     if (opts.keep) opts.log(`kept ${temp}`);

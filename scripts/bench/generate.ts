@@ -35,7 +35,10 @@ export async function runGenerateBench(opts: BenchOptions): Promise<SectionResul
   const warm = 2;
   const temp = mkdtempSync(path.join(os.tmpdir(), 'bench-generate-'));
   const modelsDir = path.join(temp, 'models');
-  const prompts = Array.from({ length: n + warm }, (_, i) => `a ${['red', 'blue', 'green', 'yellow'][i % 4]} picture number ${i}`);
+  const prompts = Array.from(
+    { length: n + warm },
+    (_, i) => `a ${['red', 'blue', 'green', 'yellow'][i % 4]} picture number ${i}`,
+  );
   const findings: string[] = [];
   const rows: BenchRow[] = [];
   const log = opts.log;
@@ -44,7 +47,15 @@ export async function runGenerateBench(opts: BenchOptions): Promise<SectionResul
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const port = (server.address() as AddressInfo).port;
   const config = loadConfig(
-    { DATA_DIR: path.join(temp, 'data'), MODELS_DIR: modelsDir, MODEL_PROFILE: 'test', BOOTSTRAP_API_KEY: KEY, LOG_LEVEL: 'silent', RATE_LIMIT_PER_MINUTE: '100000000', INGEST_CONCURRENCY: '0' },
+    {
+      DATA_DIR: path.join(temp, 'data'),
+      MODELS_DIR: modelsDir,
+      MODEL_PROFILE: 'test',
+      BOOTSTRAP_API_KEY: KEY,
+      LOG_LEVEL: 'silent',
+      RATE_LIMIT_PER_MINUTE: '100000000',
+      INGEST_CONCURRENCY: '0',
+    },
     { port, publicUrl: `http://127.0.0.1:${port}` },
   );
   const app = await createApp(config, createLogger('silent'));
@@ -61,8 +72,15 @@ export async function runGenerateBench(opts: BenchOptions): Promise<SectionResul
     const bare = async (prompt: string) => {
       const inputs = await processor([{ role: '<|User|>', content: prompt }], { chat_template: 'text_to_image' });
       random.seed(1);
-      const [img] = await model.generate_images({ ...inputs, min_new_tokens: processor.num_image_tokens, max_new_tokens: processor.num_image_tokens, do_sample: true });
-      return sharp(Buffer.from(img.data), { raw: { width: img.width, height: img.height, channels: img.channels } }).png().toBuffer();
+      const [img] = await model.generate_images({
+        ...inputs,
+        min_new_tokens: processor.num_image_tokens,
+        max_new_tokens: processor.num_image_tokens,
+        do_sample: true,
+      });
+      return sharp(Buffer.from(img.data), { raw: { width: img.width, height: img.height, channels: img.channels } })
+        .png()
+        .toBuffer();
     };
     const time = async (what: string, fn: (p: string) => Promise<unknown>) => {
       for (const p of prompts.slice(0, warm)) await fn(p);
@@ -93,8 +111,18 @@ export async function runGenerateBench(opts: BenchOptions): Promise<SectionResul
     const http1 = await time('POST /api/ai/generate', post);
 
     rows.push(
-      { id: 'generate.http', label: 'POST /api/ai/generate (sync, 16:9), per image', ours: http1, baseline: { label: 'bare generate_images + PNG', stats: baseline } },
-      { id: 'generate.worker', label: 'generation worker round trip, per image', ours: worker, baseline: { label: 'bare generate_images + PNG', stats: baseline } },
+      {
+        id: 'generate.http',
+        label: 'POST /api/ai/generate (sync, 16:9), per image',
+        ours: http1,
+        baseline: { label: 'bare generate_images + PNG', stats: baseline },
+      },
+      {
+        id: 'generate.worker',
+        label: 'generation worker round trip, per image',
+        ours: worker,
+        baseline: { label: 'bare generate_images + PNG', stats: baseline },
+      },
     );
     findings.push(
       `stand-in (16 image tokens, 64×64): ${fmtMs(http1.p50)} per image end to end vs ${fmtMs(baseline.p50)} for the bare model call = ${(http1.p50 / baseline.p50).toFixed(2)}×; ` +

@@ -194,7 +194,9 @@ export function formatSection(r: SectionResult): string {
       new Set([1, 2, 3, 4, 6, 7, 8, 9]),
     ),
   );
-  out.push('ratio = ours / baseline (below 1× means ours is faster); min = fastest run, close to the cost on an idle machine');
+  out.push(
+    'ratio = ours / baseline (below 1× means ours is faster); min = fastest run, close to the cost on an idle machine',
+  );
   const rated = r.rows.filter((row) => row.rate);
   if (rated.length) {
     out.push('');

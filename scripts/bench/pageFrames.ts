@@ -57,12 +57,17 @@ export async function measurePageFrames(reps: number): Promise<BenchRow> {
     });
     const picked = await s.media.pickFrames(page);
     const all = await s.media.frames(page.map((p) => p.mediaId));
-    const same = page.every((p, i) => JSON.stringify(picked[i]) === JSON.stringify(all.get(p.mediaId)?.find((f) => f.id === p.frameId)));
+    const same = page.every(
+      (p, i) => JSON.stringify(picked[i]) === JSON.stringify(all.get(p.mediaId)?.find((f) => f.id === p.frameId)),
+    );
     return {
       id: 'search-api.pageFrames',
       label: `a search page's frames: ${PAGE} video results (${FRAMES} frames each), only the frames shown (pickFrames)`,
       ours: await measure(() => s.media.pickFrames(page), { reps, warmup: 3 }),
-      baseline: { label: 'every frame of each item (frames())', stats: await measure(() => s.media.frames(page.map((p) => p.mediaId)), { reps, warmup: 3 }) },
+      baseline: {
+        label: 'every frame of each item (frames())',
+        stats: await measure(() => s.media.frames(page.map((p) => p.mediaId)), { reps, warmup: 3 }),
+      },
       check: { ok: same, text: same ? 'the same frame details' : 'the frames differ' },
     };
   } finally {

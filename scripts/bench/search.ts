@@ -32,11 +32,22 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { candidatesFor, exactRescoreFor, normalize, recallAt, vectorBytes, type VectorRow } from '../../src/search/vectorIndex.js';
+import {
+  candidatesFor,
+  exactRescoreFor,
+  normalize,
+  recallAt,
+  vectorBytes,
+  type VectorRow,
+} from '../../src/search/vectorIndex.js';
 import { BitCodeMirror } from '../../src/search/bitCodeMirror.js';
 import { IVF_MIN_ROWS, nearestList } from '../../src/search/ivf.js';
 import { openDatabase, type Db } from '../../src/storage/sqlite/database.js';
-import { sqliteVectorIndex, type SqliteVectorIndex, type VectorIndexTuning } from '../../src/storage/sqlite/vectorIndex.js';
+import {
+  sqliteVectorIndex,
+  type SqliteVectorIndex,
+  type VectorIndexTuning,
+} from '../../src/storage/sqlite/vectorIndex.js';
 import { fmtMs, measure, now, stats, type BenchOptions, type BenchRow, type SectionResult } from './harness.js';
 
 const D = 768;
@@ -62,12 +73,26 @@ interface Shape {
 }
 
 const FULL: Shape = {
-  sizes: [10_000, 100_000, 1_000_000], reps: 100, recallQueries: 30, baselineBudgetMs: 15_000,
-  sweep: [160, 320, 640, 1024, 2048], filters: [0.001, 0.005, 0.02, 0.1], batch: 10_000, tuning: {}, probes: [1, 2, 4, 8, 16],
+  sizes: [10_000, 100_000, 1_000_000],
+  reps: 100,
+  recallQueries: 30,
+  baselineBudgetMs: 15_000,
+  sweep: [160, 320, 640, 1024, 2048],
+  filters: [0.001, 0.005, 0.02, 0.1],
+  batch: 10_000,
+  tuning: {},
+  probes: [1, 2, 4, 8, 16],
 };
 const QUICK: Shape = {
-  sizes: [2_000, 20_000], reps: 20, recallQueries: 10, baselineBudgetMs: 1_000,
-  sweep: [160, 320, 640, 1024], filters: [0.01, 0.05, 0.2], batch: 5_000, tuning: { ivfMinRows: 10_000 }, probes: [1, 2, 4],
+  sizes: [2_000, 20_000],
+  reps: 20,
+  recallQueries: 10,
+  baselineBudgetMs: 1_000,
+  sweep: [160, 320, 640, 1024],
+  filters: [0.01, 0.05, 0.2],
+  batch: 5_000,
+  tuning: { ivfMinRows: 10_000 },
+  probes: [1, 2, 4],
 };
 
 const label = (n: number) => (n >= 1_000_000 ? `${n / 1_000_000}M` : `${n / 1000}k`);
@@ -95,7 +120,10 @@ export function vectorStream(family: Family, seed: number, clusters: number) {
   const base = xorshift(12345); // the family's shared structure does not depend on the stream's seed
   const unif = () => base() * 2 - 1;
   const common = normalize(Float32Array.from({ length: D }, unif));
-  const centres = family === 'clustered' ? Array.from({ length: clusters }, () => normalize(Float32Array.from({ length: D }, unif))) : [];
+  const centres =
+    family === 'clustered'
+      ? Array.from({ length: clusters }, () => normalize(Float32Array.from({ length: D }, unif)))
+      : [];
   const noise = Math.sqrt(3 / D); // uniform(−a, a) has variance a²/3: noise of norm ≈ 1
   return (out: Float32Array, offset: number) => {
     let s = 0;
@@ -151,7 +179,13 @@ function queriesFor(c: Collection, n: number): Float32Array[] {
 }
 
 /** Exact top-k object ids for each query (optionally among allowed item indexes), by brute force over the regenerated vectors. */
-function exactTopK(c: Collection, queries: Float32Array[], k: number, batch: number, allowed?: (i: number) => boolean): string[][] {
+function exactTopK(
+  c: Collection,
+  queries: Float32Array[],
+  k: number,
+  batch: number,
+  allowed?: (i: number) => boolean,
+): string[][] {
   const tops = queries.map(() => ({ s: new Float64Array(k).fill(-Infinity), id: new Int32Array(k).fill(-1) }));
   forEachBatch(c, batch, (buf, start, n) => {
     for (let j = 0; j < n; j++) {
@@ -185,7 +219,15 @@ function fillViaIndex(db: Db, ix: SqliteVectorIndex, c: Collection, batch: numbe
     const rows: VectorRow[] = [];
     for (let j = 0; j < n; j++) {
       const i = start + j;
-      rows.push({ objectId: objectId(c, i), modelId: c.modelId, similarityModel: 'objects', mediaId: mediaId(c, i), datasetId: c.datasetId, frameId: null, vector: buf.subarray(j * D, (j + 1) * D) });
+      rows.push({
+        objectId: objectId(c, i),
+        modelId: c.modelId,
+        similarityModel: 'objects',
+        mediaId: mediaId(c, i),
+        datasetId: c.datasetId,
+        frameId: null,
+        vector: buf.subarray(j * D, (j + 1) * D),
+      });
     }
     db.transaction(() => ix.sync.upsert(rows))();
   });
@@ -200,7 +242,16 @@ function fillEmbeddings(db: Db, c: Collection, batch: number): number {
   const t0 = performance.now();
   forEachBatch(c, batch, (buf, start, n) => {
     db.transaction(() => {
-      for (let j = 0; j < n; j++) ins.run(objectId(c, start + j), c.modelId, mediaId(c, start + j), c.datasetId, D, vectorBytes(buf.subarray(j * D, (j + 1) * D)), at);
+      for (let j = 0; j < n; j++)
+        ins.run(
+          objectId(c, start + j),
+          c.modelId,
+          mediaId(c, start + j),
+          c.datasetId,
+          D,
+          vectorBytes(buf.subarray(j * D, (j + 1) * D)),
+          at,
+        );
     })();
   });
   return performance.now() - t0;
@@ -224,7 +275,11 @@ export async function runSearchBench(opts: BenchOptions): Promise<SectionResult>
   for (const family of ['random', 'clustered'] as Family[]) {
     shape.sizes.forEach((size, n) => {
       collections.push({
-        family, size, datasetId: `${family}-${label(size)}`, modelId: `bench:${family}`, seed: (family === 'random' ? 1000 : 2000) + n,
+        family,
+        size,
+        datasetId: `${family}-${label(size)}`,
+        modelId: `bench:${family}`,
+        seed: (family === 'random' ? 1000 : 2000) + n,
         clusters: Math.max(2, Math.round(size / 1000)),
       });
     });
@@ -233,12 +288,16 @@ export async function runSearchBench(opts: BenchOptions): Promise<SectionResult>
 
   /** The baseline: exact scan of the collection's float vectors (the index's own copy, a rowid table). */
   const exactScan = (c: Collection) => {
-    const gen = db.prepare(`SELECT id FROM vector_indexes WHERE model_id = ? AND state = 'live'`).pluck().get(c.modelId) as number;
+    const gen = db
+      .prepare(`SELECT id FROM vector_indexes WHERE model_id = ? AND state = 'live'`)
+      .pluck()
+      .get(c.modelId) as number;
     const st = db.prepare(
       `SELECT i.object_id, vec_distance_l2(f.vector, ?) AS d FROM vec_index_${gen}_items i JOIN vec_index_${gen}_f32 f ON f.id = i.id
        WHERE i.dataset_id = ? AND i.similarity_model = 'objects' ORDER BY d LIMIT ${K}`,
     );
-    return (q: Float32Array) => (st.all(vectorBytes(normalize(q)), c.datasetId) as Array<{ object_id: string }>).map((r) => r.object_id);
+    return (q: Float32Array) =>
+      (st.all(vectorBytes(normalize(q)), c.datasetId) as Array<{ object_id: string }>).map((r) => r.object_id);
   };
 
   try {
@@ -250,7 +309,9 @@ export async function runSearchBench(opts: BenchOptions): Promise<SectionResult>
       const ms = fillViaIndex(db, ix, c, shape.batch);
       randomRows += c.size;
       randomMs += ms;
-      log(`filled ${c.datasetId} through sync.upsert: ${c.size} rows in ${fmtMs(ms)} (${Math.round(c.size / (ms / 1000))}/s)`);
+      log(
+        `filled ${c.datasetId} through sync.upsert: ${c.size} rows in ${fmtMs(ms)} (${Math.round(c.size / (ms / 1000))}/s)`,
+      );
     }
     const clustered = collections.filter((x) => x.family === 'clustered');
     let embRows = 0;
@@ -267,7 +328,9 @@ export async function runSearchBench(opts: BenchOptions): Promise<SectionResult>
     log(`rebuild('bench:clustered') from object_embeddings: ${rebuilt.rows} rows in ${fmtMs(rebuildMs)}`);
     const big = clustered.find((x) => x.size === largest)!;
     const genStats = (await ix.stats('bench:clustered'))[0];
-    log(`clustered index: ${genStats.rows} rows, ${genStats.lists} coarse lists (collections from ${shape.tuning.ivfMinRows ?? IVF_MIN_ROWS} rows)`);
+    log(
+      `clustered index: ${genStats.rows} rows, ${genStats.lists} coarse lists (collections from ${shape.tuning.ivfMinRows ?? IVF_MIN_ROWS} rows)`,
+    );
     db.pragma('wal_checkpoint(TRUNCATE)');
     db.pragma('optimize');
 
@@ -277,29 +340,51 @@ export async function runSearchBench(opts: BenchOptions): Promise<SectionResult>
       const fresh = sqliteVectorIndex(db, { ...shape.tuning, autoWarm: false });
       const qs = queriesFor(c, 20);
       let misses = 0;
-      const st = await measure((i) => {
-        const r = fresh.searchWithInfo({ modelId: c.modelId, similarityModel: 'objects', vector: qs[Math.max(0, i) % qs.length], datasetIds: [c.datasetId], k: K });
-        if (i >= 0) misses += r.info.cacheMisses;
-        return r;
-      }, { reps: qs.length, warmup: 0 });
+      const st = await measure(
+        (i) => {
+          const r = fresh.searchWithInfo({
+            modelId: c.modelId,
+            similarityModel: 'objects',
+            vector: qs[Math.max(0, i) % qs.length],
+            datasetIds: [c.datasetId],
+            k: K,
+          });
+          if (i >= 0) misses += r.info.cacheMisses;
+          return r;
+        },
+        { reps: qs.length, warmup: 0 },
+      );
       return { st, misses: misses / qs.length };
     })();
     // What a list costs an upsert: the nearest of the 1M collection's centroids (C dot products).
     {
-      const gid = db.prepare(`SELECT id FROM vector_indexes WHERE model_id = 'bench:clustered' AND state = 'live'`).pluck().get() as number;
-      const cents = db.prepare(`SELECT centroid FROM vec_index_${gid}_lists WHERE dataset_id = ? ORDER BY list`).pluck().all(big.datasetId) as Buffer[];
+      const gid = db
+        .prepare(`SELECT id FROM vector_indexes WHERE model_id = 'bench:clustered' AND state = 'live'`)
+        .pluck()
+        .get() as number;
+      const cents = db
+        .prepare(`SELECT centroid FROM vec_index_${gid}_lists WHERE dataset_id = ? ORDER BY list`)
+        .pluck()
+        .all(big.datasetId) as Buffer[];
       if (cents.length) {
         const m = new Float32Array(cents.length * D);
         cents.forEach((b, j) => m.set(new Float32Array(new Uint8Array(b).buffer), j * D));
         const qs = queriesFor(big, 200);
-        const st = await measure((i) => nearestList(m, cents.length, qs[Math.max(0, i) % qs.length]), { reps: 2000, warmup: 50 });
-        findings.push(`an upsert into ${big.datasetId} (${cents.length} lists) picks its list in ${(st.p50 * 1000).toFixed(0)} µs (p50; ${cents.length} × ${D} dot products)`);
+        const st = await measure((i) => nearestList(m, cents.length, qs[Math.max(0, i) % qs.length]), {
+          reps: 2000,
+          warmup: 50,
+        });
+        findings.push(
+          `an upsert into ${big.datasetId} (${cents.length} lists) picks its list in ${(st.p50 * 1000).toFixed(0)} µs (p50; ${cents.length} × ${D} dot products)`,
+        );
       }
     }
     const w0 = performance.now();
     const warmed = await ix.warm();
     const warmMs = performance.now() - w0;
-    log(`warm(): ${warmed.rows} int8 rows into memory in ${fmtMs(warmMs)} (${Math.round(ix.cacheSize().bytes / 1024 ** 2)} MiB)`);
+    log(
+      `warm(): ${warmed.rows} int8 rows into memory in ${fmtMs(warmMs)} (${Math.round(ix.cacheSize().bytes / 1024 ** 2)} MiB)`,
+    );
     setup.warm = { rows: warmed.rows, ms: Math.round(warmMs), cacheMiB: Math.round(ix.cacheSize().bytes / 1024 ** 2) };
 
     rows.push({
@@ -324,31 +409,56 @@ export async function runSearchBench(opts: BenchOptions): Promise<SectionResult>
     for (const c of collections) {
       const queries = queriesFor(c, Math.max(shape.reps, shape.recallQueries));
       const search = (q: Float32Array, extra: object = {}) =>
-        ix.searchWithInfo({ modelId: c.modelId, similarityModel: 'objects', vector: q, datasetIds: [c.datasetId], k: K, ...extra });
+        ix.searchWithInfo({
+          modelId: c.modelId,
+          similarityModel: 'objects',
+          vector: q,
+          datasetIds: [c.datasetId],
+          k: K,
+          ...extra,
+        });
       const infos: number[] = [];
       let listsProbed = 0;
       let scanned = 0;
-      const ours = await measure((i) => {
-        const r = search(queries[Math.max(0, i) % queries.length]);
-        if (i >= 0) {
-          infos.push(r.info.threshold === null ? 0 : 1);
-          listsProbed += r.info.lists;
-          scanned += r.info.scanned;
-        }
-        return r;
-      }, { reps: shape.reps, warmup: 5 });
+      const ours = await measure(
+        (i) => {
+          const r = search(queries[Math.max(0, i) % queries.length]);
+          if (i >= 0) {
+            infos.push(r.info.threshold === null ? 0 : 1);
+            listsProbed += r.info.lists;
+            scanned += r.info.scanned;
+          }
+          return r;
+        },
+        { reps: shape.reps, warmup: 5 },
+      );
       const hasLists = listsProbed > 0;
       // The same queries with the first pass through sqlite-vec's KNN statements (no in-memory codes).
       const viaVec0 = sqliteVectorIndex(db, { ...shape.tuning, codeCacheBytes: 0, autoWarm: false });
       const vec0 = await measure(
-        (i) => viaVec0.searchWithInfo({ modelId: c.modelId, similarityModel: 'objects', vector: queries[Math.max(0, i) % queries.length], datasetIds: [c.datasetId], k: K }),
+        (i) =>
+          viaVec0.searchWithInfo({
+            modelId: c.modelId,
+            similarityModel: 'objects',
+            vector: queries[Math.max(0, i) % queries.length],
+            datasetIds: [c.datasetId],
+            k: K,
+          }),
         { reps: shape.reps, warmup: 5 },
       );
       // The same index scanning every list: the full-partition first pass of the index before IVF.
-      const full = hasLists ? await measure((i) => search(queries[Math.max(0, i) % queries.length], { probe: Infinity }), { reps: shape.reps, warmup: 5 }) : null;
+      const full = hasLists
+        ? await measure((i) => search(queries[Math.max(0, i) % queries.length], { probe: Infinity }), {
+            reps: shape.reps,
+            warmup: 5,
+          })
+        : null;
       const scan = exactScan(c);
       const base = await measure((i) => scan(queries[Math.max(0, i) % queries.length]), {
-        reps: shape.reps, warmup: 1, budgetMs: shape.baselineBudgetMs, minReps: 3,
+        reps: shape.reps,
+        warmup: 1,
+        budgetMs: shape.baselineBudgetMs,
+        minReps: 3,
       });
       const rq = queries.slice(0, shape.recallQueries);
       const tg = performance.now();
@@ -357,13 +467,29 @@ export async function runSearchBench(opts: BenchOptions): Promise<SectionResult>
       // The baseline must agree with the brute force (it is the exact answer too).
       const baseAgrees = rq.slice(0, 3).every((q, i) => recallAt(K, scan(q), truth[i]) === 1);
       const sweep: string[] = [];
-      for (const cand of [...shape.sweep, candidatesFor(K)].filter((x, i, a) => a.indexOf(x) === i).sort((a, b) => a - b)) {
+      for (const cand of [...shape.sweep, candidatesFor(K)]
+        .filter((x, i, a) => a.indexOf(x) === i)
+        .sort((a, b) => a - b)) {
         let sum = 0;
-        rq.forEach((q, i) => (sum += recallAt(K, search(q, { oversample: cand / K }).hits.map((h) => h.objectId), truth[i])));
+        rq.forEach(
+          (q, i) =>
+            (sum += recallAt(
+              K,
+              search(q, { oversample: cand / K }).hits.map((h) => h.objectId),
+              truth[i],
+            )),
+        );
         sweep.push(`${cand}: ${(sum / rq.length).toFixed(3)}`);
       }
       let sum = 0;
-      rq.forEach((q, i) => (sum += recallAt(K, search(q).hits.map((h) => h.objectId), truth[i])));
+      rq.forEach(
+        (q, i) =>
+          (sum += recallAt(
+            K,
+            search(q).hits.map((h) => h.objectId),
+            truth[i],
+          )),
+      );
       const recall = sum / rq.length;
       recallOf.set(c.datasetId, recall);
       const probeSweep: string[] = [];
@@ -371,10 +497,24 @@ export async function runSearchBench(opts: BenchOptions): Promise<SectionResult>
       if (hasLists) {
         for (const probe of shape.probes) {
           let ps = 0;
-          rq.forEach((q, i) => (ps += recallAt(K, search(q, { probe }).hits.map((h) => h.objectId), truth[i])));
+          rq.forEach(
+            (q, i) =>
+              (ps += recallAt(
+                K,
+                search(q, { probe }).hits.map((h) => h.objectId),
+                truth[i],
+              )),
+          );
           probeSweep.push(`${probe}: ${(ps / rq.length).toFixed(3)}`);
         }
-        rq.forEach((q, i) => (fullRecall += recallAt(K, search(q, { probe: Infinity }).hits.map((h) => h.objectId), truth[i])));
+        rq.forEach(
+          (q, i) =>
+            (fullRecall += recallAt(
+              K,
+              search(q, { probe: Infinity }).hits.map((h) => h.objectId),
+              truth[i],
+            )),
+        );
         fullRecall /= rq.length;
       }
       const target = c.size === 100_000 ? 20 : c.size === 1_000_000 ? 60 : null;
@@ -383,8 +523,13 @@ export async function runSearchBench(opts: BenchOptions): Promise<SectionResult>
         label: `vector search k=${K}, ${c.family} ${label(c.size)} (bit ${candidatesFor(K)} → int8 → exact ${exactRescoreFor(K)})`,
         ours,
         baseline: { label: 'exact scan (vec_distance_l2, all floats)', stats: base },
-        target: target ? { text: `p50 < ${target} ms, recall@10 ≥ 0.95`, pass: ours.p50 < target && recall >= 0.95 } : undefined,
-        check: { ok: baseAgrees && (c.family === 'random' || recall >= 0.95), text: `recall@10 ${recall.toFixed(3)}${baseAgrees ? '' : '; the exact scan disagrees with the brute force'}` },
+        target: target
+          ? { text: `p50 < ${target} ms, recall@10 ≥ 0.95`, pass: ours.p50 < target && recall >= 0.95 }
+          : undefined,
+        check: {
+          ok: baseAgrees && (c.family === 'random' || recall >= 0.95),
+          text: `recall@10 ${recall.toFixed(3)}${baseAgrees ? '' : '; the exact scan disagrees with the brute force'}`,
+        },
         note:
           `recall@10 ${recall.toFixed(3)} over ${rq.length} queries (candidates → recall: ${sweep.join(', ')}); ${infos.filter(Boolean).length}/${infos.length} timed queries bounded by the sample; ` +
           (hasLists
@@ -404,7 +549,10 @@ export async function runSearchBench(opts: BenchOptions): Promise<SectionResult>
           label: `vector search k=${K}, ${c.family} ${label(c.size)}: nearest coarse lists (default) vs every list`,
           ours,
           baseline: { label: 'every list scanned (the full-partition first pass, as before IVF)', stats: full },
-          check: { ok: c.family === 'random' || recall >= 0.95, text: `recall@10 ${recall.toFixed(3)} nearest lists, ${fullRecall.toFixed(3)} every list` },
+          check: {
+            ok: c.family === 'random' || recall >= 0.95,
+            text: `recall@10 ${recall.toFixed(3)} nearest lists, ${fullRecall.toFixed(3)} every list`,
+          },
           note: `${rq.length} queries; the default probe reads ${Math.round(scanned / infos.length)} of ${c.size} rows in ${(listsProbed / infos.length).toFixed(1)} lists`,
         });
       }
@@ -418,7 +566,10 @@ export async function runSearchBench(opts: BenchOptions): Promise<SectionResult>
       id: 'search.cold',
       label: `vector search k=${K}, random ${label(largest)}, int8 cache empty (fresh process, before warm())`,
       ours: cold.st,
-      baseline: { label: 'the same, cache warm', stats: rows.find((r) => r.id === `search.random.${label(largest)}`)!.ours },
+      baseline: {
+        label: 'the same, cache warm',
+        stats: rows.find((r) => r.id === `search.random.${label(largest)}`)!.ours,
+      },
       note: `${cold.misses.toFixed(0)} of ${candidatesFor(K)} candidates a query read from the q8 table; idle pages leave the OS cache after ~60 s here (DAMON), so these are mostly disk reads`,
     });
 
@@ -426,9 +577,17 @@ export async function runSearchBench(opts: BenchOptions): Promise<SectionResult>
     for (const c of collections.filter((x) => x.family === 'random' && x.size >= 100_000)) {
       const qs = queriesFor(c, Math.min(shape.reps, 50));
       const bigK = 1000;
-      const ours = await measure((i) =>
-        ix.search({ modelId: c.modelId, similarityModel: 'objects', vector: qs[Math.max(0, i) % qs.length], datasetIds: [c.datasetId], k: bigK }),
-      { reps: qs.length, warmup: 3 });
+      const ours = await measure(
+        (i) =>
+          ix.search({
+            modelId: c.modelId,
+            similarityModel: 'objects',
+            vector: qs[Math.max(0, i) % qs.length],
+            datasetIds: [c.datasetId],
+            k: bigK,
+          }),
+        { reps: qs.length, warmup: 3 },
+      );
       rows.push({
         id: `search.random.${label(c.size)}.k1000`,
         label: `vector search k=${bigK}, random ${label(c.size)} (bit ${candidatesFor(bigK)} → int8 → exact ${exactRescoreFor(bigK)})`,
@@ -441,9 +600,17 @@ export async function runSearchBench(opts: BenchOptions): Promise<SectionResult>
     const randoms = collections.filter((x) => x.family === 'random');
     {
       const qs = queriesFor(randoms[0], shape.reps);
-      const ours = await measure((i) =>
-        ix.search({ modelId: 'bench:random', similarityModel: 'objects', vector: qs[Math.max(0, i) % qs.length], datasetIds: randoms.map((x) => x.datasetId), k: K }),
-      { reps: shape.reps, warmup: 5 });
+      const ours = await measure(
+        (i) =>
+          ix.search({
+            modelId: 'bench:random',
+            similarityModel: 'objects',
+            vector: qs[Math.max(0, i) % qs.length],
+            datasetIds: randoms.map((x) => x.datasetId),
+            k: K,
+          }),
+        { reps: shape.reps, warmup: 5 },
+      );
       const single = rows.find((r) => r.id === `search.random.${label(largest)}`)!.ours;
       rows.push({
         id: 'search.random.all',
@@ -463,31 +630,62 @@ export async function runSearchBench(opts: BenchOptions): Promise<SectionResult>
         const step = Math.floor(c.size / count);
         const allowedIds = Array.from({ length: count }, (_, j) => mediaId(c, j * step));
         const q = (i: number, extra: object = {}) =>
-          ix.searchWithInfo({ modelId: c.modelId, similarityModel: 'objects', vector: qs[Math.max(0, i) % qs.length], datasetIds: [c.datasetId], k: K, mediaIds: allowedIds, ...extra });
+          ix.searchWithInfo({
+            modelId: c.modelId,
+            similarityModel: 'objects',
+            vector: qs[Math.max(0, i) % qs.length],
+            datasetIds: [c.datasetId],
+            k: K,
+            mediaIds: allowedIds,
+            ...extra,
+          });
         const strategies = new Set<string>();
         let full = true;
-        const ours = await measure((i) => {
-          const r = q(i);
-          strategies.add(`${r.info.strategy}/${r.info.filter}`);
-          if (r.hits.length !== K) full = false;
-          return r;
-        }, { reps: Math.min(shape.reps, 50), warmup: 3 });
-        const base = await measure((i) => q(i, { strategy: 'exact' }), { reps: Math.min(shape.reps, 30), warmup: 1, budgetMs: shape.baselineBudgetMs, minReps: 3 });
+        const ours = await measure(
+          (i) => {
+            const r = q(i);
+            strategies.add(`${r.info.strategy}/${r.info.filter}`);
+            if (r.hits.length !== K) full = false;
+            return r;
+          },
+          { reps: Math.min(shape.reps, 50), warmup: 3 },
+        );
+        const base = await measure((i) => q(i, { strategy: 'exact' }), {
+          reps: Math.min(shape.reps, 30),
+          warmup: 1,
+          budgetMs: shape.baselineBudgetMs,
+          minReps: 3,
+        });
         // The other side of the crossover: the same filter through the first pass (rowid IN inside the scan).
-        const annForced = await measure((i) => q(i, { strategy: 'ann' }), { reps: Math.min(shape.reps, 20), warmup: 1, budgetMs: shape.baselineBudgetMs, minReps: 3 });
+        const annForced = await measure((i) => q(i, { strategy: 'ann' }), {
+          reps: Math.min(shape.reps, 20),
+          warmup: 1,
+          budgetMs: shape.baselineBudgetMs,
+          minReps: 3,
+        });
         let sum = 0;
         const n = Math.min(10, qs.length);
-        for (let i = 0; i < n; i++) sum += recallAt(K, q(i).hits.map((h) => h.objectId), q(i, { strategy: 'exact' }).hits.map((h) => h.objectId));
+        for (let i = 0; i < n; i++)
+          sum += recallAt(
+            K,
+            q(i).hits.map((h) => h.objectId),
+            q(i, { strategy: 'exact' }).hits.map((h) => h.objectId),
+          );
         const recall = sum / n;
         rows.push({
           id: `search.filtered.${frac}`,
           label: `filtered search k=${K}, ${(frac * 100).toFixed(1)}% of ${label(c.size)} clustered allowed (${count} items)`,
           ours,
           baseline: { label: 'exact over the allowed vectors', stats: base },
-          check: { ok: full && recall >= 0.95, text: `${full ? 'always k hits' : 'SHORT answers'}; recall@10 ${recall.toFixed(3)}` },
+          check: {
+            ok: full && recall >= 0.95,
+            text: `${full ? 'always k hits' : 'SHORT answers'}; recall@10 ${recall.toFixed(3)}`,
+          },
           note: `ran as ${[...strategies].join(', ')}; recall@10 vs exact over the allowed set ${recall.toFixed(3)}; forced first pass p50 ${fmtMs(annForced.p50)}, exact p50 ${fmtMs(base.p50)} (${((base.p50 / count) * 1000).toFixed(2)} µs an allowed item)`,
         });
-        log(`filtered ${frac}: ours p50 ${fmtMs(ours.p50)} (${[...strategies].join(', ')}), exact ${fmtMs(base.p50)}, forced first pass ${fmtMs(annForced.p50)}, recall ${recall.toFixed(3)}`);
+        log(
+          `filtered ${frac}: ours p50 ${fmtMs(ours.p50)} (${[...strategies].join(', ')}), exact ${fmtMs(base.p50)}, forced first pass ${fmtMs(annForced.p50)}, recall ${recall.toFixed(3)}`,
+        );
       }
     }
 
@@ -500,18 +698,33 @@ export async function runSearchBench(opts: BenchOptions): Promise<SectionResult>
       const recallWith = (index: SqliteVectorIndex, cand: number) => {
         let sum = 0;
         for (let i = 0; i < q.length; i++) {
-          const hits = index.searchWithInfo({ modelId: c.modelId, similarityModel: 'objects', vector: q[i], datasetIds: [c.datasetId], k: K, oversample: cand / K }).hits;
-          sum += recallAt(K, hits.map((h) => h.objectId), truth[i]);
+          const hits = index.searchWithInfo({
+            modelId: c.modelId,
+            similarityModel: 'objects',
+            vector: q[i],
+            datasetIds: [c.datasetId],
+            k: K,
+            oversample: cand / K,
+          }).hits;
+          sum += recallAt(
+            K,
+            hits.map((h) => h.objectId),
+            truth[i],
+          );
         }
         return sum / q.length;
       };
       const centred = [160, 320].map((cand) => recallWith(ix, cand));
-      const gen = db.prepare(`SELECT id, center FROM vector_indexes WHERE model_id = 'bench:clustered' AND state = 'live'`).get() as { id: number; center: Buffer };
+      const gen = db
+        .prepare(`SELECT id, center FROM vector_indexes WHERE model_id = 'bench:clustered' AND state = 'live'`)
+        .get() as { id: number; center: Buffer };
       db.prepare(`UPDATE vector_indexes SET center = NULL WHERE id = ?`).run(gen.id);
       const plain = sqliteVectorIndex(db, shape.tuning); // reads the centre at first use
       // Re-quantise this collection's codes without the mean: rewrite its rows through upsert.
       const rowsOf = db
-        .prepare(`SELECT i.object_id AS objectId, i.media_id AS mediaId, f.vector FROM vec_index_${gen.id}_items i JOIN vec_index_${gen.id}_f32 f ON f.id = i.id WHERE i.dataset_id = ?`)
+        .prepare(
+          `SELECT i.object_id AS objectId, i.media_id AS mediaId, f.vector FROM vec_index_${gen.id}_items i JOIN vec_index_${gen.id}_f32 f ON f.id = i.id WHERE i.dataset_id = ?`,
+        )
         .all(c.datasetId) as Array<{ objectId: string; mediaId: string; vector: Buffer }>;
       const tu = performance.now();
       for (let b = 0; b < rowsOf.length; b += 2000) {
@@ -519,7 +732,11 @@ export async function runSearchBench(opts: BenchOptions): Promise<SectionResult>
         db.transaction(() =>
           plain.sync.upsert(
             rowsOf.slice(b, b + 2000).map((r) => ({
-              objectId: r.objectId, mediaId: r.mediaId, modelId: c.modelId, similarityModel: 'objects' as const, datasetId: c.datasetId,
+              objectId: r.objectId,
+              mediaId: r.mediaId,
+              modelId: c.modelId,
+              similarityModel: 'objects' as const,
+              datasetId: c.datasetId,
               vector: new Float32Array(new Uint8Array(r.vector).buffer),
             })),
           ),
@@ -538,16 +755,24 @@ export async function runSearchBench(opts: BenchOptions): Promise<SectionResult>
     {
       const random = xorshift(99);
       const chunks = Array.from({ length: 128 }, (_, id) => ({
-        id, ds: 'bench', sm: 'objects', list: 0,
+        id,
+        ds: 'bench',
+        sm: 'objects',
+        list: 0,
         rowids: Float64Array.from({ length: 1024 }, (_, r) => id * 1024 + r),
         codes: Uint32Array.from({ length: 1024 * (D / 32) }, () => (random() * 2 ** 32) >>> 0),
       }));
       const [simd, plain] = [new BitCodeMirror(D), new BitCodeMirror(D, { simd: false })];
       for (const c of chunks) (simd.put(c), plain.put(c));
-      const codes = Array.from({ length: 20 }, () => Uint8Array.from({ length: D / 8 }, () => Math.floor(random() * 256)));
+      const codes = Array.from({ length: 20 }, () =>
+        Uint8Array.from({ length: D / 8 }, () => Math.floor(random() * 256)),
+      );
       const part = [{ ds: 'bench', sm: 'objects', list: null }];
-      const timed = (m: BitCodeMirror) => measure((i) => m.scan(part, codes[Math.max(0, i) % codes.length], candidatesFor(K)), { reps: 40, warmup: 5 });
-      const same = codes.every((q) => JSON.stringify(simd.scan(part, q, 100)) === JSON.stringify(plain.scan(part, q, 100)));
+      const timed = (m: BitCodeMirror) =>
+        measure((i) => m.scan(part, codes[Math.max(0, i) % codes.length], candidatesFor(K)), { reps: 40, warmup: 5 });
+      const same = codes.every(
+        (q) => JSON.stringify(simd.scan(part, q, 100)) === JSON.stringify(plain.scan(part, q, 100)),
+      );
       rows.push({
         id: 'search.firstPass.simd',
         label: `first pass over ${chunks.length * 1024} in-memory ${D}-bit codes: Hamming distances counted with WebAssembly SIMD`,
@@ -564,7 +789,17 @@ export async function runSearchBench(opts: BenchOptions): Promise<SectionResult>
       const qs = queriesFor(c, Math.min(shape.reps, 50));
       const MAPPED = 2147418112; // SQLite's compiled ceiling
       db.pragma(`mmap_size = ${MAPPED}`);
-      const mapped = await measure((i) => ix.search({ modelId: c.modelId, similarityModel: 'objects', vector: qs[Math.max(0, i) % qs.length], datasetIds: [c.datasetId], k: K }), { reps: qs.length, warmup: 5 });
+      const mapped = await measure(
+        (i) =>
+          ix.search({
+            modelId: c.modelId,
+            similarityModel: 'objects',
+            vector: qs[Math.max(0, i) % qs.length],
+            datasetIds: [c.datasetId],
+            k: K,
+          }),
+        { reps: qs.length, warmup: 5 },
+      );
       db.pragma('mmap_size = 0');
       rows.push({
         id: `search.random.${label(largest)}.mmap`,
@@ -575,16 +810,32 @@ export async function runSearchBench(opts: BenchOptions): Promise<SectionResult>
     }
 
     for (const row of rows) {
-      if (row.target && !row.target.pass) findings.push(`target missed: ${row.label} (${row.target.text}; p50 ${fmtMs(row.ours.p50)})`);
+      if (row.target && !row.target.pass)
+        findings.push(`target missed: ${row.label} (${row.target.text}; p50 ${fmtMs(row.ours.p50)})`);
       if (row.check && !row.check.ok) findings.push(`check failed: ${row.label}: ${row.check.text}`);
     }
     const st = await ix.stats();
     Object.assign(setup, {
-      dataDir, dims: D, k: K, candidates: candidatesFor(K), collections: collections.map((c) => ({ id: c.datasetId, rows: c.size, clusters: c.family === 'clustered' ? c.clusters : null })),
-      index: st.map((s) => ({ model: s.modelId, rows: s.rows, slots: s.slots, centered: s.centered, dtype: s.indexDtype })),
-      dbBytes: (db.pragma('page_count', { simple: true }) as number) * (db.pragma('page_size', { simple: true }) as number),
+      dataDir,
+      dims: D,
+      k: K,
+      candidates: candidatesFor(K),
+      collections: collections.map((c) => ({
+        id: c.datasetId,
+        rows: c.size,
+        clusters: c.family === 'clustered' ? c.clusters : null,
+      })),
+      index: st.map((s) => ({
+        model: s.modelId,
+        rows: s.rows,
+        slots: s.slots,
+        centered: s.centered,
+        dtype: s.indexDtype,
+      })),
+      dbBytes:
+        (db.pragma('page_count', { simple: true }) as number) * (db.pragma('page_size', { simple: true }) as number),
       loadavgAtEnd: os.loadavg().map((l) => Math.round(l * 100) / 100),
-      baseline: 'SELECT … vec_distance_l2(vector, ?) … ORDER BY d LIMIT 10 over the collection\'s float vectors',
+      baseline: "SELECT … vec_distance_l2(vector, ?) … ORDER BY d LIMIT 10 over the collection's float vectors",
     });
     return { section: 'search', quick: opts.quick, setup, rows, findings, durationMs: now() - t0 };
   } finally {
@@ -593,4 +844,3 @@ export async function runSearchBench(opts: BenchOptions): Promise<SectionResult>
     else rmSync(dataDir, { recursive: true, force: true });
   }
 }
-

@@ -49,7 +49,9 @@ const hexId = (prefix: number, i: number) => prefix.toString(16).padStart(8, '0'
 export async function runSearchApiBench(opts: BenchOptions): Promise<SectionResult> {
   const t0 = now();
   // BENCH_SEARCH_API_SIZES=10000,100000 runs only those sizes (a rerun of the small rows without the 1M fill).
-  const sizes = process.env.BENCH_SEARCH_API_SIZES?.split(',').map(Number).filter((n) => n > 0);
+  const sizes = process.env.BENCH_SEARCH_API_SIZES?.split(',')
+    .map(Number)
+    .filter((n) => n > 0);
   const shape = { ...(opts.quick ? QUICK : FULL), ...(sizes?.length ? { sizes } : {}) };
   // The data set's shape (its clusters) is the full run's, whatever sizes this run measures.
   const plan = opts.quick ? QUICK : FULL;
@@ -101,7 +103,9 @@ export async function runSearchApiBench(opts: BenchOptions): Promise<SectionResu
     let filled = 0;
     // The per-row text-index triggers of media and captions, off during the fill (see the file comment).
     const textTriggers = db
-      .prepare(`SELECT name, sql FROM sqlite_schema WHERE type = 'trigger' AND name IN ('text_index_media_insert', 'text_index_caption_insert')`)
+      .prepare(
+        `SELECT name, sql FROM sqlite_schema WHERE type = 'trigger' AND name IN ('text_index_media_insert', 'text_index_caption_insert')`,
+      )
       .all() as Array<{ name: string; sql: string }>;
     if (textTriggers.length !== 2) throw new Error('the text index triggers of migration 005 are not there');
     const scope = `'ds' || replace(lower(s.dataset_id), '-', '') || '0'`;
@@ -109,8 +113,12 @@ export async function runSearchApiBench(opts: BenchOptions): Promise<SectionResu
     const indexText = (from: number) => {
       const lastDoc = db.prepare(`SELECT coalesce(max(id), 0) FROM text_index_docs`).pluck().get() as number;
       db.transaction(() => {
-        db.prepare(`INSERT INTO text_index_docs (kind, source, media_id, frame_id) SELECT 'item', source, media_id, NULL FROM text_index_items WHERE source >= ?`).run(hexId(1, from));
-        db.prepare(`INSERT INTO text_index_docs (kind, source, media_id, frame_id) SELECT 'caption', source, media_id, frame_id FROM text_index_captions WHERE source >= ?`).run(hexId(4, from));
+        db.prepare(
+          `INSERT INTO text_index_docs (kind, source, media_id, frame_id) SELECT 'item', source, media_id, NULL FROM text_index_items WHERE source >= ?`,
+        ).run(hexId(1, from));
+        db.prepare(
+          `INSERT INTO text_index_docs (kind, source, media_id, frame_id) SELECT 'caption', source, media_id, frame_id FROM text_index_captions WHERE source >= ?`,
+        ).run(hexId(4, from));
         db.prepare(
           `INSERT INTO text_index (rowid, name, description, scope) SELECT d.id, s.name, s.description, ${scope}
            FROM text_index_docs d JOIN text_index_items s ON s.source = d.source WHERE d.kind = 'item' AND d.id > ? ORDER BY d.id`,
@@ -148,7 +156,10 @@ export async function runSearchApiBench(opts: BenchOptions): Promise<SectionResu
       for (const t of textTriggers) db.exec(t.sql);
       indexText(from);
       const docs = db.prepare(`SELECT count(*) FROM text_index_docs`).pluck().get() as number;
-      if (docs !== 2 * filled) throw new Error(`the text index holds ${docs} rows for ${filled} items (expected an item row and a caption row each)`);
+      if (docs !== 2 * filled)
+        throw new Error(
+          `the text index holds ${docs} rows for ${filled} items (expected an item row and a caption row each)`,
+        );
       return performance.now() - started;
     };
 
@@ -187,7 +198,9 @@ export async function runSearchApiBench(opts: BenchOptions): Promise<SectionResu
       });
     const search = async (q: string) => {
       // The fill blocks the event loop for seconds; the keep-alive socket it outlived may be reset once.
-      const r = await app.request('GET', `/api/search?q=${encodeURIComponent(q)}&organizationId=${app.orgId}&limit=20`).catch(() => app.request('GET', `/api/search?q=${encodeURIComponent(q)}&organizationId=${app.orgId}&limit=20`));
+      const r = await app
+        .request('GET', `/api/search?q=${encodeURIComponent(q)}&organizationId=${app.orgId}&limit=20`)
+        .catch(() => app.request('GET', `/api/search?q=${encodeURIComponent(q)}&organizationId=${app.orgId}&limit=20`));
       if (r.status !== 200) throw new Error(`search failed: ${r.status} ${JSON.stringify(r.body)}`);
       return r.body as { results: Array<{ id: string }> };
     };
@@ -205,7 +218,10 @@ export async function runSearchApiBench(opts: BenchOptions): Promise<SectionResu
       const warmNote = `, warm ${((performance.now() - w0) / 1000).toFixed(1)} s (text index: ${text?.rows ?? 0} rows read)`;
       const label = size >= 1_000_000 ? `${size / 1_000_000}M` : `${size / 1000}k`;
       const queries = makeQueries(shape.reps);
-      const textWords = Array.from({ length: shape.reps }, (_, i) => `${words[(i * 7) % words.length]} ${words[(i * 13 + 5) % words.length]}`);
+      const textWords = Array.from(
+        { length: shape.reps },
+        (_, i) => `${words[(i * 7) % words.length]} ${words[(i * 13 + 5) % words.length]}`,
+      );
 
       const ours = await measure(
         async (i) => {
@@ -234,7 +250,11 @@ export async function runSearchApiBench(opts: BenchOptions): Promise<SectionResu
       for (let q = 0; q < rq.length; q++) {
         queryVector = rq[q];
         const res = await search('zzqxv');
-        recall += recallAt(10, res.results.map((r) => r.id), truth[q]);
+        recall += recallAt(
+          10,
+          res.results.map((r) => r.id),
+          truth[q],
+        );
       }
       recall /= rq.length;
 
@@ -244,11 +264,15 @@ export async function runSearchApiBench(opts: BenchOptions): Promise<SectionResu
         label: `GET /api/search, ${label} frames (limit 20, two-word query; text embedding excluded)`,
         ours,
         baseline: { label: 'same request, exact vector scan', stats: baseline },
-        target: target ? { text: `p50 < ${target} ms, recall@10 ≥ 0.95`, pass: ours.p50 < target && recall >= 0.95 } : undefined,
+        target: target
+          ? { text: `p50 < ${target} ms, recall@10 ≥ 0.95`, pass: ours.p50 < target && recall >= 0.95 }
+          : undefined,
         check: { ok: recall >= 0.95, text: `recall@10 ${recall.toFixed(3)} over ${rq.length} embedding-only queries` },
         note: `fill ${(fillMs / 1000).toFixed(1)} s for ${label}${rebuildNote}${warmNote}`,
       });
-      console.log(`  search-api ${label}: p50 ${fmtMs(ours.p50)} p99 ${fmtMs(ours.p99)} (exact ${fmtMs(baseline.p50)}), recall@10 ${recall.toFixed(3)}`);
+      console.log(
+        `  search-api ${label}: p50 ${fmtMs(ours.p50)} p99 ${fmtMs(ours.p99)} (exact ${fmtMs(baseline.p50)}), recall@10 ${recall.toFixed(3)}`,
+      );
     }
     rows.push({
       id: 'search-api.text-embedding',
@@ -257,7 +281,9 @@ export async function runSearchApiBench(opts: BenchOptions): Promise<SectionResu
       baseline: null,
     });
     rows.push(await measurePageFrames(shape.reps));
-    findings.push('The text embedding is excluded from the request rows (answered from a precomputed vector); its own row is the stand-in text tower.');
+    findings.push(
+      'The text embedding is excluded from the request rows (answered from a precomputed vector); its own row is the stand-in text tower.',
+    );
     return {
       section: 'search-api',
       quick: opts.quick,
@@ -274,5 +300,3 @@ export async function runSearchApiBench(opts: BenchOptions): Promise<SectionResu
 async function closeQuietly(app: TestApp) {
   await app.close().catch(() => undefined);
 }
-
-

@@ -52,7 +52,11 @@ export async function traceSql<T>(db: Db, fn: () => Promise<T>): Promise<{ resul
     if (!/^\s*(SELECT|WITH|UPDATE|DELETE|INSERT)/i.test(s.sql)) continue;
     let plan: string[];
     try {
-      const rows = db.prepare(`EXPLAIN QUERY PLAN ${s.sql}`).all(...(s.args as never[])) as Array<{ id: number; parent: number; detail: string }>;
+      const rows = db.prepare(`EXPLAIN QUERY PLAN ${s.sql}`).all(...(s.args as never[])) as Array<{
+        id: number;
+        parent: number;
+        detail: string;
+      }>;
       const depth = new Map<number, number>([[0, -1]]);
       plan = rows.map((r) => {
         const d = (depth.get(r.parent) ?? -1) + 1;

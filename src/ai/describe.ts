@@ -24,7 +24,11 @@ export async function describe(s: Services, input: { image: string; prompt?: str
       ? {}
       : {
           promptFollowed: canFollow,
-          ...(canFollow ? {} : { note: 'no prompt-following model is installed (npm run models -- fetch smolvlm-256m-instruct); this is the captioner\'s description' }),
+          ...(canFollow
+            ? {}
+            : {
+                note: "no prompt-following model is installed (npm run models -- fetch smolvlm-256m-instruct); this is the captioner's description",
+              }),
         }),
   };
 }

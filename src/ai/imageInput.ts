@@ -190,7 +190,7 @@ export async function fetchImageUrl(
   const { signal } = controller;
   try {
     let current = url;
-    for (let redirects = 0; ; ) {
+    for (let redirects = 0; ;) {
       if (redirects > 0) {
         const own = await abortable(readOwnFile(current, opts, maxBytes), signal);
         if (own) return { buffer: own, url: current, ownFile: true };

@@ -11,7 +11,11 @@ export const EDIT_FORMATS: ImageFormat[] = ['jpeg', 'png', 'webp'];
  * file URLs (read from the store, never over HTTP), or a public http(s) URL
  * fetched with the SSRF guard.
  */
-export async function loadAiImage(s: Services, input: string, formats: ImageFormat[] = ANALYSIS_FORMATS): Promise<LoadedImage> {
+export async function loadAiImage(
+  s: Services,
+  input: string,
+  formats: ImageFormat[] = ANALYSIS_FORMATS,
+): Promise<LoadedImage> {
   const resolveOwnFile = (url: URL) => ownFilePath(s, url);
   if (s.config.offline && /^https?:/i.test(input.trim())) {
     // OFFLINE=1: nothing may touch the network, so only this server's own files are read.
@@ -21,7 +25,10 @@ export async function loadAiImage(s: Services, input: string, formats: ImageForm
     } catch {
       own = null;
     }
-    if (!own) throw invalid('this server runs offline (OFFLINE=1): send the image as a data URI or as one of this server\'s file URLs');
+    if (!own)
+      throw invalid(
+        "this server runs offline (OFFLINE=1): send the image as a data URI or as one of this server's file URLs",
+      );
   }
   return loadImageInput(input, {
     allowPrivate: s.config.allowPrivateImageUrls,

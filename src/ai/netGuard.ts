@@ -21,8 +21,7 @@ export interface ResolvedAddress {
 export type LookupFn = (hostname: string) => Promise<ResolvedAddress[]>;
 
 /** The system resolver (getaddrinfo, so /etc/hosts is honoured), all addresses. */
-export const defaultLookup: LookupFn = async (hostname) =>
-  dns.promises.lookup(hostname, { all: true, verbatim: true });
+export const defaultLookup: LookupFn = async (hostname) => dns.promises.lookup(hostname, { all: true, verbatim: true });
 
 // ---------------------------------------------------------------------------
 // Address classification
@@ -58,7 +57,7 @@ const PRIVATE_V4_INT = PRIVATE_V4.map(([net4, bits]) => {
 });
 
 function isPrivateV4Int(n: number): boolean {
-  return PRIVATE_V4_INT.some(({ base, mask }) => ((n & mask) >>> 0) === base);
+  return PRIVATE_V4_INT.some(({ base, mask }) => (n & mask) >>> 0 === base);
 }
 
 /** Parses a valid IPv6 literal (no brackets, no zone) into its 8 16-bit groups. */
@@ -200,7 +199,11 @@ export async function assertPublicHost(
   return valid.map((a) => ({ address: a.address, family: net.isIP(a.address) }));
 }
 
-type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | dns.LookupAddress[], family?: number) => void;
+type LookupCallback = (
+  err: NodeJS.ErrnoException | null,
+  address: string | dns.LookupAddress[],
+  family?: number,
+) => void;
 
 /**
  * A `lookup` for `net.connect` / `http.request` options that never touches DNS:
@@ -220,7 +223,12 @@ export function pinnedLookup(addresses: ResolvedAddress[]) {
       process.nextTick(callback, err, '', 0);
       return;
     }
-    if (opts.all) process.nextTick(callback, null, list.map((a) => ({ address: a.address, family: a.family })));
+    if (opts.all)
+      process.nextTick(
+        callback,
+        null,
+        list.map((a) => ({ address: a.address, family: a.family })),
+      );
     else process.nextTick(callback, null, list[0].address, list[0].family);
   };
 }

@@ -54,7 +54,10 @@ export async function classify(s: Services, input: { image: string; choices: str
  * the options (or over the vocabulary when there are none). `raw` says which
  * model and method answered, with what it produced.
  */
-export async function tagWithPrompt(s: Services, input: { image: string; prompt: string; options?: string[]; multiple?: boolean }) {
+export async function tagWithPrompt(
+  s: Services,
+  input: { image: string; prompt: string; options?: string[]; multiple?: boolean },
+) {
   const multiple = input.multiple ?? true;
   const options = input.options ? cleanList(input.options, 'options') : null;
   const image = await loadAiImage(s, input.image);
@@ -62,10 +65,15 @@ export async function tagWithPrompt(s: Services, input: { image: string; prompt:
   if (promptModel && s.models.modelInfo(promptModel).installed) {
     const question = [
       input.prompt.trim(),
-      options ? `Answer only with ${multiple ? 'the matching values' : 'the single best value'} from this list: ${options.join(', ')}.` : 'Answer with short comma-separated tags.',
+      options
+        ? `Answer only with ${multiple ? 'the matching values' : 'the single best value'} from this list: ${options.join(', ')}.`
+        : 'Answer with short comma-separated tags.',
     ].join('\n');
     const [answer] = await s.models.caption([image.buffer], question);
-    const said = answer.text.split(/[,\n;]+/).map((t) => t.trim().replace(/^[-*•\d.\s]+/, '')).filter(Boolean);
+    const said = answer.text
+      .split(/[,\n;]+/)
+      .map((t) => t.trim().replace(/^[-*•\d.\s]+/, ''))
+      .filter(Boolean);
     let tags = options ? options.filter((o) => said.some((t) => t.toLowerCase().includes(o.toLowerCase()))) : said;
     if (!multiple) tags = tags.slice(0, 1);
     return { tags, raw: { model: answer.model, method: 'prompt', text: answer.text } };
@@ -73,7 +81,15 @@ export async function tagWithPrompt(s: Services, input: { image: string; prompt:
   if (!options) {
     const free = await tagFree(s, { image: input.image });
     const tags = free.tags.filter((t) => t.confidence >= 0.05).map((t) => t.tag);
-    return { tags: multiple ? tags : tags.slice(0, 1), raw: { model: s.models.modelInfo().name, method: 'zero-shot-vocabulary', note: 'no prompt-following model installed; the prompt was not used', scores: free.tags } };
+    return {
+      tags: multiple ? tags : tags.slice(0, 1),
+      raw: {
+        model: s.models.modelInfo().name,
+        method: 'zero-shot-vocabulary',
+        note: 'no prompt-following model installed; the prompt was not used',
+        scores: free.tags,
+      },
+    };
   }
   const scores = await zeroShotMany(s, image.buffer, options);
   // Several options can apply: keep those close to the best one (within half its score).

@@ -7,7 +7,14 @@ let cached: string[] | null = null;
 export function vocabulary(): string[] {
   if (!cached) {
     const text = readFileSync(path.join(PACKAGE_ROOT, 'src', 'ai', 'data', 'vocabulary.txt'), 'utf8');
-    cached = [...new Set(text.split('\n').map((l) => l.replace(/#.*/, '').trim()).filter(Boolean))];
+    cached = [
+      ...new Set(
+        text
+          .split('\n')
+          .map((l) => l.replace(/#.*/, '').trim())
+          .filter(Boolean),
+      ),
+    ];
   }
   return cached;
 }

@@ -13,7 +13,10 @@ async function labelVectors(s: Services, model: string, modelId: string, labels:
   const missing = [...new Set(labels.filter((l) => !labelCache.has(`${modelId}\u0000${l}`)))];
   for (let i = 0; i < missing.length; i += BATCH) {
     const chunk = missing.slice(i, i + BATCH);
-    const vectors = await s.models.embedTexts(model, chunk.map((l) => TEMPLATE.replace('{}', l)));
+    const vectors = await s.models.embedTexts(
+      model,
+      chunk.map((l) => TEMPLATE.replace('{}', l)),
+    );
     if (labelCache.size + chunk.length > CACHE_LIMIT) labelCache.clear();
     chunk.forEach((l, j) => labelCache.set(`${modelId}\u0000${l}`, vectors[j]));
   }
@@ -31,7 +34,12 @@ export interface LabelScore {
  * one image embedding, cached label embeddings, softmax over all labels.
  * (The runner's own zeroShot caps a call at 256 labels and embeds them every time.)
  */
-export async function zeroShotMany(s: Services, image: Buffer, labels: string[], modelName?: string): Promise<LabelScore[]> {
+export async function zeroShotMany(
+  s: Services,
+  image: Buffer,
+  labels: string[],
+  modelName?: string,
+): Promise<LabelScore[]> {
   const info = s.models.modelInfo(modelName);
   const [imageVector] = await s.models.embedImages(info.name, [image]);
   const vectors = await labelVectors(s, info.name, info.id, labels);

@@ -10,7 +10,8 @@ import type { Principal, Services } from './services.js';
  * something exists elsewhere.
  */
 export function requireRole(p: Principal, need: Role): void {
-  if (!roleAtLeast(p.role, need)) throw forbidden(`this action requires the ${need} role or higher (your key has ${p.role})`);
+  if (!roleAtLeast(p.role, need))
+    throw forbidden(`this action requires the ${need} role or higher (your key has ${p.role})`);
 }
 
 export async function loadCollection(s: Services, p: Principal, rawId: string, need: Role): Promise<Collection> {
@@ -24,7 +25,8 @@ export async function loadCollection(s: Services, p: Principal, rawId: string, n
 
 export async function loadMedia(s: Services, p: Principal, id: string, need: Role): Promise<MediaRecord> {
   const media = /^[0-9a-f]{32}$/i.test(id) ? await s.storage.media.get(id.toLowerCase()) : null;
-  if (!media || media.status !== 'active' || media.organizationId !== p.organizationId) throw notFound('media not found');
+  if (!media || media.status !== 'active' || media.organizationId !== p.organizationId)
+    throw notFound('media not found');
   requireRole(p, need);
   return media;
 }

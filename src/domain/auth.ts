@@ -64,7 +64,11 @@ export async function authenticateToken(s: Services, token: string): Promise<Pri
 }
 
 /** Reads `x-api-key` or `Authorization: Bearer …` (a key secret or a token). */
-export async function authenticate(s: Services, apiKey: string | undefined, authorization: string | undefined): Promise<Principal> {
+export async function authenticate(
+  s: Services,
+  apiKey: string | undefined,
+  authorization: string | undefined,
+): Promise<Principal> {
   if (apiKey) return authenticateKey(s, apiKey.trim());
   const m = /^Bearer\s+(\S+)$/i.exec(authorization ?? '');
   if (!m) throw unauthenticated();
@@ -88,14 +92,16 @@ export async function createKey(
   input: { name?: string; organizationId?: string; role?: Role },
 ): Promise<CreatedKey> {
   const organizationId = input.organizationId ? parseUuid(input.organizationId) : p.organizationId;
-  if (!organizationId || !(await s.storage.accounts.getOrganization(organizationId))) throw notFound('organization not found');
+  if (!organizationId || !(await s.storage.accounts.getOrganization(organizationId)))
+    throw notFound('organization not found');
   const memberRole = await s.storage.accounts.getMembershipRole(organizationId, p.userId);
   if (!memberRole) throw forbidden('no access to this organization');
   // The calling key must itself be allowed to manage keys, and a new key never
   // exceeds either the calling key's role or the user's role where it will live.
   requireRole(p, 'admin');
   const ceiling = roleAtLeast(memberRole, p.role) ? p.role : memberRole;
-  if (!roleAtLeast(ceiling, 'admin')) throw forbidden(`managing keys requires the admin role in that organization (you have ${memberRole})`);
+  if (!roleAtLeast(ceiling, 'admin'))
+    throw forbidden(`managing keys requires the admin role in that organization (you have ${memberRole})`);
   const role = input.role ?? ceiling;
   if (!roleAtLeast(ceiling, role)) throw forbidden(`a key cannot have more than your role (${ceiling})`);
   const secret = newKeySecret();
@@ -117,7 +123,15 @@ export async function createKey(
 export async function listKeys(s: Services, p: Principal) {
   requireRole(p, 'admin');
   const keys = await s.storage.accounts.listApiKeys(p.organizationId);
-  return keys.map((k) => ({ id: k.id, name: k.name, organizationId: k.organizationId, role: k.role, prefix: k.prefix, createdAt: k.createdAt, userId: k.userId }));
+  return keys.map((k) => ({
+    id: k.id,
+    name: k.name,
+    organizationId: k.organizationId,
+    role: k.role,
+    prefix: k.prefix,
+    createdAt: k.createdAt,
+    userId: k.userId,
+  }));
 }
 
 export async function revokeKey(s: Services, p: Principal, id: string): Promise<void> {

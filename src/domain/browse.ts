@@ -35,7 +35,8 @@ export interface BrowseParams {
 export function dayStart(value: string, field: string): Date {
   const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(value);
   const d = m ? new Date(Date.UTC(+m[1], +m[2] - 1, +m[3])) : null;
-  if (!d || d.getUTCMonth() !== +m![2] - 1 || d.getUTCDate() !== +m![3]) throw invalid(`${field} must be a date as YYYY-MM-DD`);
+  if (!d || d.getUTCMonth() !== +m![2] - 1 || d.getUTCDate() !== +m![3])
+    throw invalid(`${field} must be a date as YYYY-MM-DD`);
   return d;
 }
 
@@ -74,7 +75,12 @@ export function toBrowseQuery(datasetId: string, path: string, params: BrowsePar
     createdFrom,
     createdBefore,
     tagFilters: params.tagFilters ? parseTagFilters(params.tagFilters) : null,
-    tagValues: params.tags ? params.tags.split(',').map((t) => t.trim()).filter(Boolean) : null,
+    tagValues: params.tags
+      ? params.tags
+          .split(',')
+          .map((t) => t.trim())
+          .filter(Boolean)
+      : null,
     mediaId: params.mediaId ? params.mediaId.toLowerCase() : null,
     clusterId: params.clusterId ?? null,
     sortBy: params.sortBy,
@@ -92,10 +98,21 @@ export async function browse(s: Services, p: Principal, collectionId: string, pa
     // (then `recursive` applies as in browse); every other filter still applies.
     const pathGiven = params.path !== undefined && params.path.trim() !== '';
     const scope = toBrowseQuery(collection.id, path, { ...params, recursive: pathGiven ? params.recursive : true });
-    const filtered = pathGiven || !!scope.types || !!scope.createdFrom || !!scope.createdBefore || !!scope.tagFilters || !!scope.tagValues || !!scope.mediaId || !!scope.clusterId;
+    const filtered =
+      pathGiven ||
+      !!scope.types ||
+      !!scope.createdFrom ||
+      !!scope.createdBefore ||
+      !!scope.tagFilters ||
+      !!scope.tagValues ||
+      !!scope.mediaId ||
+      !!scope.clusterId;
     return scoredBrowse(s, p.organizationId, scope, filtered, {
-      q: params.q, similarToObjectId: params.similarToObjectId, similarToObjectModel: params.similarToObjectModel,
-      minScore: params.minScore, explicitSort: params.sortExplicit ? params.sortBy : null,
+      q: params.q,
+      similarToObjectId: params.similarToObjectId,
+      similarToObjectModel: params.similarToObjectModel,
+      minScore: params.minScore,
+      explicitSort: params.sortExplicit ? params.sortBy : null,
     });
   }
   const query = toBrowseQuery(collection.id, path, params);

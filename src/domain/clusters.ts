@@ -2,7 +2,12 @@ import { loadCollection } from './access.js';
 import type { Principal, Services } from './services.js';
 
 /** GET /api/dataset/{id}/clusters (ours): face identities of a collection, biggest first, each with a preview face. */
-export async function listClusters(s: Services, p: Principal, collectionId: string, q: { limit: number; offset: number; minSize: number }) {
+export async function listClusters(
+  s: Services,
+  p: Principal,
+  collectionId: string,
+  q: { limit: number; offset: number; minSize: number },
+) {
   const collection = await loadCollection(s, p, collectionId, 'viewer');
   const [items, total] = await Promise.all([
     s.storage.clusters.listClusters(collection.id, q),

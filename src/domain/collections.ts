@@ -27,14 +27,26 @@ export async function listCollections(s: Services, p: Principal, orgId: string) 
   return (await s.storage.collections.list(id)).map(presentCollection);
 }
 
-export async function createCollection(s: Services, p: Principal, orgId: string, input: { name: string; icon?: string | null }) {
+export async function createCollection(
+  s: Services,
+  p: Principal,
+  orgId: string,
+  input: { name: string; icon?: string | null },
+) {
   const organizationId = await requireOrg(s, p, orgId);
   requireRole(p, 'admin');
   const name = input.name.trim();
   if (!name) throw invalid('name must not be empty');
   const at = nowIso();
   const c = await s.storage.collections.create({
-    id: newUuid(), organizationId, name, icon: input.icon ?? null, type: 'media', createdAt: at, updatedAt: at, createdById: p.userId,
+    id: newUuid(),
+    organizationId,
+    name,
+    icon: input.icon ?? null,
+    type: 'media',
+    createdAt: at,
+    updatedAt: at,
+    createdById: p.userId,
   });
   return presentCollection(c);
 }
@@ -43,7 +55,12 @@ export async function getCollection(s: Services, p: Principal, id: string) {
   return presentCollection(await loadCollection(s, p, id, 'viewer'));
 }
 
-export async function updateCollection(s: Services, p: Principal, id: string, patch: { name?: string; icon?: string | null }) {
+export async function updateCollection(
+  s: Services,
+  p: Principal,
+  id: string,
+  patch: { name?: string; icon?: string | null },
+) {
   const c = await loadCollection(s, p, id, 'admin');
   if (patch.name !== undefined && !patch.name.trim()) throw invalid('name must not be empty');
   const updated = await s.storage.collections.update(c.id, { name: patch.name?.trim(), icon: patch.icon }, nowIso());

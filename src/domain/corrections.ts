@@ -20,7 +20,15 @@ export async function relabelObject(s: Services, p: Principal, id: string, label
   const object = await loadObject(s, p, id);
   if (!label.trim()) throw invalid('label must not be empty');
   const o = await s.storage.analysis.correctObject(object.id, { label: label.trim() });
-  return { id: o.id, type: o.type, label: o.label, polygon: o.polygon, blob: o.blobKey ? s.urls.urlFor(o.blobKey) : '', model: o.model, source: 'user' };
+  return {
+    id: o.id,
+    type: o.type,
+    label: o.label,
+    polygon: o.polygon,
+    blob: o.blobKey ? s.urls.urlFor(o.blobKey) : '',
+    model: o.model,
+    source: 'user',
+  };
 }
 
 export async function deleteObject(s: Services, p: Principal, id: string) {

@@ -10,7 +10,12 @@ import type { Principal, Services } from './services.js';
  * Checks that `path` is the collection root or an active folder of the
  * collection and returns it normalised; `undefined` means the root.
  */
-export async function resolveFolderPath(s: Services, collection: Collection, path: string | undefined, field = 'path'): Promise<string> {
+export async function resolveFolderPath(
+  s: Services,
+  collection: Collection,
+  path: string | undefined,
+  field = 'path',
+): Promise<string> {
   const root = pathLabel(collection.id);
   if (path === undefined || path.trim() === '') return root;
   const p = path.trim().toLowerCase();
@@ -36,9 +41,22 @@ export async function createFolder(
   const parentPath = await resolveFolderPath(s, collection, input.path);
   const { folder } = await s.storage.media.insertFolder(
     {
-      id: newMediaId(), datasetId: collection.id, organizationId: collection.organizationId, parentPath, type: 'folder',
-      name, blobKey: null, mimeType: null, width: null, height: null, duration: null, sizeBytes: 0, exif: {},
-      metadata: {}, processingStatus: 'ready', createdById: p.userId,
+      id: newMediaId(),
+      datasetId: collection.id,
+      organizationId: collection.organizationId,
+      parentPath,
+      type: 'folder',
+      name,
+      blobKey: null,
+      mimeType: null,
+      width: null,
+      height: null,
+      duration: null,
+      sizeBytes: 0,
+      exif: {},
+      metadata: {},
+      processingStatus: 'ready',
+      createdById: p.userId,
     },
     input.reuse === true,
   );
@@ -55,7 +73,12 @@ export async function getFolder(s: Services, p: Principal, id: string) {
   return presentOne(s, await loadFolder(s, p, id, 'viewer'));
 }
 
-export async function updateFolder(s: Services, p: Principal, id: string, patch: { name?: string; metadata?: Metadata }) {
+export async function updateFolder(
+  s: Services,
+  p: Principal,
+  id: string,
+  patch: { name?: string; metadata?: Metadata },
+) {
   const folder = await loadFolder(s, p, id, 'member');
   return presentOne(s, await updateMedia(s, p, folder.id, patch));
 }

@@ -11,13 +11,21 @@ export async function getMedia(s: Services, p: Principal, id: string) {
 }
 
 /** PATCH /api/media/{id}: rename and/or replace the whole metadata document (not merged). */
-export async function updateMedia(s: Services, p: Principal, id: string, patch: { name?: string; metadata?: Metadata }) {
+export async function updateMedia(
+  s: Services,
+  p: Principal,
+  id: string,
+  patch: { name?: string; metadata?: Metadata },
+) {
   if (patch.name === undefined && patch.metadata === undefined) throw invalid('give name or metadata (or both)');
   if (patch.name !== undefined && !patch.name.trim()) throw invalid('name must not be empty');
   const media = await loadMedia(s, p, id, 'member');
   const updated = await s.storage.media.update(
     media.id,
-    { name: patch.name?.trim(), metadata: patch.metadata === undefined ? undefined : normalizeMetadata(patch.metadata) },
+    {
+      name: patch.name?.trim(),
+      metadata: patch.metadata === undefined ? undefined : normalizeMetadata(patch.metadata),
+    },
     p.userId,
   );
   return updated;

@@ -48,8 +48,15 @@ export async function bootstrap(s: Services): Promise<{ created: boolean; apiKey
 
 async function addKey(s: Services, organizationId: string, userId: string, secret: string, name: string) {
   await s.storage.accounts.createApiKey({
-    id: newUuid(), organizationId, userId, name, role: 'owner', keyHash: hashKey(secret),
-    prefix: secret.slice(0, 8), createdAt: nowIso(), revokedAt: null,
+    id: newUuid(),
+    organizationId,
+    userId,
+    name,
+    role: 'owner',
+    keyHash: hashKey(secret),
+    prefix: secret.slice(0, 8),
+    createdAt: nowIso(),
+    revokedAt: null,
   });
 }
 
@@ -67,9 +74,20 @@ export async function createOrganization(s: Services, p: Principal, input: { nam
 }
 
 export async function me(s: Services, p: Principal) {
-  const [user, org] = await Promise.all([s.storage.accounts.getUser(p.userId), s.storage.accounts.getOrganization(p.organizationId)]);
+  const [user, org] = await Promise.all([
+    s.storage.accounts.getUser(p.userId),
+    s.storage.accounts.getOrganization(p.organizationId),
+  ]);
   if (!user || !org) throw notFound('account not found');
-  return { userId: user.id, email: user.email, name: user.name, organizationId: org.id, organizationName: org.name, role: p.role, storageBytes: org.storageBytes };
+  return {
+    userId: user.id,
+    email: user.email,
+    name: user.name,
+    organizationId: org.id,
+    organizationName: org.name,
+    role: p.role,
+    storageBytes: org.storageBytes,
+  };
 }
 
 export async function listOrganizations(s: Services, p: Principal) {

@@ -20,12 +20,24 @@ export function presentFrame(urls: FileUrls, f: FrameDetail) {
     metadata: f.metadata,
     mediaId: f.mediaId,
     captions: f.captions.map((c) => ({
-      id: c.id, text: c.text, frameId: c.frameId, createdAt: c.createdAt, updatedAt: c.updatedAt,
-      status: c.status, createdById: c.createdById, metadata: c.metadata, model: c.model,
+      id: c.id,
+      text: c.text,
+      frameId: c.frameId,
+      createdAt: c.createdAt,
+      updatedAt: c.updatedAt,
+      status: c.status,
+      createdById: c.createdById,
+      metadata: c.metadata,
+      model: c.model,
     })),
     objects: f.objects.map((o) => ({
-      id: o.id, type: o.type, label: o.label, blob: o.blobKey ? urls.urlFor(o.blobKey) : '',
-      polygon: o.polygon, confidence: o.confidence, model: o.model,
+      id: o.id,
+      type: o.type,
+      label: o.label,
+      blob: o.blobKey ? urls.urlFor(o.blobKey) : '',
+      polygon: o.polygon,
+      confidence: o.confidence,
+      model: o.model,
     })),
   };
 }

@@ -15,7 +15,8 @@ export async function reindex(s: Services, p: Principal) {
 /** POST /api/media/{id}/reprocess: queue the item's analysis again (the user's own corrections survive it). */
 export async function reprocess(s: Services, p: Principal, mediaId: string) {
   const media = await loadMedia(s, p, mediaId, 'member');
-  if (media.type === 'folder') return { mediaId: media.id, status: 'skipped', message: 'folders have nothing to analyse' };
+  if (media.type === 'folder')
+    return { mediaId: media.id, status: 'skipped', message: 'folders have nothing to analyse' };
   await s.storage.media.setProcessingStatus(media.id, 'pending', null);
   const job = await enqueueIngest(s, media.id);
   return { mediaId: media.id, jobId: job.id, status: job.status };
@@ -35,10 +36,31 @@ export async function listJobs(s: Services, p: Principal, q: { status?: JobStatu
     const media = await s.storage.media.get(mediaId);
     if (!media || media.organizationId !== p.organizationId) continue;
     jobs.push({
-      id: job.id, type: job.type, status: job.status, mediaId, mediaName: media.name, processingStatus: media.processingStatus,
-      attempts: job.attempts, maxAttempts: job.maxAttempts, priority: job.priority, lastError: job.lastError,
-      progress: job.progress, runAfter: job.runAfter, createdAt: job.createdAt, startedAt: job.startedAt, finishedAt: job.finishedAt,
+      id: job.id,
+      type: job.type,
+      status: job.status,
+      mediaId,
+      mediaName: media.name,
+      processingStatus: media.processingStatus,
+      attempts: job.attempts,
+      maxAttempts: job.maxAttempts,
+      priority: job.priority,
+      lastError: job.lastError,
+      progress: job.progress,
+      runAfter: job.runAfter,
+      createdAt: job.createdAt,
+      startedAt: job.startedAt,
+      finishedAt: job.finishedAt,
     });
   }
-  return { stats, jobs, pagination: { total: page.total, limit: q.limit, offset: q.offset, hasMore: q.offset + page.items.length < page.total } };
+  return {
+    stats,
+    jobs,
+    pagination: {
+      total: page.total,
+      limit: q.limit,
+      offset: q.offset,
+      hasMore: q.offset + page.items.length < page.total,
+    },
+  };
 }

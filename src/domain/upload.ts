@@ -38,31 +38,72 @@ export async function uploadMedia(s: Services, p: Principal, input: UploadInput)
     const sniffed = await sniffFile(input.file.tempPath);
     if (!sniffed) throw new DomainError('unsupported_media', `unsupported file type; accepted: ${ACCEPTED}`);
     if (sniffed.kind === 'image' && !canDecodeImage(sniffed.ext)) {
-      throw new DomainError('unsupported_media', `${sniffed.ext.toUpperCase()} images cannot be decoded by this server's image library; convert to JPEG or AVIF first`);
+      throw new DomainError(
+        'unsupported_media',
+        `${sniffed.ext.toUpperCase()} images cannot be decoded by this server's image library; convert to JPEG or AVIF first`,
+      );
     }
 
     const id = newMediaId();
-    const base: Omit<NewMedia, 'type' | 'width' | 'height' | 'duration' | 'exif' | 'processingStatus' | 'blobKey' | 'sizeBytes'> = {
-      id, datasetId: collection.id, organizationId: collection.organizationId, parentPath, name,
-      mimeType: sniffed.mime, metadata: {}, createdById: p.userId,
+    const base: Omit<
+      NewMedia,
+      'type' | 'width' | 'height' | 'duration' | 'exif' | 'processingStatus' | 'blobKey' | 'sizeBytes'
+    > = {
+      id,
+      datasetId: collection.id,
+      organizationId: collection.organizationId,
+      parentPath,
+      name,
+      mimeType: sniffed.mime,
+      metadata: {},
+      createdById: p.userId,
     };
     let media: NewMedia;
     const frames: NewFrame[] = [];
     if (sniffed.kind === 'image') {
-      const probe = await probeImage(input.file.tempPath, { maxPixels: s.config.maxImagePixels, frameMaxSide: s.config.frameMaxSide });
+      const probe = await probeImage(input.file.tempPath, {
+        maxPixels: s.config.maxImagePixels,
+        frameMaxSide: s.config.frameMaxSide,
+      });
       const original = await s.blobs.putFile(input.file.tempPath, sniffed.ext, input.file.sha256 ?? undefined);
       const frame = await s.blobs.putBuffer(probe.frame.buffer, probe.frame.ext);
-      frames.push({ id: newMediaId(), timestamp: '0', blobKey: frame.key, width: probe.frame.width, height: probe.frame.height });
+      frames.push({
+        id: newMediaId(),
+        timestamp: '0',
+        blobKey: frame.key,
+        width: probe.frame.width,
+        height: probe.frame.height,
+      });
       media = {
-        ...base, type: 'image', blobKey: original.key, sizeBytes: original.sizeBytes, width: probe.width, height: probe.height,
-        duration: null, exif: probe.exif, processingStatus: 'pending',
+        ...base,
+        type: 'image',
+        blobKey: original.key,
+        sizeBytes: original.sizeBytes,
+        width: probe.width,
+        height: probe.height,
+        duration: null,
+        exif: probe.exif,
+        processingStatus: 'pending',
       };
     } else {
       const probe = await probeVideo(input.file.tempPath, resolveFfprobe(s.config.ffprobePath));
       const original = await s.blobs.putFile(input.file.tempPath, sniffed.ext, input.file.sha256 ?? undefined);
       media = {
-        ...base, type: 'video', blobKey: original.key, sizeBytes: original.sizeBytes, width: probe.width, height: probe.height,
-        duration: probe.duration, exif: { tags: {}, codec: probe.codec, container: probe.container, fps: probe.fps, hasAudio: probe.hasAudio, rotation: probe.rotation },
+        ...base,
+        type: 'video',
+        blobKey: original.key,
+        sizeBytes: original.sizeBytes,
+        width: probe.width,
+        height: probe.height,
+        duration: probe.duration,
+        exif: {
+          tags: {},
+          codec: probe.codec,
+          container: probe.container,
+          fps: probe.fps,
+          hasAudio: probe.hasAudio,
+          rotation: probe.rotation,
+        },
         processingStatus: 'pending',
       };
     }

@@ -6,7 +6,15 @@ import type { Services } from '../domain/services.js';
 import { background } from './operations/background.js';
 import { adjust, blur, grade, sharpen } from './operations/colour.js';
 import { crop, flip, rotate } from './operations/geometry.js';
-import { decode, dropAlpha, encode, flatten, hasTransparency, type EditContext, type Work } from './operations/image.js';
+import {
+  decode,
+  dropAlpha,
+  encode,
+  flatten,
+  hasTransparency,
+  type EditContext,
+  type Work,
+} from './operations/image.js';
 import { border, resize } from './operations/size.js';
 import { describeOperation } from './parse.js';
 import type { EditOperation, OutputFormat } from './types.js';
@@ -67,7 +75,12 @@ async function step(w: Work, op: EditOperation, ctx: EditContext): Promise<Work>
  * is flattened on white; when only the default said jpg it becomes a PNG, so
  * the transparency the prompt asked for survives. Both are noted.
  */
-export async function applyPlan(s: Services, input: Buffer, operations: EditOperation[], opts: ApplyOptions): Promise<ApplyResult> {
+export async function applyPlan(
+  s: Services,
+  input: Buffer,
+  operations: EditOperation[],
+  opts: ApplyOptions,
+): Promise<ApplyResult> {
   const ctx: EditContext = { s, notes: [], models: {} };
   let w = await decode(input, s.config.maxImagePixels);
   const applied: ApplyResult['applied'] = [];
@@ -76,7 +89,9 @@ export async function applyPlan(s: Services, input: Buffer, operations: EditOper
     applied.push({ ...op, description: describeOperation(op) });
   }
 
-  const promptFormat = [...operations].reverse().find((o): o is Extract<EditOperation, { op: 'format' }> => o.op === 'format')?.format ?? null;
+  const promptFormat =
+    [...operations].reverse().find((o): o is Extract<EditOperation, { op: 'format' }> => o.op === 'format')?.format ??
+    null;
   if (opts.format && promptFormat && promptFormat !== opts.format) {
     ctx.notes.push(`the request's output format (${opts.format}) was kept over the prompt's (${promptFormat})`);
   }
@@ -84,7 +99,9 @@ export async function applyPlan(s: Services, input: Buffer, operations: EditOper
   if (await hasTransparency(w)) {
     if (format === 'jpg' && (opts.format === 'jpg' || promptFormat === 'jpg')) {
       w = await flatten(w, { r: 255, g: 255, b: 255 });
-      ctx.notes.push('JPEG has no transparency: the transparent parts were filled with white (ask for png or webp to keep them)');
+      ctx.notes.push(
+        'JPEG has no transparency: the transparent parts were filled with white (ask for png or webp to keep them)',
+      );
     } else if (format === 'jpg') {
       format = 'png';
       ctx.notes.push('the result has transparency, so it is a PNG (JPEG cannot store it)');

@@ -60,7 +60,8 @@ function withAspectRatio(ops: EditOperation[], aspectRatio: AspectRatio | undefi
 
 export async function editImage(s: Services, p: Principal, input: EditInput) {
   const started = performance.now();
-  const shape = input.aspectRatio !== undefined || input.outputFormat !== undefined || input.model !== undefined ? 2 : 1;
+  const shape =
+    input.aspectRatio !== undefined || input.outputFormat !== undefined || input.model !== undefined ? 2 : 1;
   const plan = parsePrompt(input.prompt);
   // What the editor cannot do goes to the generation model when one is installed (generative.ts), else 422.
   const handOver = (plan.unrecognised.length > 0 || plan.operations.length === 0) && canGenerate(s);
@@ -71,10 +72,20 @@ export async function editImage(s: Services, p: Principal, input: EditInput) {
   const item = input.saveAsVersion ? await findLibraryItem(s, p, input.image) : null;
   const source = await loadAiImage(s, input.image, EDIT_FORMATS);
 
-  const generated = handOver ? await generativeEdit(s, p, { image: source.buffer, mimeType: `image/${source.format}`, instruction: input.prompt }) : null;
+  const generated = handOver
+    ? await generativeEdit(s, p, {
+        image: source.buffer,
+        mimeType: `image/${source.format}`,
+        instruction: input.prompt,
+      })
+    : null;
   const requestFormat = shape === 2 ? (input.outputFormat ?? null) : (input.output_format ?? null);
   const quality = Math.round(input.quality ?? DEFAULT_QUALITY);
-  const result = await applyPlan(s, generated?.png ?? source.buffer, operations, { format: requestFormat, defaultFormat: 'jpg', quality });
+  const result = await applyPlan(s, generated?.png ?? source.buffer, operations, {
+    format: requestFormat,
+    defaultFormat: 'jpg',
+    quality,
+  });
 
   const edited = await s.outputs.save(result.bytes, result.format);
   const originalUrl =
@@ -98,7 +109,9 @@ export async function editImage(s: Services, p: Principal, input: EditInput) {
     model: generated?.model ?? LOCAL_EDITOR,
     ...(input.model !== undefined && input.model !== LOCAL_EDITOR ? { requestedModel: input.model } : {}),
     models: result.models,
-    operations: generated ? [{ op: 'generate', prompt: generated.prompt, description: generated.description }, ...result.applied] : result.applied,
+    operations: generated
+      ? [{ op: 'generate', prompt: generated.prompt, description: generated.description }, ...result.applied]
+      : result.applied,
     outputFormat: result.format,
     quality: result.format === 'png' ? null : quality,
     width: result.width,

@@ -40,7 +40,11 @@ export interface GeneratedEdit {
 
 const MAX_PROMPT = 2000;
 
-export async function generativeEdit(s: Services, p: Principal, input: { image: Buffer; mimeType: string; instruction: string }): Promise<GeneratedEdit> {
+export async function generativeEdit(
+  s: Services,
+  p: Principal,
+  input: { image: Buffer; mimeType: string; instruction: string },
+): Promise<GeneratedEdit> {
   let caption = '';
   try {
     caption = (await s.models.caption([input.image]))[0]?.text.trim() ?? '';
@@ -50,13 +54,22 @@ export async function generativeEdit(s: Services, p: Principal, input: { image: 
   const instruction = input.instruction.trim();
   const prompt = (caption ? `${caption.replace(/[.\s]+$/, '')}. ${instruction}` : instruction).slice(0, MAX_PROMPT);
   const reference = `data:${input.mimeType};base64,${input.image.toString('base64')}`;
-  const out = await generate(s, p, { prompt, referenceImages: [reference], aspectRatio: 'match_input_image' }, { async: false });
+  const out = await generate(
+    s,
+    p,
+    { prompt, referenceImages: [reference], aspectRatio: 'match_input_image' },
+    { async: false },
+  );
   if (out.kind !== 'done') {
-    throw new DomainError('unavailable', `the generation is still running; its result will be at ${out.accepted.statusUrl}`);
+    throw new DomainError(
+      'unavailable',
+      `the generation is still running; its result will be at ${out.accepted.statusUrl}`,
+    );
   }
   const key = out.answer.url.slice(out.answer.url.lastIndexOf('/') + 1);
   const file = await s.outputs.pathOf(key);
-  if (!file || !out.answer.url.includes(`/files/${OUTPUT_URL_SEGMENT}/`)) throw new DomainError('unavailable', 'the generated image expired before it was read');
+  if (!file || !out.answer.url.includes(`/files/${OUTPUT_URL_SEGMENT}/`))
+    throw new DomainError('unavailable', 'the generated image expired before it was read');
   return {
     png: await readFile(file),
     model: out.answer.model,

@@ -38,7 +38,10 @@ const WORD_NUMBERS: Array<[RegExp, string]> = [
 
 /** Lower case, digits for number words, one space between words. Positions in the plan refer to this text. */
 export function normalisePrompt(prompt: string): string {
-  let t = prompt.toLowerCase().replace(/[\u2018\u2019\u02bc]/g, "'").replace(/[\u201c\u201d]/g, '"');
+  let t = prompt
+    .toLowerCase()
+    .replace(/[\u2018\u2019\u02bc]/g, "'")
+    .replace(/[\u201c\u201d]/g, '"');
   t = t.replace(/°/g, ' degrees ').replace(/×/g, 'x').replace(/\s+/g, ' ');
   for (const [re, digits] of WORD_NUMBERS) t = t.replace(re, digits);
   return t.trim();
@@ -47,8 +50,8 @@ export function normalisePrompt(prompt: string): string {
 /** Words that carry no instruction of their own; what remains after them is "unrecognised". */
 const FILLER = new Set(
   (
-    'a an the it its it\'s this that these those is are be was been should would could can will shall may might must ' +
-    'please pls plz kindly you u i i\'d i\'m i\'ll we me my our us your want wanted wants like love need needs let let\'s lets ' +
+    "a an the it its it's this that these those is are be was been should would could can will shall may might must " +
+    "please pls plz kindly you u i i'd i'm i'll we me my our us your want wanted wants like love need needs let let's lets " +
     'make makes making made turn give apply add adding put get do does doing just also and then after afterwards afterward ' +
     'finally lastly first firstly second secondly next now too as well to into in on of for with by at from up so some ' +
     'bit little lot lots very really much more less slightly slight somewhat quite way tad touch mild strong strongly ' +
@@ -99,23 +102,38 @@ export function parsePrompt(prompt: string): EditPlan {
   hits.sort((a, b) => a.start - b.start);
   // One grade preset once: "warm golden hour glow" names the warm look twice.
   const seen = new Set<string>();
-  const inPromptOrder = hits.flatMap((h) => h.ops).filter((op) => {
-    if (op.op !== 'grade') return true;
-    const key = op.preset;
-    if (seen.has(key)) return false;
-    seen.add(key);
-    return true;
-  });
+  const inPromptOrder = hits
+    .flatMap((h) => h.ops)
+    .filter((op) => {
+      if (op.op !== 'grade') return true;
+      const key = op.preset;
+      if (seen.has(key)) return false;
+      seen.add(key);
+      return true;
+    });
   return { operations: orderOperations(inPromptOrder), unrecognised: leftovers(text, taken), ignored };
 }
 
 /** Stage of each operation: lower runs first; equal stages keep the prompt's order. */
 const STAGE: Record<EditOperation['op'], number> = {
-  rotate: 0, flip: 0, crop: 0, background: 1, grade: 2, adjust: 2, sharpen: 3, blur: 3, resize: 4, border: 5, format: 6,
+  rotate: 0,
+  flip: 0,
+  crop: 0,
+  background: 1,
+  grade: 2,
+  adjust: 2,
+  sharpen: 3,
+  blur: 3,
+  resize: 4,
+  border: 5,
+  format: 6,
 };
 
 export function orderOperations(ops: EditOperation[]): EditOperation[] {
-  return ops.map((op, i) => ({ op, i })).sort((a, b) => STAGE[a.op.op] - STAGE[b.op.op] || a.i - b.i).map((x) => x.op);
+  return ops
+    .map((op, i) => ({ op, i }))
+    .sort((a, b) => STAGE[a.op.op] - STAGE[b.op.op] || a.i - b.i)
+    .map((x) => x.op);
 }
 
 function leftovers(text: string, taken: Uint8Array): string[] {
@@ -163,7 +181,9 @@ export function describeOperation(op: EditOperation): string {
     case 'crop':
       return `crop${op.aspect ? ` to ${op.aspect[0]}:${op.aspect[1]}` : ''}${op.subject ? ' around the main subject' : ' (centred)'}`;
     case 'resize':
-      return op.scale !== undefined ? `${op.scale > 1 ? 'upscale' : 'resize'} ×${op.scale}` : `resize to ${op.width ?? 'auto'}×${op.height ?? 'auto'}`;
+      return op.scale !== undefined
+        ? `${op.scale > 1 ? 'upscale' : 'resize'} ×${op.scale}`
+        : `resize to ${op.width ?? 'auto'}×${op.height ?? 'auto'}`;
     case 'grade':
       return op.preset === 'auto' ? 'auto-enhance (normalise levels)' : `${op.preset} grade`;
     case 'adjust':
@@ -171,13 +191,19 @@ export function describeOperation(op: EditOperation): string {
         op.brightness !== undefined ? `brightness ${pct(op.brightness)}` : '',
         op.contrast !== undefined ? `contrast ${pct(op.contrast)}` : '',
         op.saturation !== undefined ? `saturation ${pct(op.saturation)}` : '',
-      ].filter(Boolean).join(', ');
+      ]
+        .filter(Boolean)
+        .join(', ');
     case 'sharpen':
       return `sharpen (sigma ${op.sigma})`;
     case 'blur':
       return `blur (sigma ${op.sigma} at 1000 px)`;
     case 'background':
-      return op.action === 'remove' ? 'remove the background' : op.action === 'blur' ? 'blur the background' : `replace the background with ${rgbText(op.color)}`;
+      return op.action === 'remove'
+        ? 'remove the background'
+        : op.action === 'blur'
+          ? 'blur the background'
+          : `replace the background with ${rgbText(op.color)}`;
     case 'border':
       return `add a ${op.size}${op.unit === 'px' ? ' px' : '%'} ${rgbText(op.color)} border`;
     case 'format':

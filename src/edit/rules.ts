@@ -33,8 +33,15 @@ const WEAK = String.raw`(?:slightly|a\s+(?:little\s+)?bit|a\s+little|a\s+touch|s
 const INTENSITY = `(${STRONG}|${WEAK})`;
 const AMOUNT = String.raw`(?:\s+by\s+${NUM}\s*(?:%|percent))`;
 const ASPECT_WORDS: Record<string, [number, number]> = {
-  square: [1, 1], widescreen: [16, 9], landscape: [4, 3], portrait: [3, 4], panorama: [21, 9], panoramic: [21, 9],
-  cinematic: [21, 9], story: [9, 16], instagram: [1, 1],
+  square: [1, 1],
+  widescreen: [16, 9],
+  landscape: [4, 3],
+  portrait: [3, 4],
+  panorama: [21, 9],
+  panoramic: [21, 9],
+  cinematic: [21, 9],
+  story: [9, 16],
+  instagram: [1, 1],
 };
 const ASPECT = String.raw`(?:(\d+(?:\.\d+)?)\s*(?::|x|by|/)\s*(\d+(?:\.\d+)?)|(square|widescreen|landscape|portrait|panoram(?:a|ic)|cinematic|story|instagram))`;
 const SUBJECT = String.raw`(?:the\s+)?(?:main\s+)?(?:subject|person|people|object|face|focus|product|foreground|centre\s+of\s+interest|center\s+of\s+interest|important\s+part)`;
@@ -71,7 +78,12 @@ type Prop = 'brightness' | 'contrast' | 'saturation';
 
 /** Multiplier for an adjustment: explicit percent, else by strength. */
 function factor(prop: Prop, up: boolean, s: 'weak' | 'normal' | 'strong', percent?: string): number {
-  const step = percent !== undefined ? Number(percent) / 100 : prop === 'saturation' ? pick(s, 0.15, 0.3, 0.6) : pick(s, 0.1, 0.2, 0.4);
+  const step =
+    percent !== undefined
+      ? Number(percent) / 100
+      : prop === 'saturation'
+        ? pick(s, 0.15, 0.3, 0.6)
+        : pick(s, 0.1, 0.2, 0.4);
   const f = up ? 1 + step : 1 - step;
   return Math.round(Math.min(4, Math.max(0, f)) * 1000) / 1000;
 }
@@ -80,21 +92,47 @@ const adjust = (prop: Prop, value: number): EditOperation => ({ op: 'adjust', [p
 
 /** Comparative words and which way they push which property. */
 const COMPARATIVES: Array<[string, Prop, boolean]> = [
-  ['brighter', 'brightness', true], ['lighter', 'brightness', true], ['more\\s+exposed', 'brightness', true],
-  ['darker', 'brightness', false], ['dimmer', 'brightness', false], ['less\\s+bright', 'brightness', false],
-  ['more\\s+contrast(?:y)?', 'contrast', true], ['higher\\s+contrast', 'contrast', true], ['high\\s+contrast', 'contrast', true],
-  ['punchier', 'contrast', true], ['less\\s+contrast', 'contrast', false], ['lower\\s+contrast', 'contrast', false],
-  ['low\\s+contrast', 'contrast', false], ['flatter', 'contrast', false],
-  ['more\\s+saturated', 'saturation', true], ['more\\s+vibrant', 'saturation', true], ['more\\s+vivid', 'saturation', true],
-  ['more\\s+colou?rful', 'saturation', true], ['vivid', 'saturation', true], ['vibrant', 'saturation', true],
-  ['saturated', 'saturation', true], ['pop', 'saturation', true], ['richer\\s+colou?rs', 'saturation', true],
-  ['less\\s+saturated', 'saturation', false], ['less\\s+colou?rful', 'saturation', false], ['less\\s+vivid', 'saturation', false],
-  ['muted', 'saturation', false], ['washed[- ]out', 'saturation', false], ['desaturated?\\s+(?:it\\s+)?' + WEAK, 'saturation', false],
+  ['brighter', 'brightness', true],
+  ['lighter', 'brightness', true],
+  ['more\\s+exposed', 'brightness', true],
+  ['darker', 'brightness', false],
+  ['dimmer', 'brightness', false],
+  ['less\\s+bright', 'brightness', false],
+  ['more\\s+contrast(?:y)?', 'contrast', true],
+  ['higher\\s+contrast', 'contrast', true],
+  ['high\\s+contrast', 'contrast', true],
+  ['punchier', 'contrast', true],
+  ['less\\s+contrast', 'contrast', false],
+  ['lower\\s+contrast', 'contrast', false],
+  ['low\\s+contrast', 'contrast', false],
+  ['flatter', 'contrast', false],
+  ['more\\s+saturated', 'saturation', true],
+  ['more\\s+vibrant', 'saturation', true],
+  ['more\\s+vivid', 'saturation', true],
+  ['more\\s+colou?rful', 'saturation', true],
+  ['vivid', 'saturation', true],
+  ['vibrant', 'saturation', true],
+  ['saturated', 'saturation', true],
+  ['pop', 'saturation', true],
+  ['richer\\s+colou?rs', 'saturation', true],
+  ['less\\s+saturated', 'saturation', false],
+  ['less\\s+colou?rful', 'saturation', false],
+  ['less\\s+vivid', 'saturation', false],
+  ['muted', 'saturation', false],
+  ['washed[- ]out', 'saturation', false],
+  ['desaturated?\\s+(?:it\\s+)?' + WEAK, 'saturation', false],
 ];
 
 const NOUN_PROPS: Record<string, Prop> = {
-  brightness: 'brightness', exposure: 'brightness', contrast: 'contrast', saturation: 'saturation',
-  vibrance: 'saturation', colour: 'saturation', colours: 'saturation', color: 'saturation', colors: 'saturation',
+  brightness: 'brightness',
+  exposure: 'brightness',
+  contrast: 'contrast',
+  saturation: 'saturation',
+  vibrance: 'saturation',
+  colour: 'saturation',
+  colours: 'saturation',
+  color: 'saturation',
+  colors: 'saturation',
 };
 const NOUNS = '(brightness|exposure|contrast|saturation|vibrance|colou?rs?)';
 const UP = '(?:increase|raise|boost|more|add|higher|turn\\s+up|bump\\s+up|pump\\s+up|crank\\s+up|up|enhance)';
@@ -118,7 +156,8 @@ export const RULES: Rule[] = [
     name: 'noir',
     re: /\b(?:film\s+)?noir\b|\bhigh[- ]contrast\s+(?:black\s*(?:and|&)\s*white|b\s*&\s*w|monochrome|gr[ae]yscale)\b|\bdramatic\s+(?:black\s*(?:and|&)\s*white|b\s*&\s*w)\b/g,
     build: () => [{ op: 'grade', preset: 'noir' }],
-  },  {
+  },
+  {
     name: 'greyscale',
     re: /\b(?:black\s*(?:and|&|n|'n'|\+)\s*white|b\s*&\s*w|b\s*\/\s*w|bnw|gr[ae]y\s*scale|gr[ae]yscale|monochrome|monochromatic|mono|colou?rless|desaturated?(?!\s+(?:it\s+)?(?:slightly|a\s+(?:little\s+)?bit|a\s+little|a\s+touch|somewhat|a\s+tad))|(?:no|without(?:\s+any)?)\s+colou?rs?|(?:remove|drop|strip|take\s+out)\s+(?:the\s+|all\s+)?colou?rs?|gr[ae]y(?:ed)?\s+out)\b/g,
     build: () => [{ op: 'grade', preset: 'greyscale' }],
@@ -253,8 +292,14 @@ export const RULES: Rule[] = [
     ),
     build: (m) => {
       if (m[1] !== undefined) return [{ op: 'resize', width: Number(m[1]), height: Number(m[2]) }];
-      if (m[3] !== undefined) return [/wide|width|across/.test(m[4]) ? { op: 'resize', width: Number(m[3]) } : { op: 'resize', height: Number(m[3]) }];
-      if (m[5] !== undefined) return [m[5] === 'width' ? { op: 'resize', width: Number(m[6]) } : { op: 'resize', height: Number(m[6]) }];
+      if (m[3] !== undefined)
+        return [
+          /wide|width|across/.test(m[4])
+            ? { op: 'resize', width: Number(m[3]) }
+            : { op: 'resize', height: Number(m[3]) },
+        ];
+      if (m[5] !== undefined)
+        return [m[5] === 'width' ? { op: 'resize', width: Number(m[6]) } : { op: 'resize', height: Number(m[6]) }];
       const pct = Number(m[7]);
       return pct > 0 ? [{ op: 'resize', scale: pct / 100 }] : null;
     },
@@ -310,7 +355,8 @@ export const RULES: Rule[] = [
   {
     name: 'adjust-verb',
     re: new RegExp(
-      String.raw`\b(brighten|lighten|darken|dim)(?:\s+up)?${OBJ}(?:\s+(?:up\s+)?${INTENSITY})?${AMOUNT}?` + String.raw`|\b${INTENSITY}\s+(brighten|lighten|darken|dim)${OBJ}`,
+      String.raw`\b(brighten|lighten|darken|dim)(?:\s+up)?${OBJ}(?:\s+(?:up\s+)?${INTENSITY})?${AMOUNT}?` +
+        String.raw`|\b${INTENSITY}\s+(brighten|lighten|darken|dim)${OBJ}`,
       'g',
     ),
     build: (m) => {
@@ -318,7 +364,8 @@ export const RULES: Rule[] = [
       const up = verb === 'brighten' || verb === 'lighten';
       return [adjust('brightness', factor('brightness', up, strength(m[2] ?? m[4]), m[3]))];
     },
-  },  {
+  },
+  {
     name: 'adjust-noun',
     re: new RegExp(
       String.raw`\b(${UP}|${DOWN})\s+(?:the\s+)?(?:${INTENSITY}\s+)?${NOUNS}${AMOUNT}?(?:\s+${INTENSITY})?` +
@@ -340,7 +387,8 @@ export const RULES: Rule[] = [
       const prop = NOUN_PROPS[m[9].replace('colour', 'color')] ?? 'saturation';
       return [adjust(prop, factor(prop, m[10] === '+', 'normal', m[11]))];
     },
-  },  {
+  },
+  {
     name: 'warm',
     re: /\b(?:(?:more|add)\s+warmth|warm(?:er|th)?|golden(?:\s+hour)?|sunn(?:y|ier))\b(?:\s+(?:tones?|colou?rs?|tint|look|feel|filter|glow|grade|light|white\s+balance))?/g,
     build: () => [{ op: 'grade', preset: 'warm' }],
@@ -361,7 +409,6 @@ export const RULES: Rule[] = [
     build: () => [{ op: 'grade', preset: 'auto' }],
   },
   // --- tone adjustments ---
-
 
   {
     name: 'adjust-comparative',
@@ -395,7 +442,8 @@ export const RULES: Rule[] = [
     ),
     build: (m) => {
       const explicit = m[3] !== undefined ? Number(m[3]) : null;
-      const sigma = explicit !== null && explicit > 0 ? Math.min(explicit, 200) : pick(strength(m[1] ?? m[2]), 2, 4, 10);
+      const sigma =
+        explicit !== null && explicit > 0 ? Math.min(explicit, 200) : pick(strength(m[1] ?? m[2]), 2, 4, 10);
       return [{ op: 'blur', sigma }];
     },
   },

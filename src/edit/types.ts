@@ -15,15 +15,7 @@ export interface Rgb {
 export type OutputFormat = 'jpg' | 'png' | 'webp';
 
 /** Colour grades: named looks applied to the whole image. */
-export type GradePreset =
-  | 'greyscale'
-  | 'sepia'
-  | 'vintage'
-  | 'warm'
-  | 'cool'
-  | 'invert'
-  | 'noir'
-  | 'auto';
+export type GradePreset = 'greyscale' | 'sepia' | 'vintage' | 'warm' | 'cool' | 'invert' | 'noir' | 'auto';
 
 export type EditOperation =
   /** Clockwise degrees; right angles are lossless, others fill the corners. */

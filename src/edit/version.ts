@@ -58,13 +58,28 @@ export async function saveVersion(s: Services, p: Principal, item: MediaRecord, 
     const probe = await probeImage(temp, { maxPixels: s.config.maxImagePixels, frameMaxSide: s.config.frameMaxSide });
     const original = await s.blobs.putFile(temp, format);
     const frame = await s.blobs.putBuffer(probe.frame.buffer, probe.frame.ext);
-    const frames: NewFrame[] = [{ id: newMediaId(), timestamp: '0', blobKey: frame.key, width: probe.frame.width, height: probe.frame.height }];
+    const frames: NewFrame[] = [
+      { id: newMediaId(), timestamp: '0', blobKey: frame.key, width: probe.frame.width, height: probe.frame.height },
+    ];
     const record = await s.storage.media.insert(
       {
-        id: newMediaId(), datasetId: item.datasetId, organizationId: item.organizationId, parentPath: item.parentPath,
-        type: 'image', name: versionName(item.name, format), blobKey: original.key, mimeType: MIME[format],
-        width: probe.width, height: probe.height, duration: null, sizeBytes: original.sizeBytes, exif: probe.exif,
-        metadata: item.metadata, processingStatus: 'pending', createdById: p.userId, rootId: item.rootId,
+        id: newMediaId(),
+        datasetId: item.datasetId,
+        organizationId: item.organizationId,
+        parentPath: item.parentPath,
+        type: 'image',
+        name: versionName(item.name, format),
+        blobKey: original.key,
+        mimeType: MIME[format],
+        width: probe.width,
+        height: probe.height,
+        duration: null,
+        sizeBytes: original.sizeBytes,
+        exif: probe.exif,
+        metadata: item.metadata,
+        processingStatus: 'pending',
+        createdById: p.userId,
+        rootId: item.rootId,
       },
       frames,
     );

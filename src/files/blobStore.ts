@@ -86,7 +86,8 @@ export class BlobStore {
    */
   async putFile(tempFile: string, ext: string, sha256?: string): Promise<StoredBlob> {
     if (!EXT_RE.test(ext)) throw new DomainError('invalid_input', `invalid file extension: ${JSON.stringify(ext)}`);
-    if (sha256 !== undefined && !SHA256_RE.test(sha256)) throw new DomainError('invalid_input', 'invalid sha256 digest');
+    if (sha256 !== undefined && !SHA256_RE.test(sha256))
+      throw new DomainError('invalid_input', 'invalid sha256 digest');
     const hash = sha256 ?? (await sha256File(tempFile));
     const key = `${hash}.${ext}`;
     const target = this.pathFor(key);
@@ -268,7 +269,8 @@ async function fsyncDir(dir: string): Promise<void> {
     fh = await open(dir, 'r');
     await fh.sync();
   } catch (err) {
-    if (!isErrno(err, 'EISDIR') && !isErrno(err, 'EINVAL') && !isErrno(err, 'EPERM') && !isErrno(err, 'EBADF')) throw err;
+    if (!isErrno(err, 'EISDIR') && !isErrno(err, 'EINVAL') && !isErrno(err, 'EPERM') && !isErrno(err, 'EBADF'))
+      throw err;
   } finally {
     await fh?.close();
   }
@@ -276,7 +278,10 @@ async function fsyncDir(dir: string): Promise<void> {
 
 async function listDirs(dir: string): Promise<string[]> {
   const entries = await readdir(dir, { withFileTypes: true }).catch(() => []);
-  return entries.filter((e) => e.isDirectory() && SHARD_RE.test(e.name)).map((e) => e.name).sort();
+  return entries
+    .filter((e) => e.isDirectory() && SHARD_RE.test(e.name))
+    .map((e) => e.name)
+    .sort();
 }
 
 async function statOrNull(p: string) {

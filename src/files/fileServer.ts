@@ -172,12 +172,19 @@ function decodeName(raw: string): string {
  */
 export function contentDisposition(name: string): string {
   // eslint-disable-next-line no-control-regex
-  const cleaned = name.replace(/[\u0000-\u001f\u007f"\\/]/g, '').replace(/\s+/g, ' ').trim().slice(0, 200);
+  const cleaned = name
+    .replace(/[\u0000-\u001f\u007f"\\/]/g, '')
+    .replace(/\s+/g, ' ')
+    .trim()
+    .slice(0, 200);
   if (!cleaned) return 'inline';
   const ascii = cleaned.replace(/[^\x20-\x7e]/g, '_');
   let value = `inline; filename="${ascii}"`;
   if (ascii !== cleaned) {
-    const encoded = encodeURIComponent(cleaned).replace(/['()*]/g, (c) => '%' + c.charCodeAt(0).toString(16).toUpperCase());
+    const encoded = encodeURIComponent(cleaned).replace(
+      /['()*]/g,
+      (c) => '%' + c.charCodeAt(0).toString(16).toUpperCase(),
+    );
     value += `; filename*=UTF-8''${encoded}`;
   }
   return value;

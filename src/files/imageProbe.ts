@@ -104,13 +104,20 @@ export async function probeImage(path: string, opts: ImageProbeOptions): Promise
   let pipeline = sharp(path, input)
     .rotate()
     .resize({ width: opts.frameMaxSide, height: opts.frameMaxSide, fit: 'inside', withoutEnlargement: true });
-  pipeline = ext === 'webp' ? pipeline.webp({ quality: FRAME_QUALITY }) : pipeline.jpeg({ quality: FRAME_QUALITY, mozjpeg: false });
+  pipeline =
+    ext === 'webp'
+      ? pipeline.webp({ quality: FRAME_QUALITY })
+      : pipeline.jpeg({ quality: FRAME_QUALITY, mozjpeg: false });
 
   let out: { data: Buffer; info: OutputInfo };
   try {
     out = await pipeline.toBuffer({ resolveWithObject: true });
   } catch (err) {
-    if (meta.format === 'heif' && /unsupported|codec|decod/i.test(String((err as Error)?.message)) && meta.compression !== 'av1') {
+    if (
+      meta.format === 'heif' &&
+      /unsupported|codec|decod/i.test(String((err as Error)?.message)) &&
+      meta.compression !== 'av1'
+    ) {
       throw heicUnsupported();
     }
     throw unprocessable(`the image could not be decoded (${shortReason(err)})`);
@@ -141,7 +148,10 @@ function formatMegapixels(pixels: number): string {
 /** sharp's messages carry library prefixes and sometimes the server path; keep the first line, without paths. */
 function shortReason(err: unknown): string {
   const msg = err instanceof Error ? err.message : String(err);
-  const line = msg.split('\n')[0].replace(/\/[^\s:]+/g, '<file>').trim();
+  const line = msg
+    .split('\n')[0]
+    .replace(/\/[^\s:]+/g, '<file>')
+    .trim();
   return line.length > 160 ? line.slice(0, 157) + '...' : line || 'unknown error';
 }
 
@@ -149,7 +159,13 @@ function shortReason(err: unknown): string {
 // EXIF to JSON
 
 /** Offsets to other IFDs and to the embedded thumbnail: meaningless outside the file. */
-const POINTER_TAGS = new Set(['ExifTag', 'GPSTag', 'InteroperabilityTag', 'JPEGInterchangeFormat', 'JPEGInterchangeFormatLength']);
+const POINTER_TAGS = new Set([
+  'ExifTag',
+  'GPSTag',
+  'InteroperabilityTag',
+  'JPEGInterchangeFormat',
+  'JPEGInterchangeFormatLength',
+]);
 /** Groups dropped whole: IFD1 only describes the embedded thumbnail. */
 const DROPPED_GROUPS = new Set(['bigEndian', 'Thumbnail']);
 /** Buffers rendered as text when printable; longer ones (MakerNote) are dropped. */
@@ -199,7 +215,9 @@ export function exifToJson(raw: Buffer): Record<string, unknown> {
     orientation: finite(image.Orientation),
     exposureTime: finite(photo.ExposureTime),
     fNumber: finite(photo.FNumber),
-    iso: finite(Array.isArray(photo.ISOSpeedRatings) ? photo.ISOSpeedRatings[0] : photo.ISOSpeedRatings) ?? finite(photo.PhotographicSensitivity),
+    iso:
+      finite(Array.isArray(photo.ISOSpeedRatings) ? photo.ISOSpeedRatings[0] : photo.ISOSpeedRatings) ??
+      finite(photo.PhotographicSensitivity),
     focalLength: finite(photo.FocalLength),
     latitude: gpsDegrees(gps.GPSLatitude, gps.GPSLatitudeRef, 'S', 90),
     longitude: gpsDegrees(gps.GPSLongitude, gps.GPSLongitudeRef, 'W', 180),

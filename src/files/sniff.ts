@@ -35,7 +35,18 @@ const HEIF_GENERIC_BRANDS = new Set(['mif1', 'msf1', 'mif2', 'miaf']);
  * ISO-BMFF brands that are not a video we can play: audio-only MPEG-4, JPEG 2000,
  * Canon CR3 raw. Anything else unknown is treated as MP4 and left to ffprobe.
  */
-const NOT_VISUAL_MEDIA_BRANDS = new Set(['M4A ', 'M4B ', 'M4P ', 'F4A ', 'F4B ', 'jp2 ', 'jpx ', 'jpm ', 'mjp2', 'crx ']);
+const NOT_VISUAL_MEDIA_BRANDS = new Set([
+  'M4A ',
+  'M4B ',
+  'M4P ',
+  'F4A ',
+  'F4B ',
+  'jp2 ',
+  'jpx ',
+  'jpm ',
+  'mjp2',
+  'crx ',
+]);
 /** QuickTime files without an ftyp box start directly with one of these atoms. */
 const QUICKTIME_LEADING_ATOMS = new Set(['moov', 'mdat', 'wide', 'free', 'skip', 'pnot']);
 
@@ -96,7 +107,19 @@ function sniffFtyp(buf: Buffer): Sniffed | null {
 }
 
 /** Compatible brands that only video files list; they keep a video with an odd brand list a video. */
-const VIDEO_HINT_BRANDS = new Set(['isom', 'iso2', 'iso4', 'iso5', 'iso6', 'mp41', 'mp42', 'avc1', 'dash', 'M4V ', 'qt  ']);
+const VIDEO_HINT_BRANDS = new Set([
+  'isom',
+  'iso2',
+  'iso4',
+  'iso5',
+  'iso6',
+  'mp41',
+  'mp42',
+  'avc1',
+  'dash',
+  'M4V ',
+  'qt  ',
+]);
 
 /**
  * Reads the DocType string from an EBML header ('webm' or 'matroska').

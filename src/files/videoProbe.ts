@@ -66,7 +66,9 @@ export async function probeVideo(file: string, ffprobePath: string): Promise<Vid
         if (!err) return resolve(out);
         const e = err as NodeJS.ErrnoException & { killed?: boolean; signal?: string | null };
         if (e.code === 'ENOENT' || e.code === 'EACCES') {
-          return reject(new DomainError('unavailable', `ffprobe cannot be run (${e.code}); set its path in the configuration`));
+          return reject(
+            new DomainError('unavailable', `ffprobe cannot be run (${e.code}); set its path in the configuration`),
+          );
         }
         if (e.killed || e.signal === 'SIGTERM') {
           return reject(unprocessable('the file is not a playable video: probing it took too long'));
@@ -129,7 +131,7 @@ function rotationOf(s: FfprobeStream): number {
     if (matrix && Number.isFinite(Number(matrix.rotation))) deg = -Number(matrix.rotation);
   }
   if (deg === undefined) return 0;
-  const norm = ((Math.round(deg / 90) * 90) % 360 + 360) % 360;
+  const norm = (((Math.round(deg / 90) * 90) % 360) + 360) % 360;
   return norm;
 }
 
@@ -148,7 +150,11 @@ function rate(v: string | undefined): number | null {
 
 /** ffprobe's first error line, with the server path taken out. */
 function reason(stderr: string, abs: string): string {
-  const line = (stderr || '').split('\n').map((l) => l.trim()).find((l) => l !== '') ?? 'ffprobe could not read it';
+  const line =
+    (stderr || '')
+      .split('\n')
+      .map((l) => l.trim())
+      .find((l) => l !== '') ?? 'ffprobe could not read it';
   const cleaned = line
     .replace(/^\[[^\]]*@ 0x[0-9a-f]+\]\s*/i, '') // "[mov,mp4,... @ 0x6787200] " demuxer prefix
     .split(`file:${abs}`)

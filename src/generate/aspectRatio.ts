@@ -38,7 +38,10 @@ const gcd = (a: number, b: number): number => (b === 0 ? a : gcd(b, a % b));
  * Validates a requested ratio. `match_input_image` takes the first reference
  * image's size; without one it falls back to 1:1 (the answer says so).
  */
-export function planAspect(requested: string | undefined, reference: { width: number; height: number } | null): AspectPlan & { note?: string } {
+export function planAspect(
+  requested: string | undefined,
+  reference: { width: number; height: number } | null,
+): AspectPlan & { note?: string } {
   const value = requested?.trim() || '1:1';
   if (value === MATCH_INPUT) {
     if (!reference) return { label: '1:1', ratio: 1, note: 'match_input_image without a reference image: 1:1' };
@@ -46,7 +49,9 @@ export function planAspect(requested: string | undefined, reference: { width: nu
     return { label: `${reference.width / d}:${reference.height / d}`, ratio: reference.width / reference.height };
   }
   if (!(ASPECT_RATIOS as readonly string[]).includes(value)) {
-    throw invalid(`aspectRatio must be one of ${[...ASPECT_RATIOS, MATCH_INPUT].join(', ')}; got ${JSON.stringify(value)}`);
+    throw invalid(
+      `aspectRatio must be one of ${[...ASPECT_RATIOS, MATCH_INPUT].join(', ')}; got ${JSON.stringify(value)}`,
+    );
   }
   const [w, h] = value.split(':').map(Number);
   return { label: value, ratio: w / h };
@@ -62,7 +67,10 @@ export function aspectMethod(ratio: number): AspectMethod {
  * Turns the model's square PNG into an image of `ratio` (PNG out) and says
  * how. The long side of the result is at least the square's side.
  */
-export async function fitToAspect(square: Buffer, ratio: number): Promise<{ png: Buffer; width: number; height: number; method: AspectMethod }> {
+export async function fitToAspect(
+  square: Buffer,
+  ratio: number,
+): Promise<{ png: Buffer; width: number; height: number; method: AspectMethod }> {
   const meta = await sharp(square).metadata();
   const side = Math.min(meta.width ?? 0, meta.height ?? 0);
   const method = aspectMethod(ratio);
@@ -72,9 +80,18 @@ export async function fitToAspect(square: Buffer, ratio: number): Promise<{ png:
   if (method === 'outpaint+crop') {
     // Extend the long axis to 16:9 with a blurred mirror of the picture's own edges, the picture itself kept sharp in the middle.
     const pad = Math.ceil((Math.round(side * CROP_ONLY_MAX) - side) / 2);
-    const extend = landscape ? { left: pad, right: pad, top: 0, bottom: 0 } : { top: pad, bottom: pad, left: 0, right: 0 };
-    const mirrored = await sharp(square).extend({ ...extend, extendWith: 'mirror' }).blur(Math.max(0.3, side * MARGIN_BLUR)).png().toBuffer();
-    base = await sharp(mirrored).composite([{ input: square, left: extend.left, top: extend.top }]).png().toBuffer();
+    const extend = landscape
+      ? { left: pad, right: pad, top: 0, bottom: 0 }
+      : { top: pad, bottom: pad, left: 0, right: 0 };
+    const mirrored = await sharp(square)
+      .extend({ ...extend, extendWith: 'mirror' })
+      .blur(Math.max(0.3, side * MARGIN_BLUR))
+      .png()
+      .toBuffer();
+    base = await sharp(mirrored)
+      .composite([{ input: square, left: extend.left, top: extend.top }])
+      .png()
+      .toBuffer();
   }
   // Centre crop to the ratio, keeping as much of the (extended) picture as fits.
   const bm = await sharp(base).metadata();

@@ -99,12 +99,20 @@ function pickModel(s: Services, requested: string | undefined): { model: string;
   const named = requested?.trim();
   if (named && local.some((m) => m.name === named)) return { model: named, requested: null };
   const fallback = s.models.roles().generate;
-  if (!fallback) throw new DomainError('unavailable', 'no image generation model is configured (models/catalog.json roles.generate)');
+  if (!fallback)
+    throw new DomainError(
+      'unavailable',
+      'no image generation model is configured (models/catalog.json roles.generate)',
+    );
   return { model: fallback, requested: named || null };
 }
 
 /** Checks and prepares a request into a job payload (fails fast: 400, 422, 503). */
-export async function prepareGeneration(s: Services, principal: Principal, req: GenerateRequest): Promise<GeneratePayload> {
+export async function prepareGeneration(
+  s: Services,
+  principal: Principal,
+  req: GenerateRequest,
+): Promise<GeneratePayload> {
   const prompt = req.prompt?.trim() ?? '';
   if (!prompt) throw invalid('prompt must not be empty');
   if (prompt.length > MAX_PROMPT_CHARS) throw invalid(`prompt must be at most ${MAX_PROMPT_CHARS} characters`);
@@ -116,7 +124,10 @@ export async function prepareGeneration(s: Services, principal: Principal, req: 
   const { model, requested } = pickModel(s, req.model);
   const info = s.models.modelInfo(model);
   if (!info.installed) {
-    throw new DomainError('unavailable', `the image generation model ${model} is not installed: run \`npm run models -- fetch ${model}\` (about 1.8 GB), then retry`);
+    throw new DomainError(
+      'unavailable',
+      `the image generation model ${model} is not installed: run \`npm run models -- fetch ${model}\` (about 1.8 GB), then retry`,
+    );
   }
 
   const loaded = await Promise.all(refs.map((r) => loadAiImage(s, r, EDIT_FORMATS)));
@@ -137,7 +148,11 @@ export async function prepareGeneration(s: Services, principal: Principal, req: 
 }
 
 /** Runs one generation job: model → ratio → colour guidance → temporary output. */
-export async function runGeneration(s: Services, p: GeneratePayload, progress: (done: number, total: number) => void): Promise<GenerateAnswer> {
+export async function runGeneration(
+  s: Services,
+  p: GeneratePayload,
+  progress: (done: number, total: number) => void,
+): Promise<GenerateAnswer> {
   const started = performance.now();
   const image = await s.models.generateImage(p.prompt, { model: p.model, seed: p.seed, onProgress: progress });
   const fitted = await fitToAspect(image.png, p.ratio);
@@ -147,14 +162,21 @@ export async function runGeneration(s: Services, p: GeneratePayload, progress: (
     url,
     result: url,
     model: image.model,
-    ...(p.modelRequested ? { modelRequested: p.modelRequested, modelNote: `${p.modelRequested} is not served here; the local ${image.model} ran instead` } : {}),
+    ...(p.modelRequested
+      ? {
+          modelRequested: p.modelRequested,
+          modelNote: `${p.modelRequested} is not served here; the local ${image.model} ran instead`,
+        }
+      : {}),
     width: fitted.width,
     height: fitted.height,
     aspectRatio: p.aspectRatio,
     aspectRatioMethod: fitted.method,
     ...(p.aspectNote ? { aspectRatioNote: p.aspectNote } : {}),
     seed: p.seed,
-    ...(p.referenceCount ? { referenceImagesUsed: `${p.referenceCount} image${p.referenceCount > 1 ? 's' : ''}: ${REFERENCE_GUIDANCE}` } : {}),
+    ...(p.referenceCount
+      ? { referenceImagesUsed: `${p.referenceCount} image${p.referenceCount > 1 ? 's' : ''}: ${REFERENCE_GUIDANCE}` }
+      : {}),
     processing_time: Math.round(performance.now() - started) / 1000,
   };
 }
@@ -186,13 +208,18 @@ export async function generate(
   const queue = queueOf(s);
   const payload = await prepareGeneration(s, principal, req);
   const job = await queue.enqueue(payload);
-  const accepted = (status: 'queued' | 'running'): GenerateAccepted => ({ jobId: String(job.id), status, statusUrl: statusUrl(s, job.id) });
+  const accepted = (status: 'queued' | 'running'): GenerateAccepted => ({
+    jobId: String(job.id),
+    status,
+    statusUrl: statusUrl(s, job.id),
+  });
   if (opts.async) return { kind: 'accepted', accepted: accepted('queued') };
   const settled = await queue.wait(job.id, s.config.generateSyncTimeoutSeconds * 1000);
   if (!settled) throw new DomainError('unavailable', 'the generation job disappeared');
   const view = present(settled);
   if (view.status === 'succeeded' && view.result) return { kind: 'done', answer: view.result };
-  if (view.status === 'failed') throw new DomainError(errorCode(view.error?.code), view.error?.message ?? 'image generation failed');
+  if (view.status === 'failed')
+    throw new DomainError(errorCode(view.error?.code), view.error?.message ?? 'image generation failed');
   return { kind: 'accepted', accepted: accepted(view.status === 'running' ? 'running' : 'queued') };
 }
 
@@ -208,7 +235,14 @@ function present(job: Job): GenerationStatus {
     status,
     progress: Math.round(fraction * 1000) / 1000,
     ...(status === 'succeeded' && p.result ? { result: p.result } : {}),
-    ...(status === 'failed' ? { error: { code: p.error?.code ?? 'unavailable', message: p.error?.message ?? job.lastError ?? 'the generation was cancelled' } } : {}),
+    ...(status === 'failed'
+      ? {
+          error: {
+            code: p.error?.code ?? 'unavailable',
+            message: p.error?.message ?? job.lastError ?? 'the generation was cancelled',
+          },
+        }
+      : {}),
   };
 }
 
@@ -216,7 +250,11 @@ function present(job: Job): GenerationStatus {
 export async function generationStatus(s: Services, principal: Principal, id: string): Promise<GenerationStatus> {
   const n = /^\d{1,15}$/.test(id) ? Number(id) : NaN;
   const job = Number.isSafeInteger(n) ? await queueOf(s).get(n) : null;
-  if (!job || job.type !== GENERATE_JOB || (job.payload as GeneratePayload).organizationId !== principal.organizationId) {
+  if (
+    !job ||
+    job.type !== GENERATE_JOB ||
+    (job.payload as GeneratePayload).organizationId !== principal.organizationId
+  ) {
     throw notFound('no such generation job');
   }
   return present(job);

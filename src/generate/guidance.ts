@@ -25,21 +25,29 @@ export interface ColourStats {
 /** Mean and standard deviation per RGB channel of one encoded image. */
 export async function colourStats(image: Buffer): Promise<ColourStats> {
   const { channels } = await sharp(image).rotate().removeAlpha().toColourspace('srgb').stats();
-  const pick = (k: 'mean' | 'stdev') => [0, 1, 2].map((c) => channels[Math.min(c, channels.length - 1)][k]) as [number, number, number];
+  const pick = (k: 'mean' | 'stdev') =>
+    [0, 1, 2].map((c) => channels[Math.min(c, channels.length - 1)][k]) as [number, number, number];
   return { mean: pick('mean'), std: pick('stdev') };
 }
 
 /** The average statistics of several images. */
 export function averageStats(all: ColourStats[]): ColourStats {
-  const avg = (k: keyof ColourStats) => [0, 1, 2].map((c) => all.reduce((s, x) => s + x[k][c], 0) / all.length) as [number, number, number];
+  const avg = (k: keyof ColourStats) =>
+    [0, 1, 2].map((c) => all.reduce((s, x) => s + x[k][c], 0) / all.length) as [number, number, number];
   return { mean: avg('mean'), std: avg('std') };
 }
 
 /** Moves an image's colours toward `target` (PNG in, PNG out). */
-export async function applyColourGuidance(png: Buffer, target: ColourStats, strength = GUIDANCE_STRENGTH): Promise<Buffer> {
+export async function applyColourGuidance(
+  png: Buffer,
+  target: ColourStats,
+  strength = GUIDANCE_STRENGTH,
+): Promise<Buffer> {
   const own = await colourStats(png);
   const { data, info } = await sharp(png).removeAlpha().raw().toBuffer({ resolveWithObject: true });
-  const scale = [0, 1, 2].map((c) => Math.min(MAX_SPREAD_SCALE, Math.max(1 / MAX_SPREAD_SCALE, target.std[c] / Math.max(1, own.std[c]))));
+  const scale = [0, 1, 2].map((c) =>
+    Math.min(MAX_SPREAD_SCALE, Math.max(1 / MAX_SPREAD_SCALE, target.std[c] / Math.max(1, own.std[c]))),
+  );
   const out = Buffer.alloc(data.length);
   for (let i = 0; i < data.length; i += 3) {
     for (let c = 0; c < 3; c++) {
@@ -48,5 +56,7 @@ export async function applyColourGuidance(png: Buffer, target: ColourStats, stre
       out[i + c] = Math.max(0, Math.min(255, Math.round(x + strength * (moved - x))));
     }
   }
-  return sharp(out, { raw: { width: info.width, height: info.height, channels: 3 } }).png().toBuffer();
+  return sharp(out, { raw: { width: info.width, height: info.height, channels: 3 } })
+    .png()
+    .toBuffer();
 }

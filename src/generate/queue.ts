@@ -74,7 +74,11 @@ export class GenerationQueue<P, R> {
     const ahead = queued.total + running.total;
     if (ahead > maxQueue) {
       const seconds = Math.max(1, Math.ceil(ahead * this.avgSeconds));
-      throw new DomainError('rate_limited', `the image generation queue is full (${ahead} generations ahead; GENERATE_MAX_QUEUE=${maxQueue})`, { retryAfterSeconds: seconds });
+      throw new DomainError(
+        'rate_limited',
+        `the image generation queue is full (${ahead} generations ahead; GENERATE_MAX_QUEUE=${maxQueue})`,
+        { retryAfterSeconds: seconds },
+      );
     }
     const job = await store.enqueue<P>({ type: GENERATE_JOB, payload, maxAttempts: 3 });
     this.runner.notify();
@@ -131,7 +135,9 @@ export class GenerationQueue<P, R> {
     } catch (err) {
       // Keep the code for the status answer; the runner decides whether to retry.
       const code = err instanceof DomainError ? err.code : 'internal';
-      await ctx.progress({ ...latest, error: { code, message: err instanceof Error ? err.message : String(err) } }).catch(() => undefined);
+      await ctx
+        .progress({ ...latest, error: { code, message: err instanceof Error ? err.message : String(err) } })
+        .catch(() => undefined);
       throw err;
     } finally {
       // The runner records the outcome right after this returns; waiters poll for it.

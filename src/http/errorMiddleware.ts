@@ -51,7 +51,11 @@ export function errorMiddleware(logger: Logger) {
       }
       logger.error('unhandled error', { err, requestId: ctx.state.requestId, path: ctx.path });
       ctx.status = 500;
-      ctx.body = { error: 'Internal Server Error', message: 'something went wrong on the server; the request id in the x-request-id header identifies it in the logs' };
+      ctx.body = {
+        error: 'Internal Server Error',
+        message:
+          'something went wrong on the server; the request id in the x-request-id header identifies it in the logs',
+      };
     }
   };
 }

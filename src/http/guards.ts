@@ -55,8 +55,13 @@ export function createGuards(s: Services, now: () => number = Date.now): Request
       const authorization = ctx.get('authorization') || undefined;
       // An API key (x-api-key, or a Bearer credential that is not a three-part token) on a read; writes always check afresh.
       const reads = ctx.method === 'GET' || ctx.method === 'HEAD';
-      const keyHeader = !reads ? undefined : (apiKey ?? (authorization && /^Bearer\s+[^.\s]+$/i.test(authorization) ? authorization : undefined));
-      const memoryKey = keyHeader === undefined ? undefined : hashKey(`${apiKey === undefined ? 'authorization' : 'x-api-key'}\n${keyHeader}`);
+      const keyHeader = !reads
+        ? undefined
+        : (apiKey ?? (authorization && /^Bearer\s+[^.\s]+$/i.test(authorization) ? authorization : undefined));
+      const memoryKey =
+        keyHeader === undefined
+          ? undefined
+          : hashKey(`${apiKey === undefined ? 'authorization' : 'x-api-key'}\n${keyHeader}`);
       const hit = memoryKey === undefined ? undefined : remembered.get(memoryKey);
       let principal: Principal;
       if (hit && hit.until > now()) {
@@ -77,9 +82,13 @@ export function createGuards(s: Services, now: () => number = Date.now): Request
     rateLimit(ctx, principal) {
       const r = limiter(principal.keyId);
       if (!r.ok) {
-        throw new DomainError('rate_limited', `rate limit of ${s.config.rateLimitPerMinute} requests per minute exceeded; retry in ${r.retryAfterSeconds} s`, {
-          retryAfterSeconds: r.retryAfterSeconds,
-        });
+        throw new DomainError(
+          'rate_limited',
+          `rate limit of ${s.config.rateLimitPerMinute} requests per minute exceeded; retry in ${r.retryAfterSeconds} s`,
+          {
+            retryAfterSeconds: r.retryAfterSeconds,
+          },
+        );
       }
     },
   };

@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import type { AnyRoute } from './route.js';
 
-const jsonSchema = (schema: z.ZodType) => z.toJSONSchema(schema, { io: 'input', target: 'openapi-3.0', unrepresentable: 'any' }) as Record<string, unknown>;
+const jsonSchema = (schema: z.ZodType) =>
+  z.toJSONSchema(schema, { io: 'input', target: 'openapi-3.0', unrepresentable: 'any' }) as Record<string, unknown>;
 
 const ERROR_SCHEMA = {
   type: 'object',
@@ -18,19 +19,34 @@ export function buildOpenApi(routes: AnyRoute[], extra: { version: string; serve
   for (const r of routes) {
     const openPath = r.path.replace(/:(\w+)/g, '{$1}');
     const parameters: unknown[] = [];
-    for (const [where, schema] of [['path', r.params], ['query', r.query]] as const) {
+    for (const [where, schema] of [
+      ['path', r.params],
+      ['query', r.query],
+    ] as const) {
       if (!schema) continue;
       const js = jsonSchema(schema) as { properties?: Record<string, Record<string, unknown>>; required?: string[] };
       for (const [name, prop] of Object.entries(js.properties ?? {})) {
         const { description, ...rest } = prop;
-        parameters.push({ name, in: where, required: where === 'path' || (js.required ?? []).includes(name), description, schema: rest });
+        parameters.push({
+          name,
+          in: where,
+          required: where === 'path' || (js.required ?? []).includes(name),
+          description,
+          schema: rest,
+        });
       }
     }
     const responses: Record<string, unknown> = { 200: { description: 'OK' } };
     for (const [status, description] of Object.entries(r.responses ?? {})) {
-      responses[status] = Number(status) >= 400 ? { description, content: { 'application/json': { schema: ERROR_SCHEMA } } } : { description };
+      responses[status] =
+        Number(status) >= 400
+          ? { description, content: { 'application/json': { schema: ERROR_SCHEMA } } }
+          : { description };
     }
-    responses[401] ??= { description: 'Invalid or missing API key', content: { 'application/json': { schema: ERROR_SCHEMA } } };
+    responses[401] ??= {
+      description: 'Invalid or missing API key',
+      content: { 'application/json': { schema: ERROR_SCHEMA } },
+    };
     const op: Record<string, unknown> = {
       summary: r.summary,
       tags: [r.tag],
@@ -50,7 +66,14 @@ export function buildOpenApi(routes: AnyRoute[], extra: { version: string; serve
     }
     (paths[openPath] ??= {})[r.method] = op;
   }
-  paths['/healthz'] = { get: { summary: 'Liveness and readiness; no key needed', tags: ['system'], security: [], responses: { 200: { description: 'OK' }, 503: { description: 'not ready' } } } };
+  paths['/healthz'] = {
+    get: {
+      summary: 'Liveness and readiness; no key needed',
+      tags: ['system'],
+      security: [],
+      responses: { 200: { description: 'OK' }, 503: { description: 'not ready' } },
+    },
+  };
   return {
     openapi: '3.0.3',
     info: { title: 'Media library and local vision AI', version: extra.version },

@@ -18,7 +18,11 @@ export function requestLog(logger: Logger) {
     } finally {
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
       logger.info('request', {
-        requestId, method: ctx.method, path: ctx.path, status: ctx.status, ms: Math.round(ms * 10) / 10,
+        requestId,
+        method: ctx.method,
+        path: ctx.path,
+        status: ctx.status,
+        ms: Math.round(ms * 10) / 10,
         keyId: ctx.state.principal?.keyId,
       });
     }

@@ -15,7 +15,11 @@ type Out<S> = S extends z.ZodType ? z.output<S> : undefined;
  * /api/openapi.json, so the document can't drift from the code) and a thin
  * handler that calls a domain function and returns the response body.
  */
-export interface RouteDef<P extends Schema | undefined = undefined, Q extends Schema | undefined = undefined, B extends Schema | undefined = undefined> {
+export interface RouteDef<
+  P extends Schema | undefined = undefined,
+  Q extends Schema | undefined = undefined,
+  B extends Schema | undefined = undefined,
+> {
   method: Method;
   /** Koa-router style, e.g. `/api/media/:mediaId`. */
   path: string;
@@ -42,7 +46,11 @@ export interface RouteDef<P extends Schema | undefined = undefined, Q extends Sc
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type AnyRoute = RouteDef<any, any, any>;
 
-export const defineRoute = <P extends Schema | undefined = undefined, Q extends Schema | undefined = undefined, B extends Schema | undefined = undefined>(
+export const defineRoute = <
+  P extends Schema | undefined = undefined,
+  Q extends Schema | undefined = undefined,
+  B extends Schema | undefined = undefined,
+>(
   def: RouteDef<P, Q, B>,
 ): RouteDef<P, Q, B> => def;
 
@@ -97,6 +105,4 @@ export function mountRoutes(
 }
 
 /** Query-string booleans: `true`/`false`/`1`/`0`. */
-export const queryBool = z
-  .enum(['true', 'false', '1', '0'])
-  .transform((v) => v === 'true' || v === '1');
+export const queryBool = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');

@@ -63,9 +63,15 @@ export async function analyzeFrame(s: Services, frame: FrameRecord, bytes: Buffe
 
   const [frameVector] = await m.embedImages(embedInfo.name, [bytes]);
   objects.push({
-    id: newMediaId(), type: 'frame', label: (captionText && captionTerms(captionText)[0]) || 'frame',
-    blobKey: frame.blobKey, polygon: wholeFrame(frame.width, frame.height), confidence: null, model: embedInfo.id,
-    similarityModel: 'objects', embedding: { modelId: embedInfo.id, vector: frameVector },
+    id: newMediaId(),
+    type: 'frame',
+    label: (captionText && captionTerms(captionText)[0]) || 'frame',
+    blobKey: frame.blobKey,
+    polygon: wholeFrame(frame.width, frame.height),
+    confidence: null,
+    model: embedInfo.id,
+    similarityModel: 'objects',
+    embedding: { modelId: embedInfo.id, vector: frameVector },
   });
 
   const userObjects = await s.storage.analysis.userObjects(frame.id);
@@ -80,17 +86,32 @@ export async function analyzeFrame(s: Services, frame: FrameRecord, bytes: Buffe
 
   // Objects and text: crop, store, embed the crops with the default embedder ('objects' model).
   const cropped: Array<{ type: string; d: Detection; modelId: string }> = [];
-  for (const d of found?.detections ?? []) if (notTheUsers('object', d)) cropped.push({ type: 'object', d, modelId: found!.modelId });
-  for (const d of texts?.detections ?? []) if (notTheUsers('text', d)) cropped.push({ type: 'text', d, modelId: texts!.modelId });
+  for (const d of found?.detections ?? [])
+    if (notTheUsers('object', d)) cropped.push({ type: 'object', d, modelId: found!.modelId });
+  for (const d of texts?.detections ?? [])
+    if (notTheUsers('text', d)) cropped.push({ type: 'text', d, modelId: texts!.modelId });
   const crops = await Promise.all(cropped.map((c) => crop(bytes, c.d)));
   const usable = cropped.map((c, i) => ({ ...c, crop: crops[i] })).filter((c) => c.crop !== null);
-  const vectors = usable.length ? await embedInBatches(s, embedInfo.name, usable.map((c) => c.crop!)) : [];
+  const vectors = usable.length
+    ? await embedInBatches(
+        s,
+        embedInfo.name,
+        usable.map((c) => c.crop!),
+      )
+    : [];
   for (let i = 0; i < usable.length; i++) {
     const { type, d, modelId, crop: bytesOfCrop } = usable[i];
     const stored = await s.blobs.putBuffer(bytesOfCrop!, 'jpg');
     objects.push({
-      id: newMediaId(), type, label: d.label, blobKey: stored.key, polygon: d.polygon, confidence: d.score, model: modelId,
-      similarityModel: 'objects', embedding: { modelId: embedInfo.id, vector: vectors[i] },
+      id: newMediaId(),
+      type,
+      label: d.label,
+      blobKey: stored.key,
+      polygon: d.polygon,
+      confidence: d.score,
+      model: modelId,
+      similarityModel: 'objects',
+      embedding: { modelId: embedInfo.id, vector: vectors[i] },
     });
   }
 
@@ -103,8 +124,14 @@ export async function analyzeFrame(s: Services, frame: FrameRecord, bytes: Buffe
       const c = await crop(bytes, d);
       const stored = c ? await s.blobs.putBuffer(c, 'jpg') : null;
       objects.push({
-        id: newMediaId(), type: 'face', label: 'face', blobKey: stored?.key ?? null, polygon: d.polygon, confidence: d.score,
-        model: faces.modelId, similarityModel: faceVectors ? 'faces' : null,
+        id: newMediaId(),
+        type: 'face',
+        label: 'face',
+        blobKey: stored?.key ?? null,
+        polygon: d.polygon,
+        confidence: d.score,
+        model: faces.modelId,
+        similarityModel: faceVectors ? 'faces' : null,
         embedding: faceVectors ? { modelId: faceVectors.modelId, vector: faceVectors.vectors[i] } : null,
       });
     }

@@ -34,7 +34,11 @@ export function registerIngestJobs(runner: JobRunner, s: Services): void {
   runner.register<ClusterFacesPayload>(
     CLUSTER_FACES_JOB,
     async (job, ctx) => {
-      await clusterFacesJob(s.storage.clusters, job.payload, { signal: ctx.signal, progress: ctx.progress, thresholds: s.config.faceClusterThresholds });
+      await clusterFacesJob(s.storage.clusters, job.payload, {
+        signal: ctx.signal,
+        progress: ctx.progress,
+        thresholds: s.config.faceClusterThresholds,
+      });
     },
     { parse: (p) => z.object({ datasetId: z.string().nullable() }).parse(p) },
   );
@@ -43,7 +47,10 @@ export function registerIngestJobs(runner: JobRunner, s: Services): void {
 /** Queues face clustering of a collection a moment later, so a burst of uploads is clustered in one run. */
 export async function enqueueClustering(s: Services, datasetId: string | null) {
   await s.storage.jobs.enqueue<ClusterFacesPayload>({
-    type: CLUSTER_FACES_JOB, payload: { datasetId }, key: datasetId ?? 'all', priority: 5,
+    type: CLUSTER_FACES_JOB,
+    payload: { datasetId },
+    key: datasetId ?? 'all',
+    priority: 5,
     runAfter: new Date(Date.now() + 2000).toISOString(),
   });
   s.wakeJobs();
@@ -51,7 +58,12 @@ export async function enqueueClustering(s: Services, datasetId: string | null) {
 
 /** Queues (or re-prioritises) the ingest of one item and wakes the runner. */
 export async function enqueueIngest(s: Services, mediaId: string, priority = PRIORITY_FRESH) {
-  const job = await s.storage.jobs.enqueue<IngestPayload>({ type: INGEST_JOB, payload: { mediaId }, key: mediaId, priority });
+  const job = await s.storage.jobs.enqueue<IngestPayload>({
+    type: INGEST_JOB,
+    payload: { mediaId },
+    key: mediaId,
+    priority,
+  });
   s.wakeJobs();
   return job;
 }
@@ -67,7 +79,13 @@ export async function resumeUnfinished(s: Services): Promise<number> {
   for (;;) {
     const ids = await s.storage.media.unfinishedIds(500, after);
     if (ids.length === 0) return count;
-    for (const id of ids) await s.storage.jobs.enqueue<IngestPayload>({ type: INGEST_JOB, payload: { mediaId: id }, key: id, priority: PRIORITY_FRESH });
+    for (const id of ids)
+      await s.storage.jobs.enqueue<IngestPayload>({
+        type: INGEST_JOB,
+        payload: { mediaId: id },
+        key: id,
+        priority: PRIORITY_FRESH,
+      });
     count += ids.length;
     after = ids[ids.length - 1];
     s.wakeJobs();

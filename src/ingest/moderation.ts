@@ -43,7 +43,12 @@ export async function moderate(s: Services, frames: Buffer[]): Promise<Moderatio
     const safe = scores.find((x) => x.label === SAFE)!;
     for (const [category, label] of Object.entries(MODERATION_CATEGORIES)) {
       const x = scores.find((y) => y.label === label)!;
-      if (x.score >= MIN_SHARE && x.similarity >= MIN_SIMILARITY && x.similarity - safe.similarity >= MIN_MARGIN_OVER_SAFE) fired.add(category);
+      if (
+        x.score >= MIN_SHARE &&
+        x.similarity >= MIN_SIMILARITY &&
+        x.similarity - safe.similarity >= MIN_MARGIN_OVER_SAFE
+      )
+        fired.add(category);
     }
   }
   return {

@@ -26,12 +26,17 @@ export const PRIORITY_REINDEX = 10;
  * output, so running it again (a retry, a crash, a reprocess) never
  * duplicates anything; what the user wrote is kept.
  */
-export async function ingestMedia(s: Services, mediaId: string, ctx: Pick<JobContext, 'signal' | 'progress' | 'logger'>): Promise<'done' | 'gone'> {
+export async function ingestMedia(
+  s: Services,
+  mediaId: string,
+  ctx: Pick<JobContext, 'signal' | 'progress' | 'logger'>,
+): Promise<'done' | 'gone'> {
   const media = await s.storage.media.get(mediaId);
   if (!media || media.status !== 'active' || media.type === 'folder') return 'gone';
   await s.storage.media.setProcessingStatus(mediaId, 'processing', null);
 
-  const frames = media.type === 'video' ? await videoFrames(s, media, ctx.signal) : await s.storage.analysis.framesOf(mediaId);
+  const frames =
+    media.type === 'video' ? await videoFrames(s, media, ctx.signal) : await s.storage.analysis.framesOf(mediaId);
   if (frames.length === 0) throw new DomainError('unprocessable', 'the item has no frame to analyse');
 
   const frameBytes: Buffer[] = [];
@@ -48,13 +53,19 @@ export async function ingestMedia(s: Services, mediaId: string, ctx: Pick<JobCon
 
   // Moderation looks at up to 8 frames spread over the item.
   const step = Math.max(1, Math.ceil(frameBytes.length / 8));
-  const moderation = await moderate(s, frameBytes.filter((_, i) => i % step === 0));
+  const moderation = await moderate(
+    s,
+    frameBytes.filter((_, i) => i % step === 0),
+  );
   await s.storage.media.mutateMetadata(mediaId, media.createdById, (metadata) => {
     const next = { ...metadata };
     const existing = metadata.moderation as { source?: string } | undefined;
     // Never overwrite what a user wrote: only our own earlier verdict is replaced.
     if (!existing || existing.source === 'model') next.moderation = moderation;
-    if (firstCaption && (metadata.description === undefined || metadata.description === null || metadata.description === '')) {
+    if (
+      firstCaption &&
+      (metadata.description === undefined || metadata.description === null || metadata.description === '')
+    ) {
       next.description = firstCaption;
     }
     return next;
@@ -74,7 +85,13 @@ async function videoFrames(s: Services, media: MediaRecord, signal: AbortSignal)
   const frames = [];
   for (const f of sampled) {
     const stored = await s.blobs.putBuffer(f.jpeg, 'jpg');
-    frames.push({ id: newMediaId(), timestamp: formatTimestamp(f.timestamp), blobKey: stored.key, width: f.width, height: f.height });
+    frames.push({
+      id: newMediaId(),
+      timestamp: formatTimestamp(f.timestamp),
+      blobKey: stored.key,
+      width: f.width,
+      height: f.height,
+    });
   }
   return s.storage.analysis.syncFrames(media.id, frames, media.createdById);
 }
@@ -88,5 +105,8 @@ export function formatTimestamp(seconds: number): string {
 export function describeFailure(err: unknown): string {
   if (err instanceof DomainError) return err.message;
   const message = err instanceof Error ? err.message : String(err);
-  return `analysis failed: ${message.split('\n')[0].replace(/\/[^\s:]+/g, '…').slice(0, 300)}`;
+  return `analysis failed: ${message
+    .split('\n')[0]
+    .replace(/\/[^\s:]+/g, '…')
+    .slice(0, 300)}`;
 }

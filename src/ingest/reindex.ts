@@ -26,7 +26,12 @@ export function registerReindexJobs(runner: JobRunner, s: Services): void {
         const images = await Promise.all(batch.map((o) => readFile(s.blobs.pathFor(o.blobKey))));
         const vectors = await s.models.embedImages(info.name, images);
         await s.storage.analysis.addEmbeddings(
-          batch.map((o, j) => ({ objectId: o.objectId, modelId: info.id, similarityModel: 'objects' as const, vector: vectors[j] })),
+          batch.map((o, j) => ({
+            objectId: o.objectId,
+            modelId: info.id,
+            similarityModel: 'objects' as const,
+            vector: vectors[j],
+          })),
         );
       }
     },
@@ -40,12 +45,30 @@ export async function enqueueReindex(s: Services, organizationId: string): Promi
   for (const c of await s.storage.collections.list(organizationId)) {
     const ids = await s.storage.media.browseIds(
       {
-        datasetId: c.id, path: c.id.replace(/-/g, ''), recursive: true, types: ['image', 'video'], createdFrom: null, createdBefore: null,
-        tagFilters: null, tagValues: null, mediaId: null, clusterId: null, sortBy: 'createdAt', sortDirection: 'asc', limit: 0, offset: 0,
+        datasetId: c.id,
+        path: c.id.replace(/-/g, ''),
+        recursive: true,
+        types: ['image', 'video'],
+        createdFrom: null,
+        createdBefore: null,
+        tagFilters: null,
+        tagValues: null,
+        mediaId: null,
+        clusterId: null,
+        sortBy: 'createdAt',
+        sortDirection: 'asc',
+        limit: 0,
+        offset: 0,
       },
       10_000_000,
     );
-    for (const id of ids) await s.storage.jobs.enqueue({ type: REEMBED_JOB, payload: { mediaId: id }, key: id, priority: PRIORITY_REINDEX });
+    for (const id of ids)
+      await s.storage.jobs.enqueue({
+        type: REEMBED_JOB,
+        payload: { mediaId: id },
+        key: id,
+        priority: PRIORITY_REINDEX,
+      });
     count += ids.length;
   }
   s.wakeJobs();

@@ -78,7 +78,10 @@ export interface FrameSamplingOptions {
   timeoutMs?: number;
 }
 
-export type PosterOptions = Pick<FrameSamplingOptions, 'ffmpegPath' | 'duration' | 'workDir' | 'maxSide' | 'signal' | 'timeoutMs'>;
+export type PosterOptions = Pick<
+  FrameSamplingOptions,
+  'ffmpegPath' | 'duration' | 'workDir' | 'maxSide' | 'signal' | 'timeoutMs'
+>;
 
 export const DEFAULT_FRAME_SAMPLING = {
   sceneThreshold: 0.3,
@@ -115,17 +118,22 @@ export function samplingPlan(input: {
   maxFrames?: number;
 }): SamplingPlan {
   const d = DEFAULT_FRAME_SAMPLING;
-  const duration = input.duration !== null && Number.isFinite(input.duration) && input.duration > 0 ? input.duration : null;
+  const duration =
+    input.duration !== null && Number.isFinite(input.duration) && input.duration > 0 ? input.duration : null;
   const maxFrames = input.maxFrames ?? d.maxFrames;
   if (!Number.isInteger(maxFrames) || maxFrames < 1) throw invalid('maxFrames must be a whole number ≥ 1');
   let minInterval = input.minInterval ?? d.minInterval;
   if (!Number.isFinite(minInterval) || minInterval < 0) throw invalid('minInterval must be a number of seconds ≥ 0');
   let maxInterval: number;
   if (input.maxInterval !== undefined) {
-    if (!Number.isFinite(input.maxInterval) || input.maxInterval <= 0) throw invalid('maxInterval must be a number of seconds > 0');
+    if (!Number.isFinite(input.maxInterval) || input.maxInterval <= 0)
+      throw invalid('maxInterval must be a number of seconds > 0');
     maxInterval = input.maxInterval;
   } else {
-    maxInterval = duration === null ? d.maxIntervalCeiling : clamp(duration / d.maxIntervalDivisor, d.maxIntervalFloor, d.maxIntervalCeiling);
+    maxInterval =
+      duration === null
+        ? d.maxIntervalCeiling
+        : clamp(duration / d.maxIntervalDivisor, d.maxIntervalFloor, d.maxIntervalCeiling);
   }
   if (duration !== null) {
     const spread = duration / maxFrames;
@@ -157,7 +165,8 @@ export function defaultFrameTimeoutMs(duration: number | null): number {
 /** Samples frames of a video; see the file comment. At least one frame, or it throws. */
 export async function sampleVideoFrames(file: string, opts: FrameSamplingOptions): Promise<SampledFrame[]> {
   const threshold = opts.sceneThreshold ?? DEFAULT_FRAME_SAMPLING.sceneThreshold;
-  if (!Number.isFinite(threshold) || threshold < 0 || threshold > 1) throw invalid('sceneThreshold must be between 0 and 1');
+  if (!Number.isFinite(threshold) || threshold < 0 || threshold > 1)
+    throw invalid('sceneThreshold must be between 0 and 1');
   const plan = samplingPlan(opts);
   const filters = [`select='${selectExpression(plan, threshold)}'`, scaleFilter(opts.maxSide), 'showinfo'];
   const sync = await vfrOption(opts.ffmpegPath);
@@ -167,7 +176,12 @@ export async function sampleVideoFrames(file: string, opts: FrameSamplingOptions
 /** The first decodable frame (the poster), scaled like sampled frames. Cheap: decodes one frame. */
 export async function posterFrame(file: string, opts: PosterOptions): Promise<SampledFrame> {
   const timeoutMs = opts.timeoutMs ?? 60_000;
-  const frames = await runFfmpeg(file, { ...opts, timeoutMs }, [scaleFilter(opts.maxSide), 'showinfo'], ['-frames:v', '1']);
+  const frames = await runFfmpeg(
+    file,
+    { ...opts, timeoutMs },
+    [scaleFilter(opts.maxSide), 'showinfo'],
+    ['-frames:v', '1'],
+  );
   return frames[0];
 }
 
@@ -225,7 +239,9 @@ async function runFfmpeg(
       throw unprocessable(`the video could not be decoded: it took longer than ${Math.round(timeoutMs / 1000)} s`);
     }
     if (run.inputFormat && (NOT_VIDEO_FORMATS.has(run.inputFormat) || run.inputFormat.endsWith('_pipe'))) {
-      throw unprocessable(`the video could not be decoded: the file is not a video (ffmpeg reads it as ${run.inputFormat})`);
+      throw unprocessable(
+        `the video could not be decoded: the file is not a video (ffmpeg reads it as ${run.inputFormat})`,
+      );
     }
     if (run.videoCodec && NOT_VIDEO_CODECS.has(run.videoCodec)) {
       throw unprocessable('the video could not be decoded: the file is not a video (it is text)');
@@ -234,7 +250,9 @@ async function runFfmpeg(
 
     const names = (await readdir(tmp)).filter((n) => /^f\d{6}\.jpg$/.test(n)).sort();
     if (names.length === 0) {
-      throw unprocessable(`the video could not be decoded: ${failureReason(run.lines, abs, 'no frame could be decoded; the file may be truncated or damaged')}`);
+      throw unprocessable(
+        `the video could not be decoded: ${failureReason(run.lines, abs, 'no frame could be decoded; the file may be truncated or damaged')}`,
+      );
     }
     const count = Math.min(names.length, run.frames.length);
     if (count === 0) throw unprocessable('the video could not be decoded: ffmpeg reported no frame times');
@@ -245,7 +263,8 @@ async function runFfmpeg(
       let t = shown.pts !== null && run.timeBase !== null ? shown.pts * run.timeBase : shown.ptsTime;
       if (!Number.isFinite(t)) continue;
       t = round6(Math.max(0, t));
-      if (opts.duration !== null && Number.isFinite(opts.duration) && opts.duration > 0) t = Math.min(t, round6(opts.duration));
+      if (opts.duration !== null && Number.isFinite(opts.duration) && opts.duration > 0)
+        t = Math.min(t, round6(opts.duration));
       if (t <= last) continue; // strictly ascending and distinct
       const jpeg = await readFile(path.join(tmp, names[i]));
       const size = jpegSize(jpeg) ?? { width: shown.width, height: shown.height };
@@ -273,9 +292,22 @@ interface FfmpegRun {
 }
 
 /** Runs ffmpeg; resolves once the process has exited (so the caller may remove its output). */
-function spawnFfmpeg(ffmpegPath: string, args: string[], timeoutMs: number, signal: AbortSignal | undefined): Promise<FfmpegRun> {
+function spawnFfmpeg(
+  ffmpegPath: string,
+  args: string[],
+  timeoutMs: number,
+  signal: AbortSignal | undefined,
+): Promise<FfmpegRun> {
   return new Promise<FfmpegRun>((resolve, reject) => {
-    const result: FfmpegRun = { outcome: 'exited', code: null, frames: [], timeBase: null, inputFormat: null, videoCodec: null, lines: [] };
+    const result: FfmpegRun = {
+      outcome: 'exited',
+      code: null,
+      frames: [],
+      timeBase: null,
+      inputFormat: null,
+      videoCodec: null,
+      lines: [],
+    };
     let child;
     try {
       child = spawn(ffmpegPath, args, { stdio: ['ignore', 'ignore', 'pipe'], windowsHide: true });
@@ -377,12 +409,17 @@ function failureReason(lines: string[], abs: string, fallback = 'ffmpeg could no
   if (/No such file or directory/.test(all)) return 'the file is missing';
   if (/moov atom not found/i.test(all)) return 'the file is incomplete or not a video (moov atom not found)';
   if (/Invalid data found when processing input/.test(all)) return 'the file is damaged or not a video (invalid data)';
-  if (/Cannot determine format of input stream|Could not find codec parameters|STSZ atom truncated|truncated/i.test(all)) {
+  if (
+    /Cannot determine format of input stream|Could not find codec parameters|STSZ atom truncated|truncated/i.test(all)
+  ) {
     return 'the file is truncated or damaged';
   }
-  if (/Output file is empty|nothing was encoded/i.test(all)) return 'no frame could be decoded; the file may be truncated or damaged';
+  if (/Output file is empty|nothing was encoded/i.test(all))
+    return 'no frame could be decoded; the file may be truncated or damaged';
   const interesting = lines.filter(
-    (l) => /error|invalid|not found|unsupported|failed|corrupt|no such/i.test(l) && !/^\s*(Conversion failed!|Error marking filters)/.test(l),
+    (l) =>
+      /error|invalid|not found|unsupported|failed|corrupt|no such/i.test(l) &&
+      !/^\s*(Conversion failed!|Error marking filters)/.test(l),
   );
   const line = interesting[0] ?? fallback;
   const cleaned = line
@@ -425,11 +462,16 @@ function vfrOption(ffmpegPath: string): Promise<string[]> {
   if (!hit) {
     hit = new Promise<string[]>((resolve) => {
       // Old builds reject the unknown option and exit 1; new ones print the version and exit 0.
-      execFile(ffmpegPath, ['-hide_banner', '-fps_mode', 'vfr', '-version'], { timeout: 10_000, windowsHide: true }, (err, _out, errOut) => {
-        const code = (err as NodeJS.ErrnoException | null)?.code;
-        if (code === 'ENOENT' || code === 'EACCES') vfrCache.delete(ffmpegPath); // let the real run report it
-        resolve(!err && !/Unrecognized option/i.test(String(errOut)) ? ['-fps_mode', 'vfr'] : ['-vsync', 'vfr']);
-      });
+      execFile(
+        ffmpegPath,
+        ['-hide_banner', '-fps_mode', 'vfr', '-version'],
+        { timeout: 10_000, windowsHide: true },
+        (err, _out, errOut) => {
+          const code = (err as NodeJS.ErrnoException | null)?.code;
+          if (code === 'ENOENT' || code === 'EACCES') vfrCache.delete(ffmpegPath); // let the real run report it
+          resolve(!err && !/Unrecognized option/i.test(String(errOut)) ? ['-fps_mode', 'vfr'] : ['-vsync', 'vfr']);
+        },
+      );
     });
     vfrCache.set(ffmpegPath, hit);
   }

@@ -74,7 +74,10 @@ export interface JobRunnerOptions {
 
 /** Why a handler's signal was aborted. */
 export class JobAbort extends Error {
-  constructor(readonly why: 'lease_lost' | 'shutdown' | 'timeout', message: string) {
+  constructor(
+    readonly why: 'lease_lost' | 'shutdown' | 'timeout',
+    message: string,
+  ) {
     super(message);
     this.name = 'JobAbort';
   }
@@ -110,7 +113,7 @@ export function backoffDelay(attempt: number, opts: BackoffOptions = {}, random:
 }
 
 const errorMessage = (err: unknown): string =>
-  err instanceof Error ? err.message || err.name : typeof err === 'string' ? err : JSON.stringify(err) ?? String(err);
+  err instanceof Error ? err.message || err.name : typeof err === 'string' ? err : (JSON.stringify(err) ?? String(err));
 
 interface Registered {
   handler: JobHandler<unknown>;
@@ -168,7 +171,10 @@ export class JobRunner {
     if (this.state !== 'idle') throw new Error('a stopped JobRunner cannot be restarted; create a new one');
     this.state = 'running';
     this.logger.info('job runner started', {
-      owner: this.ownerId, types: [...this.handlers.keys()], concurrency: this.concurrency, leaseMs: this.leaseMs,
+      owner: this.ownerId,
+      types: [...this.handlers.keys()],
+      concurrency: this.concurrency,
+      leaseMs: this.leaseMs,
     });
     this.loopDone = this.loop();
   }
@@ -211,7 +217,10 @@ export class JobRunner {
     await this.loopDone;
     const settled = () => Promise.all([...this.running.values()].map((r) => r.done));
     if (this.running.size > 0) {
-      this.logger.info('job runner stopping: waiting for running jobs', { count: this.running.size, graceMs: opts.graceMs ?? 10_000 });
+      this.logger.info('job runner stopping: waiting for running jobs', {
+        count: this.running.size,
+        graceMs: opts.graceMs ?? 10_000,
+      });
       if (!(await within(settled(), opts.graceMs ?? 10_000))) {
         for (const r of this.running.values()) {
           r.controller.abort(new JobAbort('shutdown', 'the job runner is shutting down'));
@@ -305,7 +314,9 @@ export class JobRunner {
       if (lost) return;
       lost = true;
       log.warn('job lease lost; aborting its handler', { durationMs: elapsed() });
-      controller.abort(new JobAbort('lease_lost', 'the job lease was lost (expired and reclaimed, or the job was cancelled)'));
+      controller.abort(
+        new JobAbort('lease_lost', 'the job lease was lost (expired and reclaimed, or the job was cancelled)'),
+      );
     };
     const heartbeat = async (): Promise<boolean> => {
       if (lost) return false;
@@ -321,7 +332,10 @@ export class JobRunner {
     };
     const beat = setInterval(() => void heartbeat(), Math.max(10, Math.floor(leaseMs / 3)));
     const timeout = registered?.opts.timeoutMs
-      ? setTimeout(() => controller.abort(new JobAbort('timeout', `the job timed out after ${registered.opts.timeoutMs} ms`)), registered.opts.timeoutMs)
+      ? setTimeout(
+          () => controller.abort(new JobAbort('timeout', `the job timed out after ${registered.opts.timeoutMs} ms`)),
+          registered.opts.timeoutMs,
+        )
       : null;
 
     let lastProgressLog = 0;
@@ -339,7 +353,10 @@ export class JobRunner {
       },
     };
 
-    log.info('job started', { maxAttempts: job.maxAttempts, ...(job.lastError ? { previousError: job.lastError } : {}) });
+    log.info('job started', {
+      maxAttempts: job.maxAttempts,
+      ...(job.lastError ? { previousError: job.lastError } : {}),
+    });
     let outcome: { ok: true } | { ok: false; err: unknown };
     try {
       if (!registered) throw new PermanentJobError(`no handler is registered for job type ${job.type}`);

@@ -105,7 +105,12 @@ export interface JobStore {
   setProgress(id: number, owner: string, progress: unknown): Promise<boolean>;
   get(id: number): Promise<Job | null>;
   /** Newest first. */
-  list(query: { status?: JobStatus; type?: string; limit: number; offset?: number }): Promise<{ items: Job[]; total: number }>;
+  list(query: {
+    status?: JobStatus;
+    type?: string;
+    limit: number;
+    offset?: number;
+  }): Promise<{ items: Job[]; total: number }>;
   stats(now?: Date): Promise<JobStats>;
   /**
    * A failed or cancelled job → queued now with attempts reset. When another

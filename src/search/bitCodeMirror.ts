@@ -57,7 +57,8 @@ export const groupKey = (ds: string, sm: string) => `${ds}\u0000${sm}`;
 export function codeWords(bytes: Uint8Array, words: number, out = new Uint32Array(words), at = 0): Uint32Array {
   for (let w = 0; w < words; w++) {
     const b = w * 4;
-    out[at + w] = ((bytes[b] ?? 0) | ((bytes[b + 1] ?? 0) << 8) | ((bytes[b + 2] ?? 0) << 16) | ((bytes[b + 3] ?? 0) << 24)) >>> 0;
+    out[at + w] =
+      ((bytes[b] ?? 0) | ((bytes[b + 1] ?? 0) << 8) | ((bytes[b + 2] ?? 0) << 16) | ((bytes[b + 3] ?? 0) << 24)) >>> 0;
   }
   return out;
 }
@@ -75,7 +76,10 @@ export class BitCodeMirror {
   private readonly kernel: HammingKernel | null;
 
   /** `simd: false` counts in JavaScript always (the bench's baseline). */
-  constructor(readonly dims: number, options: { simd?: boolean } = {}) {
+  constructor(
+    readonly dims: number,
+    options: { simd?: boolean } = {},
+  ) {
     this.words = Math.ceil(dims / 32);
     this.kernel = options.simd === false ? null : simdHamming(this.words);
   }
@@ -173,7 +177,8 @@ export class BitCodeMirror {
     const out: CodeCandidate[] = [];
     let i = 0;
     for (const c of chunks) {
-      for (let r = 0; r < c.rowids.length; r++, i++) if (dist[i] <= bound) out.push({ rowid: c.rowids[r], distance: dist[i] });
+      for (let r = 0; r < c.rowids.length; r++, i++)
+        if (dist[i] <= bound) out.push({ rowid: c.rowids[r], distance: dist[i] });
     }
     out.sort((a, b) => a.distance - b.distance || a.rowid - b.rowid);
     return out.length > want ? out.slice(0, want) : out;
@@ -205,7 +210,11 @@ function distances(codes: Uint32Array, rows: number, q: Uint32Array, W: number, 
       c = (c & 0x33333333) + ((c >>> 2) & 0x33333333);
       e = (e & 0x33333333) + ((e >>> 2) & 0x33333333);
       // Four 4-bit-per-nibble sums fit a byte each: add them before the final multiply.
-      const s = ((a + (a >>> 4)) & 0x0f0f0f0f) + ((b + (b >>> 4)) & 0x0f0f0f0f) + ((c + (c >>> 4)) & 0x0f0f0f0f) + ((e + (e >>> 4)) & 0x0f0f0f0f);
+      const s =
+        ((a + (a >>> 4)) & 0x0f0f0f0f) +
+        ((b + (b >>> 4)) & 0x0f0f0f0f) +
+        ((c + (c >>> 4)) & 0x0f0f0f0f) +
+        ((e + (e >>> 4)) & 0x0f0f0f0f);
       d += Math.imul(s, 0x01010101) >>> 24;
     }
     for (; w < W; w++) {

@@ -106,11 +106,15 @@ export function faceClusterThreshold(modelId: string, overrides: ThresholdTable 
  */
 export function parseThresholds(text: string | undefined | null): ThresholdTable {
   const out: Record<string, number> = {};
-  for (const part of (text ?? '').split(',').map((s) => s.trim()).filter(Boolean)) {
+  for (const part of (text ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)) {
     const eq = part.lastIndexOf('=');
     const prefix = eq < 0 ? '' : part.slice(0, eq).trim();
     const value = Number(eq < 0 ? part : part.slice(eq + 1));
-    if (!Number.isFinite(value) || value <= -1 || value >= 1) throw new Error(`bad cluster threshold "${part}": want prefix=number in (-1, 1)`);
+    if (!Number.isFinite(value) || value <= -1 || value >= 1)
+      throw new Error(`bad cluster threshold "${part}": want prefix=number in (-1, 1)`);
     out[prefix] = value;
   }
   return out;
@@ -250,7 +254,13 @@ export class OnlineClusterer {
   get(id: string): ClusterState | null {
     const s = this.slotOf.get(id);
     if (s === undefined) return null;
-    return { id, sum: this.sums[s], size: this.sizes[s], previewObjectId: this.previews[s].id, previewSimilarity: this.previews[s].sim };
+    return {
+      id,
+      sum: this.sums[s],
+      size: this.sizes[s],
+      previewObjectId: this.previews[s].id,
+      previewSimilarity: this.previews[s].sim,
+    };
   }
 
   /** The unit centroid of a cluster (a copy). */
@@ -335,7 +345,8 @@ export class OnlineClusterer {
     const id = this.ids[slot];
     this.changed.add(id);
     const own = this.centroidDot(slot, v);
-    if (this.previews[slot].id === null || own > this.previews[slot].sim) this.previews[slot] = { id: objectId, sim: own };
+    if (this.previews[slot].id === null || own > this.previews[slot].sim)
+      this.previews[slot] = { id: objectId, sim: own };
 
     const merges: AddResult['merges'] = [];
     let current = id;
@@ -493,7 +504,10 @@ export class OnlineClusterer {
 }
 
 /** Sum, unit centroid and the member nearest to it, for a cluster recomputed from its members' vectors. */
-export function summarise(members: Array<{ objectId: string; vector: ArrayLike<number> }>, dims: number): {
+export function summarise(
+  members: Array<{ objectId: string; vector: ArrayLike<number> }>,
+  dims: number,
+): {
   sum: Float64Array;
   centroid: Float32Array;
   size: number;
@@ -512,7 +526,13 @@ export function summarise(members: Array<{ objectId: string; vector: ArrayLike<n
       previewObjectId = m.objectId;
     }
   }
-  return { sum, centroid, size: members.length, previewObjectId, previewSimilarity: members.length ? previewSimilarity : 0 };
+  return {
+    sum,
+    centroid,
+    size: members.length,
+    previewObjectId,
+    previewSimilarity: members.length ? previewSimilarity : 0,
+  };
 }
 
 /**
@@ -623,7 +643,10 @@ export interface ClusterStore {
   /** Faces waiting to be clustered in the collection (null: everywhere). */
   pendingCount(datasetId: string | null): Promise<number>;
   /** Clusters of a collection, biggest first (ties by id). */
-  listClusters(datasetId: string, opts?: { limit?: number; offset?: number; minSize?: number; modelId?: string }): Promise<ClusterSummary[]>;
+  listClusters(
+    datasetId: string,
+    opts?: { limit?: number; offset?: number; minSize?: number; modelId?: string },
+  ): Promise<ClusterSummary[]>;
   countClusters(datasetId: string, opts?: { minSize?: number; modelId?: string }): Promise<number>;
   getCluster(id: string): Promise<(ClusterSummary & { datasetId: string }) | null>;
   /** Distinct ids of the items holding faces of the cluster (any status; browse filters). */
@@ -649,12 +672,20 @@ export interface ClusterFacesPayload {
 export async function clusterFacesJob(
   store: Pick<ClusterStore, 'assignPending'>,
   payload: ClusterFacesPayload,
-  ctx: { signal?: AbortSignal; progress?: (p: unknown) => Promise<void>; thresholds?: ThresholdTable; round?: number } = {},
+  ctx: {
+    signal?: AbortSignal;
+    progress?: (p: unknown) => Promise<void>;
+    thresholds?: ThresholdTable;
+    round?: number;
+  } = {},
 ): Promise<AssignResult> {
   const total: AssignResult = { assigned: 0, created: 0, merged: 0, skipped: 0, refreshed: 0, dropped: 0, more: false };
   for (;;) {
     if (ctx.signal?.aborted) throw ctx.signal.reason ?? new Error('aborted');
-    const r = await store.assignPending(payload.datasetId, ctx.round ?? 2000, { thresholds: ctx.thresholds, signal: ctx.signal });
+    const r = await store.assignPending(payload.datasetId, ctx.round ?? 2000, {
+      thresholds: ctx.thresholds,
+      signal: ctx.signal,
+    });
     total.assigned += r.assigned;
     total.created += r.created;
     total.merged += r.merged;

@@ -64,42 +64,98 @@ function leb(n: number): number[] {
 const [CODES, ROWS, QUERY, BLOCKS, OUT, ROW, BLOCK, ACC, Q] = [0, 1, 2, 3, 4, 5, 6, 7, 8];
 const body = [
   // locals: row, block (i32); acc (v128); q (i32)
-  3, 2, I32, 1, V128, 1, I32,
-  0x02, 0x40, // block
-  0x03, 0x40, //   loop (rows)
-  ...get(ROW), ...get(ROWS), 0x4f /* i32.ge_u */, 0x0d, 1, // br_if out of the block
-  ...simd(0x0c, ...new Array(16).fill(0)), ...set(ACC), // acc = 0
-  ...get(QUERY), ...set(Q),
-  ...i32(0), ...set(BLOCK),
-  0x03, 0x40, //     loop (blocks)
+  3,
+  2,
+  I32,
+  1,
+  V128,
+  1,
+  I32,
+  0x02,
+  0x40, // block
+  0x03,
+  0x40, //   loop (rows)
+  ...get(ROW),
+  ...get(ROWS),
+  0x4f /* i32.ge_u */,
+  0x0d,
+  1, // br_if out of the block
+  ...simd(0x0c, ...new Array(16).fill(0)),
+  ...set(ACC), // acc = 0
+  ...get(QUERY),
+  ...set(Q),
+  ...i32(0),
+  ...set(BLOCK),
+  0x03,
+  0x40, //     loop (blocks)
   ...get(ACC),
-  ...get(CODES), ...simd(0x00, 0, 0), // v128.load
-  ...get(Q), ...simd(0x00, 0, 0),
+  ...get(CODES),
+  ...simd(0x00, 0, 0), // v128.load
+  ...get(Q),
+  ...simd(0x00, 0, 0),
   ...simd(0x51), // v128.xor
   ...simd(0x62), // i8x16.popcnt
   ...simd(0x6e), // i8x16.add
   ...set(ACC),
-  ...get(CODES), ...i32(16), add, ...set(CODES),
-  ...get(Q), ...i32(16), add, ...set(Q),
-  ...get(BLOCK), ...i32(1), add, ...tee(BLOCK), ...get(BLOCKS), 0x49 /* i32.lt_u */, 0x0d, 0, // br_if (blocks)
+  ...get(CODES),
+  ...i32(16),
+  add,
+  ...set(CODES),
+  ...get(Q),
+  ...i32(16),
+  add,
+  ...set(Q),
+  ...get(BLOCK),
+  ...i32(1),
+  add,
+  ...tee(BLOCK),
+  ...get(BLOCKS),
+  0x49 /* i32.lt_u */,
+  0x0d,
+  0, // br_if (blocks)
   0x0b, //     end
   ...get(OUT),
-  ...get(ACC), ...simd(0x7d) /* i16x8.extadd_pairwise_i8x16_u */, ...simd(0x7f) /* i32x4.extadd_pairwise_i16x8_u */, ...tee(ACC),
+  ...get(ACC),
+  ...simd(0x7d) /* i16x8.extadd_pairwise_i8x16_u */,
+  ...simd(0x7f) /* i32x4.extadd_pairwise_i16x8_u */,
+  ...tee(ACC),
   ...simd(0x1b, 0), // i32x4.extract_lane 0
-  ...get(ACC), ...simd(0x1b, 1), add,
-  ...get(ACC), ...simd(0x1b, 2), add,
-  ...get(ACC), ...simd(0x1b, 3), add,
-  0x3b, 0, 0, // i32.store16
-  ...get(OUT), ...i32(2), add, ...set(OUT),
-  ...get(ROW), ...i32(1), add, ...set(ROW),
-  0x0c, 0, //   br (rows)
+  ...get(ACC),
+  ...simd(0x1b, 1),
+  add,
+  ...get(ACC),
+  ...simd(0x1b, 2),
+  add,
+  ...get(ACC),
+  ...simd(0x1b, 3),
+  add,
+  0x3b,
+  0,
+  0, // i32.store16
+  ...get(OUT),
+  ...i32(2),
+  add,
+  ...set(OUT),
+  ...get(ROW),
+  ...i32(1),
+  add,
+  ...set(ROW),
+  0x0c,
+  0, //   br (rows)
   0x0b, //   end
   0x0b, // end
   0x0b, // end of function
 ];
 
 const MODULE = new Uint8Array([
-  0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00,
+  0x00,
+  0x61,
+  0x73,
+  0x6d,
+  0x01,
+  0x00,
+  0x00,
+  0x00,
   ...section(1, [1, 0x60, 5, I32, I32, I32, I32, I32, 0]), // type: (i32 × 5) → ()
   ...section(3, [1, 0]), // function 0 has type 0
   ...section(5, [1, 0x00, 1]), // memory: 1 page, grown on demand
@@ -116,7 +172,13 @@ export function simdHamming(words: number): HammingKernel | null {
   if (!WebAssembly.validate(MODULE)) return null;
   const instance = new WebAssembly.Instance(new WebAssembly.Module(MODULE));
   const memory = instance.exports.memory as WasmMemory;
-  const hamming = instance.exports.hamming as (codes: number, rows: number, query: number, blocks: number, out: number) => void;
+  const hamming = instance.exports.hamming as (
+    codes: number,
+    rows: number,
+    query: number,
+    blocks: number,
+    out: number,
+  ) => void;
   const blocks = words / 4;
   const queryBytes = words * 4;
   return {

@@ -81,7 +81,11 @@ export interface ProbePolicy {
   perCandidate: number;
   minRows: number;
 }
-export const PROBE_POLICY: ProbePolicy = { fraction: PROBE_FRACTION, perCandidate: PROBE_PER_CANDIDATE, minRows: PROBE_MIN_ROWS };
+export const PROBE_POLICY: ProbePolicy = {
+  fraction: PROBE_FRACTION,
+  perCandidate: PROBE_PER_CANDIDATE,
+  minRows: PROBE_MIN_ROWS,
+};
 
 /** Rows the probed lists of a collection of `rows` must hold for `want` first-pass candidates. */
 export function probeRowsFor(rows: number, want: number, p: ProbePolicy = PROBE_POLICY): number {

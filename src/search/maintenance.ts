@@ -53,7 +53,11 @@ export function startSearchMaintenance(s: Services, opts: { checkEveryMs?: numbe
   const check = async () => {
     for (const stat of await s.storage.vectors.stats()) {
       if (abort.signal.aborted) return;
-      if (stat.state === 'live' && stat.needsRebuild) await rebuild(stat.modelId, `${stat.reclaimable} holes of ${stat.slots} slots, centred: ${stat.centered}, rows wanting coarse lists: ${stat.unlistedRows}`);
+      if (stat.state === 'live' && stat.needsRebuild)
+        await rebuild(
+          stat.modelId,
+          `${stat.reclaimable} holes of ${stat.slots} slots, centred: ${stat.centered}, rows wanting coarse lists: ${stat.unlistedRows}`,
+        );
     }
   };
 

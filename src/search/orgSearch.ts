@@ -10,7 +10,11 @@ import type { FrameDetail, MediaSummary } from '../storage/types.js';
  * GET /api/search: frame-level results across every collection of the
  * organization, shaped as the spec's SearchResult, ordered by rank.
  */
-export async function searchOrganization(s: Services, p: Principal, input: { q: string; organizationId: string; limit: number }) {
+export async function searchOrganization(
+  s: Services,
+  p: Principal,
+  input: { q: string; organizationId: string; limit: number },
+) {
   const q = input.q.trim();
   if (!q) throw invalid('q is required');
   const orgId = parseUuid(input.organizationId);
@@ -33,7 +37,10 @@ export async function searchOrganization(s: Services, p: Principal, input: { q: 
   while (results.length < input.limit && from < positive.length) {
     const batch = positive.slice(from, from + input.limit - results.length);
     from += batch.length;
-    for (const m of await s.storage.media.summaries([...new Set(batch.map((f) => f.mediaId).filter((id) => !media.has(id)))])) media.set(m.id, m);
+    for (const m of await s.storage.media.summaries([
+      ...new Set(batch.map((f) => f.mediaId).filter((id) => !media.has(id))),
+    ]))
+      media.set(m.id, m);
     const live = batch.filter((f) => {
       const m = media.get(f.mediaId);
       const ok = !!m && m.status === 'active' && m.isCurrent;
@@ -62,13 +69,24 @@ export async function searchOrganization(s: Services, p: Principal, input: { q: 
         width: frame.width,
         height: frame.height,
         media: {
-          id: item.id, name: item.name, type: item.type, blob: item.blobKey ? s.urls.urlFor(item.blobKey, item.name) : '',
-          width: item.width, height: item.height, duration: item.duration, createdAt: item.createdAt, datasetId: item.datasetId,
+          id: item.id,
+          name: item.name,
+          type: item.type,
+          blob: item.blobKey ? s.urls.urlFor(item.blobKey, item.name) : '',
+          width: item.width,
+          height: item.height,
+          duration: item.duration,
+          createdAt: item.createdAt,
+          datasetId: item.datasetId,
         },
         captions: shown.captions.map((c) => ({ id: c.id, text: c.text })),
         objects: shown.objects,
         rank: round4(f.total),
-        rankingMetrics: { textRank: round4(f.textRank), objectEmbeddingRank: round4(f.embeddingRank), totalRank: round4(f.total) },
+        rankingMetrics: {
+          textRank: round4(f.textRank),
+          objectEmbeddingRank: round4(f.embeddingRank),
+          totalRank: round4(f.total),
+        },
       };
     }),
     query: q,

@@ -31,11 +31,21 @@ const SORT_KEY: Record<SortField, (m: MediaRecord) => string> = {
  * frames, items rank by their best frame (`_score`) and list the frames that
  * matched (`_matchingFrames`, best first). Pagination as in browse.
  */
-export async function scoredBrowse(s: Services, organizationId: string, scope: BrowseQuery, filtered: boolean, params: ScoredParams) {
+export async function scoredBrowse(
+  s: Services,
+  organizationId: string,
+  scope: BrowseQuery,
+  filtered: boolean,
+  params: ScoredParams,
+) {
   const mediaIds = filtered ? await s.storage.media.browseIds(scope, FILTER_CAP) : null;
   const frames = await scoreFrames(s, {
-    q: params.q, similarToObjectId: params.similarToObjectId, similarToObjectModel: params.similarToObjectModel,
-    datasetIds: [scope.datasetId], mediaIds, organizationId,
+    q: params.q,
+    similarToObjectId: params.similarToObjectId,
+    similarToObjectModel: params.similarToObjectModel,
+    datasetIds: [scope.datasetId],
+    mediaIds,
+    organizationId,
   });
   const perItem = new Map<string, { score: number; frames: Array<{ id: string; score: number }> }>();
   for (const f of frames) {
@@ -59,7 +69,16 @@ export async function scoredBrowse(s: Services, organizationId: string, scope: B
   const page = records.slice(scope.offset, scope.offset + scope.limit);
   const presented = await presentMany(s, page);
   return {
-    media: presented.map((m) => ({ ...m, _score: round4(perItem.get(m.id)!.score), _matchingFrames: perItem.get(m.id)!.frames })),
-    pagination: { total: records.length, limit: scope.limit, offset: scope.offset, hasMore: scope.offset + page.length < records.length },
+    media: presented.map((m) => ({
+      ...m,
+      _score: round4(perItem.get(m.id)!.score),
+      _matchingFrames: perItem.get(m.id)!.frames,
+    })),
+    pagination: {
+      total: records.length,
+      limit: scope.limit,
+      offset: scope.offset,
+      hasMore: scope.offset + page.length < records.length,
+    },
   };
 }

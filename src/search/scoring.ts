@@ -18,7 +18,8 @@ export const TEXT_K = 1000;
  * 2k-frame library where k = 60 costs ~4; text hits are read back and scored
  * one by one (200 text hits: 11 ms at 20k frames, 60: 6 ms).
  */
-export const hitsFor = (want: number | undefined): number => (want === undefined ? VECTOR_K : Math.min(VECTOR_K, Math.max(50, want * 3)));
+export const hitsFor = (want: number | undefined): number =>
+  want === undefined ? VECTOR_K : Math.min(VECTOR_K, Math.max(50, want * 3));
 const textHitsFor = (want: number | undefined): number => (want === undefined ? TEXT_K : hitsFor(want));
 /**
  * Vector hits rescored from float32 when the caller shows only the best `want`
@@ -28,7 +29,8 @@ const textHitsFor = (want: number | undefined): number => (want === undefined ? 
  * here); ranking by int8 alone cost 0.02 of recall@10 at 100k. Scored browse
  * keeps the default (its scores are compared with minScore over every page).
  */
-const exactTopFor = (want: number | undefined): number | undefined => (want === undefined ? undefined : exactRescoreFor(want));
+const exactTopFor = (want: number | undefined): number | undefined =>
+  want === undefined ? undefined : exactRescoreFor(want);
 
 /**
  * The embedding model text queries use: the current default model once its
@@ -40,14 +42,21 @@ const exactTopFor = (want: number | undefined): number | undefined => (want === 
  */
 export async function searchModel(s: Services, datasetIds: string[]) {
   const current = s.models.modelInfo();
-  const others = (await s.storage.vectors.stats()).filter((st) => st.modelId !== current.id && st.state === 'live' && st.rows > 0);
+  const others = (await s.storage.vectors.stats()).filter(
+    (st) => st.modelId !== current.id && st.state === 'live' && st.rows > 0,
+  );
   if (others.length === 0) return current; // the usual case: one model, nothing to choose
   const key = `${current.id}|${[...datasetIds].sort().join(',')}`;
   let memos = modelMemos.get(s.storage);
   if (!memos) modelMemos.set(s.storage, (memos = new Map()));
   const memo = memos.get(key);
   if (memo && memo.until > Date.now()) return memo.model;
-  const model = await chooseModel(s, current, datasetIds, others.reverse().map((st) => st.modelId));
+  const model = await chooseModel(
+    s,
+    current,
+    datasetIds,
+    others.reverse().map((st) => st.modelId),
+  );
   if (memos.size >= 256) memos.clear();
   memos.set(key, { model, until: Date.now() + 60_000 });
   return model;
@@ -57,7 +66,12 @@ type ModelInfoOf = ReturnType<Services['models']['modelInfo']>;
 /** Per store (one per server; tests run several in a process). */
 const modelMemos = new WeakMap<object, Map<string, { model: ModelInfoOf; until: number }>>();
 
-async function chooseModel(s: Services, current: ModelInfoOf, datasetIds: string[], otherIds: string[]): Promise<ModelInfoOf> {
+async function chooseModel(
+  s: Services,
+  current: ModelInfoOf,
+  datasetIds: string[],
+  otherIds: string[],
+): Promise<ModelInfoOf> {
   const coverage = await s.storage.vectors.coverage(current.id, datasetIds, 'objects');
   if (coverage.fraction >= 0.999) return current;
   for (const modelId of otherIds) {
@@ -115,18 +129,34 @@ export async function scoreFrames(s: Services, query: ScoreQuery): Promise<Frame
   if (query.datasetIds.length === 0) return [];
 
   if (query.similarToObjectId) {
-    const object = /^[0-9a-f]{32}$/i.test(query.similarToObjectId) ? await s.storage.analysis.getObject(query.similarToObjectId.toLowerCase()) : null;
+    const object = /^[0-9a-f]{32}$/i.test(query.similarToObjectId)
+      ? await s.storage.analysis.getObject(query.similarToObjectId.toLowerCase())
+      : null;
     const media = object ? await s.storage.media.get(object.mediaId) : null;
-    if (!object || object.status !== 'active' || !media || media.organizationId !== query.organizationId) throw notFound('object not found');
-    const similarityModel: SimilarityModel = query.similarToObjectModel ?? (object.type === 'face' ? 'faces' : 'objects');
+    if (!object || object.status !== 'active' || !media || media.organizationId !== query.organizationId)
+      throw notFound('object not found');
+    const similarityModel: SimilarityModel =
+      query.similarToObjectModel ?? (object.type === 'face' ? 'faces' : 'objects');
     const stored = await s.storage.analysis.objectVector(object.id, similarityModel);
     if (!stored) throw invalid(`object ${object.id} has no embedding for the ${similarityModel} model`);
     const hits = await s.storage.vectors.search({
-      modelId: stored.modelId, similarityModel, vector: stored.vector, datasetIds: query.datasetIds, k: hitsFor(query.want), mediaIds: query.mediaIds,
+      modelId: stored.modelId,
+      similarityModel,
+      vector: stored.vector,
+      datasetIds: query.datasetIds,
+      k: hitsFor(query.want),
+      mediaIds: query.mediaIds,
       exactTop: exactTopFor(query.want),
     });
     const standin = stored.modelId.includes('standin') || stored.modelId.startsWith('sface:6791e2349554');
-    const family = similarityModel === 'faces' ? (standin ? 'faces-standin' : 'faces') : standin ? 'standin' : familyOf(s.models.modelInfo());
+    const family =
+      similarityModel === 'faces'
+        ? standin
+          ? 'faces-standin'
+          : 'faces'
+        : standin
+          ? 'standin'
+          : familyOf(s.models.modelInfo());
     for (const h of hits) {
       const e = entry(h.mediaId, h.frameId, h.datasetId);
       e.embeddingRank = Math.max(e.embeddingRank, calibrate(h.similarity, IMAGE_TO_IMAGE[family]));
@@ -146,11 +176,21 @@ export async function scoreFrames(s: Services, query: ScoreQuery): Promise<Frame
     }
     // The text search is asked first: in a big library it runs in a worker thread (see textIndexThread.ts)
     // while the vector search below runs here.
-    const textSearch = s.storage.text.search({ query: text, datasetIds: query.datasetIds, mediaIds: query.mediaIds, limit: textHitsFor(query.want) });
+    const textSearch = s.storage.text.search({
+      query: text,
+      datasetIds: query.datasetIds,
+      mediaIds: query.mediaIds,
+      limit: textHitsFor(query.want),
+    });
     const [hits, textHits] = await Promise.all([
       vector
         ? s.storage.vectors.search({
-            modelId: info.id, similarityModel: 'objects', vector, datasetIds: query.datasetIds, k: hitsFor(query.want), mediaIds: query.mediaIds,
+            modelId: info.id,
+            similarityModel: 'objects',
+            vector,
+            datasetIds: query.datasetIds,
+            k: hitsFor(query.want),
+            mediaIds: query.mediaIds,
             exactTop: exactTopFor(query.want),
           })
         : Promise.resolve([]),
@@ -168,7 +208,8 @@ export async function scoreFrames(s: Services, query: ScoreQuery): Promise<Frame
   }
   // An item-level text match (name, description, tags) counts for each of the item's scored frames too.
   const itemText = new Map<string, number>();
-  for (const e of byFrame.values()) if (e.frameId === null) itemText.set(e.mediaId, Math.max(itemText.get(e.mediaId) ?? 0, e.textRank));
+  for (const e of byFrame.values())
+    if (e.frameId === null) itemText.set(e.mediaId, Math.max(itemText.get(e.mediaId) ?? 0, e.textRank));
   for (const e of byFrame.values()) {
     if (e.frameId !== null) e.textRank = Math.max(e.textRank, itemText.get(e.mediaId) ?? 0);
     e.total = combine(e.textRank, e.embeddingRank);

@@ -88,9 +88,11 @@ const MIN_PREFIX_LENGTH = 3;
  * unless nothing else is left ("the who" still searches).
  */
 const STOPWORDS = new Set(
-  ('a an and are as at be been but by for from has have he her his i if in into is it its me my no not of on or our ' +
+  (
+    'a an and are as at be been but by for from has have he her his i if in into is it its me my no not of on or our ' +
     'she so than that the their them then there these they this those to too us was we were what when where which ' +
-    'while who whom why will with you your').split(' '),
+    'while who whom why will with you your'
+  ).split(' '),
 );
 
 /**
@@ -105,9 +107,22 @@ export const WORD_PATTERN = /[\p{L}\p{N}\p{Co}]+/gu;
  */
 const IRREGULAR = new Map<string, string>(
   Object.entries({
-    child: 'children', man: 'men', woman: 'women', person: 'people', mouse: 'mice', goose: 'geese',
-    foot: 'feet', tooth: 'teeth', ox: 'oxen', die: 'dice', cactus: 'cacti', fungus: 'fungi',
-  }).flatMap(([singular, plural]) => [[singular, plural], [plural, singular]]),
+    child: 'children',
+    man: 'men',
+    woman: 'women',
+    person: 'people',
+    mouse: 'mice',
+    goose: 'geese',
+    foot: 'feet',
+    tooth: 'teeth',
+    ox: 'oxen',
+    die: 'dice',
+    cactus: 'cacti',
+    fungus: 'fungi',
+  }).flatMap(([singular, plural]) => [
+    [singular, plural],
+    [plural, singular],
+  ]),
 );
 
 /**

@@ -264,7 +264,11 @@ export function normalize(v: Float32Array): Float32Array {
  * bit first (the layout of sqlite-vec's `vec_quantize_binary` and `bit[N]`
  * columns). dims must be a multiple of 8.
  */
-export function quantizeBits(v: Float32Array, center: Float32Array | null, out: Uint8Array = new Uint8Array(v.length >> 3)): Uint8Array {
+export function quantizeBits(
+  v: Float32Array,
+  center: Float32Array | null,
+  out: Uint8Array = new Uint8Array(v.length >> 3),
+): Uint8Array {
   out.fill(0);
   for (let i = 0; i < v.length; i++) {
     if (v[i] > (center ? center[i] : 0)) out[i >> 3] |= 1 << (i & 7);
@@ -402,7 +406,12 @@ export class Int8Cache {
     if (!slab) {
       if (this.budgetBytes < this.slabBytes(dims)) return;
       while (this.bytes + this.slabBytes(dims) > this.budgetBytes && this.slabCount) this.evictOne();
-      slab = { q: new Int8Array(SLAB_ROWS * dims), scale: new Float32Array(SLAB_ROWS).fill(NaN), count: 0, used: ++this.tick };
+      slab = {
+        q: new Int8Array(SLAB_ROWS * dims),
+        scale: new Float32Array(SLAB_ROWS).fill(NaN),
+        count: 0,
+        used: ++this.tick,
+      };
       slabs[index] = slab;
       this.bytes += slab.q.byteLength + slab.scale.byteLength;
       this.slabCount++;

@@ -131,7 +131,11 @@ export interface MediaStore {
   /** The original and all its active derived versions, oldest first. */
   listVersions(rootId: string): Promise<MediaRecord[]>;
   /** Deletes one version; when it was current, the newest remaining version becomes current. */
-  deleteVersion(rootId: string, versionId: string, userId: string): Promise<{ deletedId: string; promotedId: string | null }>;
+  deleteVersion(
+    rootId: string,
+    versionId: string,
+    userId: string,
+  ): Promise<{ deletedId: string; promotedId: string | null }>;
   /** Makes this version the current one of its root. */
   selectVersion(versionId: string, userId: string): Promise<MediaRecord>;
   setProcessingStatus(id: string, status: ProcessingStatus, error: string | null): Promise<void>;
@@ -170,7 +174,9 @@ export interface AnalysisStore {
   /** Active objects of an item's active frames that carry an `objects` embedding, with the file to embed (re-indexing). */
   objectsToReembed(mediaId: string): Promise<Array<{ objectId: string; blobKey: string }>>;
   /** Adds (or replaces) embeddings under a model, keeping other models' vectors: re-indexing writes beside the old ones. */
-  addEmbeddings(rows: Array<{ objectId: string; modelId: string; similarityModel: 'objects'; vector: Float32Array }>): Promise<void>;
+  addEmbeddings(
+    rows: Array<{ objectId: string; modelId: string; similarityModel: 'objects'; vector: Float32Array }>,
+  ): Promise<void>;
   /** A caption the user wrote; reprocessing keeps it. */
   addUserCaption(frameId: string, caption: NewCaption, userId: string): Promise<void>;
 }

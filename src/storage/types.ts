@@ -93,7 +93,20 @@ export interface MediaRecord {
  * (MediaStore.summaries): 11 columns of 24 and no JSON, about half the
  * cost of reading a MediaRecord.
  */
-export type MediaSummary = Pick<MediaRecord, 'id' | 'datasetId' | 'type' | 'name' | 'blobKey' | 'width' | 'height' | 'duration' | 'status' | 'isCurrent' | 'createdAt'>;
+export type MediaSummary = Pick<
+  MediaRecord,
+  | 'id'
+  | 'datasetId'
+  | 'type'
+  | 'name'
+  | 'blobKey'
+  | 'width'
+  | 'height'
+  | 'duration'
+  | 'status'
+  | 'isCurrent'
+  | 'createdAt'
+>;
 
 export interface FrameRecord {
   id: string;

@@ -72,7 +72,11 @@ export interface FaceEmbedder {
 }
 
 /** The square crop of a face box: left/top may be negative and the square may leave the image. */
-export interface FaceSquare { left: number; top: number; side: number }
+export interface FaceSquare {
+  left: number;
+  top: number;
+  side: number;
+}
 
 export function faceSquare(box: Detection['box'], margin = DEFAULT_FACE_MARGIN): FaceSquare {
   const longer = Math.max(1, box.width, box.height);
@@ -83,7 +87,11 @@ export function faceSquare(box: Detection['box'], margin = DEFAULT_FACE_MARGIN):
 }
 
 /** The face's square crop resized to size×size packed RGB; what lies outside the image is black. */
-export async function cropFace(img: RawImage, box: Detection['box'], opts: { margin?: number; size?: number } = {}): Promise<Buffer> {
+export async function cropFace(
+  img: RawImage,
+  box: Detection['box'],
+  opts: { margin?: number; size?: number } = {},
+): Promise<Buffer> {
   const size = opts.size ?? FACE_SIZE;
   const sq = faceSquare(box, opts.margin);
   const x0 = Math.max(0, sq.left);
@@ -107,7 +115,9 @@ export async function cropFace(img: RawImage, box: Detection['box'], opts: { mar
 }
 
 export async function loadFaceEmbedder(opts: FaceEmbedderOptions): Promise<FaceEmbedder> {
-  const { modelId, session } = await openModel(opts.modelPath, opts.modelName ?? SFACE_MODEL_NAME, { threads: opts.threads });
+  const { modelId, session } = await openModel(opts.modelPath, opts.modelName ?? SFACE_MODEL_NAME, {
+    threads: opts.threads,
+  });
   const inputName = session.inputNames[0];
   const outputName = session.outputNames[0];
   const inMeta = session.inputMetadata.find((m) => m.name === inputName);
@@ -115,7 +125,9 @@ export async function loadFaceEmbedder(opts: FaceEmbedderOptions): Promise<FaceE
     const [, c, h, w] = inMeta.shape;
     const bad = (d: unknown, want: number) => typeof d === 'number' && d > 0 && d !== want;
     if (inMeta.shape.length !== 4 || bad(c, 3) || bad(h, FACE_SIZE) || bad(w, FACE_SIZE)) {
-      throw new Error(`${opts.modelPath}: input ${inputName} is [${inMeta.shape.join(',')}], want [1,3,${FACE_SIZE},${FACE_SIZE}]`);
+      throw new Error(
+        `${opts.modelPath}: input ${inputName} is [${inMeta.shape.join(',')}], want [1,3,${FACE_SIZE},${FACE_SIZE}]`,
+      );
     }
   }
   const outMeta = session.outputMetadata.find((m) => m.name === outputName);

@@ -21,7 +21,12 @@ export interface LetterboxGeometry {
 }
 
 /** YOLOX's letterbox geometry: r = min(W/w, H/h), the image resized to (w·r, h·r), at least 1 px. */
-export function letterboxGeometry(srcWidth: number, srcHeight: number, dstWidth: number, dstHeight: number): LetterboxGeometry {
+export function letterboxGeometry(
+  srcWidth: number,
+  srcHeight: number,
+  dstWidth: number,
+  dstHeight: number,
+): LetterboxGeometry {
   if (!(srcWidth > 0 && srcHeight > 0)) throw new Error(`image has no pixels (${srcWidth}×${srcHeight})`);
   const scale = Math.min(dstWidth / srcWidth, dstHeight / srcHeight);
   return {
@@ -55,8 +60,10 @@ export function packPlanar(
 ): void {
   const plane = dstWidth * dstHeight;
   if (dst.length < 3 * plane) throw new Error(`tensor too small: ${dst.length} < ${3 * plane}`);
-  if (width > dstWidth || height > dstHeight) throw new Error(`image ${width}×${height} does not fit ${dstWidth}×${dstHeight}`);
-  if (src.length < width * height * channels) throw new Error(`pixel buffer too short: ${src.length} < ${width * height * channels}`);
+  if (width > dstWidth || height > dstHeight)
+    throw new Error(`image ${width}×${height} does not fit ${dstWidth}×${dstHeight}`);
+  if (src.length < width * height * channels)
+    throw new Error(`pixel buffer too short: ${src.length} < ${width * height * channels}`);
   // Plane offsets of R, G and B in the output.
   const [oR, oG, oB] = opts.order === 'bgr' ? [2 * plane, plane, 0] : [0, plane, 2 * plane];
   const gOff = channels >= 3 ? 1 : 0;
@@ -118,7 +125,8 @@ export async function letterbox(
   if (isRawImage(image)) {
     const { data, width, height, channels } = image;
     if (channels !== 3) throw new Error(`raw images must have 3 channels (RGB), got ${channels}`);
-    if (!Number.isInteger(width) || !Number.isInteger(height) || width <= 0 || height <= 0) throw new Error(`invalid raw image size ${width}×${height}`);
+    if (!Number.isInteger(width) || !Number.isInteger(height) || width <= 0 || height <= 0)
+      throw new Error(`invalid raw image size ${width}×${height}`);
     if (data.length < width * height * 3) throw new Error(`raw image data too short for ${width}×${height}×3`);
     srcWidth = width;
     srcHeight = height;
@@ -150,7 +158,8 @@ export async function letterbox(
     channels = info.channels;
   }
   // A reused tensor saves the page faults of a fresh multi-MB allocation (≈3 ms at 416², more at 640²).
-  const tensor = opts.out && opts.out.length === 3 * dstWidth * dstHeight ? opts.out : new Float32Array(3 * dstWidth * dstHeight);
+  const tensor =
+    opts.out && opts.out.length === 3 * dstWidth * dstHeight ? opts.out : new Float32Array(3 * dstWidth * dstHeight);
   packPlanar(pixels, geo.width, geo.height, channels, tensor, dstWidth, dstHeight, opts);
   return { ...geo, tensor, sourceWidth: srcWidth, sourceHeight: srcHeight };
 }

@@ -9,7 +9,14 @@ import type { RawImage } from './types.js';
 export async function toRawImage(image: Buffer | RawImage): Promise<RawImage> {
   if (!Buffer.isBuffer(image)) {
     const { data, width, height, channels } = image;
-    if (channels !== 3 || !Number.isInteger(width) || !Number.isInteger(height) || width <= 0 || height <= 0 || data.length < width * height * 3) {
+    if (
+      channels !== 3 ||
+      !Number.isInteger(width) ||
+      !Number.isInteger(height) ||
+      width <= 0 ||
+      height <= 0 ||
+      data.length < width * height * 3
+    ) {
       throw new Error(`raw image must be packed RGB: ${width}×${height}×${channels} with ${data.length} bytes`);
     }
     return image;

@@ -15,7 +15,11 @@ export interface ModelSessionOptions {
  * the id recorded with every result (`name:<first 12 hex of the file's sha256>`),
  * so results of different weights are never mistaken for each other.
  */
-export async function openModel(modelPath: string, name: string, opts: ModelSessionOptions = {}): Promise<{ modelId: string; session: ort.InferenceSession }> {
+export async function openModel(
+  modelPath: string,
+  name: string,
+  opts: ModelSessionOptions = {},
+): Promise<{ modelId: string; session: ort.InferenceSession }> {
   const bytes = await readFile(modelPath);
   const modelId = `${name}:${createHash('sha256').update(bytes).digest('hex').slice(0, 12)}`;
   const session = await ort.InferenceSession.create(bytes, {

@@ -3,7 +3,10 @@
  * detector takes an image (encoded bytes or raw RGB) and returns Detections in
  * pixel coordinates of that image as displayed (EXIF orientation applied).
  */
-export interface Point { x: number; y: number }
+export interface Point {
+  x: number;
+  y: number;
+}
 
 export interface Detection {
   /** Label in words (COCO class name for objects, 'face' for faces, the text read for OCR). */
@@ -41,4 +44,9 @@ export interface Detector {
   timings?(): DetectorTimings;
 }
 
-export interface RawImage { data: Buffer; width: number; height: number; channels: 3 }
+export interface RawImage {
+  data: Buffer;
+  width: number;
+  height: number;
+  channels: 3;
+}

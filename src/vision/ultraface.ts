@@ -90,9 +90,20 @@ export interface UltraFaceDetector extends Detector {
 }
 
 /** A rectangle of the image in pixels (integers). */
-export interface Region { left: number; top: number; width: number; height: number }
+export interface Region {
+  left: number;
+  top: number;
+  width: number;
+  height: number;
+}
 
-interface Candidate { score: number; x1: number; y1: number; x2: number; y2: number }
+interface Candidate {
+  score: number;
+  x1: number;
+  y1: number;
+  x2: number;
+  y2: number;
+}
 
 export { toRawImage };
 
@@ -131,7 +142,10 @@ export function nmsCandidates<T extends Candidate>(cands: T[], iouThreshold: num
   const sorted = [...cands].sort((a, b) => b.score - a.score || a.y1 - b.y1 || a.x1 - b.x1);
   const kept: T[] = [];
   for (const c of sorted) {
-    if (kept.some((k) => iou(k, c) > iouThreshold || (containment !== undefined && overlapOfSmaller(k, c) > containment))) continue;
+    if (
+      kept.some((k) => iou(k, c) > iouThreshold || (containment !== undefined && overlapOfSmaller(k, c) > containment))
+    )
+      continue;
     kept.push(c);
   }
   return kept;
@@ -168,7 +182,8 @@ export function planTiles(
     if (cols * rows <= maxTiles || (cols === 1 && rows === 1)) {
       if (cols === 1 && rows === 1) return []; // one tile = the full pass again
       const tiles: Region[] = [];
-      for (const top of spread(height, th, rows)) for (const left of spread(width, tw, cols)) tiles.push({ left, top, width: tw, height: th });
+      for (const top of spread(height, th, rows))
+        for (const left of spread(width, tw, cols)) tiles.push({ left, top, width: tw, height: th });
       return tiles;
     }
     scale *= 1.15;
@@ -176,10 +191,14 @@ export function planTiles(
 }
 
 export async function loadUltraFaceDetector(opts: UltraFaceOptions): Promise<UltraFaceDetector> {
-  const { modelId, session } = await openModel(opts.modelPath, opts.modelName ?? ULTRAFACE_MODEL_NAME, { threads: opts.threads });
+  const { modelId, session } = await openModel(opts.modelPath, opts.modelName ?? ULTRAFACE_MODEL_NAME, {
+    threads: opts.threads,
+  });
   const inputName = session.inputNames[0];
   if (!session.outputNames.includes('scores') || !session.outputNames.includes('boxes')) {
-    throw new Error(`${opts.modelPath} is not an UltraFace model: outputs are ${session.outputNames.join(', ')} (want scores, boxes)`);
+    throw new Error(
+      `${opts.modelPath} is not an UltraFace model: outputs are ${session.outputNames.join(', ')} (want scores, boxes)`,
+    );
   }
   const threshold = opts.scoreThreshold ?? 0.7;
   const nmsIou = opts.nmsIou ?? 0.3;
@@ -234,7 +253,12 @@ export async function loadUltraFaceDetector(opts: UltraFaceOptions): Promise<Ult
     const level: RawImage =
       lw === img.width && lh === img.height
         ? img
-        : { data: await cropResize(img, { left: 0, top: 0, width: img.width, height: img.height }, lw, lh), width: lw, height: lh, channels: 3 };
+        : {
+            data: await cropResize(img, { left: 0, top: 0, width: img.width, height: img.height }, lw, lh),
+            width: lw,
+            height: lh,
+            channels: 3,
+          };
     stats.preprocessMs += performance.now() - t;
     const fx = img.width / lw;
     const fy = img.height / lh;
@@ -260,7 +284,8 @@ export async function loadUltraFaceDetector(opts: UltraFaceOptions): Promise<Ult
           (top > 0 && c.y1 <= region.top + edge) ||
           (left + INPUT_W < lw && c.x2 >= region.left + region.width - edge) ||
           (top + INPUT_H < lh && c.y2 >= region.top + region.height - edge);
-        const big = ((c.x2 - c.x1) * INPUT_W) / img.width >= bigFace || ((c.y2 - c.y1) * INPUT_H) / img.height >= bigFace;
+        const big =
+          ((c.x2 - c.x1) * INPUT_W) / img.width >= bigFace || ((c.y2 - c.y1) * INPUT_H) / img.height >= bigFace;
         if (!cut && !big) kept.push(c);
       }
     }

@@ -20,14 +20,86 @@ import type { Detection, Detector, DetectorTimings, RawImage } from './types.js'
 
 /** The 80 COCO class names in the order YOLOX's COCO models use (yolox/data/datasets/coco_classes.py). */
 export const COCO_CLASSES: readonly string[] = [
-  'person', 'bicycle', 'car', 'motorcycle', 'airplane', 'bus', 'train', 'truck', 'boat', 'traffic light',
-  'fire hydrant', 'stop sign', 'parking meter', 'bench', 'bird', 'cat', 'dog', 'horse', 'sheep', 'cow',
-  'elephant', 'bear', 'zebra', 'giraffe', 'backpack', 'umbrella', 'handbag', 'tie', 'suitcase', 'frisbee',
-  'skis', 'snowboard', 'sports ball', 'kite', 'baseball bat', 'baseball glove', 'skateboard', 'surfboard', 'tennis racket', 'bottle',
-  'wine glass', 'cup', 'fork', 'knife', 'spoon', 'bowl', 'banana', 'apple', 'sandwich', 'orange',
-  'broccoli', 'carrot', 'hot dog', 'pizza', 'donut', 'cake', 'chair', 'couch', 'potted plant', 'bed',
-  'dining table', 'toilet', 'tv', 'laptop', 'mouse', 'remote', 'keyboard', 'cell phone', 'microwave', 'oven',
-  'toaster', 'sink', 'refrigerator', 'book', 'clock', 'vase', 'scissors', 'teddy bear', 'hair drier', 'toothbrush',
+  'person',
+  'bicycle',
+  'car',
+  'motorcycle',
+  'airplane',
+  'bus',
+  'train',
+  'truck',
+  'boat',
+  'traffic light',
+  'fire hydrant',
+  'stop sign',
+  'parking meter',
+  'bench',
+  'bird',
+  'cat',
+  'dog',
+  'horse',
+  'sheep',
+  'cow',
+  'elephant',
+  'bear',
+  'zebra',
+  'giraffe',
+  'backpack',
+  'umbrella',
+  'handbag',
+  'tie',
+  'suitcase',
+  'frisbee',
+  'skis',
+  'snowboard',
+  'sports ball',
+  'kite',
+  'baseball bat',
+  'baseball glove',
+  'skateboard',
+  'surfboard',
+  'tennis racket',
+  'bottle',
+  'wine glass',
+  'cup',
+  'fork',
+  'knife',
+  'spoon',
+  'bowl',
+  'banana',
+  'apple',
+  'sandwich',
+  'orange',
+  'broccoli',
+  'carrot',
+  'hot dog',
+  'pizza',
+  'donut',
+  'cake',
+  'chair',
+  'couch',
+  'potted plant',
+  'bed',
+  'dining table',
+  'toilet',
+  'tv',
+  'laptop',
+  'mouse',
+  'remote',
+  'keyboard',
+  'cell phone',
+  'microwave',
+  'oven',
+  'toaster',
+  'sink',
+  'refrigerator',
+  'book',
+  'clock',
+  'vase',
+  'scissors',
+  'teddy bear',
+  'hair drier',
+  'toothbrush',
 ];
 
 export const YOLOX_STRIDES: readonly number[] = [8, 16, 32];
@@ -47,7 +119,8 @@ export interface YoloxGrid {
 /** The anchor grid of a width×height input: for each stride, rows of (width/s) cells, top to bottom. */
 export function yoloxGrid(width: number, height: number, strides: readonly number[] = YOLOX_STRIDES): YoloxGrid {
   for (const s of strides) {
-    if (width % s !== 0 || height % s !== 0) throw new Error(`YOLOX input ${width}×${height} is not a multiple of stride ${s}`);
+    if (width % s !== 0 || height % s !== 0)
+      throw new Error(`YOLOX input ${width}×${height} is not a multiple of stride ${s}`);
   }
   const count = strides.reduce((n, s) => n + (width / s) * (height / s), 0);
   const gx = new Float32Array(count);
@@ -184,7 +257,14 @@ export interface YoloxDetector extends Detector {
 
 /** 'yolox_nano.onnx' → 'yolox-nano'. */
 export function modelNameFromPath(file: string): string {
-  return path.basename(file).replace(/\.onnx$/i, '').toLowerCase().replace(/[^a-z0-9.]+/g, '-').replace(/^-+|-+$/g, '') || 'yolox';
+  return (
+    path
+      .basename(file)
+      .replace(/\.onnx$/i, '')
+      .toLowerCase()
+      .replace(/[^a-z0-9.]+/g, '-')
+      .replace(/^-+|-+$/g, '') || 'yolox'
+  );
 }
 
 /** The input size YOLOX variants were trained at: 416 for nano and tiny, 640 for the rest. */
@@ -205,15 +285,23 @@ function fixedDims(meta: ort.InferenceSession.ValueMetadata | undefined): (numbe
   return meta.shape.map((d) => (typeof d === 'number' && d > 0 ? d : null));
 }
 
-function resolveInputSize(opts: YoloxOptions, name: string, dims: (number | null)[] | null): { width: number; height: number } {
+function resolveInputSize(
+  opts: YoloxOptions,
+  name: string,
+  dims: (number | null)[] | null,
+): { width: number; height: number } {
   const asked = typeof opts.inputSize === 'number' ? { width: opts.inputSize, height: opts.inputSize } : opts.inputSize;
-  if (dims && dims.length !== 4) throw new Error(`${opts.modelPath}: YOLOX input must be [1,3,H,W], got [${dims.join(',')}]`);
-  if (dims && dims[1] !== null && dims[1] !== 3) throw new Error(`${opts.modelPath}: YOLOX input must have 3 channels, got ${dims[1]}`);
+  if (dims && dims.length !== 4)
+    throw new Error(`${opts.modelPath}: YOLOX input must be [1,3,H,W], got [${dims.join(',')}]`);
+  if (dims && dims[1] !== null && dims[1] !== 3)
+    throw new Error(`${opts.modelPath}: YOLOX input must have 3 channels, got ${dims[1]}`);
   const fixedH = dims?.[2] ?? null;
   const fixedW = dims?.[3] ?? null;
   if (fixedH !== null && fixedW !== null) {
     if (asked && (asked.width !== fixedW || asked.height !== fixedH)) {
-      throw new Error(`${opts.modelPath} has a fixed ${fixedW}×${fixedH} input; inputSize ${asked.width}×${asked.height} does not match`);
+      throw new Error(
+        `${opts.modelPath} has a fixed ${fixedW}×${fixedH} input; inputSize ${asked.width}×${asked.height} does not match`,
+      );
     }
     return { width: fixedW, height: fixedH };
   }
@@ -230,11 +318,15 @@ export async function loadYoloxDetector(opts: YoloxOptions): Promise<YoloxDetect
   const labels = opts.classesPath ? await readClasses(opts.classesPath) : COCO_CLASSES;
   const name = opts.name ?? modelNameFromPath(opts.modelPath);
   const { modelId, session } = await openModel(opts.modelPath, name, {
-    executionProviders: opts.executionProviders, spinning: opts.spinning, threads: opts.intraOpNumThreads,
+    executionProviders: opts.executionProviders,
+    spinning: opts.spinning,
+    threads: opts.intraOpNumThreads,
   });
   try {
     if (session.inputNames.length !== 1 || session.outputNames.length < 1) {
-      throw new Error(`${opts.modelPath}: expected one image input and an output, got inputs [${session.inputNames}] outputs [${session.outputNames}]`);
+      throw new Error(
+        `${opts.modelPath}: expected one image input and an output, got inputs [${session.inputNames}] outputs [${session.outputNames}]`,
+      );
     }
     const { width, height } = resolveInputSize(opts, name, fixedDims(session.inputMetadata[0]));
     const grid = yoloxGrid(width, height);
@@ -290,7 +382,10 @@ class YoloxSession implements YoloxDetector {
     return p;
   }
 
-  private async run(image: Buffer | RawImage, opts: { minScore?: number; maxDetections?: number }): Promise<Detection[]> {
+  private async run(
+    image: Buffer | RawImage,
+    opts: { minScore?: number; maxDetections?: number },
+  ): Promise<Detection[]> {
     const t0 = performance.now();
     const buffer = this.pool.pop();
     let result: ort.InferenceSession.OnnxValueMapType | null = null;
@@ -304,7 +399,9 @@ class YoloxSession implements YoloxDetector {
       const out = result[this.outputName];
       const k = 5 + this.labels.length;
       if (out.type !== 'float32' || out.dims.length !== 3 || out.dims[1] !== this.grid.count || out.dims[2] !== k) {
-        throw new Error(`${this.modelId}: output [${out.dims.join(',')}] ${out.type}, expected [1,${this.grid.count},${k}] float32`);
+        throw new Error(
+          `${this.modelId}: output [${out.dims.join(',')}] ${out.type}, expected [1,${this.grid.count},${k}] float32`,
+        );
       }
       const detections = postprocessYolox(out.data as Float32Array, {
         grid: this.grid,

@@ -109,14 +109,18 @@ const fetchOpts = (extra: Partial<ImageInputOptions> = {}): ImageInputOptions =>
 });
 
 test.before(async () => {
-  try { await setup(); } catch (err) {
+  try {
+    await setup();
+  } catch (err) {
     console.error('setup failed:', err);
     throw err;
   }
 });
 
 async function setup() {
-  PNG = await sharp({ create: { width: 8, height: 6, channels: 3, background: '#3a7' } }).png().toBuffer();
+  PNG = await sharp({ create: { width: 8, height: 6, channels: 3, background: '#3a7' } })
+    .png()
+    .toBuffer();
   JPEG_ROTATED = await sharp({ create: { width: 8, height: 6, channels: 3, background: '#a37' } })
     .jpeg()
     .withMetadata({ orientation: 6 })
@@ -207,31 +211,91 @@ test.after(async () => {
 
 test('isPrivateAddress: IPv4, IPv6 and IPv4-embedding IPv6 forms', () => {
   const privateOnes = [
-    '127.0.0.1', '127.255.255.254', '10.0.0.5', '172.16.0.1', '172.31.255.255', '192.168.1.1',
-    '169.254.169.254', '169.254.0.1', '100.64.0.1', '100.127.255.255', '0.0.0.0', '0.1.2.3',
-    '224.0.0.1', '239.255.255.250', '255.255.255.255', '240.0.0.1', '192.0.2.1', '198.18.0.1',
-    '::', '::1', '[::1]', 'fc00::1', 'fd12:3456::1', 'fe80::1', 'fe80::1%eth0', 'febf::1', 'ff02::1',
-    '::ffff:127.0.0.1', '::ffff:7f00:1', '::ffff:10.0.0.5', '::ffff:169.254.169.254', '::ffff:0.0.0.0',
-    '::127.0.0.1', '64:ff9b::7f00:1', '64:ff9b::a00:5', '2002:7f00:1::', '2002:a9fe:a9fe::1',
-    '2001:db8::1', '100::1',
-    'not-an-ip', '', '999.1.1.1', 'localhost',
+    '127.0.0.1',
+    '127.255.255.254',
+    '10.0.0.5',
+    '172.16.0.1',
+    '172.31.255.255',
+    '192.168.1.1',
+    '169.254.169.254',
+    '169.254.0.1',
+    '100.64.0.1',
+    '100.127.255.255',
+    '0.0.0.0',
+    '0.1.2.3',
+    '224.0.0.1',
+    '239.255.255.250',
+    '255.255.255.255',
+    '240.0.0.1',
+    '192.0.2.1',
+    '198.18.0.1',
+    '::',
+    '::1',
+    '[::1]',
+    'fc00::1',
+    'fd12:3456::1',
+    'fe80::1',
+    'fe80::1%eth0',
+    'febf::1',
+    'ff02::1',
+    '::ffff:127.0.0.1',
+    '::ffff:7f00:1',
+    '::ffff:10.0.0.5',
+    '::ffff:169.254.169.254',
+    '::ffff:0.0.0.0',
+    '::127.0.0.1',
+    '64:ff9b::7f00:1',
+    '64:ff9b::a00:5',
+    '2002:7f00:1::',
+    '2002:a9fe:a9fe::1',
+    '2001:db8::1',
+    '100::1',
+    'not-an-ip',
+    '',
+    '999.1.1.1',
+    'localhost',
   ];
   const publicOnes = [
-    '8.8.8.8', '1.1.1.1', PUBLIC_IP, '172.15.255.255', '172.32.0.1', '100.63.255.255', '100.128.0.1',
-    '169.253.255.255', '11.0.0.1', '223.255.255.255', '192.169.0.1',
-    '2606:4700:4700::1111', '2001:4860:4860::8888', '[2a00:1450:4001::200e]',
-    '::ffff:8.8.8.8', '::ffff:808:808', '64:ff9b::808:808', '2002:808:808::1',
+    '8.8.8.8',
+    '1.1.1.1',
+    PUBLIC_IP,
+    '172.15.255.255',
+    '172.32.0.1',
+    '100.63.255.255',
+    '100.128.0.1',
+    '169.253.255.255',
+    '11.0.0.1',
+    '223.255.255.255',
+    '192.169.0.1',
+    '2606:4700:4700::1111',
+    '2001:4860:4860::8888',
+    '[2a00:1450:4001::200e]',
+    '::ffff:8.8.8.8',
+    '::ffff:808:808',
+    '64:ff9b::808:808',
+    '2002:808:808::1',
   ];
   for (const ip of privateOnes) assert.ok(isPrivateAddress(ip), `${ip} should be private`);
   for (const ip of publicOnes) assert.not.ok(isPrivateAddress(ip), `${ip} should be public`);
 });
 
 test('isBlockedHostname: localhost, metadata and internal names', () => {
-  for (const h of ['localhost', 'LOCALHOST', 'localhost.', 'api.localhost', 'metadata.google.internal',
-    'metadata', 'intranet', 'printer.local', 'x.home.arpa', 'db.internal']) {
+  for (const h of [
+    'localhost',
+    'LOCALHOST',
+    'localhost.',
+    'api.localhost',
+    'metadata.google.internal',
+    'metadata',
+    'intranet',
+    'printer.local',
+    'x.home.arpa',
+    'db.internal',
+  ]) {
     assert.ok(isBlockedHostname(h), h);
   }
-  for (const h of ['example.com', 'images.example.org.', 'cdn.local-images.com']) assert.not.ok(isBlockedHostname(h), h);
+  for (const h of ['example.com', 'images.example.org.', 'cdn.local-images.com'])
+    assert.not.ok(isBlockedHostname(h), h);
 });
 
 test('assertPublicHost: literals, blocked names, resolved addresses, allowPrivate', async () => {
@@ -268,16 +332,26 @@ test('data URI: decodes and reports format, size, source', async () => {
 });
 
 test('data URI: width/height follow EXIF orientation', async () => {
-  const img = await loadImageInput(`data:image/jpeg;base64,${JPEG_ROTATED.toString('base64')}`, { allowPrivate: false });
+  const img = await loadImageInput(`data:image/jpeg;base64,${JPEG_ROTATED.toString('base64')}`, {
+    allowPrivate: false,
+  });
   assert.is(img.format, 'jpeg');
   assert.equal([img.width, img.height], [6, 8]);
 });
 
 test('data URI: garbage base64, wrong media type, not base64 → 400 naming image', async () => {
-  await rejects(loadImageInput('data:image/png;base64,@@@not*base64!!', { allowPrivate: false }), 'invalid_input', /^image .*base64/);
+  await rejects(
+    loadImageInput('data:image/png;base64,@@@not*base64!!', { allowPrivate: false }),
+    'invalid_input',
+    /^image .*base64/,
+  );
   await rejects(loadImageInput('data:image/png;base64,', { allowPrivate: false }), 'invalid_input', /^image /);
   await rejects(loadImageInput('data:image/png;base64,A', { allowPrivate: false }), 'invalid_input', /^image /);
-  await rejects(loadImageInput('data:text/plain;base64,aGVsbG8=', { allowPrivate: false }), 'invalid_input', /^image .*image\/\*/);
+  await rejects(
+    loadImageInput('data:text/plain;base64,aGVsbG8=', { allowPrivate: false }),
+    'invalid_input',
+    /^image .*image\/\*/,
+  );
   await rejects(loadImageInput('data:image/png,rawbytes', { allowPrivate: false }), 'invalid_input', /^image .*base64/);
 });
 
@@ -288,20 +362,39 @@ test('data URI: valid base64 that is not an image → 422', async () => {
 
 test('data URI: over maxBytes → 413 before decoding', async () => {
   const big = Buffer.alloc(2 * 1024 * 1024).toString('base64');
-  await rejects(loadImageInput(`data:image/png;base64,${big}`, { allowPrivate: false, maxBytes: 1024 * 1024 }), 'too_large', /image is larger than 1 MB/);
+  await rejects(
+    loadImageInput(`data:image/png;base64,${big}`, { allowPrivate: false, maxBytes: 1024 * 1024 }),
+    'too_large',
+    /image is larger than 1 MB/,
+  );
 });
 
 test('format not in allowedFormats → 422 naming the format and the accepted ones', async () => {
   const uri = `data:image/png;base64,${PNG.toString('base64')}`;
-  const e = await rejects(loadImageInput(uri, { allowPrivate: false, allowedFormats: ['jpeg', 'webp'] }), 'unprocessable', /png/);
+  const e = await rejects(
+    loadImageInput(uri, { allowPrivate: false, allowedFormats: ['jpeg', 'webp'] }),
+    'unprocessable',
+    /png/,
+  );
   assert.match(e.message, /jpeg, webp/);
 });
 
 // --- URL shape ------------------------------------------------------------------------
 
 test('non-http(s) inputs → 400', async () => {
-  for (const input of ['ftp://example.com/a.png', 'file:///etc/passwd', 'javascript:alert(1)', 'not a url', '/relative/a.png', 'gopher://x/']) {
-    await rejects(loadImageInput(input, { allowPrivate: false, lookup: noDns }), 'invalid_input', /^image must be an http\(s\) URL or a data URI$/);
+  for (const input of [
+    'ftp://example.com/a.png',
+    'file:///etc/passwd',
+    'javascript:alert(1)',
+    'not a url',
+    '/relative/a.png',
+    'gopher://x/',
+  ]) {
+    await rejects(
+      loadImageInput(input, { allowPrivate: false, lookup: noDns }),
+      'invalid_input',
+      /^image must be an http\(s\) URL or a data URI$/,
+    );
   }
   await rejects(loadImageInput('   ', { allowPrivate: false }), 'invalid_input', /^image /);
 });
@@ -351,7 +444,11 @@ test('fetch: relative and absolute redirects are followed', async () => {
 
 test('fetch: redirect loop → 400 after maxRedirects', async () => {
   const before = hitsTo('/loop');
-  await rejects(loadImageInput(`${base}/loop`, fetchOpts({ maxRedirects: 3 })), 'invalid_input', /redirected too many times \(more than 3\)/);
+  await rejects(
+    loadImageInput(`${base}/loop`, fetchOpts({ maxRedirects: 3 })),
+    'invalid_input',
+    /redirected too many times \(more than 3\)/,
+  );
   assert.is(hitsTo('/loop') - before, 4, 'the first request plus 3 redirects');
   await rejects(loadImageInput(`${base}/redirect`, fetchOpts({ maxRedirects: 0 })), 'invalid_input', /too many/);
 });
@@ -362,7 +459,11 @@ test('fetch: redirect to a non-http(s) URL → 400', async () => {
 
 test('fetch: 404 and a 302 without Location → 422 with the status', async () => {
   await rejects(loadImageInput(`${base}/missing`, fetchOpts()), 'unprocessable', /could not fetch image: .*404/);
-  await rejects(loadImageInput(`${base}/redirect-no-location`, fetchOpts()), 'unprocessable', /could not fetch image: .*302/);
+  await rejects(
+    loadImageInput(`${base}/redirect-no-location`, fetchOpts()),
+    'unprocessable',
+    /could not fetch image: .*302/,
+  );
 });
 
 test('fetch: non-image bytes → 422', async () => {
@@ -370,20 +471,36 @@ test('fetch: non-image bytes → 422', async () => {
 });
 
 test('fetch: streamed body over maxBytes → 413 and the download is cut off', async () => {
-  await rejects(loadImageInput(`${base}/huge`, fetchOpts({ maxBytes: 256 * 1024 })), 'too_large', /^image is larger than 256 KB$/);
+  await rejects(
+    loadImageInput(`${base}/huge`, fetchOpts({ maxBytes: 256 * 1024 })),
+    'too_large',
+    /^image is larger than 256 KB$/,
+  );
   await new Promise((r) => setTimeout(r, 50));
   assert.not.ok(hugeFinished, 'the server never got to send all 16 MB');
-  await rejects(loadImageInput(`${base}/huge-declared`, fetchOpts({ maxBytes: 1024 * 1024 })), 'too_large', /^image is larger than 1 MB$/);
+  await rejects(
+    loadImageInput(`${base}/huge-declared`, fetchOpts({ maxBytes: 1024 * 1024 })),
+    'too_large',
+    /^image is larger than 1 MB$/,
+  );
 });
 
 test('fetch: slow body, no answer and slow DNS → 422 timed out', async () => {
   for (const p of ['/slow', '/hang']) {
     const t0 = Date.now();
-    await rejects(loadImageInput(`${base}${p}`, fetchOpts({ timeoutMs: 300 })), 'unprocessable', /^could not fetch image: timed out$/);
+    await rejects(
+      loadImageInput(`${base}${p}`, fetchOpts({ timeoutMs: 300 })),
+      'unprocessable',
+      /^could not fetch image: timed out$/,
+    );
     assert.ok(Date.now() - t0 < 1500, `${p} took ${Date.now() - t0} ms`);
   }
   const never: LookupFn = () => new Promise(() => {});
-  await rejects(loadImageInput('http://slow-dns.example/a.png', { allowPrivate: false, lookup: never, timeoutMs: 200 }), 'unprocessable', /timed out/);
+  await rejects(
+    loadImageInput('http://slow-dns.example/a.png', { allowPrivate: false, lookup: never, timeoutMs: 200 }),
+    'unprocessable',
+    /timed out/,
+  );
 });
 
 test('fetch: connection refused → 422', async () => {
@@ -391,7 +508,11 @@ test('fetch: connection refused → 422', async () => {
   await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
   const closedPort = (s.address() as AddressInfo).port;
   await new Promise<void>((r) => s.close(() => r()));
-  await rejects(loadImageInput(`http://127.0.0.1:${closedPort}/a.png`, fetchOpts()), 'unprocessable', /could not fetch image: ECONNREFUSED/);
+  await rejects(
+    loadImageInput(`http://127.0.0.1:${closedPort}/a.png`, fetchOpts()),
+    'unprocessable',
+    /could not fetch image: ECONNREFUSED/,
+  );
 });
 
 // --- DNS pinning ----------------------------------------------------------------------
@@ -420,7 +541,11 @@ test('pinning: a name that rebinds after the check is still fetched from the che
   let n = 0;
   const rebinding: LookupFn = async () => [{ address: n++ === 0 ? PUBLIC_IP : '127.0.0.1', family: 4 }];
   const { fetcher, seen } = hybridFetcher(); // throws if handed anything but PUBLIC_IP
-  const { buffer } = await fetchImageUrl(new URL(`http://rebind.example:${port}/png`), { allowPrivate: false, lookup: rebinding }, fetcher);
+  const { buffer } = await fetchImageUrl(
+    new URL(`http://rebind.example:${port}/png`),
+    { allowPrivate: false, lookup: rebinding },
+    fetcher,
+  );
   assert.ok(buffer.equals(PNG));
   assert.is(n, 1, 'one resolution per hop');
   assert.is(seen.length, 1);
@@ -457,7 +582,11 @@ test('redirects: every hop is re-validated; a public site redirecting inward is 
 test('redirects: public → public hops pass the re-check and resolve each hop', async () => {
   const { lookup, calls } = fakeDns({ 'public.example': [PUBLIC_IP] });
   const { fetcher, seen } = hybridFetcher();
-  const { buffer } = await fetchImageUrl(new URL(`http://public.example:${port}/redirect`), { allowPrivate: false, lookup }, fetcher);
+  const { buffer } = await fetchImageUrl(
+    new URL(`http://public.example:${port}/redirect`),
+    { allowPrivate: false, lookup },
+    fetcher,
+  );
   assert.ok(buffer.equals(PNG));
   assert.equal(seen, [`http://public.example:${port}/redirect`, `http://public.example:${port}/png`]);
   assert.equal(calls, ['public.example', 'public.example']);
@@ -466,7 +595,15 @@ test('redirects: public → public hops pass the re-check and resolve each hop',
 test('redirects: the loop limit also applies through the re-checking loop', async () => {
   const { lookup } = fakeDns({ 'public.example': [PUBLIC_IP] });
   const { fetcher, seen } = hybridFetcher();
-  await rejects(fetchImageUrl(new URL(`http://public.example:${port}/loop`), { allowPrivate: false, lookup, maxRedirects: 2 }, fetcher), 'invalid_input', /too many/);
+  await rejects(
+    fetchImageUrl(
+      new URL(`http://public.example:${port}/loop`),
+      { allowPrivate: false, lookup, maxRedirects: 2 },
+      fetcher,
+    ),
+    'invalid_input',
+    /too many/,
+  );
   assert.is(seen.length, 3);
 });
 
@@ -480,16 +617,28 @@ test('own files: read from disk before any DNS or HTTP, also as a redirect targe
   assert.is(img.format, 'png');
   assert.is(hits.length, before, 'no HTTP request');
 
-  const named = await loadImageInput('https://library.example/files/own.png', { allowPrivate: false, lookup: noDns, resolveOwnFile });
+  const named = await loadImageInput('https://library.example/files/own.png', {
+    allowPrivate: false,
+    lookup: noDns,
+    resolveOwnFile,
+  });
   assert.is(named.source, 'own-file');
 
   // Other URLs on the same host are not own files and get the normal guard.
-  await rejects(loadImageInput(`${base}/png`, { allowPrivate: false, lookup: noDns, resolveOwnFile }), 'invalid_input', /not allowed/);
+  await rejects(
+    loadImageInput(`${base}/png`, { allowPrivate: false, lookup: noDns, resolveOwnFile }),
+    'invalid_input',
+    /not allowed/,
+  );
 
   // A public page redirecting to one of our file URLs: served from disk, not fetched.
   const { lookup } = fakeDns({ 'public.example': [PUBLIC_IP] });
   const { fetcher, seen } = hybridFetcher();
-  const res = await fetchImageUrl(new URL(`http://public.example:${port}/redirect-own`), { allowPrivate: false, lookup, resolveOwnFile }, fetcher);
+  const res = await fetchImageUrl(
+    new URL(`http://public.example:${port}/redirect-own`),
+    { allowPrivate: false, lookup, resolveOwnFile },
+    fetcher,
+  );
   assert.ok(res.ownFile);
   assert.ok(res.buffer.equals(PNG));
   assert.is(seen.length, 1);
@@ -497,7 +646,11 @@ test('own files: read from disk before any DNS or HTTP, also as a redirect targe
 
 test('own files: size cap → 413', async () => {
   const resolveOwnFile = async () => ownFile;
-  await rejects(loadImageInput(`${base}/files/own.png`, { allowPrivate: false, resolveOwnFile, maxBytes: 10 }), 'too_large', /^image is larger than 10 bytes$/);
+  await rejects(
+    loadImageInput(`${base}/files/own.png`, { allowPrivate: false, resolveOwnFile, maxBytes: 10 }),
+    'too_large',
+    /^image is larger than 10 bytes$/,
+  );
 });
 
 test.run();

@@ -87,11 +87,20 @@ async function makeImage(i: number): Promise<{ bytes: Buffer; ext: string }> {
   const left = 10 + ((i * 29) % (width - side - 20));
   const top = 10 + ((i * 17) % (height - side - 20));
   const stripe = (k: number) => ({
-    input: { create: { width: 6 + k * 3, height, channels: 3 as const, background: { r: 0, g: 60 + k * 40, b: 120 + ((i * 20) % 120) } } },
+    input: {
+      create: {
+        width: 6 + k * 3,
+        height,
+        channels: 3 as const,
+        background: { r: 0, g: 60 + k * 40, b: 120 + ((i * 20) % 120) },
+      },
+    },
     left: (left + side + 10 + k * 25 + i) % (width - 20),
     top: 0,
   });
-  const img = sharp({ create: { width, height, channels: 3, background: backgrounds[i % backgrounds.length] } }).composite([
+  const img = sharp({
+    create: { width, height, channels: 3, background: backgrounds[i % backgrounds.length] },
+  }).composite([
     stripe(0),
     stripe(1),
     { input: { create: { width: side, height: side, channels: 3, background: { r: 230, g: 10, b: 10 } } }, left, top },
@@ -102,7 +111,12 @@ async function makeImage(i: number): Promise<{ bytes: Buffer; ext: string }> {
   return { bytes: await img.webp({ quality: 90 }).toBuffer(), ext: 'webp' };
 }
 
-async function api(srv: ServerProcess, method: string, url: string, body?: unknown): Promise<{ status: number; body: any }> {
+async function api(
+  srv: ServerProcess,
+  method: string,
+  url: string,
+  body?: unknown,
+): Promise<{ status: number; body: any }> {
   const res = await fetch(srv.baseUrl + url, {
     method,
     headers: { 'x-api-key': srv.key, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
@@ -123,7 +137,11 @@ async function upload(srv: ServerProcess, datasetId: string, name: string, bytes
   form.append('datasetId', datasetId);
   form.append('name', name);
   form.append('file', new Blob([bytes]), name);
-  const res = await fetch(`${srv.baseUrl}/api/upload/multipart`, { method: 'POST', headers: { 'x-api-key': srv.key }, body: form });
+  const res = await fetch(`${srv.baseUrl}/api/upload/multipart`, {
+    method: 'POST',
+    headers: { 'x-api-key': srv.key },
+    body: form,
+  });
   const text = await res.text();
   assert.is(res.status, 200, `upload of ${name}: ${text.slice(0, 300)}`);
   return (JSON.parse(text) as { mediaId: string }).mediaId;
@@ -161,14 +179,22 @@ async function snapshot(srv: ServerProcess, items: Item[]): Promise<Snapshot> {
 }
 
 /** Polls until `pred` holds; returns that snapshot, or throws after `ms`. */
-async function waitFor(srv: ServerProcess, items: Item[], what: string, ms: number, pred: (s: Snapshot) => boolean): Promise<Snapshot> {
+async function waitFor(
+  srv: ServerProcess,
+  items: Item[],
+  what: string,
+  ms: number,
+  pred: (s: Snapshot) => boolean,
+): Promise<Snapshot> {
   const deadline = Date.now() + ms;
   let last: Snapshot | null = null;
   for (;;) {
     last = await snapshot(srv, items);
     if (pred(last)) return last;
     if (Date.now() > deadline) {
-      const summary = last.jobs.map((j) => `${j.mediaId.slice(0, 6)}:${j.status}/${j.processingStatus}#${j.attempts}`).join(' ');
+      const summary = last.jobs
+        .map((j) => `${j.mediaId.slice(0, 6)}:${j.status}/${j.processingStatus}#${j.attempts}`)
+        .join(' ');
       throw new Error(`timed out after ${ms} ms waiting for ${what}; jobs: ${summary}`);
     }
     await sleep(20);
@@ -234,7 +260,9 @@ async function awaitRecovery(srv: ServerProcess, runs: Run[], killedAt: number, 
     const result = recoveryOf(srv, runs, killedAt);
     if (result.every((r) => r.doneMs !== null)) return result;
     if (Date.now() > deadline) {
-      throw new Error(`interrupted jobs not finished within ${ms} ms: ${JSON.stringify(result)}\n${srv.logs.slice(-20).join('\n')}`);
+      throw new Error(
+        `interrupted jobs not finished within ${ms} ms: ${JSON.stringify(result)}\n${srv.logs.slice(-20).join('\n')}`,
+      );
     }
     await sleep(50);
   }
@@ -254,7 +282,9 @@ t('ingest survives SIGKILL twice: every item ready, no duplicate frames, caption
     JOB_LEASE_SECONDS: String(LEASE_SECONDS),
     INGEST_CONCURRENCY: String(CONCURRENCY),
   };
-  console.log(`DATA_DIR ${dataDir}, MODELS_DIR ${modelsDir}, job lease ${LEASE_SECONDS} s, ingest concurrency ${CONCURRENCY}`);
+  console.log(
+    `DATA_DIR ${dataDir}, MODELS_DIR ${modelsDir}, job lease ${LEASE_SECONDS} s, ingest concurrency ${CONCURRENCY}`,
+  );
   const servers: ServerProcess[] = [];
   let srv: ServerProcess | null = null;
   const start = async () => {
@@ -266,7 +296,9 @@ t('ingest survives SIGKILL twice: every item ready, no duplicate frames, caption
     srv = await start();
     const me = await api(srv, 'GET', '/api/me');
     assert.is(me.status, 200, JSON.stringify(me.body));
-    const created = await api(srv, 'POST', `/api/organization/${me.body.organizationId}/datasets`, { name: 'Ingest crash' });
+    const created = await api(srv, 'POST', `/api/organization/${me.body.organizationId}/datasets`, {
+      name: 'Ingest crash',
+    });
     assert.is(created.status, 200, JSON.stringify(created.body));
     const datasetId = created.body.dataset.id as string;
 
@@ -277,14 +309,20 @@ t('ingest survives SIGKILL twice: every item ready, no duplicate frames, caption
     const uploadsStarted = Date.now();
     for (let i = 0; i < IMAGES; i++) {
       if (videoFile && i === 2) {
-        items.push({ name: 'clip.mkv', type: 'video', mediaId: await upload(srv, datasetId, 'clip.mkv', readFileSync(videoFile)) });
+        items.push({
+          name: 'clip.mkv',
+          type: 'video',
+          mediaId: await upload(srv, datasetId, 'clip.mkv', readFileSync(videoFile)),
+        });
       }
       const img = await makeImage(i);
       const name = `square-${i}.${img.ext}`;
       items.push({ name, type: 'image', mediaId: await upload(srv, datasetId, name, img.bytes) });
     }
     const video = items.find((i) => i.type === 'video') ?? null;
-    console.log(`uploaded ${items.length} items (${IMAGES} images${video ? ', 1 video' : ''}) in ${Date.now() - uploadsStarted} ms`);
+    console.log(
+      `uploaded ${items.length} items (${IMAGES} images${video ? ', 1 video' : ''}) in ${Date.now() - uploadsStarted} ms`,
+    );
 
     // Kill 1: some items done, some running, several still queued; mid-video
     // (some of its frames analysed, not all) when it can be caught there.
@@ -294,8 +332,13 @@ t('ingest survives SIGKILL twice: every item ready, no duplicate frames, caption
       return !!v && done >= 1 && done < (v.progress?.frames ?? 0);
     };
     const videoGone = (s: Snapshot) => !video || s.succeeded.some((j) => j.mediaId === video.mediaId);
-    const before1 = await waitFor(srv, items, 'kill 1 conditions (≥1 done, mid-video or running, ≥3 queued)', 60_000,
-      (s) => s.succeeded.length >= 1 && s.running.length >= 1 && s.queued.length >= 3 && (midVideo(s) || videoGone(s)));
+    const before1 = await waitFor(
+      srv,
+      items,
+      'kill 1 conditions (≥1 done, mid-video or running, ≥3 queued)',
+      60_000,
+      (s) => s.succeeded.length >= 1 && s.running.length >= 1 && s.queued.length >= 3 && (midVideo(s) || videoGone(s)),
+    );
     const caughtVideo = midVideo(before1);
     let killedAt = Date.now();
     let exit = await srv.kill();
@@ -316,9 +359,19 @@ t('ingest survives SIGKILL twice: every item ready, no duplicate frames, caption
     const up1 = Date.now() - killedAt;
     const killed1At = killedAt;
     const runs1Ids = new Map(runs1.map((r) => [r.jobId, r.attempt]));
-    const rerunning = (s: Snapshot) => s.running.some((j) => runs1Ids.get(j.id) !== undefined && j.attempts === runs1Ids.get(j.id)! + 1);
-    const before2 = await waitFor(srv, items, 'kill 2 conditions (a reclaimed job running, or anything running with work queued)', 60_000,
-      (s) => rerunning(s) || (recoveryOf(srv!, runs1, killed1At).every((r) => r.doneMs !== null) && s.running.length >= 1 && s.queued.length >= 1));
+    const rerunning = (s: Snapshot) =>
+      s.running.some((j) => runs1Ids.get(j.id) !== undefined && j.attempts === runs1Ids.get(j.id)! + 1);
+    const before2 = await waitFor(
+      srv,
+      items,
+      'kill 2 conditions (a reclaimed job running, or anything running with work queued)',
+      60_000,
+      (s) =>
+        rerunning(s) ||
+        (recoveryOf(srv!, runs1, killed1At).every((r) => r.doneMs !== null) &&
+          s.running.length >= 1 &&
+          s.queued.length >= 1),
+    );
     const caughtRerun = rerunning(before2);
     killedAt = Date.now();
     exit = await srv.kill();
@@ -329,17 +382,22 @@ t('ingest survives SIGKILL twice: every item ready, no duplicate frames, caption
         `and done ${fmt(rec1, 'doneMs')} ms after the kill (lease ${LEASE_SECONDS} s; — = killed again first)`,
     );
     for (const r of rec1) {
-      if (r.reattempt !== null) assert.is(r.reattempt, r.attempt + 1, `job ${r.jobId} reclaimed as attempt ${r.attempt + 1} after kill 1`);
+      if (r.reattempt !== null)
+        assert.is(r.reattempt, r.attempt + 1, `job ${r.jobId} reclaimed as attempt ${r.attempt + 1} after kill 1`);
     }
     // Kill 1's jobs whose lease had not been reclaimed before kill 2: the third process must take them up.
-    const carried: Run[] = rec1.filter((r) => r.reattempt === null).map((r) => ({ jobId: r.jobId, attempt: r.attempt }));
+    const carried: Run[] = rec1
+      .filter((r) => r.reattempt === null)
+      .map((r) => ({ jobId: r.jobId, attempt: r.attempt }));
     assert.ok(rec1.some((r) => r.reattempt !== null) || !caughtRerun, 'a reclaimed job was running at kill 2');
     const runs2 = interruptedRuns(srv);
     console.log(
       `kill 2: ${before2.ready} ready, ${before2.running.length} running, ${before2.queued.length} queued when polled; ` +
         `${caughtRerun ? 'a job reclaimed after kill 1 was running again' : 'no reclaimed job running'}; ` +
         `${runs2.length} run(s) interrupted per the log: ${JSON.stringify(runs2)}` +
-        (carried.length ? `; kill 1's job(s) ${carried.map((r) => r.jobId).join(', ')} not yet reclaimed (carried over)` : ''),
+        (carried.length
+          ? `; kill 1's job(s) ${carried.map((r) => r.jobId).join(', ')} not yet reclaimed (carried over)`
+          : ''),
     );
     assert.ok(runs2.length >= 1, 'kill 2 interrupted at least one running job');
 
@@ -347,9 +405,15 @@ t('ingest survives SIGKILL twice: every item ready, no duplicate frames, caption
     srv = await start();
     const up2 = Date.now() - killedAt;
     const rec2 = await awaitRecovery(srv, [...runs2, ...carried], killedAt, 60_000);
-    for (const r of rec2) assert.is(r.reattempt, r.attempt + 1, `job ${r.jobId} reclaimed as attempt ${r.attempt + 1} after kill 2`);
-    const all = await waitFor(srv, items, 'every item ready', 90_000, (s) => s.jobs.length === items.length && s.ready === items.length &&
-      s.succeeded.length === items.length);
+    for (const r of rec2)
+      assert.is(r.reattempt, r.attempt + 1, `job ${r.jobId} reclaimed as attempt ${r.attempt + 1} after kill 2`);
+    const all = await waitFor(
+      srv,
+      items,
+      'every item ready',
+      90_000,
+      (s) => s.jobs.length === items.length && s.ready === items.length && s.succeeded.length === items.length,
+    );
     const allReadyMs = Date.now() - killedAt;
     console.log(
       `recovery 2: restart (kill → healthy) ${up2} ms; interrupted jobs reclaimed ${fmt(rec2, 'reclaimedMs')} ms ` +
@@ -366,7 +430,11 @@ t('ingest survives SIGKILL twice: every item ready, no duplicate frames, caption
       else assert.ok(m.frames.length >= 2, `${item.name}: ${m.frames.length} frames`);
       for (const f of m.frames) {
         assert.is(f.captions.length, 1, `${item.name} @${f.timestamp}: one caption`);
-        assert.is(f.objects.filter((o: { type: string }) => o.type === 'frame').length, 1, `${item.name} @${f.timestamp}: one frame object`);
+        assert.is(
+          f.objects.filter((o: { type: string }) => o.type === 'frame').length,
+          1,
+          `${item.name} @${f.timestamp}: one frame object`,
+        );
       }
     }
 
@@ -377,7 +445,11 @@ t('ingest survives SIGKILL twice: every item ready, no duplicate frames, caption
     // Nothing failed or retried on its own: the only extra attempts are the kills'.
     const allLogs = servers.flatMap(parseLogs);
     const failures = allLogs.filter((e) => /^job failed/.test(e.msg));
-    assert.equal(failures.map((e) => `${e.msg}: ${JSON.stringify(e.err ?? '')}`), [], 'no job failed');
+    assert.equal(
+      failures.map((e) => `${e.msg}: ${JSON.stringify(e.err ?? '')}`),
+      [],
+      'no job failed',
+    );
     const leaseLost = allLogs.filter((e) => e.msg === 'job lease lost; aborting its handler').length;
 
     // The reference sampling of the video: what its frames must be.
@@ -385,10 +457,16 @@ t('ingest survives SIGKILL twice: every item ready, no duplicate frames, caption
     const db = new Database(path.join(dataDir, 'library.db'), { readonly: true, fileMustExist: true });
     try {
       if (video) {
-        const { duration } = db.prepare(`SELECT duration FROM media WHERE id = ?`).get(video.mediaId) as { duration: number | null };
+        const { duration } = db.prepare(`SELECT duration FROM media WHERE id = ?`).get(video.mediaId) as {
+          duration: number | null;
+        };
         const work = mkdtempSync(path.join(os.tmpdir(), 'mlib-ingest-crash-ref-'));
         try {
-          const ref = await sampleVideoFrames(videoFile!, { ffmpegPath: resolveFfmpeg(process.env.FFMPEG_PATH), duration, workDir: work });
+          const ref = await sampleVideoFrames(videoFile!, {
+            ffmpegPath: resolveFfmpeg(process.env.FFMPEG_PATH),
+            duration,
+            workDir: work,
+          });
           expectedTimestamps = ref.map((f) => formatTimestamp(f.timestamp));
         } finally {
           rmSync(work, { recursive: true, force: true });
@@ -398,7 +476,9 @@ t('ingest survives SIGKILL twice: every item ready, no duplicate frames, caption
       assert.equal(db.pragma('integrity_check', { simple: false }), [{ integrity_check: 'ok' }]);
       assert.equal(db.pragma('foreign_key_check'), []);
 
-      const framesOf = db.prepare(`SELECT id, timestamp, blob_key FROM frames WHERE media_id = ? AND status = 'active' ORDER BY seconds, id`);
+      const framesOf = db.prepare(
+        `SELECT id, timestamp, blob_key FROM frames WHERE media_id = ? AND status = 'active' ORDER BY seconds, id`,
+      );
       const countCaptions = db
         .prepare(`SELECT count(*) FROM captions WHERE frame_id = ? AND status = 'active' AND source = 'model'`)
         .pluck();
@@ -407,14 +487,20 @@ t('ingest survives SIGKILL twice: every item ready, no duplicate frames, caption
         .pluck();
       let frameTotal = 0;
       for (const item of items) {
-        const row = db.prepare(`SELECT processing_status, processing_error FROM media WHERE id = ?`).get(item.mediaId) as {
+        const row = db
+          .prepare(`SELECT processing_status, processing_error FROM media WHERE id = ?`)
+          .get(item.mediaId) as {
           processing_status: string;
           processing_error: string | null;
         };
         assert.is(row.processing_status, 'ready', `${item.name} ready in the database`);
         const frames = framesOf.all(item.mediaId) as Array<{ id: string; timestamp: string; blob_key: string }>;
         const stamps = frames.map((f) => f.timestamp);
-        assert.is(new Set(stamps).size, stamps.length, `${item.name}: no two active frames share a timestamp (${stamps})`);
+        assert.is(
+          new Set(stamps).size,
+          stamps.length,
+          `${item.name}: no two active frames share a timestamp (${stamps})`,
+        );
         if (item.type === 'image') assert.equal(stamps, ['0'], `${item.name}: exactly one active frame`);
         else assert.equal(stamps, expectedTimestamps, `${item.name}: the active frames are the reference sampling's`);
         for (const f of frames) {
@@ -422,7 +508,8 @@ t('ingest survives SIGKILL twice: every item ready, no duplicate frames, caption
           const where = `${item.name} @${f.timestamp}`;
           assert.is(countCaptions.get(f.id), 1, `${where}: exactly one active model caption`);
           assert.is(countObjects.get(f.id, 'frame'), 1, `${where}: exactly one frame object`);
-          if (item.type === 'image') assert.is(countObjects.get(f.id, 'object'), 1, `${where}: exactly one detected object (the red square)`);
+          if (item.type === 'image')
+            assert.is(countObjects.get(f.id, 'object'), 1, `${where}: exactly one detected object (the red square)`);
         }
       }
 
@@ -435,7 +522,9 @@ t('ingest survives SIGKILL twice: every item ready, no duplicate frames, caption
         .all();
       assert.equal(dupes, [], 'no duplicate objects (same frame, type, label, polygon)');
       const dupCaptions = db
-        .prepare(`SELECT frame_id, count(*) AS n FROM captions WHERE status = 'active' AND source = 'model' GROUP BY frame_id HAVING n > 1`)
+        .prepare(
+          `SELECT frame_id, count(*) AS n FROM captions WHERE status = 'active' AND source = 'model' GROUP BY frame_id HAVING n > 1`,
+        )
         .all();
       assert.equal(dupCaptions, [], 'no frame has two active model captions');
       const strays = db
@@ -481,7 +570,9 @@ t('ingest survives SIGKILL twice: every item ready, no duplicate frames, caption
       assert.equal(missing, [], 'every file an active row names is on disk');
 
       // Jobs: one per item, succeeded; extra attempts = the runs the kills interrupted.
-      const jobs = db.prepare(`SELECT id, dedupe_key, status, attempts, last_error FROM jobs WHERE type = 'ingest' ORDER BY id`).all() as Array<{
+      const jobs = db
+        .prepare(`SELECT id, dedupe_key, status, attempts, last_error FROM jobs WHERE type = 'ingest' ORDER BY id`)
+        .all() as Array<{
         id: number;
         dedupe_key: string;
         status: string;
@@ -490,16 +581,27 @@ t('ingest survives SIGKILL twice: every item ready, no duplicate frames, caption
       }>;
       for (const item of items) {
         const mine = jobs.filter((j) => j.dedupe_key === item.mediaId);
-        assert.ok(mine.some((j) => j.status === 'succeeded'), `${item.name}: its ingest job succeeded (${JSON.stringify(mine)})`);
+        assert.ok(
+          mine.some((j) => j.status === 'succeeded'),
+          `${item.name}: its ingest job succeeded (${JSON.stringify(mine)})`,
+        );
         // A job replaced by a later one (a reprocess) may be cancelled; nothing is left queued, running or failed.
-        for (const j of mine) assert.ok(['succeeded', 'cancelled'].includes(j.status), `${item.name}: job ${j.id} is ${j.status}`);
+        for (const j of mine)
+          assert.ok(['succeeded', 'cancelled'].includes(j.status), `${item.name}: job ${j.id} is ${j.status}`);
       }
       const extra = new Map(jobs.filter((j) => j.attempts > 1).map((j) => [j.id, j.attempts - 1]));
       const interrupted = new Map<number, number>();
       for (const r of [...runs1, ...runs2]) interrupted.set(r.jobId, (interrupted.get(r.jobId) ?? 0) + 1);
-      assert.equal(Object.fromEntries(extra), Object.fromEntries(interrupted), 'extra attempts (by job) are exactly the interrupted runs');
+      assert.equal(
+        Object.fromEntries(extra),
+        Object.fromEntries(interrupted),
+        'extra attempts (by job) are exactly the interrupted runs',
+      );
 
-      const objectTotal = db.prepare(`SELECT count(*) FROM detected_objects WHERE status = 'active'`).pluck().get() as number;
+      const objectTotal = db
+        .prepare(`SELECT count(*) FROM detected_objects WHERE status = 'active'`)
+        .pluck()
+        .get() as number;
       const vectorTotal = db.prepare(`SELECT count(*) FROM object_embeddings`).pluck().get() as number;
       console.log(
         `final: ${items.length} items ready, ${frameTotal} active frames${video ? ` (video: ${expectedTimestamps!.length}, ts ${expectedTimestamps!.join(',')})` : ''}, ` +

@@ -34,7 +34,11 @@ import { seededRandom } from '../../src/random.js';
  * (INGEST_CONCURRENCY=0; test/crash/ingest-crash.test.ts kills it mid-job), so
  * the files on disk are exactly the uploads' and their frames.
  */
-const UPLOAD_ONLY = { INGEST_CONCURRENCY: '0', MODEL_PROFILE: 'test', MODELS_DIR: path.join(os.tmpdir(), `upload-crash-models-${process.pid}`) };
+const UPLOAD_ONLY = {
+  INGEST_CONCURRENCY: '0',
+  MODEL_PROFILE: 'test',
+  MODELS_DIR: path.join(os.tmpdir(), `upload-crash-models-${process.pid}`),
+};
 
 const CYCLES = 3;
 const WORKERS = 5;
@@ -105,7 +109,11 @@ async function upload(srv: ServerProcess, st: State, cycle: number, stop: () => 
   if (rand() < 0.5) form.append('path', st.folderPath);
   form.append('file', new Blob([bytes]), `upload.${ext}`);
   try {
-    const res = await fetch(`${srv.baseUrl}/api/upload/multipart`, { method: 'POST', headers: { 'x-api-key': srv.key }, body: form });
+    const res = await fetch(`${srv.baseUrl}/api/upload/multipart`, {
+      method: 'POST',
+      headers: { 'x-api-key': srv.key },
+      body: form,
+    });
     const text = await res.text();
     if (res.status !== 200) {
       rec.outcome = 'rejected';
@@ -117,7 +125,8 @@ async function upload(srv: ServerProcess, st: State, cycle: number, stop: () => 
     rec.outcome = 'acked';
   } catch (err) {
     rec.outcome = 'lost';
-    rec.detail = err instanceof Error ? `${err.message} ${String((err as { cause?: unknown }).cause ?? '')}` : String(err);
+    rec.detail =
+      err instanceof Error ? `${err.message} ${String((err as { cause?: unknown }).cause ?? '')}` : String(err);
   }
   return rec;
 }
@@ -127,7 +136,13 @@ async function upload(srv: ServerProcess, st: State, cycle: number, stop: () => 
  * so it is still mid-body when the process is killed (or signalled).
  */
 function slowUpload(
-  srv: ServerProcess, st: State, cycle: number, bytes: Buffer, ext: string, chunk: number, everyMs: number,
+  srv: ServerProcess,
+  st: State,
+  cycle: number,
+  bytes: Buffer,
+  ext: string,
+  chunk: number,
+  everyMs: number,
   opts: { holdLastChunk?: boolean } = {},
 ) {
   const name = `c${cycle}-slow${st.counter++}.${ext}`;
@@ -259,7 +274,11 @@ const tmpEntries = (dataDir: string) => readdirSync(path.join(dataDir, 'tmp'));
  * The checks after each restart. Returns how many unacknowledged uploads
  * turned out to be stored (allowed, as long as they are complete).
  */
-async function verify(srv: ServerProcess, st: State, label: string): Promise<{ items: number; unackedPresent: number; referenced: Set<string> }> {
+async function verify(
+  srv: ServerProcess,
+  st: State,
+  label: string,
+): Promise<{ items: number; unackedPresent: number; referenced: Set<string> }> {
   assert.equal(tmpEntries(st.dataDir), [], `${label}: DATA_DIR/tmp is empty after start-up`);
 
   // Every acknowledged upload is complete.
@@ -271,7 +290,10 @@ async function verify(srv: ServerProcess, st: State, label: string): Promise<{ i
     assert.is(m.id, s.mediaId);
     assert.is(m.name, s.name);
     assert.is(m.type, 'image');
-    assert.ok(['pending', 'processing', 'ready'].includes(m.processingStatus), `${label}: ${s.name} is ${m.processingStatus}`);
+    assert.ok(
+      ['pending', 'processing', 'ready'].includes(m.processingStatus),
+      `${label}: ${s.name} is ${m.processingStatus}`,
+    );
     const blob = await fetchBytes(m.blob);
     assert.is(blob.status, 200, `${label}: blob of ${s.name} opens`);
     assert.is(blob.bytes.length, s.size, `${label}: blob of ${s.name} has the size sent`);
@@ -289,7 +311,10 @@ async function verify(srv: ServerProcess, st: State, label: string): Promise<{ i
   let total = -1;
   const limit = 7; // small pages, so paging itself is exercised
   for (let offset = 0; ; offset += limit) {
-    const page = await getJson(srv, `/api/dataset/${st.datasetId}/media?recursive=true&type=all&limit=${limit}&offset=${offset}`);
+    const page = await getJson(
+      srv,
+      `/api/dataset/${st.datasetId}/media?recursive=true&type=all&limit=${limit}&offset=${offset}`,
+    );
     assert.is(page.status, 200, `${label}: listing page at ${offset}`);
     if (total < 0) total = page.body.pagination.total;
     assert.is(page.body.pagination.total, total, `${label}: total stable while paging`);
@@ -317,7 +342,10 @@ async function verify(srv: ServerProcess, st: State, label: string): Promise<{ i
       assert.ok(s!.outcome === 'lost', `${label}: ${m.name} stored although it was ${s!.outcome}`);
     }
     assert.is(m.type, 'image');
-    assert.ok(['pending', 'processing', 'ready'].includes(m.processingStatus), `${label}: listed ${m.name} is ${m.processingStatus}`);
+    assert.ok(
+      ['pending', 'processing', 'ready'].includes(m.processingStatus),
+      `${label}: listed ${m.name} is ${m.processingStatus}`,
+    );
     referenced.add(keyOfUrl(m.blob));
     for (const f of m.frames ?? []) referenced.add(keyOfUrl(f.blob));
     const blob = await fetchBytes(m.blob);
@@ -342,7 +370,9 @@ async function crashCycle(srv: ServerProcess, st: State, cycle: number) {
   const target = randInt(3, 10);
 
   const slowBytes = {
-    bytes: await sharp(randomBytes(320 * 300 * 3), { raw: { width: 320, height: 300, channels: 3 } }).png({ compressionLevel: 1 }).toBuffer(),
+    bytes: await sharp(randomBytes(320 * 300 * 3), { raw: { width: 320, height: 300, channels: 3 } })
+      .png({ compressionLevel: 1 })
+      .toBuffer(),
     ext: 'png',
   };
   // ~4 KB every 40 ms, and the last chunk held back: mid-body whenever the kill comes.
@@ -362,7 +392,11 @@ async function crashCycle(srv: ServerProcess, st: State, cycle: number) {
 
   const started = Date.now();
   while (slow.progress.fileBytesSent === 0) await sleep(5);
-  while (ackedThisCycle < target && Date.now() - started < 15_000 && ![...st.sent.values()].some((s) => s.outcome === 'rejected')) {
+  while (
+    ackedThisCycle < target &&
+    Date.now() - started < 15_000 &&
+    ![...st.sent.values()].some((s) => s.outcome === 'rejected')
+  ) {
     await sleep(5);
   }
   await sleep(randInt(0, 150));
@@ -378,7 +412,11 @@ async function crashCycle(srv: ServerProcess, st: State, cycle: number) {
   assert.is(slow.rec.outcome, 'lost');
 
   const rejected = [...st.sent.values()].filter((s) => s.outcome === 'rejected');
-  assert.equal(rejected.map((s) => `${s.name}: ${s.detail}`), [], 'no upload was refused');
+  assert.equal(
+    rejected.map((s) => `${s.name}: ${s.detail}`),
+    [],
+    'no upload was refused',
+  );
   assert.is(exit.signal, 'SIGKILL');
   const thisCycle = [...st.sent.values()].filter((s) => s.cycle === cycle);
   return {
@@ -438,9 +476,16 @@ t('acknowledged uploads survive SIGKILL; nothing half-written is visible; SIGTER
         assert.ok(swept, `${label(cycle)}: the start-up sweep reported ${orphans.length} orphan(s) removed`);
         assert.is(swept!.count, orphans.length, `${label(cycle)}: the sweep removed exactly the unreferenced files`);
       }
-      assert.not.ok(srv.logs.some((l) => l.includes('"msg":"orphan sweep failed"')), 'orphan sweep did not fail');
+      assert.not.ok(
+        srv.logs.some((l) => l.includes('"msg":"orphan sweep failed"')),
+        'orphan sweep did not fail',
+      );
       const after = checkStoreFiles(dataDir);
-      assert.equal([...after].sort(), [...v.referenced].sort(), `${label(cycle)}: after the sweep the store holds exactly the visible items' files`);
+      assert.equal(
+        [...after].sort(),
+        [...v.referenced].sort(),
+        `${label(cycle)}: after the sweep the store holds exactly the visible items' files`,
+      );
       console.log(
         `cycle ${cycle}: ${c.acked} acknowledged (${c.ackedAtKill} when the kill was sent), ${c.inFlightAtKill} in flight at SIGKILL ` +
           `(${c.lost} lost), slow upload ${c.slowMidBody ? 'mid-body' : 'NOT mid-body'} at ${c.slowSent} bytes; ` +
@@ -462,7 +507,10 @@ t('acknowledged uploads survive SIGKILL; nothing half-written is visible; SIGTER
     const last = await slow.done;
     assert.is(last.outcome, 'acked', `the upload in flight at SIGTERM completes (${last.detail ?? ''})`);
     assert.equal(exit, { code: 0, signal: null }, 'SIGTERM: graceful exit 0');
-    assert.ok(srv.logs.some((l) => l.includes('"msg":"stopped"')), 'logged "stopped"');
+    assert.ok(
+      srv.logs.some((l) => l.includes('"msg":"stopped"')),
+      'logged "stopped"',
+    );
     srv = null;
 
     // The database after the final shutdown.
@@ -475,7 +523,8 @@ t('acknowledged uploads survive SIGKILL; nothing half-written is visible; SIGTER
       const rowOf = db.prepare(`SELECT blob_key, size_bytes, status, processing_status FROM media WHERE id = ?`);
       const framesOf = db.prepare(`SELECT blob_key FROM frames WHERE media_id = ?`).pluck();
       for (const s of acked) {
-        const row = rowOf.get(s.mediaId) as { blob_key: string; size_bytes: number; status: string; processing_status: string } | undefined;
+        const row = rowOf.get(s.mediaId) as
+          { blob_key: string; size_bytes: number; status: string; processing_status: string } | undefined;
         assert.ok(row, `row of ${s.name}`);
         assert.is(row!.blob_key.slice(0, 64), s.sha256);
         assert.is(row!.size_bytes, s.size);
@@ -484,15 +533,23 @@ t('acknowledged uploads survive SIGKILL; nothing half-written is visible; SIGTER
         const frameKeys = framesOf.all(s.mediaId) as string[];
         assert.ok(frameKeys.length >= 1);
         for (const k of [row!.blob_key, ...frameKeys]) {
-          assert.ok(statSync(path.join(dataDir, 'files', k.slice(0, 2), k.slice(2, 4), k)).isFile(), `blob ${k} on disk`);
+          assert.ok(
+            statSync(path.join(dataDir, 'files', k.slice(0, 2), k.slice(2, 4), k)).isFile(),
+            `blob ${k} on disk`,
+          );
         }
       }
       // Every row's file is on disk, and every file on disk belongs to a row.
       const inDb = new Set<string>();
-      for (const { name: table } of db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table'`).all() as Array<{ name: string }>) {
+      for (const { name: table } of db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table'`).all() as Array<{
+        name: string;
+      }>) {
         const cols = (db.pragma(`table_info(${JSON.stringify(table)})`) as Array<{ name: string }>).map((c) => c.name);
         if (!cols.includes('blob_key')) continue;
-        for (const k of db.prepare(`SELECT blob_key FROM "${table}" WHERE blob_key IS NOT NULL`).pluck().all() as string[]) {
+        for (const k of db
+          .prepare(`SELECT blob_key FROM "${table}" WHERE blob_key IS NOT NULL`)
+          .pluck()
+          .all() as string[]) {
           if (/^[0-9a-f]{64}\./.test(k)) inDb.add(k);
         }
       }

@@ -23,7 +23,9 @@ test.after(async () => {
 
 /** A red square on a white background: the stand-in matte calls the square foreground. */
 async function squareOnWhite(): Promise<Buffer> {
-  const square = await sharp({ create: { width: 40, height: 40, channels: 3, background: { r: 220, g: 20, b: 20 } } }).png().toBuffer();
+  const square = await sharp({ create: { width: 40, height: 40, channels: 3, background: { r: 220, g: 20, b: 20 } } })
+    .png()
+    .toBuffer();
   return sharp({ create: { width: 120, height: 80, channels: 3, background: { r: 255, g: 255, b: 255 } } })
     .composite([{ input: square, left: 40, top: 20 }])
     .png()
@@ -54,31 +56,44 @@ test('shape 1: defaults (jpg, quality 90), all fields, the file is served withou
   assert.is(b.outputFormat, 'jpg');
   assert.is(b.quality, 90);
   assert.is(b.model, 'local-editor');
-  assert.equal(b.operations.map((o: { op: string }) => o.op), ['grade']);
+  assert.equal(
+    b.operations.map((o: { op: string }) => o.op),
+    ['grade'],
+  );
   assert.ok(!('error' in b));
   const bytes = await download(b.edited_image);
   const meta = await sharp(bytes).metadata();
   assert.is(meta.format, 'jpeg');
   const { data } = await sharp(bytes).toColourspace('srgb').raw().toBuffer({ resolveWithObject: true });
-  for (let i = 0; i < data.length; i += 3) if (data[i] !== data[i + 1] || data[i] !== data[i + 2]) assert.unreachable('not grey');
+  for (let i = 0; i < data.length; i += 3)
+    if (data[i] !== data[i + 1] || data[i] !== data[i + 2]) assert.unreachable('not grey');
   // A data URI input gets a stored copy as original_image.
   const original = await download(b.original_image);
   assert.ok(original.equals(await squareOnWhite()));
 });
 
 test('shape 1: output_format png/webp and quality; a URL input is its own original_image', async () => {
-  const up = await app.upload({ datasetId: await app.collection('Edit inputs') }, { bytes: await makeImage({ width: 90, height: 60 }), filename: 'a.jpg' });
+  const up = await app.upload(
+    { datasetId: await app.collection('Edit inputs') },
+    { bytes: await makeImage({ width: 90, height: 60 }), filename: 'a.jpg' },
+  );
   const media = (await app.request('GET', `/api/media/${up.body.mediaId}`)).body.media;
-  const png = await app.request('POST', '/api/ai/edit', { body: { image: media.blob, prompt: 'rotate 90 degrees', output_format: 'png' } });
+  const png = await app.request('POST', '/api/ai/edit', {
+    body: { image: media.blob, prompt: 'rotate 90 degrees', output_format: 'png' },
+  });
   assert.is(png.status, 200, JSON.stringify(png.body));
   assert.is(png.body.original_image, media.blob);
   assert.is(png.body.quality, null, 'png is lossless');
   const pngMeta = await sharp(await download(png.body.edited_image)).metadata();
   assert.equal([pngMeta.format, pngMeta.width, pngMeta.height], ['png', 60, 90], 'rotation swaps width and height');
-  const webp = await app.request('POST', '/api/ai/edit', { body: { image: media.blob, prompt: 'sepia', output_format: 'webp', quality: 40 } });
+  const webp = await app.request('POST', '/api/ai/edit', {
+    body: { image: media.blob, prompt: 'sepia', output_format: 'webp', quality: 40 },
+  });
   assert.is(webp.status, 200);
   assert.is((await sharp(await download(webp.body.edited_image)).metadata()).format, 'webp');
-  const q90 = await app.request('POST', '/api/ai/edit', { body: { image: media.blob, prompt: 'sepia', output_format: 'webp' } });
+  const q90 = await app.request('POST', '/api/ai/edit', {
+    body: { image: media.blob, prompt: 'sepia', output_format: 'webp' },
+  });
   assert.is.not(q90.body.edited_image, webp.body.edited_image, 'quality changes the bytes');
 });
 
@@ -95,7 +110,9 @@ test('shape 2: aspectRatio, outputFormat, a hosted model name runs on the local 
   assert.is(r.body.requestedModel, 'flux-kontext-max');
   const meta = await sharp(await download(r.body.url)).metadata();
   assert.equal([meta.format, meta.width, meta.height], ['png', 80, 80]);
-  const keep = await app.request('POST', '/api/ai/edit', { body: { image, prompt: 'make it brighter', aspectRatio: 'match_input_image', model: 'google/nano-banana' } });
+  const keep = await app.request('POST', '/api/ai/edit', {
+    body: { image, prompt: 'make it brighter', aspectRatio: 'match_input_image', model: 'google/nano-banana' },
+  });
   assert.is(keep.status, 200);
   assert.equal([keep.body.width, keep.body.height, keep.body.outputFormat], [120, 80, 'jpg']);
 });
@@ -108,7 +125,10 @@ test('same image and prompt give the same bytes (and the same URL)', async () =>
   assert.is(a.status, 200);
   assert.is(a.body.edited_image, b.body.edited_image);
   assert.ok((await download(a.body.edited_image)).equals(await download(b.body.edited_image)));
-  assert.equal(a.body.operations.map((o: { op: string }) => o.op), ['crop', 'grade', 'border']);
+  assert.equal(
+    a.body.operations.map((o: { op: string }) => o.op),
+    ['crop', 'grade', 'border'],
+  );
 });
 
 test('400: out-of-range and missing fields', async () => {
@@ -135,7 +155,10 @@ test('400: out-of-range and missing fields', async () => {
 test('without a generation model, an instruction the local editor cannot do is 422 listing what it can', async () => {
   // The operator has no generation model: the role is switched off in catalog.local.json.
   const modelsDir = mkdtempSync(path.join(os.tmpdir(), 'edit-nogen-'));
-  writeFileSync(path.join(modelsDir, 'catalog.local.json'), JSON.stringify({ version: 1, roles: { test: { generate: null } } }));
+  writeFileSync(
+    path.join(modelsDir, 'catalog.local.json'),
+    JSON.stringify({ version: 1, roles: { test: { generate: null } } }),
+  );
   const bare = await startTestApp({ modelsDir });
   try {
     const image = dataUri(await squareOnWhite());
@@ -143,8 +166,11 @@ test('without a generation model, an instruction the local editor cannot do is 4
     assert.is(r.status, 422);
     assert.is(r.body.error, 'Unprocessable Entity');
     assert.match(r.body.message, /add a dragon/);
-    for (const ability of ['rotate', 'crop', 'black and white', 'background', 'border', 'upscale']) assert.match(r.body.message, ability);
-    const mixed = await bare.request('POST', '/api/ai/edit', { body: { image, prompt: 'make it brighter and put a hat on the cat' } });
+    for (const ability of ['rotate', 'crop', 'black and white', 'background', 'border', 'upscale'])
+      assert.match(r.body.message, ability);
+    const mixed = await bare.request('POST', '/api/ai/edit', {
+      body: { image, prompt: 'make it brighter and put a hat on the cat' },
+    });
     assert.is(mixed.status, 422, 'part of the prompt cannot be done: nothing is done');
     assert.match(mixed.body.message, /hat on the cat/);
   } finally {
@@ -155,17 +181,28 @@ test('without a generation model, an instruction the local editor cannot do is 4
 
 test('with a generation model installed, it takes what the local editor cannot do, and says so', async () => {
   const image = dataUri(await squareOnWhite()); // 120×80: 3:2
-  const r = await app.request('POST', '/api/ai/edit', { body: { image, prompt: 'add a red dragon and make it black and white' } });
+  const r = await app.request('POST', '/api/ai/edit', {
+    body: { image, prompt: 'add a red dragon and make it black and white' },
+  });
   assert.is(r.status, 200, JSON.stringify(r.body));
   assert.is(r.body.model, 'janus-pro-1b');
   assert.is(r.body.operations[0].op, 'generate');
   assert.match(r.body.operations[0].description, /cannot change the photo itself/);
   assert.match(r.body.operations[0].prompt, /add a red dragon/);
-  assert.ok(r.body.operations.some((o: { op: string }) => o.op === 'grade'), 'the understood part (black and white) is applied to the generated picture');
-  const { data, info } = await sharp(await download(r.body.url)).raw().toBuffer({ resolveWithObject: true });
+  assert.ok(
+    r.body.operations.some((o: { op: string }) => o.op === 'grade'),
+    'the understood part (black and white) is applied to the generated picture',
+  );
+  const { data, info } = await sharp(await download(r.body.url))
+    .raw()
+    .toBuffer({ resolveWithObject: true });
   assert.ok(Math.abs(info.width / info.height - 1.5) < 0.05, `the input's ratio: ${info.width}×${info.height}`);
-  if (info.channels >= 3) for (let i = 0; i < data.length; i += info.channels * 97) assert.ok(Math.abs(data[i] - data[i + 1]) <= 2, 'black and white');
-  const again = await app.request('POST', '/api/ai/edit', { body: { image, prompt: 'add a red dragon and make it black and white' } });
+  if (info.channels >= 3)
+    for (let i = 0; i < data.length; i += info.channels * 97)
+      assert.ok(Math.abs(data[i] - data[i + 1]) <= 2, 'black and white');
+  const again = await app.request('POST', '/api/ai/edit', {
+    body: { image, prompt: 'add a red dragon and make it black and white' },
+  });
   assert.is(again.body.url, r.body.url, 'same image and prompt: same output');
 });
 
@@ -175,13 +212,20 @@ test('background: removed through the matte stand-in (PNG with alpha); replaced 
   assert.is(r.status, 200, JSON.stringify(r.body));
   assert.is(r.body.outputFormat, 'png', 'jpg default switched to png for transparency');
   assert.type(r.body.models.matte, 'string');
-  const { data, info } = await sharp(await download(r.body.edited_image)).ensureAlpha().raw().toBuffer({ resolveWithObject: true });
+  const { data, info } = await sharp(await download(r.body.edited_image))
+    .ensureAlpha()
+    .raw()
+    .toBuffer({ resolveWithObject: true });
   assert.is(info.channels, 4);
   assert.ok(data[(40 * 120 + 60) * 4 + 3] > 200, 'square opaque');
   assert.ok(data[(5 * 120 + 5) * 4 + 3] < 30, 'background transparent');
-  const blue = await app.request('POST', '/api/ai/edit', { body: { image, prompt: 'replace the background with blue', output_format: 'png' } });
+  const blue = await app.request('POST', '/api/ai/edit', {
+    body: { image, prompt: 'replace the background with blue', output_format: 'png' },
+  });
   assert.is(blue.status, 200);
-  const px = await sharp(await download(blue.body.edited_image)).raw().toBuffer();
+  const px = await sharp(await download(blue.body.edited_image))
+    .raw()
+    .toBuffer();
   assert.ok(px[(5 * 120 + 5) * 3 + 2] > 180 && px[(5 * 120 + 5) * 3] < 80, 'background is blue');
 });
 
@@ -195,9 +239,14 @@ test('upscale 2x through the upscale stand-in', async () => {
 
 test('saveAsVersion: a derived version of the item; versions routes; delete removes both', async () => {
   const ds = await app.collection('Versions by edit');
-  const up = await app.upload({ datasetId: ds, name: 'cat.jpg' }, { bytes: await makeImage({ width: 80, height: 60 }), filename: 'cat.jpg' });
+  const up = await app.upload(
+    { datasetId: ds, name: 'cat.jpg' },
+    { bytes: await makeImage({ width: 80, height: 60 }), filename: 'cat.jpg' },
+  );
   const orig = (await app.request('GET', `/api/media/${up.body.mediaId}`)).body.media;
-  const r = await app.request('POST', '/api/ai/edit', { body: { image: orig.blob, prompt: 'make it black and white', saveAsVersion: true } });
+  const r = await app.request('POST', '/api/ai/edit', {
+    body: { image: orig.blob, prompt: 'make it black and white', saveAsVersion: true },
+  });
   assert.is(r.status, 200, JSON.stringify(r.body));
   const v = r.body.version;
   assert.ok(v && v.id !== orig.id);
@@ -208,7 +257,10 @@ test('saveAsVersion: a derived version of the item; versions routes; delete remo
   assert.is(v.width, 80);
 
   const versions = await app.request('GET', `/api/media/${orig.id}/versions`);
-  assert.equal(versions.body.versions.map((m: { id: string }) => m.id), [orig.id, v.id]);
+  assert.equal(
+    versions.body.versions.map((m: { id: string }) => m.id),
+    [orig.id, v.id],
+  );
   const list = await app.request('GET', `/api/dataset/${ds}/media`);
   assert.is(list.body.media.length, 1);
   assert.is(list.body.media[0].id, v.id, 'the edit is the current version');
@@ -229,13 +281,20 @@ test('saveAsVersion: 400 without a library file URL, 404 for an item that is gon
   assert.is(r.status, 400);
   assert.match(r.body.message, /saveAsVersion/);
   const out = await app.request('POST', '/api/ai/edit', { body: { image, prompt: 'sepia' } });
-  const fromOutput = await app.request('POST', '/api/ai/edit', { body: { image: out.body.edited_image, prompt: 'sepia', saveAsVersion: true } });
+  const fromOutput = await app.request('POST', '/api/ai/edit', {
+    body: { image: out.body.edited_image, prompt: 'sepia', saveAsVersion: true },
+  });
   assert.is(fromOutput.status, 400, 'an edit output is not a library item');
   const ds = await app.collection('Gone');
-  const up = await app.upload({ datasetId: ds }, { bytes: await makeImage({ color: { r: 1, g: 2, b: 3 } }), filename: 'gone.jpg' });
+  const up = await app.upload(
+    { datasetId: ds },
+    { bytes: await makeImage({ color: { r: 1, g: 2, b: 3 } }), filename: 'gone.jpg' },
+  );
   const media = (await app.request('GET', `/api/media/${up.body.mediaId}`)).body.media;
   await app.request('DELETE', `/api/media/${media.id}`);
-  const gone = await app.request('POST', '/api/ai/edit', { body: { image: media.blob, prompt: 'sepia', saveAsVersion: true } });
+  const gone = await app.request('POST', '/api/ai/edit', {
+    body: { image: media.blob, prompt: 'sepia', saveAsVersion: true },
+  });
   assert.is(gone.status, 404);
 });
 

@@ -28,12 +28,15 @@ async function pixels(bytes: Buffer): Promise<Pixels> {
   return { data, width: info.width, height: info.height, channels: info.channels };
 }
 
-const at = (p: Pixels, x: number, y: number) => [...p.data.subarray((y * p.width + x) * p.channels, (y * p.width + x + 1) * p.channels)];
+const at = (p: Pixels, x: number, y: number) => [
+  ...p.data.subarray((y * p.width + x) * p.channels, (y * p.width + x + 1) * p.channels),
+];
 
 function mean(p: Pixels): number {
   let sum = 0;
   let n = 0;
-  for (let i = 0; i < p.data.length; i += p.channels) for (let c = 0; c < Math.min(3, p.channels); c++, n++) sum += p.data[i + c];
+  for (let i = 0; i < p.data.length; i += p.channels)
+    for (let c = 0; c < Math.min(3, p.channels); c++, n++) sum += p.data[i + c];
   return sum / n;
 }
 
@@ -41,7 +44,8 @@ function stdev(p: Pixels): number {
   const m = mean(p);
   let sum = 0;
   let n = 0;
-  for (let i = 0; i < p.data.length; i += p.channels) for (let c = 0; c < Math.min(3, p.channels); c++, n++) sum += (p.data[i + c] - m) ** 2;
+  for (let i = 0; i < p.data.length; i += p.channels)
+    for (let c = 0; c < Math.min(3, p.channels); c++, n++) sum += (p.data[i + c] - m) ** 2;
   return Math.sqrt(sum / n);
 }
 
@@ -71,8 +75,11 @@ async function stripes(): Promise<Buffer> {
   const w = 64;
   const h = 64;
   const raw = Buffer.alloc(w * h * 3);
-  for (let y = 0; y < h; y++) for (let x = 0; x < w; x++) raw.fill(Math.floor(x / 4) % 2 ? 220 : 30, (y * w + x) * 3, (y * w + x + 1) * 3);
-  return sharp(raw, { raw: { width: w, height: h, channels: 3 } }).png().toBuffer();
+  for (let y = 0; y < h; y++)
+    for (let x = 0; x < w; x++) raw.fill(Math.floor(x / 4) % 2 ? 220 : 30, (y * w + x) * 3, (y * w + x + 1) * 3);
+  return sharp(raw, { raw: { width: w, height: h, channels: 3 } })
+    .png()
+    .toBuffer();
 }
 
 interface FakeOptions {
@@ -90,20 +97,31 @@ function services(opts: FakeOptions = {}): Services {
       // The white square of photo(), in the coordinates of the (possibly smaller) image sent.
       const sx = info.width / 120;
       const sy = info.height / 80;
-      return { model: 'fake-detector', modelId: 'fake', detections: [{ label: 'thing', score: 0.9, box: { x: 45 * sx, y: 30 * sy, width: 30 * sx, height: 30 * sy }, polygon: [] }] };
+      return {
+        model: 'fake-detector',
+        modelId: 'fake',
+        detections: [
+          { label: 'thing', score: 0.9, box: { x: 45 * sx, y: 30 * sy, width: 30 * sx, height: 30 * sy }, polygon: [] },
+        ],
+      };
     },
     async matte(image: Buffer) {
       if (!opts.matte) return null;
       const { data, info } = await sharp(image).removeAlpha().raw().toBuffer({ resolveWithObject: true });
       const mask = Buffer.alloc(info.width * info.height);
       for (let i = 0; i < mask.length; i++) mask[i] = data[i * 3] > 230 && data[i * 3 + 1] > 230 ? 255 : 0;
-      const png = await sharp(mask, { raw: { width: info.width, height: info.height, channels: 1 } }).png().toBuffer();
+      const png = await sharp(mask, { raw: { width: info.width, height: info.height, channels: 1 } })
+        .png()
+        .toBuffer();
       return { mask: png, model: 'fake-matte', width: info.width, height: info.height };
     },
     async upscale(image: Buffer) {
       if (!opts.upscale) return null;
       const meta = await sharp(image).metadata();
-      const out = await sharp(image).resize(meta.width! * 2, meta.height! * 2, { kernel: 'nearest' }).png().toBuffer();
+      const out = await sharp(image)
+        .resize(meta.width! * 2, meta.height! * 2, { kernel: 'nearest' })
+        .png()
+        .toBuffer();
       return { image: out, model: 'fake-sr', width: meta.width! * 2, height: meta.height! * 2 };
     },
   };
@@ -124,7 +142,8 @@ test('black and white: every pixel has equal channels', async () => {
   assert.is(r.format, 'jpg');
   assert.is(r.px.channels, 3);
   for (let i = 0; i < r.px.data.length; i += 3) {
-    if (r.px.data[i] !== r.px.data[i + 1] || r.px.data[i] !== r.px.data[i + 2]) assert.unreachable(`pixel ${i / 3} is not grey`);
+    if (r.px.data[i] !== r.px.data[i + 1] || r.px.data[i] !== r.px.data[i + 2])
+      assert.unreachable(`pixel ${i / 3} is not grey`);
   }
   const meta = await sharp(r.bytes).metadata();
   assert.is(meta.channels, 1, 'stored as a one-channel grey JPEG');
@@ -192,7 +211,10 @@ test('brighter raises the mean, darker lowers it; contrast widens the spread; sa
 test('one adjust with brightness and contrast applies both', async () => {
   const input = await photo();
   const base = await pixels(input);
-  const both = await applyPlan(services(), input, [{ op: 'adjust', brightness: 1.2, contrast: 1.3 }], { ...JPG, format: 'png' });
+  const both = await applyPlan(services(), input, [{ op: 'adjust', brightness: 1.2, contrast: 1.3 }], {
+    ...JPG,
+    format: 'png',
+  });
   const bright = await applyPlan(services(), input, [{ op: 'adjust', brightness: 1.2 }], { ...JPG, format: 'png' });
   const px = await pixels(both.bytes);
   assert.ok(mean(px) > mean(base), 'brighter');
@@ -236,7 +258,13 @@ test('remove the background: alpha from the matte; PNG unless jpg was asked for'
   assert.is(at(r.px, 5, 70)[3], 0, 'background transparent');
   const jpg = await edit('remove the background', { matte: true }, { ...JPG, format: 'jpg' });
   assert.is(jpg.format, 'jpg');
-  assert.equal(at(jpg.px, 5, 70).slice(0, 3).map((v) => v > 245), [true, true, true], 'flattened on white');
+  assert.equal(
+    at(jpg.px, 5, 70)
+      .slice(0, 3)
+      .map((v) => v > 245),
+    [true, true, true],
+    'flattened on white',
+  );
   assert.ok(jpg.notes.some((n) => /white/.test(n)));
   const webp = await edit('remove the background and save as webp', { matte: true });
   assert.is(webp.format, 'webp');
@@ -249,7 +277,11 @@ test('replace the background with a colour; blur the background keeps the subjec
   assert.equal(at(r.px, 60, 45), [250, 250, 250]);
   const b = await edit('blur the background', { matte: true }, { ...JPG, format: 'png' });
   assert.equal(at(b.px, 60, 45), [250, 250, 250], 'subject sharp');
-  assert.is.not(at(b.px, 58, 75).join(), at(await pixels(await photo()), 58, 75).join(), 'background near the colour edge is blurred');
+  assert.is.not(
+    at(b.px, 58, 75).join(),
+    at(await pixels(await photo()), 58, 75).join(),
+    'background near the colour edge is blurred',
+  );
 });
 
 test('background without a matting model: unavailable with the install hint', async () => {
@@ -296,7 +328,10 @@ test('several operations in one prompt, in stage order; same input and prompt �
   const prompt = 'add a border, rotate 90 degrees, then make it black and white';
   const a = await edit(prompt);
   const b = await edit(prompt);
-  assert.equal(a.applied.map((o: EditOperation) => o.op), ['rotate', 'grade', 'border']);
+  assert.equal(
+    a.applied.map((o: EditOperation) => o.op),
+    ['rotate', 'grade', 'border'],
+  );
   assert.equal([a.width, a.height], [80 + 8, 120 + 8], 'border added after the rotation');
   assert.ok(a.bytes.equals(b.bytes), 'deterministic bytes');
   const w1 = await edit('vintage, square crop', {}, { format: 'webp', defaultFormat: 'jpg', quality: 80 });
@@ -305,7 +340,10 @@ test('several operations in one prompt, in stage order; same input and prompt �
 });
 
 test('EXIF orientation is applied before editing; metadata is stripped', async () => {
-  const tagged = await sharp(await photo('jpeg')).withMetadata({ orientation: 6 }).jpeg().toBuffer();
+  const tagged = await sharp(await photo('jpeg'))
+    .withMetadata({ orientation: 6 })
+    .jpeg()
+    .toBuffer();
   const r = await edit('make it brighter', {}, JPG, tagged);
   assert.equal([r.width, r.height], [80, 120], 'orientation 6 displays rotated');
   const meta = await sharp(r.bytes).metadata();
@@ -321,7 +359,12 @@ function noise(length: number, seed = 3): Buffer {
 }
 
 test('vignette in sharp: within 2 levels of the exact formula (half a level darker on average), alpha kept', async () => {
-  for (const [width, height, channels] of [[1, 1, 3], [120, 80, 3], [301, 203, 4], [1100, 37, 3]] as const) {
+  for (const [width, height, channels] of [
+    [1, 1, 3],
+    [120, 80, 3],
+    [301, 203, 4],
+    [1100, 37, 3],
+  ] as const) {
     const data = noise(width * height * channels);
     const out = await vignette({ data, width, height, channels }, 0.35);
     assert.is(out.channels, channels);
@@ -343,7 +386,10 @@ test('vignette in sharp: within 2 levels of the exact formula (half a level dark
       }
     }
     assert.ok(max <= 2, `${width}×${height}: off by ${max} levels`);
-    assert.ok(Math.abs(sum / (width * height * 3)) <= 0.6, `${width}×${height}: mean difference ${sum / (width * height * 3)}`);
+    assert.ok(
+      Math.abs(sum / (width * height * 3)) <= 0.6,
+      `${width}×${height}: mean difference ${sum / (width * height * 3)}`,
+    );
   }
 });
 
@@ -351,7 +397,9 @@ test('a transparent image: colour steps keep its alpha, a grey result is stored 
   const width = 90;
   const height = 60;
   const rgba = noise(width * height * 4, 11);
-  const input = await sharp(rgba, { raw: { width, height, channels: 4 } }).png().toBuffer();
+  const input = await sharp(rgba, { raw: { width, height, channels: 4 } })
+    .png()
+    .toBuffer();
   const r = await edit('make it black and white', {}, JPG, input);
   assert.is(r.format, 'png', 'transparency kept: png');
   assert.is(r.px.channels, 4);
@@ -368,11 +416,20 @@ test('grey check: one coloured pixel the JavaScript sample skips still makes a c
   const height = 100;
   const raw = Buffer.alloc(width * height * 3, 128);
   raw.set([200, 40, 40], 1 * 3); // pixel 1: the sample takes every 4th pixel from 0
-  const input = await sharp(raw, { raw: { width, height, channels: 3 } }).png().toBuffer();
+  const input = await sharp(raw, { raw: { width, height, channels: 3 } })
+    .png()
+    .toBuffer();
   const r = await edit('convert to png', {}, JPG, input);
   assert.is((await sharp(r.bytes).metadata()).channels, 3, 'not stored grey');
   assert.equal(at(r.px, 1, 0), [200, 40, 40]);
-  const grey = await edit('convert to png', {}, JPG, await sharp(Buffer.alloc(width * height * 3, 90), { raw: { width, height, channels: 3 } }).png().toBuffer());
+  const grey = await edit(
+    'convert to png',
+    {},
+    JPG,
+    await sharp(Buffer.alloc(width * height * 3, 90), { raw: { width, height, channels: 3 } })
+      .png()
+      .toBuffer(),
+  );
   assert.is((await sharp(grey.bytes).metadata()).channels, 1, 'an all-grey image is stored grey');
 });
 
@@ -380,19 +437,38 @@ test('background replace and blur with a soft matte: rgb·m + other·(1 − m) w
   const width = 64;
   const height = 48;
   const rgb = noise(width * height * 3, 5);
-  const input = await sharp(rgb, { raw: { width, height, channels: 3 } }).png().toBuffer();
+  const input = await sharp(rgb, { raw: { width, height, channels: 3 } })
+    .png()
+    .toBuffer();
   // A horizontal ramp matte: 0 at the left edge to 255 at the right.
   const matte = Buffer.alloc(width * height);
-  for (let y = 0; y < height; y++) for (let x = 0; x < width; x++) matte[y * width + x] = Math.round((255 * x) / (width - 1));
+  for (let y = 0; y < height; y++)
+    for (let x = 0; x < width; x++) matte[y * width + x] = Math.round((255 * x) / (width - 1));
   const s = services();
   (s.models as unknown as { matte: unknown }).matte = async () => ({
-    mask: await sharp(matte, { raw: { width, height, channels: 1 } }).png().toBuffer(),
-    model: 'ramp-matte', width, height,
+    mask: await sharp(matte, { raw: { width, height, channels: 1 } })
+      .png()
+      .toBuffer(),
+    model: 'ramp-matte',
+    width,
+    height,
   });
-  const replaced = await pixels((await applyPlan(s, input, [{ op: 'background', action: 'replace', color: { r: 30, g: 90, b: 220 } }], { ...JPG, format: 'png' })).bytes);
-  const blurred = await pixels((await applyPlan(s, input, [{ op: 'background', action: 'blur', sigma: 5 }], { ...JPG, format: 'png' })).bytes);
+  const replaced = await pixels(
+    (
+      await applyPlan(s, input, [{ op: 'background', action: 'replace', color: { r: 30, g: 90, b: 220 } }], {
+        ...JPG,
+        format: 'png',
+      })
+    ).bytes,
+  );
+  const blurred = await pixels(
+    (await applyPlan(s, input, [{ op: 'background', action: 'blur', sigma: 5 }], { ...JPG, format: 'png' })).bytes,
+  );
   // The blur's sigma: 5 for a 1000 px image is under the 1 px minimum on a 64 px one.
-  const copy = await sharp(rgb, { raw: { width, height, channels: 3 } }).blur(1).raw().toBuffer();
+  const copy = await sharp(rgb, { raw: { width, height, channels: 3 } })
+    .blur(1)
+    .raw()
+    .toBuffer();
   const colour = [30, 90, 220];
   let max = 0;
   let maxBlur = 0;

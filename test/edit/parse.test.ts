@@ -176,10 +176,16 @@ test('several operations in one prompt, in stage order', () => {
   assert.equal(plan.unrecognised, []);
   // Any order in the prompt: the border still comes last, the crop first, the format is kept.
   const any = parsePrompt('Add a red border. Make it brighter; square crop, convert to PNG & sharpen');
-  assert.equal(any.operations.map((o) => o.op), ['crop', 'adjust', 'sharpen', 'border', 'format']);
+  assert.equal(
+    any.operations.map((o) => o.op),
+    ['crop', 'adjust', 'sharpen', 'border', 'format'],
+  );
   // Background work before colour grades (the matte model sees the photo's colours), upscale after them.
   const bg = parsePrompt('make it sepia, upscale 2x and remove the background');
-  assert.equal(bg.operations.map((o) => o.op), ['background', 'grade', 'resize']);
+  assert.equal(
+    bg.operations.map((o) => o.op),
+    ['background', 'grade', 'resize'],
+  );
   // The same grade named twice runs once; adjustments add up.
   const twice = parsePrompt('warm golden hour glow, brighter and a bit brighter');
   assert.equal(twice.operations, [grade('warm'), { op: 'adjust', brightness: 1.2 }, { op: 'adjust', brightness: 1.1 }]);
@@ -206,7 +212,12 @@ test('filler words are fine; content words that no rule took are unrecognised', 
 });
 
 test('assertEditable: 422 (unprocessable) naming the part and listing abilities; empty plans too', () => {
-  for (const prompt of ['add a dragon', 'change his shirt to a suit', 'please', 'rotate 90 degrees and add a unicorn']) {
+  for (const prompt of [
+    'add a dragon',
+    'change his shirt to a suit',
+    'please',
+    'rotate 90 degrees and add a unicorn',
+  ]) {
     try {
       assertEditable(parsePrompt(prompt));
       assert.unreachable(`"${prompt}" should be refused`);

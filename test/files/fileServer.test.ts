@@ -61,7 +61,10 @@ test('a name segment sets a sanitised Content-Disposition', async () => {
   assert.is(res.headers.get('content-disposition'), 'inline; filename="holiday clip.mp4"');
   await res.arrayBuffer();
   const res2 = await get(pathOf(key, 'été/../x.mp4'));
-  assert.is(res2.headers.get('content-disposition'), `inline; filename="_t_..x.mp4"; filename*=UTF-8''%C3%A9t%C3%A9..x.mp4`);
+  assert.is(
+    res2.headers.get('content-disposition'),
+    `inline; filename="_t_..x.mp4"; filename*=UTF-8''%C3%A9t%C3%A9..x.mp4`,
+  );
   await res2.arrayBuffer();
 });
 

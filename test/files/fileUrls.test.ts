@@ -41,7 +41,11 @@ test('remembered signatures: the same URLs as signing afresh, the memory bounded
   const first = u.urlFor(keyOf(0), 'a.jpg');
   assert.is(first, `https://media.example.org/files/${u.sign(keyOf(0))}/${keyOf(0)}/a.jpg`);
   assert.is(u.urlFor(keyOf(0)), `https://media.example.org/files/${u.sign(keyOf(0))}/${keyOf(0)}`, 'a remembered key');
-  assert.is(u.urlIn('out', keyOf(0)), `https://media.example.org/files/out/${u.sign(`out/${keyOf(0)}`)}/${keyOf(0)}`, 'namespaced keys are signed apart');
+  assert.is(
+    u.urlIn('out', keyOf(0)),
+    `https://media.example.org/files/out/${u.sign(`out/${keyOf(0)}`)}/${keyOf(0)}`,
+    'namespaced keys are signed apart',
+  );
   for (let i = 1; i <= 20_001; i++) u.urlFor(keyOf(i));
   const remembered = (u as unknown as { signed: Map<string, string> }).signed;
   assert.ok(remembered.size <= 20_000, String(remembered.size));

@@ -145,7 +145,9 @@ test('a coco photo: dims, no EXIF → { tags: {} }', async () => {
 });
 
 test('small images are not enlarged; PNG with alpha gives a WebP frame', async () => {
-  const png = await sharp({ create: { width: 40, height: 30, channels: 4, background: { r: 0, g: 0, b: 255, alpha: 0.5 } } })
+  const png = await sharp({
+    create: { width: 40, height: 30, channels: 4, background: { r: 0, g: 0, b: 255, alpha: 0.5 } },
+  })
     .png()
     .toBuffer();
   const r = await probeImage(await save(png, 'alpha.png'), opts);
@@ -162,10 +164,16 @@ test('small images are not enlarged; PNG with alpha gives a WebP frame', async (
 
 test('animated GIF and WebP: the frame is the first page only', async () => {
   const pages = await Promise.all(
-    ['#f00', '#0f0', '#00f'].map((c) => sharp({ create: { width: 20, height: 20, channels: 3, background: c } }).png().toBuffer()),
+    ['#f00', '#0f0', '#00f'].map((c) =>
+      sharp({ create: { width: 20, height: 20, channels: 3, background: c } })
+        .png()
+        .toBuffer(),
+    ),
   );
   for (const fmt of ['gif', 'webp'] as const) {
-    const anim = await sharp(pages, { join: { animated: true } })[fmt]().toBuffer();
+    const anim = await sharp(pages, { join: { animated: true } })
+      [fmt]()
+      .toBuffer();
     assert.is((await sharp(anim).metadata()).pages, 3);
     const r = await probeImage(await save(anim, `anim.${fmt}`), opts);
     assert.equal([r.width, r.height], [20, 20], fmt);
@@ -196,15 +204,23 @@ test('pixel bomb: a header claiming 12000x12000 is refused before decoding', asy
 });
 
 test('a real image over the limit is refused with the limit in the message', async () => {
-  const png = await sharp({ create: { width: 1200, height: 1000, channels: 3, background: '#fff' } }).png().toBuffer();
-  await rejectsWith(probeImage(await save(png, 'big.png'), { maxPixels: 1e6, frameMaxSide: 512 }), 'unprocessable', /larger than 1 megapixels/);
+  const png = await sharp({ create: { width: 1200, height: 1000, channels: 3, background: '#fff' } })
+    .png()
+    .toBuffer();
+  await rejectsWith(
+    probeImage(await save(png, 'big.png'), { maxPixels: 1e6, frameMaxSide: 512 }),
+    'unprocessable',
+    /larger than 1 megapixels/,
+  );
 });
 
 test('garbage and truncated bytes are unprocessable with clear words', async () => {
   const junk = await save(Buffer.from('this is not an image at all, just text'), 'junk.jpg');
   const e = await rejectsWith(probeImage(junk, opts), 'unprocessable', /not a readable image/);
   assert.not.match(e.message, dir, 'no server paths in the message');
-  const jpeg = await sharp({ create: { width: 64, height: 64, channels: 3, background: '#f00' } }).jpeg().toBuffer();
+  const jpeg = await sharp({ create: { width: 64, height: 64, channels: 3, background: '#f00' } })
+    .jpeg()
+    .toBuffer();
   await rejectsWith(probeImage(await save(jpeg.subarray(0, 40), 'cut.jpg'), opts), 'unprocessable');
   const fakeHeader = Buffer.concat([pngHeaderOnly(64, 64).subarray(0, 33), Buffer.from('garbage garbage')]);
   await rejectsWith(probeImage(await save(fakeHeader, 'fake.png'), opts), 'unprocessable');

@@ -53,7 +53,17 @@ for (const [container, codecArgs, mime, ext] of videoCases) {
   test(`sniffs a generated ${container} video`, async () => {
     const out = path.join(dir, `clip.${container}`);
     await run(resolveFfmpeg(), [
-      '-v', 'error', '-y', '-f', 'lavfi', '-i', 'testsrc=size=64x48:rate=10', '-t', '1', ...codecArgs, out,
+      '-v',
+      'error',
+      '-y',
+      '-f',
+      'lavfi',
+      '-i',
+      'testsrc=size=64x48:rate=10',
+      '-t',
+      '1',
+      ...codecArgs,
+      out,
     ]);
     assert.equal(await sniffFile(out), { kind: 'video', mime, ext });
   });
@@ -89,7 +99,11 @@ test('ftyp brands pick HEIC, AVIF, MOV, MP4 or nothing', () => {
   assert.is(sniffBuffer(ftyp('mif1', 'avif', 'mif1', 'miaf'))?.ext, 'avif');
   assert.is(sniffBuffer(ftyp('avis', 'avis', 'msf1'))?.ext, 'avif');
   assert.is(sniffBuffer(ftyp('qt  ', 'qt  '))?.ext, 'mov');
-  assert.equal(sniffBuffer(ftyp('isom', 'isom', 'iso2', 'avc1', 'mp41')), { kind: 'video', mime: 'video/mp4', ext: 'mp4' });
+  assert.equal(sniffBuffer(ftyp('isom', 'isom', 'iso2', 'avc1', 'mp41')), {
+    kind: 'video',
+    mime: 'video/mp4',
+    ext: 'mp4',
+  });
   assert.is(sniffBuffer(ftyp('M4V ', 'M4V ', 'mp42'))?.ext, 'mp4');
   assert.is(sniffBuffer(ftyp('3gp5', '3gp5'))?.ext, 'mp4', 'unknown non-image brand: treated as MP4, ffprobe decides');
   assert.is(sniffBuffer(ftyp('M4A ', 'M4A ', 'mp42')), null, 'audio-only MPEG-4');

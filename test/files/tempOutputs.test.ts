@@ -48,7 +48,9 @@ test('the sweep removes outputs older than the retention period and keeps fresh 
 test('outputs are served over HTTP without a key, and a wrong signature is 404', async () => {
   const app = await startTestApp();
   try {
-    const png = await sharp({ create: { width: 8, height: 6, channels: 3, background: '#f00' } }).png().toBuffer();
+    const png = await sharp({ create: { width: 8, height: 6, channels: 3, background: '#f00' } })
+      .png()
+      .toBuffer();
     const { url } = await app.app.services.outputs.save(png, 'png');
     assert.ok(url.startsWith(`${app.baseUrl}/files/out/`));
     const res = await fetch(url);

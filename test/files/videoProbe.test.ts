@@ -90,7 +90,11 @@ test('truncated, corrupt, audio-only and missing files are unprocessable', async
   const bytes = await readFile(full);
   const cut = path.join(dir, 'cut.mp4');
   await writeFile(cut, bytes.subarray(0, Math.floor(bytes.length / 2))); // the moov atom is at the end
-  const e = await rejectsWith(probeVideo(cut, ffprobe), 'unprocessable', /^the file is not a playable video: moov atom not found$/);
+  const e = await rejectsWith(
+    probeVideo(cut, ffprobe),
+    'unprocessable',
+    /^the file is not a playable video: moov atom not found$/,
+  );
   assert.not.match(e.message, dir, 'no server paths in the message');
 
   const junk = path.join(dir, 'junk.mp4');
@@ -122,12 +126,23 @@ test('fromFfprobe: display-matrix rotation, cover art, missing duration', () => 
   const v = fromFfprobe({
     streams: [
       { codec_type: 'video', codec_name: 'mjpeg', width: 300, height: 300, disposition: { attached_pic: 1 } },
-      { codec_type: 'video', codec_name: 'hevc', width: 1920, height: 1080, side_data_list: [{ side_data_type: 'Display Matrix', rotation: -90 }] },
+      {
+        codec_type: 'video',
+        codec_name: 'hevc',
+        width: 1920,
+        height: 1080,
+        side_data_list: [{ side_data_type: 'Display Matrix', rotation: -90 }],
+      },
     ],
     format: { format_name: 'mov,mp4,m4a,3gp,3g2,mj2' },
   });
   assert.equal([v.width, v.height, v.rotation, v.codec, v.duration], [1080, 1920, 90, 'hevc', null]);
-  assert.is(fromFfprobe({ streams: [{ codec_type: 'video', codec_name: 'h264', width: 4, height: 4, tags: { rotate: '-90' } }] }).rotation, 270);
+  assert.is(
+    fromFfprobe({
+      streams: [{ codec_type: 'video', codec_name: 'h264', width: 4, height: 4, tags: { rotate: '-90' } }],
+    }).rotation,
+    270,
+  );
   assert.throws(() => fromFfprobe({ streams: [{ codec_type: 'audio', codec_name: 'aac' }] }), /no video stream/);
 });
 

@@ -109,7 +109,10 @@ export async function startServerProcess(opts: {
   const tail = () => logs.slice(-20).join('\n');
   try {
     await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`server did not log "listening" within ${timeoutMs} ms:\n${tail()}`)), timeoutMs);
+      const timer = setTimeout(
+        () => reject(new Error(`server did not log "listening" within ${timeoutMs} ms:\n${tail()}`)),
+        timeoutMs,
+      );
       onListening = () => {
         clearTimeout(timer);
         resolve();
@@ -124,9 +127,13 @@ export async function startServerProcess(opts: {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
       if (hasExited) throw new Error(`server exited before /healthz answered:\n${tail()}`);
-      const status = await fetch(`${baseUrl}/healthz`).then((r) => r.status, () => 0);
+      const status = await fetch(`${baseUrl}/healthz`).then(
+        (r) => r.status,
+        () => 0,
+      );
       if (status === 200) break;
-      if (Date.now() > deadline) throw new Error(`/healthz did not answer 200 within ${timeoutMs} ms (last ${status}):\n${tail()}`);
+      if (Date.now() > deadline)
+        throw new Error(`/healthz did not answer 200 within ${timeoutMs} ms (last ${status}):\n${tail()}`);
       await new Promise((r) => setTimeout(r, 50));
     }
   } catch (err) {

@@ -23,9 +23,17 @@ export interface TestApp {
   /** The bootstrap owner's key. */
   key: string;
   orgId: string;
-  request<T = any>(method: string, url: string, opts?: { body?: unknown; key?: string | null; headers?: Record<string, string> }): Promise<Reply<T>>;
+  request<T = any>(
+    method: string,
+    url: string,
+    opts?: { body?: unknown; key?: string | null; headers?: Record<string, string> },
+  ): Promise<Reply<T>>;
   /** Multipart upload through the real route. */
-  upload<T = any>(fields: Record<string, string>, file: { bytes: Buffer; filename: string; type?: string } | null, key?: string): Promise<Reply<T>>;
+  upload<T = any>(
+    fields: Record<string, string>,
+    file: { bytes: Buffer; filename: string; type?: string } | null,
+    key?: string,
+  ): Promise<Reply<T>>;
   /** Creates a collection and returns its id. */
   collection(name?: string): Promise<string>;
   close(): Promise<void>;
@@ -35,7 +43,10 @@ export interface TestApp {
  * Starts the real server (createApp → real HTTP on 127.0.0.1, ephemeral port)
  * over a fresh temp DATA_DIR, with the bootstrap owner key TEST_KEY.
  */
-export async function startTestApp(overrides: Partial<Config> = {}, env: Record<string, string> = {}): Promise<TestApp> {
+export async function startTestApp(
+  overrides: Partial<Config> = {},
+  env: Record<string, string> = {},
+): Promise<TestApp> {
   const dataDir = overrides.dataDir ?? mkdtempSync(path.join(os.tmpdir(), 'mlib-test-'));
   const server = http.createServer();
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
@@ -70,12 +81,22 @@ export async function startTestApp(overrides: Partial<Config> = {}, env: Record<
 
   const me = await request('GET', '/api/me');
   const t: TestApp = {
-    app, baseUrl, dataDir, key: TEST_KEY, orgId: me.body.organizationId, request,
+    app,
+    baseUrl,
+    dataDir,
+    key: TEST_KEY,
+    orgId: me.body.organizationId,
+    request,
     async upload(fields, file, key = TEST_KEY) {
       const form = new FormData();
       for (const [k, v] of Object.entries(fields)) form.append(k, v);
-      if (file) form.append('file', new Blob([file.bytes], { type: file.type ?? 'application/octet-stream' }), file.filename);
-      const res = await fetch(baseUrl + '/api/upload/multipart', { method: 'POST', headers: key ? { 'x-api-key': key } : {}, body: form });
+      if (file)
+        form.append('file', new Blob([file.bytes], { type: file.type ?? 'application/octet-stream' }), file.filename);
+      const res = await fetch(baseUrl + '/api/upload/multipart', {
+        method: 'POST',
+        headers: key ? { 'x-api-key': key } : {},
+        body: form,
+      });
       const text = await res.text();
       let parsed: unknown = text;
       try {
@@ -117,8 +138,15 @@ export const IN_PROGRESS = ['pending', 'processing', 'ready'];
 
 /** A small solid-colour image in the given format. */
 export async function makeImage(
-  opts: { width?: number; height?: number; color?: { r: number; g: number; b: number }; format?: 'jpeg' | 'png' | 'webp' | 'gif' | 'tiff' } = {},
+  opts: {
+    width?: number;
+    height?: number;
+    color?: { r: number; g: number; b: number };
+    format?: 'jpeg' | 'png' | 'webp' | 'gif' | 'tiff';
+  } = {},
 ): Promise<Buffer> {
   const { width = 64, height = 48, color = { r: 200, g: 30, b: 30 }, format = 'jpeg' } = opts;
-  return sharp({ create: { width, height, channels: 3, background: color } })[format]().toBuffer();
+  return sharp({ create: { width, height, channels: 3, background: color } })
+    [format]()
+    .toBuffer();
 }

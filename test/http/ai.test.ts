@@ -26,7 +26,9 @@ t('describe: the captioner names the colour and says which model answered', asyn
   assert.is(r.status, 200, JSON.stringify(r.body));
   assert.match(r.body.description, /red/);
   assert.is(r.body.model, 'florence-2-base');
-  const p = await app.request('POST', '/api/ai/describe', { body: { image: await dataUri(BLUE), prompt: 'What colour is it?' } });
+  const p = await app.request('POST', '/api/ai/describe', {
+    body: { image: await dataUri(BLUE), prompt: 'What colour is it?' },
+  });
   assert.is(p.status, 200);
   assert.match(p.body.description, /blue/);
   assert.is(p.body.promptFollowed, false, 'no prompt-following model in the test profile');
@@ -41,27 +43,42 @@ t('tag shape 1: free tags, classification with choices, single', async ({ app })
   assert.ok(free.body.tags.length > 0);
   assert.match(free.body.tags[0].tag, /red/);
   for (const x of free.body.tags) assert.ok(x.confidence >= 0 && x.confidence <= 1);
-  const cls = await app.request('POST', '/api/ai/tag', { body: { image: await dataUri(BLUE), choices: ['red', 'green', 'blue'] } });
+  const cls = await app.request('POST', '/api/ai/tag', {
+    body: { image: await dataUri(BLUE), choices: ['red', 'green', 'blue'] },
+  });
   assert.is(cls.body.classification, 'blue');
   assert.ok(cls.body.confidence > 0.5);
   assert.is(cls.body.all_scores.length, 3);
   const sum = cls.body.all_scores.reduce((s: number, x: { score: number }) => s + x.score, 0);
   assert.ok(Math.abs(sum - 1) < 0.01);
-  const single = await app.request('POST', '/api/ai/tag', { body: { image: await dataUri(BLUE), choices: ['red', 'blue'], single: true } });
+  const single = await app.request('POST', '/api/ai/tag', {
+    body: { image: await dataUri(BLUE), choices: ['red', 'blue'], single: true },
+  });
   assert.is(single.body.classification, 'blue');
   assert.is(single.body.all_scores.length, 1);
 });
 
 t('tag shape 2: options and multiple, raw says how it was answered', async ({ app }) => {
   const r = await app.request('POST', '/api/ai/tag', {
-    body: { image: await dataUri(), prompt: 'Which colours are in this picture?', options: ['red', 'green', 'blue'], multiple: false },
+    body: {
+      image: await dataUri(),
+      prompt: 'Which colours are in this picture?',
+      options: ['red', 'green', 'blue'],
+      multiple: false,
+    },
   });
   assert.is(r.status, 200, JSON.stringify(r.body));
   assert.equal(r.body.tags, ['red']);
   assert.is(r.body.raw.method, 'zero-shot');
-  const m = await app.request('POST', '/api/ai/tag', { body: { image: await dataUri(BLUE), prompt: 'colours?', multiple: true, options: ['blue', 'yellow'] } });
+  const m = await app.request('POST', '/api/ai/tag', {
+    body: { image: await dataUri(BLUE), prompt: 'colours?', multiple: true, options: ['blue', 'yellow'] },
+  });
   assert.ok(m.body.tags.includes('blue'));
-  assert.is((await app.request('POST', '/api/ai/tag', { body: { image: await dataUri(), options: ['a'] } })).status, 400, 'shape 2 needs a prompt');
+  assert.is(
+    (await app.request('POST', '/api/ai/tag', { body: { image: await dataUri(), options: ['a'] } })).status,
+    400,
+    'shape 2 needs a prompt',
+  );
 });
 
 t('embeddings: both shapes, models, normalised, deterministic, shared space', async ({ app }) => {
@@ -79,7 +96,9 @@ t('embeddings: both shapes, models, normalised, deterministic, shared space', as
   const unknown = await app.request('POST', '/api/ai/embeddings', { body: { image: img, model: 'no-such-model' } });
   assert.is(unknown.status, 400);
   assert.is(unknown.body.error, 'Bad Request');
-  const notEmbedder = await app.request('POST', '/api/ai/embeddings', { body: { image: img, model: 'florence-2-base' } });
+  const notEmbedder = await app.request('POST', '/api/ai/embeddings', {
+    body: { image: img, model: 'florence-2-base' },
+  });
   assert.is(notEmbedder.status, 400);
   // Shape 2: text and image auto-detected; image and text share a space.
   const red = await app.request('POST', '/api/ai/embeddings', { body: { input: 'a red thing' } });
@@ -102,12 +121,20 @@ t('image inputs: own file URLs read from the store; SSRF refusals; bad bytes 422
   const r = await app.request('POST', '/api/ai/describe', { body: { image: up.body.url } });
   assert.is(r.status, 200, JSON.stringify(r.body));
   assert.match(r.body.description, /blue/);
-  for (const url of ['http://127.0.0.1:9/x.png', 'http://localhost/x.png', 'http://169.254.169.254/latest/meta-data', 'http://[::1]/a.png', 'file:///etc/passwd']) {
+  for (const url of [
+    'http://127.0.0.1:9/x.png',
+    'http://localhost/x.png',
+    'http://169.254.169.254/latest/meta-data',
+    'http://[::1]/a.png',
+    'file:///etc/passwd',
+  ]) {
     const bad = await app.request('POST', '/api/ai/describe', { body: { image: url } });
     assert.is(bad.status, 400, url);
     assert.is(bad.body.error, 'Bad Request');
   }
-  const junk = await app.request('POST', '/api/ai/describe', { body: { image: `data:image/png;base64,${Buffer.from('not an image at all').toString('base64')}` } });
+  const junk = await app.request('POST', '/api/ai/describe', {
+    body: { image: `data:image/png;base64,${Buffer.from('not an image at all').toString('base64')}` },
+  });
   assert.is(junk.status, 422);
   assert.is(junk.body.error, 'Unprocessable Entity');
   const tiff = await app.request('POST', '/api/ai/embeddings', { body: { image: await dataUri(RED, 'tiff') } });
@@ -143,16 +170,22 @@ const limits = suite('AI limits: JSON body cap and inference back-pressure');
 limits('413 above MAX_JSON_BYTES; 429 with Retry-After when the inference queue is full', async () => {
   const app = await startTestApp({ maxJsonBytes: 50_000, inferenceQueueLength: 2 });
   try {
-    const big = await app.request('POST', '/api/ai/describe', { body: { image: `data:image/png;base64,${'A'.repeat(60_000)}` } });
+    const big = await app.request('POST', '/api/ai/describe', {
+      body: { image: `data:image/png;base64,${'A'.repeat(60_000)}` },
+    });
     assert.is(big.status, 413);
     assert.is(big.body.error, 'Payload Too Large');
     const images = await Promise.all(
       Array.from({ length: 24 }, (_, i) =>
-        sharp({ create: { width: 200, height: 200, channels: 3, background: { r: i * 10, g: 50, b: 100 } } }).png().toBuffer(),
+        sharp({ create: { width: 200, height: 200, channels: 3, background: { r: i * 10, g: 50, b: 100 } } })
+          .png()
+          .toBuffer(),
       ),
     );
     const replies = await Promise.all(
-      images.map((b) => app.request('POST', '/api/ai/embeddings', { body: { image: `data:image/png;base64,${b.toString('base64')}` } })),
+      images.map((b) =>
+        app.request('POST', '/api/ai/embeddings', { body: { image: `data:image/png;base64,${b.toString('base64')}` } }),
+      ),
     );
     const statuses = replies.map((r) => r.status);
     assert.ok(statuses.includes(200), statuses.join(','));

@@ -37,48 +37,51 @@ const newKey = async (app: TestApp) => {
   return r.body as { id: string; key: string };
 };
 
-t('a key is read once per KEY_MEMORY_MS; a revocation elsewhere holds after it, one here at once', async ({ app, reads }) => {
-  let clock = 1_000_000;
-  const guards = createGuards(app.app.services, () => clock);
-  const k = await newKey(app);
-  const before = reads.byHash;
-  const first = await guards.authenticate(fakeCtx({ 'x-api-key': k.key }));
-  assert.is(first.keyId, k.id);
-  assert.is(first.role, 'viewer');
-  const again = await guards.authenticate(fakeCtx({ 'x-api-key': k.key }));
-  assert.equal(again, first);
-  assert.is.not(again, first, 'a copy: a handler changing its principal changes no other request');
-  await guards.authenticate(fakeCtx({ authorization: `Bearer ${k.key}` }));
-  await guards.authenticate(fakeCtx({ authorization: `Bearer ${k.key}` }));
-  assert.is(reads.byHash - before, 2, 'one read per header form');
-  await guards.authenticate(fakeCtx({ 'x-api-key': k.key }, 'POST'));
-  await guards.authenticate(fakeCtx({ 'x-api-key': k.key }, 'POST'));
-  assert.is(reads.byHash - before, 4, 'a write request reads its key every time');
+t(
+  'a key is read once per KEY_MEMORY_MS; a revocation elsewhere holds after it, one here at once',
+  async ({ app, reads }) => {
+    let clock = 1_000_000;
+    const guards = createGuards(app.app.services, () => clock);
+    const k = await newKey(app);
+    const before = reads.byHash;
+    const first = await guards.authenticate(fakeCtx({ 'x-api-key': k.key }));
+    assert.is(first.keyId, k.id);
+    assert.is(first.role, 'viewer');
+    const again = await guards.authenticate(fakeCtx({ 'x-api-key': k.key }));
+    assert.equal(again, first);
+    assert.is.not(again, first, 'a copy: a handler changing its principal changes no other request');
+    await guards.authenticate(fakeCtx({ authorization: `Bearer ${k.key}` }));
+    await guards.authenticate(fakeCtx({ authorization: `Bearer ${k.key}` }));
+    assert.is(reads.byHash - before, 2, 'one read per header form');
+    await guards.authenticate(fakeCtx({ 'x-api-key': k.key }, 'POST'));
+    await guards.authenticate(fakeCtx({ 'x-api-key': k.key }, 'POST'));
+    assert.is(reads.byHash - before, 4, 'a write request reads its key every time');
 
-  // Revoked by another process (straight in the database): accepted until the memory runs out.
-  await app.app.services.storage.accounts.revokeApiKey(k.id, new Date().toISOString());
-  clock += KEY_MEMORY_MS - 1;
-  assert.is((await guards.authenticate(fakeCtx({ 'x-api-key': k.key }))).keyId, k.id);
-  clock += 2;
-  try {
-    await guards.authenticate(fakeCtx({ 'x-api-key': k.key }));
-    assert.unreachable('a revoked key past the memory');
-  } catch (err) {
-    assert.is((err as { code?: string }).code, 'unauthenticated');
-  }
+    // Revoked by another process (straight in the database): accepted until the memory runs out.
+    await app.app.services.storage.accounts.revokeApiKey(k.id, new Date().toISOString());
+    clock += KEY_MEMORY_MS - 1;
+    assert.is((await guards.authenticate(fakeCtx({ 'x-api-key': k.key }))).keyId, k.id);
+    clock += 2;
+    try {
+      await guards.authenticate(fakeCtx({ 'x-api-key': k.key }));
+      assert.unreachable('a revoked key past the memory');
+    } catch (err) {
+      assert.is((err as { code?: string }).code, 'unauthenticated');
+    }
 
-  // Forgotten at once after a write this server handles.
-  const k2 = await newKey(app);
-  await guards.authenticate(fakeCtx({ 'x-api-key': k2.key }));
-  await app.app.services.storage.accounts.revokeApiKey(k2.id, new Date().toISOString());
-  guards.forgetKeys();
-  try {
+    // Forgotten at once after a write this server handles.
+    const k2 = await newKey(app);
     await guards.authenticate(fakeCtx({ 'x-api-key': k2.key }));
-    assert.unreachable('a revoked key after forgetKeys');
-  } catch (err) {
-    assert.is((err as { code?: string }).code, 'unauthenticated');
-  }
-});
+    await app.app.services.storage.accounts.revokeApiKey(k2.id, new Date().toISOString());
+    guards.forgetKeys();
+    try {
+      await guards.authenticate(fakeCtx({ 'x-api-key': k2.key }));
+      assert.unreachable('a revoked key after forgetKeys');
+    } catch (err) {
+      assert.is((err as { code?: string }).code, 'unauthenticated');
+    }
+  },
+);
 
 t('a refused key is not remembered; tokens are checked every time', async ({ app, reads }) => {
   const guards = createGuards(app.app.services);
@@ -91,7 +94,8 @@ t('a refused key is not remembered; tokens are checked every time', async ({ app
   const k = await newKey(app);
   const token = (await app.request('POST', '/api/auth/token', { key: k.key })).body.token as string;
   const before = reads.byId;
-  for (let i = 0; i < 3; i++) assert.is((await guards.authenticate(fakeCtx({ authorization: `Bearer ${token}` }))).keyId, k.id);
+  for (let i = 0; i < 3; i++)
+    assert.is((await guards.authenticate(fakeCtx({ authorization: `Bearer ${token}` }))).keyId, k.id);
   assert.is(reads.byId - before, 3);
 });
 

@@ -18,11 +18,31 @@ t('healthz answers without a key; openapi lists every route', async ({ app }) =>
   assert.is(h.body.status, 'ok');
   const doc = await app.request('GET', '/api/openapi.json', { key: null });
   assert.is(doc.status, 200);
-  for (const p of ['/api/dataset/{datasetId}/media', '/api/media/{mediaId}/move', '/api/folder', '/api/upload/multipart', '/api/keys']) {
+  for (const p of [
+    '/api/dataset/{datasetId}/media',
+    '/api/media/{mediaId}/move',
+    '/api/folder',
+    '/api/upload/multipart',
+    '/api/keys',
+  ]) {
     assert.ok(doc.body.paths[p], `openapi has ${p}`);
   }
   const params = doc.body.paths['/api/dataset/{datasetId}/media'].get.parameters.map((x: { name: string }) => x.name);
-  for (const n of ['path', 'recursive', 'limit', 'offset', 'type', 'dateFrom', 'dateTo', 'sortBy', 'sortDirection', 'tags', 'tagFilters', 'mediaId', 'clusterId']) {
+  for (const n of [
+    'path',
+    'recursive',
+    'limit',
+    'offset',
+    'type',
+    'dateFrom',
+    'dateTo',
+    'sortBy',
+    'sortDirection',
+    'tags',
+    'tagFilters',
+    'mediaId',
+    'clusterId',
+  ]) {
     assert.ok(params.includes(n), `browse documents ${n}`);
   }
 });
@@ -71,7 +91,10 @@ t('upload an image: stored, queued for analysis, one frame, URL opens without a 
   const frame = await fetch(m.frames[0].blob);
   assert.is(frame.status, 200);
   // A URL with a tampered signature does not open.
-  const tampered = m.blob.replace(/\/files\/([^/]+)\//, (_: string, sig: string) => `/files/${sig.startsWith('A') ? 'B' : 'A'}${sig.slice(1)}/`);
+  const tampered = m.blob.replace(
+    /\/files\/([^/]+)\//,
+    (_: string, sig: string) => `/files/${sig.startsWith('A') ? 'B' : 'A'}${sig.slice(1)}/`,
+  );
   assert.is((await fetch(tampered)).status, 404);
 });
 
@@ -92,7 +115,10 @@ t('folders: create, reuse, nest, list with counts and previews', async ({ app, d
   const sub = await app.request('POST', '/api/folder', { body: { datasetId: ds, name: '2024', path: folder.path } });
   assert.is(sub.body.folder.path, `${folder.path}.${sub.body.folder.id}`);
   for (let i = 0; i < 4; i++) {
-    const r = await app.upload({ datasetId: ds, path: sub.body.folder.path, name: `p${i}.jpg` }, { bytes: await red(), filename: `p${i}.jpg` });
+    const r = await app.upload(
+      { datasetId: ds, path: sub.body.folder.path, name: `p${i}.jpg` },
+      { bytes: await red(), filename: `p${i}.jpg` },
+    );
     assert.is(r.status, 200);
   }
   const folders = await app.request('GET', `/api/dataset/${ds}/media?type=folder&limit=100`);
@@ -108,7 +134,14 @@ t('folders: create, reuse, nest, list with counts and previews', async ({ app, d
   assert.is(renamed.body.folder.name, 'Travel');
   // Errors the spec lists.
   assert.is((await app.request('POST', '/api/folder', { body: { name: 'x' } })).status, 400);
-  assert.is((await app.request('POST', '/api/folder', { body: { datasetId: ds, name: 'x', path: `${root}.${'0'.repeat(32)}` } })).status, 404);
+  assert.is(
+    (
+      await app.request('POST', '/api/folder', {
+        body: { datasetId: ds, name: 'x', path: `${root}.${'0'.repeat(32)}` },
+      })
+    ).status,
+    404,
+  );
 });
 
 t('browse: pagination, sorting, type and date filters, bad parameters', async ({ app }) => {
@@ -125,17 +158,35 @@ t('browse: pagination, sorting, type and date filters, bad parameters', async ({
   }
   assert.is(seen.size, 5);
   const byName = await app.request('GET', `/api/dataset/${ds}/media?sortBy=name&sortDirection=asc`);
-  assert.equal(byName.body.media.map((m: { name: string }) => m.name), ['A.jpg', 'b.jpg', 'c.jpg', 'd.jpg', 'e.jpg']);
+  assert.equal(
+    byName.body.media.map((m: { name: string }) => m.name),
+    ['A.jpg', 'b.jpg', 'c.jpg', 'd.jpg', 'e.jpg'],
+  );
   const newest = await app.request('GET', `/api/dataset/${ds}/media`);
   const created = newest.body.media.map((m: { createdAt: string }) => m.createdAt);
   assert.equal(created, [...created].sort().reverse(), 'default is createdAt desc');
   const today = new Date().toISOString().slice(0, 10);
-  assert.is((await app.request('GET', `/api/dataset/${ds}/media?dateFrom=${today}&dateTo=${today}`)).body.pagination.total, 5);
+  assert.is(
+    (await app.request('GET', `/api/dataset/${ds}/media?dateFrom=${today}&dateTo=${today}`)).body.pagination.total,
+    5,
+  );
   assert.is((await app.request('GET', `/api/dataset/${ds}/media?dateTo=2000-01-01`)).body.pagination.total, 0);
   assert.is((await app.request('GET', `/api/dataset/${ds}/media?type=video`)).body.pagination.total, 0);
   const one = await app.request('GET', `/api/dataset/${ds}/media?mediaId=${first.body.media[0].id}`);
   assert.is(one.body.media.length, 1);
-  for (const bad of ['dateFrom=2024-13-01', 'dateTo=yesterday', 'sortBy=size', 'sortDirection=up', 'tagFilters=notjson', 'tagFilters=%7B%22a%22%3A%22b%22%7D', 'limit=0', 'limit=5000', 'offset=-1', 'type=pdf', 'recursive=maybe']) {
+  for (const bad of [
+    'dateFrom=2024-13-01',
+    'dateTo=yesterday',
+    'sortBy=size',
+    'sortDirection=up',
+    'tagFilters=notjson',
+    'tagFilters=%7B%22a%22%3A%22b%22%7D',
+    'limit=0',
+    'limit=5000',
+    'offset=-1',
+    'type=pdf',
+    'recursive=maybe',
+  ]) {
     const r = await app.request('GET', `/api/dataset/${ds}/media?${bad}`);
     assert.is(r.status, 400, bad);
     assert.is(r.body.error, 'Bad Request');
@@ -148,8 +199,10 @@ t('browse: pagination, sorting, type and date filters, bad parameters', async ({
 t('tags: add, 409 on duplicate, filter, aggregate, remove value and group, rename group', async ({ app }) => {
   const ds = await app.collection('Tags');
   const ids: string[] = [];
-  for (let i = 0; i < 3; i++) ids.push((await app.upload({ datasetId: ds }, { bytes: await red(), filename: `t${i}.jpg` })).body.mediaId);
-  const add = (id: string, label: string, value: string) => app.request('POST', `/api/media/${id}/tags`, { body: { label, value } });
+  for (let i = 0; i < 3; i++)
+    ids.push((await app.upload({ datasetId: ds }, { bytes: await red(), filename: `t${i}.jpg` })).body.mediaId);
+  const add = (id: string, label: string, value: string) =>
+    app.request('POST', `/api/media/${id}/tags`, { body: { label, value } });
   let r = await add(ids[0], 'color', 'red');
   assert.is(r.status, 200);
   assert.equal(r.body.media.metadata.tags, { color: ['red'] });
@@ -160,7 +213,8 @@ t('tags: add, 409 on duplicate, filter, aggregate, remove value and group, renam
   await add(ids[2], 'place', 'beach');
   const agg = await app.request('GET', `/api/dataset/${ds}/tags`);
   assert.equal(agg.body.tags, { color: ['blue', 'red'], place: ['beach'] });
-  const filter = (f: object) => app.request('GET', `/api/dataset/${ds}/media?tagFilters=${encodeURIComponent(JSON.stringify(f))}`);
+  const filter = (f: object) =>
+    app.request('GET', `/api/dataset/${ds}/media?tagFilters=${encodeURIComponent(JSON.stringify(f))}`);
   assert.is((await filter({ color: ['red', 'blue'] })).body.pagination.total, 2, 'OR within a group');
   assert.is((await filter({ color: ['blue'], place: ['beach'] })).body.pagination.total, 1, 'AND between groups');
   assert.is((await app.request('GET', `/api/dataset/${ds}/media?tags=blue`)).body.pagination.total, 2);
@@ -173,14 +227,19 @@ t('tags: add, 409 on duplicate, filter, aggregate, remove value and group, renam
   assert.equal(r.body.media.metadata.tags, { colour: ['blue', 'red'], place: ['beach'] });
   r = await app.request('DELETE', `/api/media/${ids[0]}/tags`, { body: { label: 'place' } });
   assert.equal(r.body.metadata.tags, { colour: ['blue', 'red'] });
-  assert.equal((await app.request('GET', `/api/dataset/${ds}/tags`)).body.tags, { colour: ['blue', 'red'], place: ['beach'] });
+  assert.equal((await app.request('GET', `/api/dataset/${ds}/tags`)).body.tags, {
+    colour: ['blue', 'red'],
+    place: ['beach'],
+  });
   assert.is((await app.request('POST', `/api/media/${ids[0]}/tags`, { body: { label: 'x' } })).status, 400);
 });
 
 t('PATCH media: rename, replace metadata (not merged), 400 without fields', async ({ app, ds }) => {
   const id = (await app.upload({ datasetId: ds }, { bytes: await red(), filename: 'm.jpg' })).body.mediaId;
   await app.request('POST', `/api/media/${id}/tags`, { body: { label: 'a', value: '1' } });
-  const r = await app.request('PATCH', `/api/media/${id}`, { body: { name: 'new name', metadata: { description: 'hello' } } });
+  const r = await app.request('PATCH', `/api/media/${id}`, {
+    body: { name: 'new name', metadata: { description: 'hello' } },
+  });
   assert.is(r.status, 200);
   assert.is(r.body.media.id, id);
   assert.is(r.body.media.name, 'new name');
@@ -189,17 +248,22 @@ t('PATCH media: rename, replace metadata (not merged), 400 without fields', asyn
   const got = await app.request('GET', `/api/media/${id}`);
   assert.equal(got.body.media.metadata, { description: 'hello' });
   assert.is((await app.request('PATCH', `/api/media/${id}`, { body: {} })).status, 400);
-  assert.is((await app.request('PATCH', `/api/media/${id}`, { body: { metadata: { tags: { a: 'notarray' } } } })).status, 400);
+  assert.is(
+    (await app.request('PATCH', `/api/media/${id}`, { body: { metadata: { tags: { a: 'notarray' } } } })).status,
+    400,
+  );
 });
 
 t('move: item and subtree; the spec 400 rules', async ({ app }) => {
   const ds = await app.collection('Move');
   const other = await app.collection('Other');
-  const mk = async (name: string, path?: string) => (await app.request('POST', '/api/folder', { body: { datasetId: ds, name, path } })).body.folder;
+  const mk = async (name: string, path?: string) =>
+    (await app.request('POST', '/api/folder', { body: { datasetId: ds, name, path } })).body.folder;
   const a = await mk('A');
   const b = await mk('B');
   const a1 = await mk('A1', a.path);
-  const img = (await app.upload({ datasetId: ds, path: a1.path }, { bytes: await red(), filename: 'x.jpg' })).body.mediaId;
+  const img = (await app.upload({ datasetId: ds, path: a1.path }, { bytes: await red(), filename: 'x.jpg' })).body
+    .mediaId;
   const moved = await app.request('PATCH', `/api/media/${a.id}/move`, { body: { destinationPath: b.path } });
   assert.is(moved.status, 200, JSON.stringify(moved.body));
   assert.equal(moved.body, { id: a.id, newPath: `${b.path}.${a.id}`, success: true });
@@ -207,10 +271,13 @@ t('move: item and subtree; the spec 400 rules', async ({ app }) => {
   assert.is(item.path, `${b.path}.${a.id}.${a1.id}.${img}`);
   const bList = await app.request('GET', `/api/dataset/${ds}/media?path=${b.path}&recursive=true`);
   assert.is(bList.body.pagination.total, 3);
-  const itemMove = await app.request('PATCH', `/api/media/${img}/move`, { body: { destinationPath: ds.replace(/-/g, '') } });
+  const itemMove = await app.request('PATCH', `/api/media/${img}/move`, {
+    body: { destinationPath: ds.replace(/-/g, '') },
+  });
   assert.is(itemMove.body.newPath, `${ds.replace(/-/g, '')}.${img}`);
   const newA = (await app.request('GET', `/api/folder/${a.id}`)).body.folder;
-  const bad = async (id: string, body: object) => (await app.request('PATCH', `/api/media/${id}/move`, { body })).status;
+  const bad = async (id: string, body: object) =>
+    (await app.request('PATCH', `/api/media/${id}/move`, { body })).status;
   assert.is(await bad(a.id, {}), 400, 'destinationPath missing');
   assert.is(await bad(a.id, { destinationPath: newA.path }), 400, 'into itself');
   assert.is(await bad(a.id, { destinationPath: `${newA.path}.${a1.id}` }), 400, 'into its own subfolder');
@@ -222,7 +289,8 @@ t('move: item and subtree; the spec 400 rules', async ({ app }) => {
 t('delete: item, folder subtree, deletedCount, gone from listings and tags', async ({ app }) => {
   const ds = await app.collection('Delete');
   const f = (await app.request('POST', '/api/folder', { body: { datasetId: ds, name: 'F' } })).body.folder;
-  const inF = (await app.upload({ datasetId: ds, path: f.path }, { bytes: await red(), filename: 'a.jpg' })).body.mediaId;
+  const inF = (await app.upload({ datasetId: ds, path: f.path }, { bytes: await red(), filename: 'a.jpg' })).body
+    .mediaId;
   await app.request('POST', `/api/media/${inF}/tags`, { body: { label: 'k', value: 'v' } });
   const loose = (await app.upload({ datasetId: ds }, { bytes: await red(), filename: 'b.jpg' })).body.mediaId;
   const del = await app.request('DELETE', `/api/media/${loose}`, { headers: { 'content-type': 'application/json' } });
@@ -240,7 +308,10 @@ t('errors: unknown route 404 JSON; bad JSON 400; success bodies never carry erro
   const r = await app.request('GET', '/api/nope');
   assert.is(r.status, 404);
   assert.is(r.body.error, 'Not Found');
-  const badJson = await app.request('POST', '/api/folder', { body: '{"datasetId":', headers: { 'content-type': 'application/json' } });
+  const badJson = await app.request('POST', '/api/folder', {
+    body: '{"datasetId":',
+    headers: { 'content-type': 'application/json' },
+  });
   assert.is(badJson.status, 400);
   assert.is(badJson.body.error, 'Bad Request');
   const ok = await app.request('GET', `/api/dataset/${ds}/media`);

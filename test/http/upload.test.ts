@@ -42,7 +42,8 @@ function storedFiles(dataDir: string): string[] {
   return out.sort();
 }
 
-const tmpEntries = (dataDir: string) => (existsSync(path.join(dataDir, 'tmp')) ? readdirSync(path.join(dataDir, 'tmp')) : []);
+const tmpEntries = (dataDir: string) =>
+  existsSync(path.join(dataDir, 'tmp')) ? readdirSync(path.join(dataDir, 'tmp')) : [];
 
 async function total(app: TestApp, ds: string): Promise<number> {
   const r = await app.request('GET', `/api/dataset/${ds}/media?recursive=true&limit=1`);
@@ -51,11 +52,20 @@ async function total(app: TestApp, ds: string): Promise<number> {
 }
 
 /** Runs an upload that must be refused, and checks that nothing at all was stored. */
-async function refused(app: TestApp, ds: string, status: number | number[], run: () => Promise<Reply>, what: string): Promise<Reply> {
+async function refused(
+  app: TestApp,
+  ds: string,
+  status: number | number[],
+  run: () => Promise<Reply>,
+  what: string,
+): Promise<Reply> {
   const before = { total: await total(app, ds), files: storedFiles(app.dataDir) };
   const r = await run();
   const allowed = Array.isArray(status) ? status : [status];
-  assert.ok(allowed.includes(r.status), `${what}: expected ${allowed.join(' or ')}, got ${r.status} ${JSON.stringify(r.body)}`);
+  assert.ok(
+    allowed.includes(r.status),
+    `${what}: expected ${allowed.join(' or ')}, got ${r.status} ${JSON.stringify(r.body)}`,
+  );
   assert.type(r.body?.error, 'string', `${what}: error`);
   assert.type(r.body?.message, 'string', `${what}: message`);
   assert.is(r.body.mediaId, undefined, `${what}: no mediaId`);
@@ -117,12 +127,48 @@ const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 
 t('images of every accepted format are judged by content, not name or client type', async ({ app, ds }) => {
   const cases: Array<{ format: string; mime: string; bytes: Buffer; filename: string; clientType: string }> = [
-    { format: 'jpeg', mime: 'image/jpeg', bytes: await solid(40, 30, 10).jpeg().toBuffer(), filename: 'photo.png', clientType: 'image/png' },
-    { format: 'png', mime: 'image/png', bytes: await solid(40, 30, 20).png().toBuffer(), filename: 'x.jpg', clientType: 'image/jpeg' },
-    { format: 'webp', mime: 'image/webp', bytes: await solid(40, 30, 30).webp().toBuffer(), filename: 'x.gif', clientType: 'image/gif' },
-    { format: 'gif', mime: 'image/gif', bytes: await solid(40, 30, 40).gif().toBuffer(), filename: 'x.webp', clientType: 'text/plain' },
-    { format: 'tiff', mime: 'image/tiff', bytes: await solid(40, 30, 50).tiff().toBuffer(), filename: 'noext', clientType: 'application/octet-stream' },
-    { format: 'avif', mime: 'image/avif', bytes: await solid(40, 30, 60).avif().toBuffer(), filename: 'x.heic', clientType: 'video/mp4' },
+    {
+      format: 'jpeg',
+      mime: 'image/jpeg',
+      bytes: await solid(40, 30, 10).jpeg().toBuffer(),
+      filename: 'photo.png',
+      clientType: 'image/png',
+    },
+    {
+      format: 'png',
+      mime: 'image/png',
+      bytes: await solid(40, 30, 20).png().toBuffer(),
+      filename: 'x.jpg',
+      clientType: 'image/jpeg',
+    },
+    {
+      format: 'webp',
+      mime: 'image/webp',
+      bytes: await solid(40, 30, 30).webp().toBuffer(),
+      filename: 'x.gif',
+      clientType: 'image/gif',
+    },
+    {
+      format: 'gif',
+      mime: 'image/gif',
+      bytes: await solid(40, 30, 40).gif().toBuffer(),
+      filename: 'x.webp',
+      clientType: 'text/plain',
+    },
+    {
+      format: 'tiff',
+      mime: 'image/tiff',
+      bytes: await solid(40, 30, 50).tiff().toBuffer(),
+      filename: 'noext',
+      clientType: 'application/octet-stream',
+    },
+    {
+      format: 'avif',
+      mime: 'image/avif',
+      bytes: await solid(40, 30, 60).avif().toBuffer(),
+      filename: 'x.heic',
+      clientType: 'video/mp4',
+    },
   ];
   for (const c of cases) {
     const up = await app.upload({ datasetId: ds }, { bytes: c.bytes, filename: c.filename, type: c.clientType });
@@ -142,10 +188,17 @@ t('images of every accepted format are judged by content, not name or client typ
     const file = await fetch(m.blob);
     assert.is(file.status, 200, c.format);
     assert.is(file.headers.get('content-type'), c.mime, `${c.format}: served Content-Type`);
-    assert.is(sha256(Buffer.from(await file.arrayBuffer())), sha256(c.bytes), `${c.format}: served bytes are the original`);
+    assert.is(
+      sha256(Buffer.from(await file.arrayBuffer())),
+      sha256(c.bytes),
+      `${c.format}: served bytes are the original`,
+    );
     const frame = await fetch(m.frames[0].blob);
     assert.is(frame.status, 200);
-    assert.ok(/^image\/(jpeg|webp|png)$/.test(frame.headers.get('content-type') ?? ''), `${c.format}: web-friendly frame`);
+    assert.ok(
+      /^image\/(jpeg|webp|png)$/.test(frame.headers.get('content-type') ?? ''),
+      `${c.format}: web-friendly frame`,
+    );
   }
   assert.equal(tmpEntries(app.dataDir), []);
 });
@@ -153,33 +206,90 @@ t('images of every accepted format are judged by content, not name or client typ
 t('not an image or video: 415 with {error, message}, nothing stored', async ({ app }) => {
   const ds = await app.collection('Refusals');
   const text = Buffer.from('hello, this is plainly a text file and not a photo\n'.repeat(40));
-  await refused(app, ds, 415, () => app.upload({ datasetId: ds }, { bytes: text, filename: 'photo.jpg', type: 'image/jpeg' }), 'text file named .jpg');
+  await refused(
+    app,
+    ds,
+    415,
+    () => app.upload({ datasetId: ds }, { bytes: text, filename: 'photo.jpg', type: 'image/jpeg' }),
+    'text file named .jpg',
+  );
   const noise = Buffer.from(Array.from({ length: 5000 }, (_, i) => (i * 7919 + 13) % 251));
-  await refused(app, ds, 415, () => app.upload({ datasetId: ds }, { bytes: noise, filename: 'x.png', type: 'image/png' }), 'random bytes');
+  await refused(
+    app,
+    ds,
+    415,
+    () => app.upload({ datasetId: ds }, { bytes: noise, filename: 'x.png', type: 'image/png' }),
+    'random bytes',
+  );
   const pdf = Buffer.from('%PDF-1.4\n1 0 obj\n<<>>\nendobj\ntrailer\n<<>>\n%%EOF\n');
-  await refused(app, ds, 415, () => app.upload({ datasetId: ds }, { bytes: pdf, filename: 'doc.mp4', type: 'video/mp4' }), 'pdf');
+  await refused(
+    app,
+    ds,
+    415,
+    () => app.upload({ datasetId: ds }, { bytes: pdf, filename: 'doc.mp4', type: 'video/mp4' }),
+    'pdf',
+  );
   const html = Buffer.from('<!doctype html><html><body><img src=x onerror=alert(1)></body></html>');
-  await refused(app, ds, 415, () => app.upload({ datasetId: ds }, { bytes: html, filename: 'x.gif', type: 'image/gif' }), 'html');
+  await refused(
+    app,
+    ds,
+    415,
+    () => app.upload({ datasetId: ds }, { bytes: html, filename: 'x.gif', type: 'image/gif' }),
+    'html',
+  );
   // An empty file: refused as unsupported, or as a missing file.
-  await refused(app, ds, [400, 415], () => app.upload({ datasetId: ds }, { bytes: Buffer.alloc(0), filename: 'empty.jpg', type: 'image/jpeg' }), 'empty file');
+  await refused(
+    app,
+    ds,
+    [400, 415],
+    () => app.upload({ datasetId: ds }, { bytes: Buffer.alloc(0), filename: 'empty.jpg', type: 'image/jpeg' }),
+    'empty file',
+  );
   const r = await app.upload({ datasetId: ds }, { bytes: text, filename: 'a.txt', type: 'text/plain' });
   assert.is(r.body.error, 'Unsupported Media Type');
 });
 
 t('bytes that look like an image or video but do not decode: 422, nothing stored', async ({ app }) => {
   const ds = await app.collection('Broken');
-  const fakeJpeg = Buffer.concat([Buffer.from([0xff, 0xd8, 0xff, 0xe0]), Buffer.from('this is not JFIF at all'.repeat(50))]);
-  await refused(app, ds, 422, () => app.upload({ datasetId: ds }, { bytes: fakeJpeg, filename: 'x.jpg', type: 'image/jpeg' }), 'fake JPEG');
+  const fakeJpeg = Buffer.concat([
+    Buffer.from([0xff, 0xd8, 0xff, 0xe0]),
+    Buffer.from('this is not JFIF at all'.repeat(50)),
+  ]);
+  await refused(
+    app,
+    ds,
+    422,
+    () => app.upload({ datasetId: ds }, { bytes: fakeJpeg, filename: 'x.jpg', type: 'image/jpeg' }),
+    'fake JPEG',
+  );
   const png = await solid(64, 64, 90).png().toBuffer();
-  await refused(app, ds, 422, () => app.upload({ datasetId: ds }, { bytes: png.subarray(0, 40), filename: 'cut.png' }), 'PNG cut after the header');
+  await refused(
+    app,
+    ds,
+    422,
+    () => app.upload({ datasetId: ds }, { bytes: png.subarray(0, 40), filename: 'cut.png' }),
+    'PNG cut after the header',
+  );
   const jpeg = await makeImage({ width: 300, height: 300 });
-  await refused(app, ds, 422, () => app.upload({ datasetId: ds }, { bytes: jpeg.subarray(0, Math.floor(jpeg.length / 3)), filename: 'cut.jpg' }), 'JPEG cut short');
+  await refused(
+    app,
+    ds,
+    422,
+    () => app.upload({ datasetId: ds }, { bytes: jpeg.subarray(0, Math.floor(jpeg.length / 3)), filename: 'cut.jpg' }),
+    'JPEG cut short',
+  );
   // A decompression bomb: a few hundred bytes whose header claims 12000 × 12000 (144 Mpx, above the default limit).
   const bomb = bombPng(12000, 12000);
   assert.ok(bomb.length < 100_000, `bomb is small (${bomb.length} bytes)`);
   const meta = await sharp(bomb).metadata();
   assert.equal([meta.width, meta.height], [12000, 12000], 'the crafted header is valid');
-  const b = await refused(app, ds, 422, () => app.upload({ datasetId: ds }, { bytes: bomb, filename: 'bomb.png' }), 'pixel bomb');
+  const b = await refused(
+    app,
+    ds,
+    422,
+    () => app.upload({ datasetId: ds }, { bytes: bomb, filename: 'bomb.png' }),
+    'pixel bomb',
+  );
   assert.is(b.body.error, 'Unprocessable Entity');
 });
 
@@ -187,19 +297,45 @@ t('size and pixel limits: 413 above maxUploadBytes, 422 above maxImagePixels; tm
   const app = await startTestApp({ maxUploadBytes: 10_000, maxImagePixels: 1000, ingestConcurrency: 0 });
   try {
     const ds = await app.collection('Limits');
-    const big = await sharp({ create: { width: 120, height: 120, channels: 3, background: { r: 0, g: 0, b: 0 }, noise: { type: 'gaussian', mean: 128, sigma: 60 } } }).png().toBuffer();
+    const big = await sharp({
+      create: {
+        width: 120,
+        height: 120,
+        channels: 3,
+        background: { r: 0, g: 0, b: 0 },
+        noise: { type: 'gaussian', mean: 128, sigma: 60 },
+      },
+    })
+      .png()
+      .toBuffer();
     assert.ok(big.length > 10_000);
-    const r = await refused(app, ds, 413, () => app.upload({ datasetId: ds }, { bytes: big, filename: 'big.png' }).catch((err) => {
-      throw new Error(`the server dropped the connection instead of answering 413: ${err}`);
-    }), 'too large');
+    const r = await refused(
+      app,
+      ds,
+      413,
+      () =>
+        app.upload({ datasetId: ds }, { bytes: big, filename: 'big.png' }).catch((err) => {
+          throw new Error(`the server dropped the connection instead of answering 413: ${err}`);
+        }),
+      'too large',
+    );
     assert.is(r.body.error, 'Payload Too Large');
     // A small file that decodes to too many pixels (100 × 100 > 1000).
     const wide = await solid(100, 100, 5).png().toBuffer();
     assert.ok(wide.length < 10_000);
-    const px = await refused(app, ds, 422, () => app.upload({ datasetId: ds }, { bytes: wide, filename: 'wide.png' }), 'too many pixels');
+    const px = await refused(
+      app,
+      ds,
+      422,
+      () => app.upload({ datasetId: ds }, { bytes: wide, filename: 'wide.png' }),
+      'too many pixels',
+    );
     assert.match(px.body.message, /pixel|large/i);
     // Under both limits: accepted.
-    const okUp = await app.upload({ datasetId: ds }, { bytes: await solid(20, 20, 5).png().toBuffer(), filename: 'small.png' });
+    const okUp = await app.upload(
+      { datasetId: ds },
+      { bytes: await solid(20, 20, 5).png().toBuffer(), filename: 'small.png' },
+    );
     assert.is(okUp.status, 200, JSON.stringify(okUp.body));
     assert.equal(tmpEntries(app.dataDir), []);
   } finally {
@@ -207,38 +343,68 @@ t('size and pixel limits: 413 above maxUploadBytes, 422 above maxImagePixels; tm
   }
 });
 
-t('bad fields: missing datasetId or file 400, unknown collection 404, folder of another collection 400', async ({ app, ds }) => {
-  const other = await app.collection('Other');
-  const otherFolder = (await app.request('POST', '/api/folder', { body: { datasetId: other, name: 'Elsewhere' } })).body.folder;
-  const img = await makeImage({ color: { r: 1, g: 100, b: 1 } });
-  const file = { bytes: img, filename: 'f.jpg' };
-  await refused(app, ds, 400, () => app.upload({}, file), 'missing datasetId');
-  await refused(app, ds, 400, () => app.upload({ datasetId: ds }, null), 'missing file');
-  await refused(app, ds, 400, () => app.upload({ datasetId: '' }, file), 'empty datasetId');
-  await refused(app, ds, 404, () => app.upload({ datasetId: '00000000-0000-4000-8000-000000000000' }, file), 'unknown collection');
-  await refused(app, ds, 404, () => app.upload({ datasetId: 'not-a-uuid' }, file), 'malformed collection id');
-  await refused(app, ds, 400, () => app.upload({ datasetId: ds, path: otherFolder.path }, file), 'folder of another collection');
-  await refused(app, ds, 400, () => app.upload({ datasetId: ds, path: '../../etc' }, file), 'not an ltree path');
-  await refused(app, ds, 404, () => app.upload({ datasetId: ds, path: `${ds.replace(/-/g, '')}.${'0'.repeat(32)}` }, file), 'no such folder');
-  // The other collection got nothing either.
-  assert.is(await total(app, other), 1);
-  // A file sent under another field name is still an upload of one file, or a clear 400; never a 500.
-  const form = new FormData();
-  form.append('datasetId', ds);
-  form.append('attachment', new Blob([img], { type: 'image/jpeg' }), 'odd.jpg');
-  const res = await fetch(app.baseUrl + '/api/upload/multipart', { method: 'POST', headers: { 'x-api-key': app.key }, body: form });
-  assert.ok([200, 400].includes(res.status), `other field name: ${res.status}`);
-  // Not multipart at all.
-  const json = await app.request('POST', '/api/upload/multipart', { body: { datasetId: ds } });
-  assert.is(json.status, 400, JSON.stringify(json.body));
-  assert.equal(tmpEntries(app.dataDir), []);
-});
+t(
+  'bad fields: missing datasetId or file 400, unknown collection 404, folder of another collection 400',
+  async ({ app, ds }) => {
+    const other = await app.collection('Other');
+    const otherFolder = (await app.request('POST', '/api/folder', { body: { datasetId: other, name: 'Elsewhere' } }))
+      .body.folder;
+    const img = await makeImage({ color: { r: 1, g: 100, b: 1 } });
+    const file = { bytes: img, filename: 'f.jpg' };
+    await refused(app, ds, 400, () => app.upload({}, file), 'missing datasetId');
+    await refused(app, ds, 400, () => app.upload({ datasetId: ds }, null), 'missing file');
+    await refused(app, ds, 400, () => app.upload({ datasetId: '' }, file), 'empty datasetId');
+    await refused(
+      app,
+      ds,
+      404,
+      () => app.upload({ datasetId: '00000000-0000-4000-8000-000000000000' }, file),
+      'unknown collection',
+    );
+    await refused(app, ds, 404, () => app.upload({ datasetId: 'not-a-uuid' }, file), 'malformed collection id');
+    await refused(
+      app,
+      ds,
+      400,
+      () => app.upload({ datasetId: ds, path: otherFolder.path }, file),
+      'folder of another collection',
+    );
+    await refused(app, ds, 400, () => app.upload({ datasetId: ds, path: '../../etc' }, file), 'not an ltree path');
+    await refused(
+      app,
+      ds,
+      404,
+      () => app.upload({ datasetId: ds, path: `${ds.replace(/-/g, '')}.${'0'.repeat(32)}` }, file),
+      'no such folder',
+    );
+    // The other collection got nothing either.
+    assert.is(await total(app, other), 1);
+    // A file sent under another field name is still an upload of one file, or a clear 400; never a 500.
+    const form = new FormData();
+    form.append('datasetId', ds);
+    form.append('attachment', new Blob([img], { type: 'image/jpeg' }), 'odd.jpg');
+    const res = await fetch(app.baseUrl + '/api/upload/multipart', {
+      method: 'POST',
+      headers: { 'x-api-key': app.key },
+      body: form,
+    });
+    assert.ok([200, 400].includes(res.status), `other field name: ${res.status}`);
+    // Not multipart at all.
+    const json = await app.request('POST', '/api/upload/multipart', { body: { datasetId: ds } });
+    assert.is(json.status, 400, JSON.stringify(json.body));
+    assert.equal(tmpEntries(app.dataDir), []);
+  },
+);
 
 t('name overrides the file name; path puts it in a folder; hyphenless datasetId works', async ({ app, ds }) => {
   const root = ds.replace(/-/g, '');
   const folder = (await app.request('POST', '/api/folder', { body: { datasetId: ds, name: 'Album' } })).body.folder;
-  const sub = (await app.request('POST', '/api/folder', { body: { datasetId: ds, name: 'Sub', path: folder.path } })).body.folder;
-  const up = await app.upload({ datasetId: ds, name: 'My holiday.jpg', path: sub.path }, { bytes: await makeImage({ color: { r: 3, g: 3, b: 200 } }), filename: 'IMG_0001.JPG' });
+  const sub = (await app.request('POST', '/api/folder', { body: { datasetId: ds, name: 'Sub', path: folder.path } }))
+    .body.folder;
+  const up = await app.upload(
+    { datasetId: ds, name: 'My holiday.jpg', path: sub.path },
+    { bytes: await makeImage({ color: { r: 3, g: 3, b: 200 } }), filename: 'IMG_0001.JPG' },
+  );
   assert.is(up.status, 200, JSON.stringify(up.body));
   const m = await getMedia(app, up.body.mediaId);
   assert.is(m.name, 'My holiday.jpg');
@@ -246,13 +412,22 @@ t('name overrides the file name; path puts it in a folder; hyphenless datasetId 
   assert.is(m.path, `${root}.${folder.id}.${sub.id}.${m.id}`);
   assert.is(m.datasetId, ds);
   const inside = await app.request('GET', `/api/dataset/${ds}/media?path=${sub.path}`);
-  assert.equal(inside.body.media.map((x: { id: string }) => x.id), [m.id]);
+  assert.equal(
+    inside.body.media.map((x: { id: string }) => x.id),
+    [m.id],
+  );
   const rootLevel = await app.request('GET', `/api/dataset/${ds}/media?limit=100`);
-  assert.not.ok(rootLevel.body.media.some((x: { id: string }) => x.id === m.id), 'not at the root level');
+  assert.not.ok(
+    rootLevel.body.media.some((x: { id: string }) => x.id === m.id),
+    'not at the root level',
+  );
   const folders = await app.request('GET', `/api/dataset/${ds}/media?type=folder&limit=100`);
   assert.is(folders.body.media.find((f: { id: string }) => f.id === folder.id).folderItemCount, 1);
   // The collection root path, and a datasetId without hyphens.
-  const atRoot = await app.upload({ datasetId: root, path: root }, { bytes: await makeImage({ color: { r: 3, g: 200, b: 3 } }), filename: 'root.jpg' });
+  const atRoot = await app.upload(
+    { datasetId: root, path: root },
+    { bytes: await makeImage({ color: { r: 3, g: 200, b: 3 } }), filename: 'root.jpg' },
+  );
   assert.is(atRoot.status, 200, JSON.stringify(atRoot.body));
   const r = await getMedia(app, atRoot.body.mediaId);
   assert.is(r.path, `${root}.${r.id}`);
@@ -368,7 +543,13 @@ t('videos: MP4 and MKV probed, pending, served with Range; a truncated MP4 is 42
     assert.is(listed.body.pagination.total, 1);
 
     // The first 2 KB of the same file: looks like an MP4, does not play.
-    await refused(app, ds, 422, () => app.upload({ datasetId: ds }, { bytes: bytes.subarray(0, 2048), filename: 'cut.mp4', type: 'video/mp4' }), 'truncated MP4');
+    await refused(
+      app,
+      ds,
+      422,
+      () => app.upload({ datasetId: ds }, { bytes: bytes.subarray(0, 2048), filename: 'cut.mp4', type: 'video/mp4' }),
+      'truncated MP4',
+    );
   }
   const mkv = sharedPath('fixtures/videos/asl_eat.mkv', 'MKV video fixture');
   if (mkv) {
@@ -412,7 +593,11 @@ t('a client that stops a video download midway leaves no unstructured stack trac
   }
   // Koa's default app.onerror prints every stream error (ECONNRESET, ERR_STREAM_PREMATURE_CLOSE) with its stack.
   const first = printed.map((x) => x.trim().split('\n')[0]);
-  assert.is(printed.length, 0, `aborted downloads printed ${printed.length} stack traces to stderr outside the structured log: ${[...new Set(first)].join(' | ')}`);
+  assert.is(
+    printed.length,
+    0,
+    `aborted downloads printed ${printed.length} stack traces to stderr outside the structured log: ${[...new Set(first)].join(' | ')}`,
+  );
   // The server is fine afterwards.
   assert.is((await fetch(up.body.url, { headers: { range: 'bytes=0-9' } })).status, 206);
 });

@@ -12,7 +12,10 @@ test('versions: list, select, delete with promotion, item delete removes all', a
   const app = await startTestApp();
   try {
     const ds = await app.collection('Versions');
-    const up = await app.upload({ datasetId: ds, name: 'orig.jpg' }, { bytes: await makeImage(), filename: 'orig.jpg' });
+    const up = await app.upload(
+      { datasetId: ds, name: 'orig.jpg' },
+      { bytes: await makeImage(), filename: 'orig.jpg' },
+    );
     const orig = (await app.request('GET', `/api/media/${up.body.mediaId}`)).body.media;
     await app.request('POST', `/api/media/${orig.id}/tags`, { body: { label: 'kind', value: 'original' } });
     const s = app.app.services;
@@ -21,10 +24,23 @@ test('versions: list, select, delete with promotion, item delete removes all', a
     const versionId = newMediaId();
     await s.storage.media.insert(
       {
-        id: versionId, datasetId: record.datasetId, organizationId: record.organizationId, parentPath: record.parentPath,
-        type: 'image', name: 'orig (edited).jpg', blobKey: frameKey, mimeType: 'image/jpeg', width: 64, height: 48,
-        duration: null, sizeBytes: 1000, exif: { tags: {} }, metadata: { tags: { kind: ['edited'] } },
-        processingStatus: 'ready', createdById: record.createdById, rootId: record.id,
+        id: versionId,
+        datasetId: record.datasetId,
+        organizationId: record.organizationId,
+        parentPath: record.parentPath,
+        type: 'image',
+        name: 'orig (edited).jpg',
+        blobKey: frameKey,
+        mimeType: 'image/jpeg',
+        width: 64,
+        height: 48,
+        duration: null,
+        sizeBytes: 1000,
+        exif: { tags: {} },
+        metadata: { tags: { kind: ['edited'] } },
+        processingStatus: 'ready',
+        createdById: record.createdById,
+        rootId: record.id,
       },
       [{ id: newMediaId(), timestamp: '0', blobKey: frameKey, width: 64, height: 48 }],
     );
@@ -36,9 +52,14 @@ test('versions: list, select, delete with promotion, item delete removes all', a
     assert.equal((await app.request('GET', `/api/dataset/${ds}/tags`)).body.tags, { kind: ['edited'] });
 
     const versions = await app.request('GET', `/api/media/${orig.id}/versions`);
-    assert.equal(versions.body.versions.map((v: { id: string }) => v.id), [orig.id, versionId]);
+    assert.equal(
+      versions.body.versions.map((v: { id: string }) => v.id),
+      [orig.id, versionId],
+    );
 
-    const sel = await app.request('PATCH', `/api/media/${orig.id}/select-version`, { headers: { 'content-type': 'application/json' } });
+    const sel = await app.request('PATCH', `/api/media/${orig.id}/select-version`, {
+      headers: { 'content-type': 'application/json' },
+    });
     assert.is(sel.status, 200);
     assert.is((await app.request('GET', `/api/dataset/${ds}/media`)).body.media[0].id, orig.id);
     assert.equal((await app.request('GET', `/api/dataset/${ds}/tags`)).body.tags, { kind: ['original'] });
@@ -53,9 +74,23 @@ test('versions: list, select, delete with promotion, item delete removes all', a
     const v3 = newMediaId();
     await s.storage.media.insert(
       {
-        id: v3, datasetId: record.datasetId, organizationId: record.organizationId, parentPath: record.parentPath,
-        type: 'image', name: 'v3.jpg', blobKey: frameKey, mimeType: 'image/jpeg', width: 64, height: 48, duration: null,
-        sizeBytes: 1000, exif: { tags: {} }, metadata: {}, processingStatus: 'ready', createdById: record.createdById, rootId: record.id,
+        id: v3,
+        datasetId: record.datasetId,
+        organizationId: record.organizationId,
+        parentPath: record.parentPath,
+        type: 'image',
+        name: 'v3.jpg',
+        blobKey: frameKey,
+        mimeType: 'image/jpeg',
+        width: 64,
+        height: 48,
+        duration: null,
+        sizeBytes: 1000,
+        exif: { tags: {} },
+        metadata: {},
+        processingStatus: 'ready',
+        createdById: record.createdById,
+        rootId: record.id,
       },
       [],
     );

@@ -23,46 +23,66 @@ t.after(async (ctx) => ctx.app.close());
 /** A white picture with a red square: one "object" for the YOLOX stand-in, a caption for the captioner stand-in. */
 const redSquare = () =>
   sharp({ create: { width: 320, height: 240, channels: 3, background: { r: 250, g: 250, b: 250 } } })
-    .composite([{ input: { create: { width: 96, height: 80, channels: 3, background: { r: 230, g: 10, b: 10 } } }, left: 112, top: 64 }])
+    .composite([
+      {
+        input: { create: { width: 96, height: 80, channels: 3, background: { r: 230, g: 10, b: 10 } } },
+        left: 112,
+        top: 64,
+      },
+    ])
     .jpeg()
     .toBuffer();
 
-const inside = (p: { x: number; y: number }[], w: number, h: number) => p.every((q) => q.x >= 0 && q.y >= 0 && q.x <= w && q.y <= h);
+const inside = (p: { x: number; y: number }[], w: number, h: number) =>
+  p.every((q) => q.x >= 0 && q.y >= 0 && q.x <= w && q.y <= h);
 
-t('an image becomes ready with a caption, a frame object, detected objects, moderation and a description', async ({ app, ds }) => {
-  const up = await app.upload({ datasetId: ds, name: 'square.jpg' }, { bytes: await redSquare(), filename: 'square.jpg' });
-  assert.is(up.status, 200);
-  const m = await waitForProcessing(app, up.body.mediaId);
-  assert.is(m.processingStatus, 'ready', m.processingError);
-  assert.is(m.frames.length, 1);
-  const f = m.frames[0];
-  assert.is(f.captions.length, 1);
-  assert.match(f.captions[0].text, /white|red/);
-  assert.match(f.captions[0].model, /^florence-2-base:/, 'caption names model and version');
-  const frameObj = f.objects.filter((o: { type: string }) => o.type === 'frame');
-  assert.is(frameObj.length, 1, 'one frame object per frame');
-  assert.equal(frameObj[0].polygon, [{ x: 0, y: 0 }, { x: f.width, y: 0 }, { x: f.width, y: f.height }, { x: 0, y: f.height }]);
-  assert.is(m.frameObjectId, frameObj[0].id);
-  const objects = f.objects.filter((o: { type: string }) => o.type === 'object');
-  assert.is(objects.length, 1, JSON.stringify(f.objects));
-  assert.is(objects[0].label, 'stop sign');
-  assert.is(objects[0].polygon.length, 4);
-  assert.ok(inside(objects[0].polygon, f.width, f.height));
-  assert.match(objects[0].model, /^yolox-s:/);
-  const crop = await fetch(objects[0].blob);
-  assert.is(crop.status, 200);
-  const meta = await sharp(Buffer.from(await crop.arrayBuffer())).metadata();
-  assert.ok(Math.abs(meta.width! - 96) <= 8 && Math.abs(meta.height! - 80) <= 8, `crop ${meta.width}x${meta.height}`);
-  assert.is(m.metadata.moderation.status, 'approved');
-  assert.equal(m.metadata.moderation.categories, []);
-  assert.type(m.metadata.moderation.moderatedAt, 'string');
-  assert.is(m.metadata.description, f.captions[0].text);
-});
+t(
+  'an image becomes ready with a caption, a frame object, detected objects, moderation and a description',
+  async ({ app, ds }) => {
+    const up = await app.upload(
+      { datasetId: ds, name: 'square.jpg' },
+      { bytes: await redSquare(), filename: 'square.jpg' },
+    );
+    assert.is(up.status, 200);
+    const m = await waitForProcessing(app, up.body.mediaId);
+    assert.is(m.processingStatus, 'ready', m.processingError);
+    assert.is(m.frames.length, 1);
+    const f = m.frames[0];
+    assert.is(f.captions.length, 1);
+    assert.match(f.captions[0].text, /white|red/);
+    assert.match(f.captions[0].model, /^florence-2-base:/, 'caption names model and version');
+    const frameObj = f.objects.filter((o: { type: string }) => o.type === 'frame');
+    assert.is(frameObj.length, 1, 'one frame object per frame');
+    assert.equal(frameObj[0].polygon, [
+      { x: 0, y: 0 },
+      { x: f.width, y: 0 },
+      { x: f.width, y: f.height },
+      { x: 0, y: f.height },
+    ]);
+    assert.is(m.frameObjectId, frameObj[0].id);
+    const objects = f.objects.filter((o: { type: string }) => o.type === 'object');
+    assert.is(objects.length, 1, JSON.stringify(f.objects));
+    assert.is(objects[0].label, 'stop sign');
+    assert.is(objects[0].polygon.length, 4);
+    assert.ok(inside(objects[0].polygon, f.width, f.height));
+    assert.match(objects[0].model, /^yolox-s:/);
+    const crop = await fetch(objects[0].blob);
+    assert.is(crop.status, 200);
+    const meta = await sharp(Buffer.from(await crop.arrayBuffer())).metadata();
+    assert.ok(Math.abs(meta.width! - 96) <= 8 && Math.abs(meta.height! - 80) <= 8, `crop ${meta.width}x${meta.height}`);
+    assert.is(m.metadata.moderation.status, 'approved');
+    assert.equal(m.metadata.moderation.categories, []);
+    assert.type(m.metadata.moderation.moderatedAt, 'string');
+    assert.is(m.metadata.description, f.captions[0].text);
+  },
+);
 
 t('reprocessing is idempotent and keeps what the user wrote in metadata', async ({ app, ds }) => {
   const up = await app.upload({ datasetId: ds }, { bytes: await redSquare(), filename: 'again.jpg' });
   const first = await waitForProcessing(app, up.body.mediaId);
-  await app.request('PATCH', `/api/media/${up.body.mediaId}`, { body: { metadata: { ...first.metadata, description: 'my own words' } } });
+  await app.request('PATCH', `/api/media/${up.body.mediaId}`, {
+    body: { metadata: { ...first.metadata, description: 'my own words' } },
+  });
   for (let i = 0; i < 2; i++) {
     const r = await app.request('POST', `/api/media/${up.body.mediaId}/reprocess`);
     assert.is(r.status, 202);
@@ -78,8 +98,16 @@ t('reprocessing is idempotent and keeps what the user wrote in metadata', async 
 });
 
 t("the user's corrections survive reprocessing: edited label, deleted object, own caption", async ({ app, ds }) => {
-  const twoSquares = await sharp({ create: { width: 400, height: 240, channels: 3, background: { r: 250, g: 250, b: 250 } } })
-    .composite([{ input: { create: { width: 80, height: 80, channels: 3, background: { r: 230, g: 10, b: 10 } } }, left: 40, top: 60 }])
+  const twoSquares = await sharp({
+    create: { width: 400, height: 240, channels: 3, background: { r: 250, g: 250, b: 250 } },
+  })
+    .composite([
+      {
+        input: { create: { width: 80, height: 80, channels: 3, background: { r: 230, g: 10, b: 10 } } },
+        left: 40,
+        top: 60,
+      },
+    ])
     .jpeg()
     .toBuffer();
   const up = await app.upload({ datasetId: ds }, { bytes: twoSquares, filename: 'fix.jpg' });
@@ -97,9 +125,13 @@ t("the user's corrections survive reprocessing: edited label, deleted object, ow
   await new Promise((res) => setTimeout(res, 50));
   let after = await waitForProcessing(app, up.body.mediaId);
   let objects = after.frames[0].objects.filter((o: { type: string }) => o.type === 'object');
-  assert.equal(objects.map((o: { label: string }) => o.label), ['red box'], 'the edited object stays and is not detected twice');
+  assert.equal(
+    objects.map((o: { label: string }) => o.label),
+    ['red box'],
+    'the edited object stays and is not detected twice',
+  );
   assert.ok(after.frames[0].captions.some((c: { text: string }) => c.text === 'my red box on white'));
-  assert.is(after.frames[0].captions.length, 2, 'one model caption plus the user\'s');
+  assert.is(after.frames[0].captions.length, 2, "one model caption plus the user's");
   // Deleting: the object is gone and stays gone after reprocessing.
   assert.is((await app.request('DELETE', `/api/objects/${objects[0].id}`)).status, 200);
   await app.request('POST', `/api/media/${up.body.mediaId}/reprocess`);
@@ -135,14 +167,30 @@ t('a video gets sampled frames with ascending timestamps, each analysed', async 
 t('a corrupt video ends failed with a reason; the server stays healthy; jobs list it', async ({ app, ds }) => {
   // A video row whose file does not decode (as if it were damaged after upload).
   const s = app.app.services;
-  const garbage = await s.blobs.putBuffer(Buffer.from('this is not a video at all, just some bytes'.repeat(100)), 'mp4');
+  const garbage = await s.blobs.putBuffer(
+    Buffer.from('this is not a video at all, just some bytes'.repeat(100)),
+    'mp4',
+  );
   const collection = (await s.storage.collections.get(ds))!;
   const id = newMediaId();
   await s.storage.media.insert(
     {
-      id, datasetId: ds, organizationId: collection.organizationId, parentPath: ds.replace(/-/g, ''), type: 'video', name: 'broken.mp4',
-      blobKey: garbage.key, mimeType: 'video/mp4', width: 640, height: 480, duration: 10, sizeBytes: garbage.sizeBytes,
-      exif: { tags: {} }, metadata: {}, processingStatus: 'pending', createdById: collection.createdById,
+      id,
+      datasetId: ds,
+      organizationId: collection.organizationId,
+      parentPath: ds.replace(/-/g, ''),
+      type: 'video',
+      name: 'broken.mp4',
+      blobKey: garbage.key,
+      mimeType: 'video/mp4',
+      width: 640,
+      height: 480,
+      duration: 10,
+      sizeBytes: garbage.sizeBytes,
+      exif: { tags: {} },
+      metadata: {},
+      processingStatus: 'pending',
+      createdById: collection.createdById,
     },
     [],
   );

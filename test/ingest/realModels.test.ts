@@ -28,10 +28,30 @@ import { mergeLocal, parseCatalog, type Roles } from '../../src/models/catalog.j
 import { SHARED_DIR } from '../helpers/skip.js';
 import { startTestApp, waitForProcessing, type TestApp } from '../helpers/testApp.js';
 
-interface Point { x: number; y: number }
-interface Obj { id: string; type: string; label: string; blob: string; polygon: Point[]; model: string }
-interface Frame { width: number; height: number; objects: Obj[]; captions: { text: string; model: string }[] }
-interface Media { id: string; processingStatus: string; processingError?: string | null; frames: Frame[] }
+interface Point {
+  x: number;
+  y: number;
+}
+interface Obj {
+  id: string;
+  type: string;
+  label: string;
+  blob: string;
+  polygon: Point[];
+  model: string;
+}
+interface Frame {
+  width: number;
+  height: number;
+  objects: Obj[];
+  captions: { text: string; model: string }[];
+}
+interface Media {
+  id: string;
+  processingStatus: string;
+  processingError?: string | null;
+  frames: Frame[];
+}
 
 const YOLOX = path.join(SHARED_DIR, 'models/yolox-nano/yolox_nano.onnx');
 const ULTRAFACE = path.join(SHARED_DIR, 'models/ultraface/version-RFB-320.onnx');
@@ -55,20 +75,77 @@ type PhotoKey = keyof typeof PHOTOS;
  */
 const ULF1_SIZE = { width: 720, height: 478 };
 const ULF1_FACES: readonly (readonly [number, number])[] = [
-  [349, 41], [323, 62], [379, 62], [438, 64], [549, 65], [495, 67], [608, 69], [262, 71], [203, 73], [158, 77],
-  [457, 91], [189, 96], [139, 98], [299, 101], [375, 103], [590, 107], [228, 111], [250, 114], [333, 119], [415, 123],
-  [485, 125], [147, 139], [113, 150], [170, 155], [569, 166], [621, 166], [313, 173], [662, 181], [230, 185], [452, 185],
-  [387, 188], [163, 189], [514, 191], [78, 195], [586, 197], [425, 213], [360, 214], [541, 214], [52, 216], [124, 217],
-  [487, 217], [674, 220], [198, 221], [283, 222], [617, 230], [321, 232], [394, 233], [242, 234], [168, 240], [535, 243],
-  [95, 246], [471, 252],
+  [349, 41],
+  [323, 62],
+  [379, 62],
+  [438, 64],
+  [549, 65],
+  [495, 67],
+  [608, 69],
+  [262, 71],
+  [203, 73],
+  [158, 77],
+  [457, 91],
+  [189, 96],
+  [139, 98],
+  [299, 101],
+  [375, 103],
+  [590, 107],
+  [228, 111],
+  [250, 114],
+  [333, 119],
+  [415, 123],
+  [485, 125],
+  [147, 139],
+  [113, 150],
+  [170, 155],
+  [569, 166],
+  [621, 166],
+  [313, 173],
+  [662, 181],
+  [230, 185],
+  [452, 185],
+  [387, 188],
+  [163, 189],
+  [514, 191],
+  [78, 195],
+  [586, 197],
+  [425, 213],
+  [360, 214],
+  [541, 214],
+  [52, 216],
+  [124, 217],
+  [487, 217],
+  [674, 220],
+  [198, 221],
+  [283, 222],
+  [617, 230],
+  [321, 232],
+  [394, 233],
+  [242, 234],
+  [168, 240],
+  [535, 243],
+  [95, 246],
+  [471, 252],
 ];
 
 /** The shipped catalog's test-profile roles. */
-const SHIPPED_TEST_ROLES = (JSON.parse(readFileSync(path.resolve(import.meta.dirname, '../../models/catalog.json'), 'utf8')) as { roles: { test: Roles } }).roles.test;
+const SHIPPED_TEST_ROLES = (
+  JSON.parse(readFileSync(path.resolve(import.meta.dirname, '../../models/catalog.json'), 'utf8')) as {
+    roles: { test: Roles };
+  }
+).roles.test;
 
-const missing = [YOLOX, ULTRAFACE, ...Object.values(PHOTOS).map((f) => path.join(IMAGES, f))].filter((p) => !existsSync(p));
+const missing = [YOLOX, ULTRAFACE, ...Object.values(PHOTOS).map((f) => path.join(IMAGES, f))].filter(
+  (p) => !existsSync(p),
+);
 
-interface Ctx { app: TestApp; modelsDir: string; media: Record<PhotoKey, Media>; ms: Record<PhotoKey, { ready: number; processing: number | null }> }
+interface Ctx {
+  app: TestApp;
+  modelsDir: string;
+  media: Record<PhotoKey, Media>;
+  ms: Record<PhotoKey, { ready: number; processing: number | null }>;
+}
 const t = suite<Ctx>('ingest with real models');
 
 const byType = (f: Frame, type: string) => f.objects.filter((o) => o.type === type);
@@ -98,7 +175,11 @@ function faceRecall(frame: Frame): { found: number; extra: number; faces: number
 }
 
 /** Polls until ready/failed, noting when the item was first seen processing (its job started). */
-async function settle(app: TestApp, id: string, started: number): Promise<{ media: Media; ready: number; processing: number | null }> {
+async function settle(
+  app: TestApp,
+  id: string,
+  started: number,
+): Promise<{ media: Media; ready: number; processing: number | null }> {
   let processingAt: number | null = null;
   const until = Date.now() + 80_000;
   for (;;) {
@@ -117,7 +198,9 @@ async function settle(app: TestApp, id: string, started: number): Promise<{ medi
 }
 
 if (missing.length) {
-  console.log(`SKIP ingest with real models: ${missing.join(', ')} absent (../shared/models and ../shared/fixtures/images are needed)`);
+  console.log(
+    `SKIP ingest with real models: ${missing.join(', ')} absent (../shared/models and ../shared/fixtures/images are needed)`,
+  );
 } else {
   t.before(async (ctx) => {
     const modelsDir = mkdtempSync(path.join(os.tmpdir(), 'lumen-realmodels-'));
@@ -130,14 +213,20 @@ if (missing.length) {
       symlinkSync(target, path.join(modelsDir, dir, file));
     }
     // Every test role spelled out: a partial roles.test currently nulls the roles it leaves out (see the last test).
-    writeFileSync(path.join(modelsDir, 'catalog.local.json'), JSON.stringify({ version: 1, roles: { test: { ...SHIPPED_TEST_ROLES, detect: 'yolox-nano' } } }));
+    writeFileSync(
+      path.join(modelsDir, 'catalog.local.json'),
+      JSON.stringify({ version: 1, roles: { test: { ...SHIPPED_TEST_ROLES, detect: 'yolox-nano' } } }),
+    );
     ctx.app = await startTestApp({ modelsDir });
     const ds = await ctx.app.collection('Real photos');
     const keys = Object.keys(PHOTOS) as PhotoKey[];
     const results = await Promise.all(
       keys.map(async (k) => {
         const started = performance.now();
-        const up = await ctx.app.upload({ datasetId: ds, name: PHOTOS[k] }, { bytes: readFileSync(path.join(IMAGES, PHOTOS[k])), filename: PHOTOS[k] });
+        const up = await ctx.app.upload(
+          { datasetId: ds, name: PHOTOS[k] },
+          { bytes: readFileSync(path.join(IMAGES, PHOTOS[k])), filename: PHOTOS[k] },
+        );
         if (up.status !== 200) throw new Error(`upload ${PHOTOS[k]}: ${up.status} ${JSON.stringify(up.body)}`);
         return settle(ctx.app, up.body.mediaId, started);
       }),
@@ -155,26 +244,54 @@ if (missing.length) {
       const f = ctx.media[k].frames?.[0];
       const counts = types.map((ty) => String(f ? byType(f, ty).length : '-'));
       const proc = ctx.ms[k].processing;
-      return [PHOTOS[k], ctx.media[k].processingStatus, f ? `${f.width}×${f.height}` : '-', ...counts, ctx.ms[k].ready.toFixed(0), proc === null ? '?' : proc.toFixed(0)];
+      return [
+        PHOTOS[k],
+        ctx.media[k].processingStatus,
+        f ? `${f.width}×${f.height}` : '-',
+        ...counts,
+        ctx.ms[k].ready.toFixed(0),
+        proc === null ? '?' : proc.toFixed(0),
+      ];
     });
     const head = ['photo', 'status', 'frame', ...types, 'ms upload→ready', 'ms processing'];
     const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
-    const line = (r: string[]) => r.map((c, i) => (i === 0 || i === 1 || i === 2 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ');
+    const line = (r: string[]) =>
+      r.map((c, i) => (i === 0 || i === 1 || i === 2 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ');
     console.log(['', line(head), ...rows.map(line)].join('\n'));
     const group = ctx.media.group.frames?.[0];
     if (group) {
       const r = faceRecall(group);
-      console.log(`ulf_1.jpg faces: ${r.faces} face objects, ${r.found}/${ULF1_FACES.length} faces found (recall ${(r.found / ULF1_FACES.length).toFixed(3)}), ${r.extra} boxes matching no counted face`);
+      console.log(
+        `ulf_1.jpg faces: ${r.faces} face objects, ${r.found}/${ULF1_FACES.length} faces found (recall ${(r.found / ULF1_FACES.length).toFixed(3)}), ${r.extra} boxes matching no counted face`,
+      );
     }
     for (const k of ['bear', 'highway'] as const) {
       const f = ctx.media[k].frames?.[0];
-      if (f) console.log(`${PHOTOS[k]} objects: ${byType(f, 'object').map((o) => o.label).join(', ')}`);
+      if (f)
+        console.log(
+          `${PHOTOS[k]} objects: ${byType(f, 'object')
+            .map((o) => o.label)
+            .join(', ')}`,
+        );
     }
     const single = ctx.media.single.frames?.[0];
-    if (single) console.log(`ulf_5.jpg faces: ${byType(single, 'face').map((o) => { const b = bbox(o.polygon); return `${Math.round(b.x2 - b.x1)}×${Math.round(b.y2 - b.y1)}@${Math.round(b.x1)},${Math.round(b.y1)}`; }).join(' ')}`);
+    if (single)
+      console.log(
+        `ulf_5.jpg faces: ${byType(single, 'face')
+          .map((o) => {
+            const b = bbox(o.polygon);
+            return `${Math.round(b.x2 - b.x1)}×${Math.round(b.y2 - b.y1)}@${Math.round(b.x1)},${Math.round(b.y1)}`;
+          })
+          .join(' ')}`,
+      );
     for (const k of ['highway', 'korean', 'chinese', 'french'] as const) {
       const f = ctx.media[k].frames?.[0];
-      if (f) console.log(`${PHOTOS[k]} text: ${byType(f, 'text').map((o) => JSON.stringify(o.label)).join(' ')}`);
+      if (f)
+        console.log(
+          `${PHOTOS[k]} text: ${byType(f, 'text')
+            .map((o) => JSON.stringify(o.label))
+            .join(' ')}`,
+        );
     }
   });
   t.after(async (ctx) => {
@@ -193,7 +310,10 @@ if (missing.length) {
 
   t('the bear photo yields an object labelled bear (YOLOX-Nano)', ({ media }) => {
     const objects = byType(media.bear.frames[0], 'object');
-    assert.ok(objects.some((o) => o.label === 'bear'), `objects: ${objects.map((o) => o.label).join(', ')}`);
+    assert.ok(
+      objects.some((o) => o.label === 'bear'),
+      `objects: ${objects.map((o) => o.label).join(', ')}`,
+    );
     for (const o of objects) assert.match(o.model, /^yolox-nano:/, 'the detector records its model');
   });
 
@@ -206,8 +326,14 @@ if (missing.length) {
   t('the group photo yields about as many faces as it shows (recall ≥ 0.8 of 52)', ({ media }) => {
     const frame = media.group.frames[0];
     const r = faceRecall(frame);
-    assert.ok(r.found >= Math.ceil(0.8 * ULF1_FACES.length), `found ${r.found}/${ULF1_FACES.length} faces with ${r.faces} face objects`);
-    assert.ok(r.faces <= ULF1_FACES.length * 1.25, `${r.faces} face objects for ${ULF1_FACES.length} faces: too many false ones`);
+    assert.ok(
+      r.found >= Math.ceil(0.8 * ULF1_FACES.length),
+      `found ${r.found}/${ULF1_FACES.length} faces with ${r.faces} face objects`,
+    );
+    assert.ok(
+      r.faces <= ULF1_FACES.length * 1.25,
+      `${r.faces} face objects for ${ULF1_FACES.length} faces: too many false ones`,
+    );
     for (const o of byType(frame, 'face')) {
       assert.is(o.label, 'face');
       assert.match(o.model, /^ultraface-rfb-320:/);
@@ -233,11 +359,20 @@ if (missing.length) {
     }
   });
 
-  t('the road signs yield text objects with the signs\' words', ({ media }) => {
+  t("the road signs yield text objects with the signs' words", ({ media }) => {
     const labels = (k: PhotoKey) => byType(media[k].frames[0], 'text').map((o) => o.label);
-    assert.ok(labels('korean').some((l) => l.includes('Seoul')), `korean: ${JSON.stringify(labels('korean'))}`);
-    assert.ok(labels('chinese').some((l) => l.includes('Yuyuan')), `chinese: ${JSON.stringify(labels('chinese'))}`);
-    assert.ok(labels('french').some((l) => /louvre/i.test(l)), `french: ${JSON.stringify(labels('french'))}`);
+    assert.ok(
+      labels('korean').some((l) => l.includes('Seoul')),
+      `korean: ${JSON.stringify(labels('korean'))}`,
+    );
+    assert.ok(
+      labels('chinese').some((l) => l.includes('Yuyuan')),
+      `chinese: ${JSON.stringify(labels('chinese'))}`,
+    );
+    assert.ok(
+      labels('french').some((l) => /louvre/i.test(l)),
+      `french: ${JSON.stringify(labels('french'))}`,
+    );
     for (const k of ['korean', 'chinese', 'french'] as const) {
       for (const o of byType(media[k].frames[0], 'text')) assert.match(o.model, /^pp-ocrv4/, `${k}: ${o.model}`);
     }
@@ -253,7 +388,10 @@ if (missing.length) {
         assert.is(o.polygon.length, 4, `${what}: 4 points`);
         for (const p of o.polygon) {
           assert.ok(Number.isFinite(p.x) && Number.isFinite(p.y), `${what}: ${JSON.stringify(p)}`);
-          assert.ok(p.x >= 0 && p.y >= 0 && p.x <= f.width && p.y <= f.height, `${what}: ${JSON.stringify(p)} outside ${f.width}×${f.height}`);
+          assert.ok(
+            p.x >= 0 && p.y >= 0 && p.x <= f.width && p.y <= f.height,
+            `${what}: ${JSON.stringify(p)} outside ${f.width}×${f.height}`,
+          );
         }
         assert.type(o.model, 'string', what);
         assert.ok(o.model.length > 0, `${what}: model`);
@@ -272,7 +410,9 @@ if (missing.length) {
  */
 const catalogTest = suite('catalog.local.json role override');
 catalogTest('overriding one role keeps the other roles of the profile', () => {
-  const shipped = parseCatalog(JSON.parse(readFileSync(path.resolve(import.meta.dirname, '../../models/catalog.json'), 'utf8')));
+  const shipped = parseCatalog(
+    JSON.parse(readFileSync(path.resolve(import.meta.dirname, '../../models/catalog.json'), 'utf8')),
+  );
   const merged = mergeLocal(shipped, { version: 1, roles: { test: { detect: 'yolox-nano' } } });
   assert.equal(merged.roles.test, { ...shipped.roles.test, detect: 'yolox-nano' });
   assert.equal(merged.roles.default, shipped.roles.default, 'the other profile is untouched');

@@ -94,10 +94,27 @@ test('samplingPlan: defaults scale with the duration', () => {
 
 test('samplingPlan: the cap raises the intervals; minInterval never above maxInterval', () => {
   assert.equal(samplingPlan({ duration: 30, maxFrames: 3 }), { minInterval: 7.5, maxInterval: 10, maxFrames: 3 });
-  assert.equal(samplingPlan({ duration: 30, minInterval: 2, maxInterval: 0.5 }), { minInterval: 0.5, maxInterval: 0.5, maxFrames: 300 });
-  assert.equal(samplingPlan({ duration: 30, minInterval: 0.25, maxInterval: 4 }), { minInterval: 0.25, maxInterval: 4, maxFrames: 300 });
-  for (const bad of [{ maxFrames: 0 }, { maxFrames: 2.5 }, { minInterval: -1 }, { maxInterval: 0 }, { maxInterval: Number.NaN }]) {
-    assert.throws(() => samplingPlan({ duration: 10, ...bad }), (e: unknown) => e instanceof DomainError && e.code === 'invalid_input');
+  assert.equal(samplingPlan({ duration: 30, minInterval: 2, maxInterval: 0.5 }), {
+    minInterval: 0.5,
+    maxInterval: 0.5,
+    maxFrames: 300,
+  });
+  assert.equal(samplingPlan({ duration: 30, minInterval: 0.25, maxInterval: 4 }), {
+    minInterval: 0.25,
+    maxInterval: 4,
+    maxFrames: 300,
+  });
+  for (const bad of [
+    { maxFrames: 0 },
+    { maxFrames: 2.5 },
+    { minInterval: -1 },
+    { maxInterval: 0 },
+    { maxInterval: Number.NaN },
+  ]) {
+    assert.throws(
+      () => samplingPlan({ duration: 10, ...bad }),
+      (e: unknown) => e instanceof DomainError && e.code === 'invalid_input',
+    );
   }
 });
 
@@ -120,7 +137,9 @@ test('parseShowinfo: the 2018 and the current line formats', () => {
 });
 
 test('jpegSize: reads the SOF marker', async () => {
-  const jpeg = await sharp({ create: { width: 37, height: 21, channels: 3, background: '#808080' } }).jpeg().toBuffer();
+  const jpeg = await sharp({ create: { width: 37, height: 21, channels: 3, background: '#808080' } })
+    .jpeg()
+    .toBuffer();
   assert.equal(jpegSize(jpeg), { width: 37, height: 21 });
   assert.is(jpegSize(Buffer.from('not a jpeg')), null);
 });
@@ -169,7 +188,9 @@ test('fixture: maxSide scales down keeping the aspect; posterFrame is the first 
 
   const t0 = Date.now();
   const poster = await posterFrame(file, { ffmpegPath, duration: 30.16, workDir: work });
-  console.log(`  posterFrame(car-detection.mp4): t=${poster.timestamp}, ${poster.width}x${poster.height}, ${Date.now() - t0} ms`);
+  console.log(
+    `  posterFrame(car-detection.mp4): t=${poster.timestamp}, ${poster.width}x${poster.height}, ${Date.now() - t0} ms`,
+  );
   assert.is(poster.timestamp, 0);
   assert.is(poster.width, 768);
   assert.is(poster.height, 432);
@@ -183,11 +204,28 @@ test('fixture: maxSide scales down keeping the aspect; posterFrame is the first 
 test('synthetic: a hard cut between two colours yields a frame at the cut', async () => {
   const file = await make(
     'cut.mp4',
-    '-f', 'lavfi', '-i', 'color=c=blue:s=160x120:r=25:d=3',
-    '-f', 'lavfi', '-i', 'testsrc=s=160x120:r=25:d=3',
-    '-f', 'lavfi', '-i', 'color=c=red:s=160x120:r=25:d=3',
-    '-filter_complex', '[0:v][1:v][2:v]concat=n=3:v=1:a=0[v]',
-    '-map', '[v]', '-c:v', 'libx264', '-pix_fmt', 'yuv420p', '-g', '250',
+    '-f',
+    'lavfi',
+    '-i',
+    'color=c=blue:s=160x120:r=25:d=3',
+    '-f',
+    'lavfi',
+    '-i',
+    'testsrc=s=160x120:r=25:d=3',
+    '-f',
+    'lavfi',
+    '-i',
+    'color=c=red:s=160x120:r=25:d=3',
+    '-filter_complex',
+    '[0:v][1:v][2:v]concat=n=3:v=1:a=0[v]',
+    '-map',
+    '[v]',
+    '-c:v',
+    'libx264',
+    '-pix_fmt',
+    'yuv420p',
+    '-g',
+    '250',
   );
   // maxInterval above the length: only the poster and scene changes.
   const frames = await sampleVideoFrames(file, { ffmpegPath, duration: 9, workDir: work, maxInterval: 20 });
@@ -209,7 +247,17 @@ test('synthetic: a hard cut between two colours yields a frame at the cut', asyn
 
 test('synthetic: a rotated phone video gives upright (portrait) frames', async () => {
   // The 2018 ffmpeg writes a rotate tag (display matrix) when remuxing; ffmpeg autorotates on decode.
-  const plain = await make('plain.mp4', '-f', 'lavfi', '-i', 'testsrc=s=320x240:r=10:d=2', '-c:v', 'libx264', '-pix_fmt', 'yuv420p');
+  const plain = await make(
+    'plain.mp4',
+    '-f',
+    'lavfi',
+    '-i',
+    'testsrc=s=320x240:r=10:d=2',
+    '-c:v',
+    'libx264',
+    '-pix_fmt',
+    'yuv420p',
+  );
   const file = await make('rot.mp4', '-i', plain, '-c', 'copy', '-metadata:s:v:0', 'rotate=90');
   const frames = await sampleVideoFrames(file, { ffmpegPath, duration: 2, workDir: work });
   await checkFrames(frames, 2);
@@ -218,7 +266,17 @@ test('synthetic: a rotated phone video gives upright (portrait) frames', async (
 });
 
 test('synthetic: an unknown duration still samples', async () => {
-  const file = await make('nodur.mkv', '-f', 'lavfi', '-i', 'testsrc=s=64x48:r=10:d=3', '-c:v', 'libx264', '-pix_fmt', 'yuv420p');
+  const file = await make(
+    'nodur.mkv',
+    '-f',
+    'lavfi',
+    '-i',
+    'testsrc=s=64x48:r=10:d=3',
+    '-c:v',
+    'libx264',
+    '-pix_fmt',
+    'yuv420p',
+  );
   const frames = await sampleVideoFrames(file, { ffmpegPath, duration: null, workDir: work, maxInterval: 1 });
   assert.equal(
     frames.map((f) => f.timestamp),
@@ -233,7 +291,11 @@ test('a truncated video is unprocessable', async () => {
   const head = (await readFile(path.join(videos, 'car-detection.mp4'))).subarray(0, 4096);
   const file = path.join(dir, 'truncated.mp4');
   await writeFile(file, head);
-  const e = await rejectsWith(sampleVideoFrames(file, { ffmpegPath, duration: 30.16, workDir: work }), 'unprocessable', /^the video could not be decoded: /);
+  const e = await rejectsWith(
+    sampleVideoFrames(file, { ffmpegPath, duration: 30.16, workDir: work }),
+    'unprocessable',
+    /^the video could not be decoded: /,
+  );
   console.log(`  truncated.mp4: ${e.message}`);
   assert.not.match(e.message, new RegExp(dir.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')), 'no server path in the message');
   await rejectsWith(posterFrame(file, { ffmpegPath, duration: 30.16, workDir: work }), 'unprocessable');
@@ -244,7 +306,11 @@ test('a text file is unprocessable, whatever its name', async () => {
   for (const name of ['notes.txt', 'notes.mp4', 'notes']) {
     const file = path.join(dir, name);
     await writeFile(file, 'hello, this is not a video\n'.repeat(20));
-    const e = await rejectsWith(sampleVideoFrames(file, { ffmpegPath, duration: 5, workDir: work }), 'unprocessable', /could not be decoded/);
+    const e = await rejectsWith(
+      sampleVideoFrames(file, { ffmpegPath, duration: 5, workDir: work }),
+      'unprocessable',
+      /could not be decoded/,
+    );
     console.log(`  ${name}: ${e.message}`);
   }
   await workIsEmpty();
@@ -252,19 +318,49 @@ test('a text file is unprocessable, whatever its name', async () => {
 
 test('a still image is not a video', async () => {
   const file = path.join(dir, 'still.png');
-  await sharp({ create: { width: 32, height: 32, channels: 3, background: '#00ff00' } }).png().toFile(file);
+  await sharp({ create: { width: 32, height: 32, channels: 3, background: '#00ff00' } })
+    .png()
+    .toFile(file);
   await rejectsWith(sampleVideoFrames(file, { ffmpegPath, duration: null, workDir: work }), 'unprocessable');
 });
 
 test('ffmpeg missing → unavailable', async () => {
-  const file = await make('tiny.mp4', '-f', 'lavfi', '-i', 'testsrc=s=64x48:r=10:d=1', '-c:v', 'libx264', '-pix_fmt', 'yuv420p');
-  await rejectsWith(sampleVideoFrames(file, { ffmpegPath: path.join(dir, 'no-ffmpeg-here'), duration: 1, workDir: work }), 'unavailable');
-  await rejectsWith(posterFrame(file, { ffmpegPath: path.join(dir, 'no-ffmpeg-here'), duration: 1, workDir: work }), 'unavailable');
+  const file = await make(
+    'tiny.mp4',
+    '-f',
+    'lavfi',
+    '-i',
+    'testsrc=s=64x48:r=10:d=1',
+    '-c:v',
+    'libx264',
+    '-pix_fmt',
+    'yuv420p',
+  );
+  await rejectsWith(
+    sampleVideoFrames(file, { ffmpegPath: path.join(dir, 'no-ffmpeg-here'), duration: 1, workDir: work }),
+    'unavailable',
+  );
+  await rejectsWith(
+    posterFrame(file, { ffmpegPath: path.join(dir, 'no-ffmpeg-here'), duration: 1, workDir: work }),
+    'unavailable',
+  );
   await workIsEmpty();
 });
 
 test('abort kills ffmpeg and rejects with the reason; a time limit rejects unprocessable', async () => {
-  const file = await make('long.mp4', '-f', 'lavfi', '-i', 'testsrc=s=640x480:r=30:d=60', '-c:v', 'libx264', '-preset', 'ultrafast', '-pix_fmt', 'yuv420p');
+  const file = await make(
+    'long.mp4',
+    '-f',
+    'lavfi',
+    '-i',
+    'testsrc=s=640x480:r=30:d=60',
+    '-c:v',
+    'libx264',
+    '-preset',
+    'ultrafast',
+    '-pix_fmt',
+    'yuv420p',
+  );
   const ac = new AbortController();
   const t0 = Date.now();
   const p = sampleVideoFrames(file, { ffmpegPath, duration: 60, workDir: work, signal: ac.signal });
@@ -289,7 +385,11 @@ test('abort kills ffmpeg and rejects with the reason; a time limit rejects unpro
     assert.is((e as Error).name, 'AbortError');
   }
 
-  await rejectsWith(sampleVideoFrames(file, { ffmpegPath, duration: 60, workDir: work, timeoutMs: 100 }), 'unprocessable', /took longer/);
+  await rejectsWith(
+    sampleVideoFrames(file, { ffmpegPath, duration: 60, workDir: work, timeoutMs: 100 }),
+    'unprocessable',
+    /took longer/,
+  );
   await workIsEmpty();
 });
 

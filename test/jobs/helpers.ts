@@ -32,7 +32,11 @@ export function memoryLogger(): Logger & { lines: Record<string, unknown>[] } {
 }
 
 /** Polls `check` every 10 ms until it returns true; throws after `timeoutMs`. */
-export async function waitFor(check: () => boolean | Promise<boolean>, timeoutMs = 3000, what = 'condition'): Promise<void> {
+export async function waitFor(
+  check: () => boolean | Promise<boolean>,
+  timeoutMs = 3000,
+  what = 'condition',
+): Promise<void> {
   const until = Date.now() + timeoutMs;
   while (!(await check())) {
     if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
@@ -54,7 +58,11 @@ export function createEffectTables(db: Db): void {
 }
 
 export function recordRunStart(db: Db, jobId: number, owner: string): number {
-  return Number(db.prepare(`INSERT INTO job_runs (job_id, owner, started) VALUES (?, ?, ?)`).run(jobId, owner, performance.timeOrigin + performance.now()).lastInsertRowid);
+  return Number(
+    db
+      .prepare(`INSERT INTO job_runs (job_id, owner, started) VALUES (?, ?, ?)`)
+      .run(jobId, owner, performance.timeOrigin + performance.now()).lastInsertRowid,
+  );
 }
 
 export function recordRunEnd(db: Db, runId: number): void {

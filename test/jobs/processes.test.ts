@@ -12,7 +12,17 @@ import path from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { JobRunner } from '../../src/jobs/runner.js';
-import { createEffectTables, memoryLogger, openQueue, recordRunEnd, recordRunStart, sleep, tempDir, waitFor, writeEffect } from './helpers.js';
+import {
+  createEffectTables,
+  memoryLogger,
+  openQueue,
+  recordRunEnd,
+  recordRunStart,
+  sleep,
+  tempDir,
+  waitFor,
+  writeEffect,
+} from './helpers.js';
 
 const tmp = tempDir('jobs-proc-');
 const test = suite('jobs: across processes');
@@ -55,7 +65,12 @@ test.after.each(() => {
   for (const c of children.splice(0)) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
 });
 
-interface RunRow { job_id: number; owner: string; started: number; ended: number | null }
+interface RunRow {
+  job_id: number;
+  owner: string;
+  started: number;
+  ended: number | null;
+}
 
 test('crash: a SIGKILLed worker’s jobs are reclaimed after their lease; every job completes once in effect', async () => {
   const file = tmp.file();
@@ -65,13 +80,21 @@ test('crash: a SIGKILLed worker’s jobs are reclaimed after their lease; every 
   try {
     // Jobs 1–2 finish in the child; 3–4 hang there (both of its slots) until the kill; 5–8 wait.
     const ids: number[] = [];
-    for (let n = 1; n <= 8; n++) ids.push((await jobs.enqueue({ type: 'effect', payload: { n, hangInChild: n === 3 || n === 4 } })).id);
+    for (let n = 1; n <= 8; n++)
+      ids.push((await jobs.enqueue({ type: 'effect', payload: { n, hangInChild: n === 3 || n === 4 } })).id);
 
     const worker = startWorker(file, 'crash', 600, 2);
-    await waitFor(() => worker.lines.filter((l) => l.startsWith('hanging')).length === 2, 8000, 'two hanging jobs in the child');
+    await waitFor(
+      () => worker.lines.filter((l) => l.startsWith('hanging')).length === 2,
+      8000,
+      'two hanging jobs in the child',
+    );
     worker.child.kill('SIGKILL');
     assert.is(await worker.exited, null, 'killed by signal');
-    const hung = worker.lines.filter((l) => l.startsWith('hanging')).map((l) => Number(l.split(' ')[1])).sort();
+    const hung = worker.lines
+      .filter((l) => l.startsWith('hanging'))
+      .map((l) => Number(l.split(' ')[1]))
+      .sort();
     assert.equal(hung, [ids[2], ids[3]]);
     for (const id of hung) assert.is((await jobs.get(id))?.status, 'running', 'left running by the dead worker');
 
@@ -91,14 +114,29 @@ test('crash: a SIGKILLed worker’s jobs are reclaimed after their lease; every 
     assert.ok(all.every((j) => j.status === 'succeeded'));
     for (const j of all) assert.is(j.attempts, hung.includes(j.id) ? 2 : 1, `attempts of job ${j.id}`);
 
-    const effects = db.prepare(`SELECT job_id, value, writes FROM job_effects ORDER BY job_id`).all() as Array<{ job_id: number; value: string; writes: number }>;
-    assert.equal(effects.map((e) => e.job_id), ids, 'exactly one effect row per job');
-    assert.equal(effects.map((e) => e.value), ids.map((_, i) => `n=${i + 1}`));
+    const effects = db.prepare(`SELECT job_id, value, writes FROM job_effects ORDER BY job_id`).all() as Array<{
+      job_id: number;
+      value: string;
+      writes: number;
+    }>;
+    assert.equal(
+      effects.map((e) => e.job_id),
+      ids,
+      'exactly one effect row per job',
+    );
+    assert.equal(
+      effects.map((e) => e.value),
+      ids.map((_, i) => `n=${i + 1}`),
+    );
     for (const e of effects) assert.is(e.writes, hung.includes(e.job_id) ? 2 : 1, `job ${e.job_id} ran ${e.writes}×`);
 
     const runs = db.prepare(`SELECT * FROM job_runs`).all() as RunRow[];
     const completedRuns = runs.filter((r) => r.ended !== null);
-    assert.equal(completedRuns.map((r) => r.job_id).sort((a, b) => a - b), ids, 'each job completed exactly once');
+    assert.equal(
+      completedRuns.map((r) => r.job_id).sort((a, b) => a - b),
+      ids,
+      'each job completed exactly once',
+    );
   } finally {
     await runner.stop({ graceMs: 1000 });
     await storage.close();

@@ -6,7 +6,14 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { unprocessable } from '../../src/errors.js';
-import { backoffDelay, isPermanent, JobAbort, JobRunner, PermanentJobError, type JobRunnerOptions } from '../../src/jobs/runner.js';
+import {
+  backoffDelay,
+  isPermanent,
+  JobAbort,
+  JobRunner,
+  PermanentJobError,
+  type JobRunnerOptions,
+} from '../../src/jobs/runner.js';
 import type { Job } from '../../src/jobs/types.js';
 import { memoryLogger, openQueue, sleep, tempDir, waitFor } from './helpers.js';
 
@@ -47,7 +54,9 @@ test('runs jobs in priority order, then age (concurrency 1), and logs start and 
     const finished = t.logger.lines.filter((l) => l.msg === 'job succeeded');
     assert.is(started.length, 4);
     assert.is(finished.length, 4);
-    assert.ok(finished.every((l) => typeof l.durationMs === 'number' && typeof l.jobId === 'number' && l.jobType === 't'));
+    assert.ok(
+      finished.every((l) => typeof l.durationMs === 'number' && typeof l.jobId === 'number' && l.jobType === 't'),
+    );
   } finally {
     await t.close();
   }
@@ -79,7 +88,10 @@ test('two runners on one file (own connections) never run the same job twice; bo
     await waitFor(async () => (await a.jobs.stats()).succeeded === N, 8000, 'all jobs to succeed');
     assert.is(overlaps, 0);
     assert.is(runs.size, N);
-    assert.ok([...runs.values()].every((r) => r.length === 1), 'each job ran once');
+    assert.ok(
+      [...runs.values()].every((r) => r.length === 1),
+      'each job ran once',
+    );
     const byA = [...runs.values()].filter((r) => r[0] === 'A').length;
     assert.ok(byA > 0 && byA < N, `work was shared (A ran ${byA} of ${N})`);
     assert.ok(peak > 3, `more than one runner's worth in flight (peak ${peak})`);
@@ -174,9 +186,21 @@ test('backoff: 2 s × 2^(attempt − 1), capped at 10 min, with jitter', () => {
   assert.is(backoffDelay(2, {}, mid), 4000);
   assert.is(backoffDelay(5, {}, mid), 32_000);
   assert.is(backoffDelay(30, {}, mid), 600_000);
-  assert.is(backoffDelay(1, {}, () => 0), 1600, '−20 %');
-  assert.is(backoffDelay(1, {}, () => 1), 2400, '+20 %');
-  assert.is(backoffDelay(30, {}, () => 1), 600_000, 'the cap holds with jitter');
+  assert.is(
+    backoffDelay(1, {}, () => 0),
+    1600,
+    '−20 %',
+  );
+  assert.is(
+    backoffDelay(1, {}, () => 1),
+    2400,
+    '+20 %',
+  );
+  assert.is(
+    backoffDelay(30, {}, () => 1),
+    600_000,
+    'the cap holds with jitter',
+  );
   const spread = new Set(Array.from({ length: 20 }, () => backoffDelay(3)));
   assert.ok(spread.size > 1, 'random spread');
 });
@@ -207,8 +231,18 @@ test('permanent errors fail at once: permanent flag, unprocessable DomainError, 
     t.runner.start();
     await t.runner.idle();
     const jobs = await Promise.all(ids.map((id) => t.jobs.get(id)));
-    assert.equal(jobs.map((j) => [j?.status, j?.attempts]), [['failed', 1], ['failed', 1], ['failed', 1]]);
-    assert.equal(jobs.map((j) => j?.lastError), ['corrupt file', 'the video could not be decoded', 'invalid job payload: n must be a number']);
+    assert.equal(
+      jobs.map((j) => [j?.status, j?.attempts]),
+      [
+        ['failed', 1],
+        ['failed', 1],
+        ['failed', 1],
+      ],
+    );
+    assert.equal(
+      jobs.map((j) => j?.lastError),
+      ['corrupt file', 'the video could not be decoded', 'invalid job payload: n must be a number'],
+    );
     assert.is(runs, 2, 'the unparsable payload never reached its handler');
     assert.ok(isPermanent(new PermanentJobError('x')));
     assert.not.ok(isPermanent(new Error('x')));
@@ -242,11 +276,15 @@ test('timeoutMs aborts the handler with a timeout reason and counts as a retryab
   const t = setup({ backoff: () => 5 });
   try {
     const reasons: string[] = [];
-    t.runner.register('slow', async (_job, ctx) => {
-      await new Promise<void>((resolve) => ctx.signal.addEventListener('abort', () => resolve()));
-      reasons.push((ctx.signal.reason as JobAbort).why);
-      throw ctx.signal.reason;
-    }, { timeoutMs: 50 });
+    t.runner.register(
+      'slow',
+      async (_job, ctx) => {
+        await new Promise<void>((resolve) => ctx.signal.addEventListener('abort', () => resolve()));
+        reasons.push((ctx.signal.reason as JobAbort).why);
+        throw ctx.signal.reason;
+      },
+      { timeoutMs: 50 },
+    );
     const job = await t.jobs.enqueue({ type: 'slow', payload: {}, maxAttempts: 2 });
     t.runner.start();
     await waitFor(async () => (await t.jobs.get(job.id))?.status === 'failed', 3000, 'failure');

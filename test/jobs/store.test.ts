@@ -95,7 +95,10 @@ test('claims are exclusive across connections to the same file', async () => {
     for (let i = 0; i < 20; i++) await a.jobs.enqueue({ type: 't', payload: { i } });
     const seen = new Set<number>();
     for (let i = 0; i < 10; i++) {
-      for (const [q, owner] of [[a, 'A'], [b, 'B']] as const) {
+      for (const [q, owner] of [
+        [a, 'A'],
+        [b, 'B'],
+      ] as const) {
         const job = await q.jobs.claim(owner, null, LEASE);
         assert.ok(job);
         assert.not.ok(seen.has(job.id), `job ${job.id} handed out twice`);
@@ -299,16 +302,31 @@ test('list (newest first, by status/type), stats and prune', async () => {
 
     const all = await jobs.list({ limit: 3 });
     assert.is(all.total, 6);
-    assert.equal(all.items.map((j) => j.id), [ids[4] + 1, ids[4], ids[3]]);
+    assert.equal(
+      all.items.map((j) => j.id),
+      [ids[4] + 1, ids[4], ids[3]],
+    );
     const page2 = await jobs.list({ limit: 3, offset: 3 });
-    assert.equal(page2.items.map((j) => j.id), [ids[2], ids[1], ids[0]]);
+    assert.equal(
+      page2.items.map((j) => j.id),
+      [ids[2], ids[1], ids[0]],
+    );
     const failed = await jobs.list({ status: 'failed', limit: 10 });
-    assert.equal(failed.items.map((j) => [j.id, j.lastError]), [[c2!.id, 'nope']]);
+    assert.equal(
+      failed.items.map((j) => [j.id, j.lastError]),
+      [[c2!.id, 'nope']],
+    );
     assert.is((await jobs.list({ status: 'queued', type: 'a', limit: 10 })).total, 2);
 
     const stats = await jobs.stats();
     assert.equal(
-      { queued: stats.queued, running: stats.running, succeeded: stats.succeeded, failed: stats.failed, cancelled: stats.cancelled },
+      {
+        queued: stats.queued,
+        running: stats.running,
+        succeeded: stats.succeeded,
+        failed: stats.failed,
+        cancelled: stats.cancelled,
+      },
       { queued: 3, running: 1, succeeded: 1, failed: 1, cancelled: 0 },
     );
     assert.is(stats.delayed, 1);
@@ -335,16 +353,41 @@ test('query plans: the claim, reclaim and listing statements use their indexes',
     for (let i = 0; i < 50; i++) await jobs.enqueue({ type: i % 2 ? 'a' : 'b', payload: {}, priority: i % 3 });
     db.exec('ANALYZE');
     const now = new Date().toISOString();
-    const take = planOf(db, `SELECT id FROM jobs WHERE status = 'queued' AND run_after <= @now
-      AND (@types IS NULL OR type IN (SELECT value FROM json_each(@types))) ORDER BY priority, run_after, id LIMIT 1`, { now, types: null });
-    assert.ok(take.some((d) => /jobs_claim/.test(d)), take.join('\n'));
-    assert.not.ok(take.some((d) => /TEMP B-TREE/.test(d)), `no sort: ${take.join('\n')}`);
-    const reclaim = planOf(db, `SELECT id FROM jobs WHERE status = 'running' AND lease_expires_at <= @now AND attempts < max_attempts
-      ORDER BY priority, lease_expires_at, id LIMIT 1`, { now });
-    assert.ok(reclaim.some((d) => /jobs_leases/.test(d)), reclaim.join('\n'));
-    const list = planOf(db, `SELECT * FROM jobs WHERE status = @status ORDER BY id DESC LIMIT 10`, { status: 'failed' });
-    assert.ok(list.some((d) => /jobs_by_status/.test(d)), list.join('\n'));
-    assert.not.ok(list.some((d) => /TEMP B-TREE/.test(d)), list.join('\n'));
+    const take = planOf(
+      db,
+      `SELECT id FROM jobs WHERE status = 'queued' AND run_after <= @now
+      AND (@types IS NULL OR type IN (SELECT value FROM json_each(@types))) ORDER BY priority, run_after, id LIMIT 1`,
+      { now, types: null },
+    );
+    assert.ok(
+      take.some((d) => /jobs_claim/.test(d)),
+      take.join('\n'),
+    );
+    assert.not.ok(
+      take.some((d) => /TEMP B-TREE/.test(d)),
+      `no sort: ${take.join('\n')}`,
+    );
+    const reclaim = planOf(
+      db,
+      `SELECT id FROM jobs WHERE status = 'running' AND lease_expires_at <= @now AND attempts < max_attempts
+      ORDER BY priority, lease_expires_at, id LIMIT 1`,
+      { now },
+    );
+    assert.ok(
+      reclaim.some((d) => /jobs_leases/.test(d)),
+      reclaim.join('\n'),
+    );
+    const list = planOf(db, `SELECT * FROM jobs WHERE status = @status ORDER BY id DESC LIMIT 10`, {
+      status: 'failed',
+    });
+    assert.ok(
+      list.some((d) => /jobs_by_status/.test(d)),
+      list.join('\n'),
+    );
+    assert.not.ok(
+      list.some((d) => /TEMP B-TREE/.test(d)),
+      list.join('\n'),
+    );
   } finally {
     await storage.close();
   }
@@ -353,7 +396,11 @@ test('query plans: the claim, reclaim and listing statements use their indexes',
 test('invalid input is refused with invalid_input', async () => {
   const { storage, jobs } = openQueue(tmp.file());
   try {
-    for (const bad of [{ type: '', payload: {} }, { type: 't', payload: {}, priority: 1.5 }, { type: 't', payload: {}, maxAttempts: 0 }]) {
+    for (const bad of [
+      { type: '', payload: {} },
+      { type: 't', payload: {}, priority: 1.5 },
+      { type: 't', payload: {}, maxAttempts: 0 },
+    ]) {
       let error: unknown;
       try {
         await jobs.enqueue(bad);

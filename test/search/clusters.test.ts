@@ -82,12 +82,25 @@ pure('two tight groups make two clusters, whatever the order', () => {
   const r = seededRandom(1);
   const a = randomUnit(r);
   const b = randomUnit(r);
-  const items = [...Array.from({ length: 20 }, () => ({ id: 0, v: faceOf(a, 0.95, r) })), ...Array.from({ length: 20 }, () => ({ id: 1, v: faceOf(b, 0.95, r) }))];
+  const items = [
+    ...Array.from({ length: 20 }, () => ({ id: 0, v: faceOf(a, 0.95, r) })),
+    ...Array.from({ length: 20 }, () => ({ id: 1, v: faceOf(b, 0.95, r) })),
+  ];
   for (let k = 0; k < 5; k++) {
     const order = shuffle(items, r);
-    const labels = clusterVectors(order.map((x) => x.v), { threshold: 0.5 });
+    const labels = clusterVectors(
+      order.map((x) => x.v),
+      { threshold: 0.5 },
+    );
     assert.is(new Set(labels).size, 2, 'two clusters');
-    assert.is(randIndex(labels, order.map((x) => x.id)), 1, 'the same partition as the truth');
+    assert.is(
+      randIndex(
+        labels,
+        order.map((x) => x.id),
+      ),
+      1,
+      'the same partition as the truth',
+    );
   }
 });
 
@@ -95,11 +108,19 @@ pure('many identities: arrival order changes little; clusters ≈ identities', (
   const r = seededRandom(2);
   const ids = Array.from({ length: 40 }, () => randomUnit(r));
   // Faces of one identity: pairwise cosine ≈ 0.55, like a decent face model; of two identities ≈ 0 ± 0.09.
-  const items = ids.flatMap((u, id) => Array.from({ length: 3 + Math.floor(r() * 12) }, () => ({ id, v: faceOf(u, 0.74, r) })));
+  const items = ids.flatMap((u, id) =>
+    Array.from({ length: 3 + Math.floor(r() * 12) }, () => ({ id, v: faceOf(u, 0.74, r) })),
+  );
   const runs: Array<{ order: typeof items; labels: number[] }> = [];
   for (let k = 0; k < 6; k++) {
     const order = shuffle(items, r);
-    runs.push({ order, labels: clusterVectors(order.map((x) => x.v), { threshold: 0.45 }) });
+    runs.push({
+      order,
+      labels: clusterVectors(
+        order.map((x) => x.v),
+        { threshold: 0.45 },
+      ),
+    });
   }
   // Compare every run with the truth, and with the first run (mapped back to the same item order).
   const byItem = runs.map(({ order, labels }) => {
@@ -117,7 +138,8 @@ pure('many identities: arrival order changes little; clusters ≈ identities', (
   );
   for (const x of vsTruth) assert.ok(x > 0.995, `Rand index vs truth ${x}`);
   for (const x of vsFirst) assert.ok(x > 0.995, `Rand index between orders ${x}`);
-  for (const c of counts) assert.ok(c >= ids.length && c <= ids.length * 1.15, `clusters ${c} for ${ids.length} identities`);
+  for (const c of counts)
+    assert.ok(c >= ids.length && c <= ids.length * 1.15, `clusters ${c} for ${ids.length} identities`);
 });
 
 pure('a cluster that drifts toward another merges with it; the bigger keeps its id', () => {
@@ -205,7 +227,12 @@ interface Lib {
 
 async function openLib(file = tempDb()): Promise<Lib> {
   const s = openSqliteStorage(file);
-  const user = await s.accounts.createUser({ id: newUuid(), email: `u-${newUuid()}@example.com`, name: 'U', createdAt: nowIso() });
+  const user = await s.accounts.createUser({
+    id: newUuid(),
+    email: `u-${newUuid()}@example.com`,
+    name: 'U',
+    createdAt: nowIso(),
+  });
   const orgId = newUuid();
   await s.accounts.createOrganization({ id: orgId, name: 'Org', slug: `org-${orgId.slice(0, 8)}` }, user.id);
   const coll = await addCollection(s, orgId, user.id);
@@ -214,7 +241,16 @@ async function openLib(file = tempDb()): Promise<Lib> {
 
 async function addCollection(s: SqliteStorage, orgId: string, userId: string): Promise<string> {
   const at = nowIso();
-  const c = await s.collections.create({ id: newUuid(), organizationId: orgId, name: 'People', icon: null, type: 'media', createdAt: at, updatedAt: at, createdById: userId });
+  const c = await s.collections.create({
+    id: newUuid(),
+    organizationId: orgId,
+    name: 'People',
+    icon: null,
+    type: 'media',
+    createdAt: at,
+    updatedAt: at,
+    createdById: userId,
+  });
   return c.id;
 }
 
@@ -224,9 +260,22 @@ async function addImage(lib: Lib, collId = lib.collId): Promise<{ mediaId: strin
   const frameId = newMediaId();
   await lib.s.media.insert(
     {
-      id, datasetId: collId, organizationId: lib.orgId, parentPath: pathLabel(collId), type: 'image', name: `${id.slice(0, 6)}.jpg`,
-      blobKey: `blob-${id}`, mimeType: 'image/jpeg', width: 640, height: 480, duration: null, sizeBytes: 1000, exif: {}, metadata: {},
-      processingStatus: 'ready', createdById: lib.userId,
+      id,
+      datasetId: collId,
+      organizationId: lib.orgId,
+      parentPath: pathLabel(collId),
+      type: 'image',
+      name: `${id.slice(0, 6)}.jpg`,
+      blobKey: `blob-${id}`,
+      mimeType: 'image/jpeg',
+      width: 640,
+      height: 480,
+      duration: null,
+      sizeBytes: 1000,
+      exif: {},
+      metadata: {},
+      processingStatus: 'ready',
+      createdById: lib.userId,
     },
     [{ id: frameId, timestamp: '0', blobKey: `frame-${id}`, width: 640, height: 480 }],
   );
@@ -239,13 +288,30 @@ const THRESHOLDS = { testface: 0.45 };
 function faceObject(vector: Float32Array, modelId = MODEL): NewObject {
   const id = newMediaId();
   return {
-    id, type: 'face', label: 'face', blobKey: `crop-${id}`, polygon: [{ x: 0, y: 0 }, { x: 10, y: 0 }, { x: 10, y: 10 }, { x: 0, y: 10 }],
-    confidence: 0.9, model: 'ultraface-rfb-320:test', similarityModel: 'faces', embedding: { modelId, vector },
+    id,
+    type: 'face',
+    label: 'face',
+    blobKey: `crop-${id}`,
+    polygon: [
+      { x: 0, y: 0 },
+      { x: 10, y: 0 },
+      { x: 10, y: 10 },
+      { x: 0, y: 10 },
+    ],
+    confidence: 0.9,
+    model: 'ultraface-rfb-320:test',
+    similarityModel: 'faces',
+    embedding: { modelId, vector },
   };
 }
 
 /** Writes faces on the item's frame (replacing what the model wrote there before); returns the object ids. */
-async function writeFaces(lib: Lib, frameId: string, vectors: Float32Array[], extra: NewObject[] = []): Promise<string[]> {
+async function writeFaces(
+  lib: Lib,
+  frameId: string,
+  vectors: Float32Array[],
+  extra: NewObject[] = [],
+): Promise<string[]> {
   const objects = vectors.map((v) => faceObject(v));
   await lib.s.analysis.replaceFrameAnalysis(frameId, { captions: [], objects: [...objects, ...extra] });
   return objects.map((o) => o.id);
@@ -253,7 +319,9 @@ async function writeFaces(lib: Lib, frameId: string, vectors: Float32Array[], ex
 
 const browseCluster = (lib: Lib, clusterId: string, collId = lib.collId): string[] =>
   lib.s.db
-    .prepare(`SELECT m.id FROM media m WHERE m.status = 'active' AND m.is_current = 1 AND m.dataset_id = ? AND ${CLUSTER_BROWSE_CLAUSE} ORDER BY m.id`)
+    .prepare(
+      `SELECT m.id FROM media m WHERE m.status = 'active' AND m.is_current = 1 AND m.dataset_id = ? AND ${CLUSTER_BROWSE_CLAUSE} ORDER BY m.id`,
+    )
     .pluck()
     .all(collId, clusterId) as string[];
 
@@ -283,7 +351,14 @@ store('faces written by the analysis store are clustered; listing, preview, brow
     assert.is(await lib.clusters.pendingCount(lib.collId), 0);
 
     const list = await lib.clusters.listClusters(lib.collId);
-    assert.equal(list.map((c) => [c.size, c.mediaCount]), [[3, 2], [2, 2]], 'biggest first, with item counts');
+    assert.equal(
+      list.map((c) => [c.size, c.mediaCount]),
+      [
+        [3, 2],
+        [2, 2],
+      ],
+      'biggest first, with item counts',
+    );
     const [bobC, aliceC] = list;
     assert.is(await lib.clusters.clusterOfObject(a1), aliceC.id);
     assert.is(await lib.clusters.clusterOfObject(a2), aliceC.id);
@@ -298,13 +373,22 @@ store('faces written by the analysis store are clustered; listing, preview, brow
     assert.equal(await lib.clusters.mediaIdsInCluster(bobC.id), [p2.mediaId, p3.mediaId].sort());
     assert.is(await lib.clusters.countClusters(lib.collId), 2);
     assert.is(await lib.clusters.countClusters(lib.collId, { minSize: 3 }), 1);
-    assert.equal((await lib.clusters.listClusters(lib.collId, { limit: 1, offset: 1 })).map((c) => c.id), [aliceC.id]);
-    assert.equal((await lib.clusters.listClusters(lib.collId, { minSize: 3 })).map((c) => c.id), [bobC.id]);
+    assert.equal(
+      (await lib.clusters.listClusters(lib.collId, { limit: 1, offset: 1 })).map((c) => c.id),
+      [aliceC.id],
+    );
+    assert.equal(
+      (await lib.clusters.listClusters(lib.collId, { minSize: 3 })).map((c) => c.id),
+      [bobC.id],
+    );
     assert.equal((await lib.clusters.getCluster(aliceC.id))?.datasetId, lib.collId);
     assert.is(await lib.clusters.getCluster(newMediaId()), null);
 
     // The stored centroid is the unit mean of the members.
-    const row = lib.s.db.prepare(`SELECT centroid, dims FROM clusters WHERE id = ?`).get(bobC.id) as { centroid: Buffer; dims: number };
+    const row = lib.s.db.prepare(`SELECT centroid, dims FROM clusters WHERE id = ?`).get(bobC.id) as {
+      centroid: Buffer;
+      dims: number;
+    };
     assert.is(row.dims, 128);
     assert.is(row.centroid.byteLength, 512);
 
@@ -326,51 +410,82 @@ store('faces written by the analysis store are clustered; listing, preview, brow
   }
 });
 
-store('new faces join existing clusters incrementally; a cluster drifting into another merges and members follow', async () => {
-  const lib = await openLib();
-  try {
-    const r = seededRandom(11);
-    const carol = randomUnit(r);
-    const p = await addImage(lib);
-    await writeFaces(lib, p.frameId, Array.from({ length: 4 }, () => faceOf(carol, 0.9, r)));
-    await lib.clusters.assignPending(lib.collId, 1000, { thresholds: THRESHOLDS });
-    const [c0] = await lib.clusters.listClusters(lib.collId);
-    for (let k = 0; k < 3; k++) {
-      const q = await addImage(lib);
-      await writeFaces(lib, q.frameId, [faceOf(carol, 0.9, r)]);
-      const res = await lib.clusters.assignPending(lib.collId, 1000, { thresholds: THRESHOLDS });
-      assert.equal([res.assigned, res.created], [1, 0], 'joins, starts nothing');
-    }
-    const [c1] = await lib.clusters.listClusters(lib.collId);
-    assert.equal([c1.id, c1.size, c1.mediaCount], [c0.id, 7, 4], 'same id, grown');
+store(
+  'new faces join existing clusters incrementally; a cluster drifting into another merges and members follow',
+  async () => {
+    const lib = await openLib();
+    try {
+      const r = seededRandom(11);
+      const carol = randomUnit(r);
+      const p = await addImage(lib);
+      await writeFaces(
+        lib,
+        p.frameId,
+        Array.from({ length: 4 }, () => faceOf(carol, 0.9, r)),
+      );
+      await lib.clusters.assignPending(lib.collId, 1000, { thresholds: THRESHOLDS });
+      const [c0] = await lib.clusters.listClusters(lib.collId);
+      for (let k = 0; k < 3; k++) {
+        const q = await addImage(lib);
+        await writeFaces(lib, q.frameId, [faceOf(carol, 0.9, r)]);
+        const res = await lib.clusters.assignPending(lib.collId, 1000, { thresholds: THRESHOLDS });
+        assert.equal([res.assigned, res.created], [1, 0], 'joins, starts nothing');
+      }
+      const [c1] = await lib.clusters.listClusters(lib.collId);
+      assert.equal([c1.id, c1.size, c1.mediaCount], [c0.id, 7, 4], 'same id, grown');
 
-    // Two sides of one identity, then faces in between: two clusters become one, in storage too.
-    const u = randomUnit(r);
-    let a = randomUnit(r);
-    const ua = dotp(u, a);
-    a = unit(a.map((x, i) => x - ua * u[i]));
-    const A = unit(u.map((x, i) => x + a[i]));
-    const B = unit(u.map((x, i) => x - a[i]));
-    const pa = await addImage(lib);
-    await writeFaces(lib, pa.frameId, Array.from({ length: 5 }, () => faceOf(A, 0.995, r)));
-    const pb = await addImage(lib);
-    await writeFaces(lib, pb.frameId, Array.from({ length: 3 }, () => faceOf(B, 0.995, r)));
-    await lib.clusters.assignPending(lib.collId, 1000, { thresholds: { testface: 0.5 } });
-    assert.is(await lib.clusters.countClusters(lib.collId), 3);
-    const pu = await addImage(lib);
-    await writeFaces(lib, pu.frameId, Array.from({ length: 30 }, () => faceOf(u, 0.995, r)));
-    const res = await lib.clusters.assignPending(lib.collId, 1000, { thresholds: { testface: 0.5 }, batchSize: 7 });
-    assert.ok(res.merged >= 1, `merged ${res.merged}`);
-    const list = await lib.clusters.listClusters(lib.collId);
-    assert.is(list.length, 2);
-    assert.equal(list.map((c) => c.size), [38, 7]);
-    assert.equal(browseCluster(lib, list[0].id), [pa.mediaId, pb.mediaId, pu.mediaId].sort());
-    const sizes = lib.s.db.prepare(`SELECT cluster_id, count(*) AS n FROM cluster_members GROUP BY cluster_id ORDER BY n DESC`).all();
-    assert.equal(sizes, [{ cluster_id: list[0].id, n: 38 }, { cluster_id: c0.id, n: 7 }], 'member rows agree with sizes');
-  } finally {
-    await lib.s.close();
-  }
-});
+      // Two sides of one identity, then faces in between: two clusters become one, in storage too.
+      const u = randomUnit(r);
+      let a = randomUnit(r);
+      const ua = dotp(u, a);
+      a = unit(a.map((x, i) => x - ua * u[i]));
+      const A = unit(u.map((x, i) => x + a[i]));
+      const B = unit(u.map((x, i) => x - a[i]));
+      const pa = await addImage(lib);
+      await writeFaces(
+        lib,
+        pa.frameId,
+        Array.from({ length: 5 }, () => faceOf(A, 0.995, r)),
+      );
+      const pb = await addImage(lib);
+      await writeFaces(
+        lib,
+        pb.frameId,
+        Array.from({ length: 3 }, () => faceOf(B, 0.995, r)),
+      );
+      await lib.clusters.assignPending(lib.collId, 1000, { thresholds: { testface: 0.5 } });
+      assert.is(await lib.clusters.countClusters(lib.collId), 3);
+      const pu = await addImage(lib);
+      await writeFaces(
+        lib,
+        pu.frameId,
+        Array.from({ length: 30 }, () => faceOf(u, 0.995, r)),
+      );
+      const res = await lib.clusters.assignPending(lib.collId, 1000, { thresholds: { testface: 0.5 }, batchSize: 7 });
+      assert.ok(res.merged >= 1, `merged ${res.merged}`);
+      const list = await lib.clusters.listClusters(lib.collId);
+      assert.is(list.length, 2);
+      assert.equal(
+        list.map((c) => c.size),
+        [38, 7],
+      );
+      assert.equal(browseCluster(lib, list[0].id), [pa.mediaId, pb.mediaId, pu.mediaId].sort());
+      const sizes = lib.s.db
+        .prepare(`SELECT cluster_id, count(*) AS n FROM cluster_members GROUP BY cluster_id ORDER BY n DESC`)
+        .all();
+      assert.equal(
+        sizes,
+        [
+          { cluster_id: list[0].id, n: 38 },
+          { cluster_id: c0.id, n: 7 },
+        ],
+        'member rows agree with sizes',
+      );
+    } finally {
+      await lib.s.close();
+    }
+  },
+);
 
 store('deleted faces leave at once; clusters are recomputed or dropped; reprocessing re-clusters', async () => {
   const lib = await openLib();
@@ -396,7 +511,10 @@ store('deleted faces leave at once; clusters are recomputed or dropped; reproces
     assert.equal(browseCluster(lib, daveId), [p1.mediaId, p2.mediaId].sort(), 'p1 still has dave’s other face');
     const res = await lib.clusters.assignPending(lib.collId, 1000, { thresholds: THRESHOLDS });
     assert.equal([res.refreshed, res.dropped], [1, 0]);
-    const row = lib.s.db.prepare(`SELECT dirty, preview_object_id FROM clusters WHERE id = ?`).get(daveId) as { dirty: number; preview_object_id: string };
+    const row = lib.s.db.prepare(`SELECT dirty, preview_object_id FROM clusters WHERE id = ?`).get(daveId) as {
+      dirty: number;
+      preview_object_id: string;
+    };
     assert.is(row.dirty, 0);
     assert.ok([d1[1], d2[0]].includes(row.preview_object_id));
 
@@ -407,7 +525,10 @@ store('deleted faces leave at once; clusters are recomputed or dropped; reproces
     // Reprocessing p2 replaces its faces (new object ids): erin's last face and one of dave's go; the new ones wait.
     const again = await writeFaces(lib, p2.frameId, [faceOf(dave, 0.9, r)]);
     assert.is(await lib.clusters.getCluster(erinId), null, 'an empty cluster is not listed even before the job runs');
-    assert.equal((await lib.clusters.listClusters(lib.collId)).map((c) => c.id), [daveId]);
+    assert.equal(
+      (await lib.clusters.listClusters(lib.collId)).map((c) => c.id),
+      [daveId],
+    );
     assert.is(await lib.clusters.pendingCount(lib.collId), 1);
     const res2 = await lib.clusters.assignPending(lib.collId, 1000, { thresholds: THRESHOLDS });
     assert.equal([res2.assigned, res2.created, res2.dropped], [1, 0, 1]);
@@ -438,7 +559,11 @@ store('two connections assigning at once: every face clustered exactly once', as
       const p = await addImage(lib);
       const n = 1 + Math.floor(r() * 4);
       faces += n;
-      await writeFaces(lib, p.frameId, Array.from({ length: n }, () => faceOf(people[Math.floor(r() * people.length)], 0.9, r)));
+      await writeFaces(
+        lib,
+        p.frameId,
+        Array.from({ length: n }, () => faceOf(people[Math.floor(r() * people.length)], 0.9, r)),
+      );
     }
     const other = sqliteClusterStore(second.db);
     const [x, y] = await Promise.all([
@@ -465,10 +590,18 @@ store('the job body: assigns everything pending in rounds, reports progress, sto
     const u = randomUnit(r);
     for (let k = 0; k < 5; k++) {
       const p = await addImage(lib);
-      await writeFaces(lib, p.frameId, Array.from({ length: 5 }, () => faceOf(u, 0.9, r)));
+      await writeFaces(
+        lib,
+        p.frameId,
+        Array.from({ length: 5 }, () => faceOf(u, 0.9, r)),
+      );
     }
     const progress: unknown[] = [];
-    const res = await clusterFacesJob(lib.clusters, { datasetId: lib.collId }, { thresholds: THRESHOLDS, round: 10, progress: async (p) => void progress.push(p) });
+    const res = await clusterFacesJob(
+      lib.clusters,
+      { datasetId: lib.collId },
+      { thresholds: THRESHOLDS, round: 10, progress: async (p) => void progress.push(p) },
+    );
     assert.equal([res.assigned, res.created, res.more], [25, 1, false]);
     assert.is(progress.length, 2, 'after each full round');
     const p = await addImage(lib);
@@ -502,7 +635,11 @@ store('10k faces: write, assign, list (timings)', async () => {
     for (let k = 0; k < N / PER_ITEM; k++) {
       const p = await addImage(lib);
       const who = Array.from({ length: PER_ITEM }, () => Math.floor(r() * identities));
-      const ids = await writeFaces(lib, p.frameId, who.map((i) => faceOf(people[i], 0.74, r)));
+      const ids = await writeFaces(
+        lib,
+        p.frameId,
+        who.map((i) => faceOf(people[i], 0.74, r)),
+      );
       truth.push(...who);
       objectIds.push(...ids);
     }
@@ -519,7 +656,12 @@ store('10k faces: write, assign, list (timings)', async () => {
     const listMs = ms(t);
     // Quality against the identities (Rand index on a sample of faces: the full pair count is 50M).
     const label = new Map(
-      (lib.s.db.prepare(`SELECT object_id, cluster_id FROM cluster_members`).all() as Array<{ object_id: string; cluster_id: string }>).map((x) => [x.object_id, x.cluster_id]),
+      (
+        lib.s.db.prepare(`SELECT object_id, cluster_id FROM cluster_members`).all() as Array<{
+          object_id: string;
+          cluster_id: string;
+        }>
+      ).map((x) => [x.object_id, x.cluster_id]),
     );
     const sample = Array.from({ length: 1500 }, () => Math.floor(r() * N));
     const ids = new Map<string, number>();
@@ -528,7 +670,10 @@ store('10k faces: write, assign, list (timings)', async () => {
       if (!ids.has(c)) ids.set(c, ids.size);
       return ids.get(c)!;
     });
-    const rand = randIndex(got, sample.map((i) => truth[i]));
+    const rand = randIndex(
+      got,
+      sample.map((i) => truth[i]),
+    );
     const present = new Set(truth).size;
     const q = await addImage(lib);
     await writeFaces(lib, q.frameId, [faceOf(people[0], 0.74, r)]);
@@ -543,7 +688,10 @@ store('10k faces: write, assign, list (timings)', async () => {
     assert.is(res.assigned, N);
     assert.ok(rand > 0.99, `Rand index ${rand}`);
     const clusters = await lib.clusters.countClusters(lib.collId);
-    assert.ok(clusters >= present * 0.97 && clusters <= present * 1.2, `${clusters} clusters for ${present} identities`);
+    assert.ok(
+      clusters >= present * 0.97 && clusters <= present * 1.2,
+      `${clusters} clusters for ${present} identities`,
+    );
   } finally {
     await lib.s.close();
   }
@@ -568,7 +716,11 @@ real('the same woman across copies and crops is one cluster; the school group st
   if (!modelPath || !imagesDir) return;
   ultra = await loadUltraFaceDetector({ modelPath });
   embedder = await loadFaceEmbedder({ modelPath: writeSfaceStandin(path.join(tmp, 'sface')) });
-  assert.is(embedder.modelId, sfaceStandinModelId(), 'the stand-in is recognised by its hash (threshold 0.8 with no setting)');
+  assert.is(
+    embedder.modelId,
+    sfaceStandinModelId(),
+    'the stand-in is recognised by its hash (threshold 0.8 with no setting)',
+  );
   const photo = (name: string) => readFileSync(path.join(imagesDir, name));
   const lib = await openLib();
   try {
@@ -579,7 +731,11 @@ real('the same woman across copies and crops is one cluster; the school group st
       if (only) faces = faces.sort((a, b) => b.score - a.score).slice(0, 1);
       const vectors = await embedder!.embed(img, faces);
       const p = await addImage(lib);
-      const objects: NewObject[] = faces.map((d, i) => ({ ...faceObject(vectors[i], embedder!.modelId), polygon: d.polygon, confidence: d.score }));
+      const objects: NewObject[] = faces.map((d, i) => ({
+        ...faceObject(vectors[i], embedder!.modelId),
+        polygon: d.polygon,
+        confidence: d.score,
+      }));
       await lib.s.analysis.replaceFrameAnalysis(p.frameId, { captions: [], objects });
       return { mediaId: p.mediaId, faces: faces.map((d, i) => ({ objectId: objects[i].id, det: d })) };
     };
@@ -590,14 +746,33 @@ real('the same woman across copies and crops is one cluster; the school group st
     const W = meta.width!;
     const H = meta.height!;
     const crop = (l: number, t: number, f: number) =>
-      sharp(w).extract({ left: Math.round(l * W), top: Math.round(t * H), width: Math.round(f * W), height: Math.round(f * H) }).jpeg({ quality: 85 }).toBuffer();
+      sharp(w)
+        .extract({
+          left: Math.round(l * W),
+          top: Math.round(t * H),
+          width: Math.round(f * W),
+          height: Math.round(f * H),
+        })
+        .jpeg({ quality: 85 })
+        .toBuffer();
     const variants: Array<[string, Buffer]> = [
       ['original', w],
       ['original again', w],
-      ['60% re-encoded', await sharp(w).resize(Math.round(W * 0.6)).jpeg({ quality: 70 }).toBuffer()],
+      [
+        '60% re-encoded',
+        await sharp(w)
+          .resize(Math.round(W * 0.6))
+          .jpeg({ quality: 70 })
+          .toBuffer(),
+      ],
       ['crop 90% top-left', await crop(0, 0, 0.9)],
       ['crop 90% shifted 5%', await crop(0.05, 0.04, 0.9)],
-      ['crop 85% rescaled 120%', await sharp(await crop(0.08, 0.02, 0.85)).resize(Math.round(W * 0.85 * 1.2)).toBuffer()],
+      [
+        'crop 85% rescaled 120%',
+        await sharp(await crop(0.08, 0.02, 0.85))
+          .resize(Math.round(W * 0.85 * 1.2))
+          .toBuffer(),
+      ],
     ];
     const woman: string[] = [];
     for (const [name, bytes] of variants) {
@@ -645,10 +820,17 @@ real('the same woman across copies and crops is one cluster; the school group st
     assert.is(womanClusters.size, 1, 'every version of the woman in one cluster');
     assert.ok(!womanInGroup, 'no face of the group in her cluster');
     assert.ok(g1.faces.length >= 45, `faces found in ulf_1: ${g1.faces.length}`);
-    assert.ok(distinct1 >= 0.9 * g1.faces.length, `different people apart: ${distinct1} clusters for ${g1.faces.length} faces`);
+    assert.ok(
+      distinct1 >= 0.9 * g1.faces.length,
+      `different people apart: ${distinct1} clusters for ${g1.faces.length} faces`,
+    );
     assert.ok(together >= 0.9 * pairs && pairs >= 0.9 * g1.faces.length, `pairs together ${together}/${pairs}`);
     const [womanCluster] = [...womanClusters];
-    assert.is((await lib.clusters.getCluster(womanCluster))!.mediaCount, variants.length, 'browse by her cluster lists every version');
+    assert.is(
+      (await lib.clusters.getCluster(womanCluster))!.mediaCount,
+      variants.length,
+      'browse by her cluster lists every version',
+    );
   } finally {
     await lib.s.close();
   }

@@ -18,7 +18,11 @@ import { BitCodeMirror, codeWords, rowidBitmap } from '../../src/search/bitCodeM
 import { simdHamming } from '../../src/search/hammingSimd.js';
 import { normalize, quantizeBits, vectorBytes, type VectorRow } from '../../src/search/vectorIndex.js';
 import { openDatabase, type Db } from '../../src/storage/sqlite/database.js';
-import { sqliteVectorIndex, type SqliteVectorIndex, type VectorIndexTuning } from '../../src/storage/sqlite/vectorIndex.js';
+import {
+  sqliteVectorIndex,
+  type SqliteVectorIndex,
+  type VectorIndexTuning,
+} from '../../src/storage/sqlite/vectorIndex.js';
 import { vecChunkReader } from '../../src/storage/sqlite/vecChunks.js';
 import { clustered, rng } from '../helpers/vectors.js';
 
@@ -37,47 +41,69 @@ const popcount8 = (x: number) => {
 };
 const hamming = (a: Uint8Array, b: Uint8Array) => a.reduce((s, x, i) => s + popcount8(x ^ b[i]), 0);
 
-scan('nearest codes by Hamming distance, ties by rowid, lists and allowed rows respected (768, 256 and 136 bits)', () => {
-  for (const dims of [768, 256, 136]) {
-    const r = rng(dims);
-    const bytes = dims / 8;
-    const m = new BitCodeMirror(dims);
-    const all: Array<{ rowid: number; list: number; code: Uint8Array }> = [];
-    let rowid = 1;
-    for (let c = 0; c < 6; c++) {
-      const n = 200 + c * 37;
-      const list = c % 3;
-      const rowids = new Float64Array(n);
-      const codes = new Uint32Array(n * m.words);
-      for (let i = 0; i < n; i++) {
-        const code = Uint8Array.from({ length: bytes }, () => Math.floor(r() * 256));
-        rowids[i] = rowid;
-        codeWords(code, m.words, codes, i * m.words);
-        all.push({ rowid, list, code });
-        rowid += 1 + (i % 3); // gaps, as deletes leave
+scan(
+  'nearest codes by Hamming distance, ties by rowid, lists and allowed rows respected (768, 256 and 136 bits)',
+  () => {
+    for (const dims of [768, 256, 136]) {
+      const r = rng(dims);
+      const bytes = dims / 8;
+      const m = new BitCodeMirror(dims);
+      const all: Array<{ rowid: number; list: number; code: Uint8Array }> = [];
+      let rowid = 1;
+      for (let c = 0; c < 6; c++) {
+        const n = 200 + c * 37;
+        const list = c % 3;
+        const rowids = new Float64Array(n);
+        const codes = new Uint32Array(n * m.words);
+        for (let i = 0; i < n; i++) {
+          const code = Uint8Array.from({ length: bytes }, () => Math.floor(r() * 256));
+          rowids[i] = rowid;
+          codeWords(code, m.words, codes, i * m.words);
+          all.push({ rowid, list, code });
+          rowid += 1 + (i % 3); // gaps, as deletes leave
+        }
+        m.put({ id: c + 1, ds: 'A', sm: 'objects', list, rowids, codes });
       }
-      m.put({ id: c + 1, ds: 'A', sm: 'objects', list, rowids, codes });
+      const q = Uint8Array.from({ length: bytes }, () => Math.floor(r() * 256));
+      const brute = (keep: (x: (typeof all)[number]) => boolean, want: number) =>
+        all
+          .filter(keep)
+          .map((x) => ({ rowid: x.rowid, distance: hamming(x.code, q) }))
+          .sort((a, b) => a.distance - b.distance || a.rowid - b.rowid)
+          .slice(0, want);
+      assert.equal(
+        m.scan([{ ds: 'A', sm: 'objects', list: null }], q, 50),
+        brute(() => true, 50),
+        `${dims}: every list`,
+      );
+      assert.equal(
+        m.scan([{ ds: 'A', sm: 'objects', list: 1 }], q, 30),
+        brute((x) => x.list === 1, 30),
+        `${dims}: one list`,
+      );
+      const allowed = all.filter((_, i) => i % 7 === 0).map((x) => x.rowid);
+      const set = new Set(allowed);
+      assert.equal(
+        m.scan([{ ds: 'A', sm: 'objects', list: null }], q, 40, rowidBitmap(allowed)),
+        brute((x) => set.has(x.rowid), 40),
+        `${dims}: allowed rows`,
+      );
+      assert.equal(m.scan([{ ds: 'B', sm: 'objects', list: null }], q, 10), [], `${dims}: another collection`);
+      assert.equal(m.scan([{ ds: 'A', sm: 'faces', list: null }], q, 10), [], `${dims}: another similarity model`);
+      assert.is(
+        m.scan([{ ds: 'A', sm: 'objects', list: null }], q, 100_000).length,
+        all.length,
+        `${dims}: fewer rows than wanted`,
+      );
+      // Replacing and dropping chunks keeps the counts.
+      const before = m.rows('A', 'objects');
+      m.drop(2);
+      assert.is(m.rows('A', 'objects'), before - (200 + 37));
+      m.dropGroup('A', 'objects');
+      assert.is(m.rows('A', 'objects'), 0);
     }
-    const q = Uint8Array.from({ length: bytes }, () => Math.floor(r() * 256));
-    const brute = (keep: (x: (typeof all)[number]) => boolean, want: number) =>
-      all.filter(keep).map((x) => ({ rowid: x.rowid, distance: hamming(x.code, q) }))
-        .sort((a, b) => a.distance - b.distance || a.rowid - b.rowid).slice(0, want);
-    assert.equal(m.scan([{ ds: 'A', sm: 'objects', list: null }], q, 50), brute(() => true, 50), `${dims}: every list`);
-    assert.equal(m.scan([{ ds: 'A', sm: 'objects', list: 1 }], q, 30), brute((x) => x.list === 1, 30), `${dims}: one list`);
-    const allowed = all.filter((_, i) => i % 7 === 0).map((x) => x.rowid);
-    const set = new Set(allowed);
-    assert.equal(m.scan([{ ds: 'A', sm: 'objects', list: null }], q, 40, rowidBitmap(allowed)), brute((x) => set.has(x.rowid), 40), `${dims}: allowed rows`);
-    assert.equal(m.scan([{ ds: 'B', sm: 'objects', list: null }], q, 10), [], `${dims}: another collection`);
-    assert.equal(m.scan([{ ds: 'A', sm: 'faces', list: null }], q, 10), [], `${dims}: another similarity model`);
-    assert.is(m.scan([{ ds: 'A', sm: 'objects', list: null }], q, 100_000).length, all.length, `${dims}: fewer rows than wanted`);
-    // Replacing and dropping chunks keeps the counts.
-    const before = m.rows('A', 'objects');
-    m.drop(2);
-    assert.is(m.rows('A', 'objects'), before - (200 + 37));
-    m.dropGroup('A', 'objects');
-    assert.is(m.rows('A', 'objects'), 0);
-  }
-});
+  },
+);
 
 // ---------------------------------------------------------------- in the SQLite index
 
@@ -85,21 +111,42 @@ const sqlite = suite('code mirror: in the SQLite vector index');
 
 const D = 128;
 /** Lists from 2,000 rows (8 of them), so chunks carry a list as their third partition key. */
-const SMALL: VectorIndexTuning = { ivfMinRows: 2_000, ivfLists: 8, ivfMinProbe: 2, ivfProbe: { fraction: 1 / 4, perCandidate: 1, minRows: 0 } };
+const SMALL: VectorIndexTuning = {
+  ivfMinRows: 2_000,
+  ivfLists: 8,
+  ivfMinProbe: 2,
+  ivfProbe: { fraction: 1 / 4, perCandidate: 1, minRows: 0 },
+};
 
 function open(tuning: VectorIndexTuning = SMALL): { db: Db; ix: SqliteVectorIndex } {
   const db = openDatabase(path.join(tmp, `c${++fileNo}.db`));
   return { db, ix: sqliteVectorIndex(db, tuning) };
 }
 const row = (objectId: string, vector: Float32Array, datasetId = 'A'): VectorRow => ({
-  objectId, modelId: 'clip:test', similarityModel: 'objects', mediaId: `m-${objectId}`, datasetId, frameId: `f-${objectId}`, vector,
+  objectId,
+  modelId: 'clip:test',
+  similarityModel: 'objects',
+  mediaId: `m-${objectId}`,
+  datasetId,
+  frameId: `f-${objectId}`,
+  vector,
 });
 function put(db: Db, ix: SqliteVectorIndex, rows: VectorRow[]) {
   const ins = db.prepare(
     `INSERT OR REPLACE INTO object_embeddings (object_id, model_id, similarity_model, media_id, dataset_id, dims, vector, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
   );
   db.transaction(() => {
-    for (const r of rows) ins.run(r.objectId, r.modelId, r.similarityModel, r.mediaId, r.datasetId, D, vectorBytes(normalize(r.vector)), nowIso());
+    for (const r of rows)
+      ins.run(
+        r.objectId,
+        r.modelId,
+        r.similarityModel,
+        r.mediaId,
+        r.datasetId,
+        D,
+        vectorBytes(normalize(r.vector)),
+        nowIso(),
+      );
     ix.sync.upsert(rows);
   })();
 }
@@ -110,7 +157,11 @@ const search = (ix: SqliteVectorIndex, vector: Float32Array, k = 10) =>
 async function loaded(tuning?: VectorIndexTuning) {
   const t = open(tuning);
   const gen = clustered(rng(11), D, 12);
-  put(t.db, t.ix, Array.from({ length: 6_000 }, (_, i) => row(`o${i}`, gen())));
+  put(
+    t.db,
+    t.ix,
+    Array.from({ length: 6_000 }, (_, i) => row(`o${i}`, gen())),
+  );
   await t.ix.rebuild('clip:test');
   await t.ix.warm('clip:test');
   return { ...t, gen };
@@ -122,11 +173,18 @@ sqlite('the chunks read back are the codes sqlite-vec holds; an unknown layout g
   const reader = vecChunkReader(t.db, `vec_index_${g}`, D, true)!;
   assert.ok(reader, 'the layout of sqlite-vec 0.1.9');
   const chunks = reader.after(0, 1000);
-  assert.is(chunks.reduce((n, c) => n + c.rowids.length, 0), 6_000, 'every live row once');
+  assert.is(
+    chunks.reduce((n, c) => n + c.rowids.length, 0),
+    6_000,
+    'every live row once',
+  );
   // A row's code as vec0 holds it (vec_quantize of the same vector) equals what the mirror read.
   const probe = chunks[1];
   const rowid = probe.rowids[5];
-  const stored = t.db.prepare(`SELECT embedding FROM vec_index_${g} WHERE rowid = ?`).pluck().get(BigInt(rowid)) as Buffer;
+  const stored = t.db
+    .prepare(`SELECT embedding FROM vec_index_${g} WHERE rowid = ?`)
+    .pluck()
+    .get(BigInt(rowid)) as Buffer;
   const words = Math.ceil(D / 32);
   assert.equal([...probe.codes.subarray(5 * words, 6 * words)], [...codeWords(new Uint8Array(stored), words)]);
   assert.is(reader.chunkOf(rowid), probe.id);
@@ -145,57 +203,73 @@ sqlite('once loaded, the first pass runs in memory and answers what the vec0 KNN
     assert.is(mem.info.firstPass, 'memory');
     assert.is(vec.info.firstPass, 'sqlite');
     assert.ok(mem.info.lists > 0, 'nearest lists only');
-    assert.equal(mem.hits.map((h) => h.objectId), vec.hits.map((h) => h.objectId), `query ${i}`);
+    assert.equal(
+      mem.hits.map((h) => h.objectId),
+      vec.hits.map((h) => h.objectId),
+      `query ${i}`,
+    );
   }
   t.db.close();
 });
 
-sqlite('rows written, replaced and deleted are seen by the next search; a rolled-back write leaves no trace', async () => {
-  const t = await loaded();
-  const q = t.gen();
-  // New rows right at the query.
-  put(t.db, t.ix, [row('new1', q), row('new2', q)]);
-  let r = search(t.ix, q);
-  assert.is(r.info.firstPass, 'memory');
-  assert.equal(r.hits.slice(0, 2).map((h) => h.objectId).sort(), ['new1', 'new2']);
-  // Replaced by a far vector: no longer at the top; deleted: gone.
-  const far = Float32Array.from(q, (x) => -x);
-  put(t.db, t.ix, [row('new1', far)]);
-  t.db.prepare(`DELETE FROM object_embeddings WHERE object_id = 'new2'`).run();
-  t.ix.sync.remove(['new2']);
-  r = search(t.ix, q);
-  assert.is(r.info.firstPass, 'memory');
-  assert.not.ok(r.hits.some((h) => h.objectId === 'new1' || h.objectId === 'new2'));
-  assert.is(search(t.ix, far, 1).hits[0].objectId, 'new1', 'found by its new vector');
-  // A write rolled back by its transaction.
-  assert.throws(() =>
-    t.db.transaction(() => {
-      t.ix.sync.upsert([row('phantom', q)]);
-      throw new Error('rolled back');
-    })(),
-  );
-  r = search(t.ix, q);
-  assert.is(r.info.firstPass, 'memory', 'the mirror still agrees with the counts');
-  assert.not.ok(r.hits.some((h) => h.objectId === 'phantom'));
-  t.db.close();
-});
-
-sqlite('a write the mirror was not told about is caught by the counts, answered through vec0, then reloaded', async () => {
-  const t = await loaded();
-  const q = t.gen();
-  const other = sqliteVectorIndex(t.db, SMALL); // another writer on the same file (its own mirror, unloaded)
-  put(t.db, other, [row('elsewhere', q)]);
-  let r = search(t.ix, q);
-  assert.is(r.info.firstPass, 'sqlite', 'counts differ: vec0 answers');
-  assert.is(r.hits[0].objectId, 'elsewhere');
-  for (let i = 0; i < 5 && r.info.firstPass !== 'memory'; i++) {
-    await turn();
+sqlite(
+  'rows written, replaced and deleted are seen by the next search; a rolled-back write leaves no trace',
+  async () => {
+    const t = await loaded();
+    const q = t.gen();
+    // New rows right at the query.
+    put(t.db, t.ix, [row('new1', q), row('new2', q)]);
+    let r = search(t.ix, q);
+    assert.is(r.info.firstPass, 'memory');
+    assert.equal(
+      r.hits
+        .slice(0, 2)
+        .map((h) => h.objectId)
+        .sort(),
+      ['new1', 'new2'],
+    );
+    // Replaced by a far vector: no longer at the top; deleted: gone.
+    const far = Float32Array.from(q, (x) => -x);
+    put(t.db, t.ix, [row('new1', far)]);
+    t.db.prepare(`DELETE FROM object_embeddings WHERE object_id = 'new2'`).run();
+    t.ix.sync.remove(['new2']);
     r = search(t.ix, q);
-  }
-  assert.is(r.info.firstPass, 'memory', 'reloaded');
-  assert.is(r.hits[0].objectId, 'elsewhere');
-  t.db.close();
-});
+    assert.is(r.info.firstPass, 'memory');
+    assert.not.ok(r.hits.some((h) => h.objectId === 'new1' || h.objectId === 'new2'));
+    assert.is(search(t.ix, far, 1).hits[0].objectId, 'new1', 'found by its new vector');
+    // A write rolled back by its transaction.
+    assert.throws(() =>
+      t.db.transaction(() => {
+        t.ix.sync.upsert([row('phantom', q)]);
+        throw new Error('rolled back');
+      })(),
+    );
+    r = search(t.ix, q);
+    assert.is(r.info.firstPass, 'memory', 'the mirror still agrees with the counts');
+    assert.not.ok(r.hits.some((h) => h.objectId === 'phantom'));
+    t.db.close();
+  },
+);
+
+sqlite(
+  'a write the mirror was not told about is caught by the counts, answered through vec0, then reloaded',
+  async () => {
+    const t = await loaded();
+    const q = t.gen();
+    const other = sqliteVectorIndex(t.db, SMALL); // another writer on the same file (its own mirror, unloaded)
+    put(t.db, other, [row('elsewhere', q)]);
+    let r = search(t.ix, q);
+    assert.is(r.info.firstPass, 'sqlite', 'counts differ: vec0 answers');
+    assert.is(r.hits[0].objectId, 'elsewhere');
+    for (let i = 0; i < 5 && r.info.firstPass !== 'memory'; i++) {
+      await turn();
+      r = search(t.ix, q);
+    }
+    assert.is(r.info.firstPass, 'memory', 'reloaded');
+    assert.is(r.hits[0].objectId, 'elsewhere');
+    t.db.close();
+  },
+);
 
 sqlite('a budget too small for the codes leaves the first pass to vec0', async () => {
   const t = await loaded({ ...SMALL, codeCacheBytes: 10_000 });
@@ -216,13 +290,21 @@ scan('the SIMD kernel counts what JavaScript counts, at every code size it takes
     const out = new Uint16Array(rows + 3).fill(9);
     kernel!.distances(codes, rows, query, out, 3);
     const bytes = (a: Uint32Array) => new Uint8Array(a.buffer, a.byteOffset, a.byteLength);
-    const expected = Array.from({ length: rows }, (_, r) => hamming(bytes(codes.subarray(r * words, (r + 1) * words)), bytes(query)));
+    const expected = Array.from({ length: rows }, (_, r) =>
+      hamming(bytes(codes.subarray(r * words, (r + 1) * words)), bytes(query)),
+    );
     assert.equal([...out.subarray(0, 3)], [9, 9, 9], `${words} words: nothing written before the offset`);
     assert.equal([...out.subarray(3)], expected, `${words} words`);
     // Identical codes: distance 0; opposite codes: every bit.
     kernel!.distances(query, 1, query, out, 0);
     assert.is(out[0], 0);
-    kernel!.distances(query.map((w) => ~w >>> 0), 1, query, out, 0);
+    kernel!.distances(
+      query.map((w) => ~w >>> 0),
+      1,
+      query,
+      out,
+      0,
+    );
     assert.is(out[0], words * 32);
   }
   for (const words of [0, 5, 6, 128]) assert.is(simdHamming(words), null, `${words} words: counted in JavaScript`);

@@ -14,30 +14,47 @@ import { startTestApp, waitForProcessing } from '../helpers/testApp.js';
 test('re-index to a new embedding model: search answers from the old vectors until the new ones are complete', async () => {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'reindex-data-'));
   const modelsDir = mkdtempSync(path.join(os.tmpdir(), 'reindex-models-'));
-  const red = await sharp({ create: { width: 80, height: 60, channels: 3, background: { r: 220, g: 20, b: 20 } } }).jpeg().toBuffer();
-  const blue = await sharp({ create: { width: 80, height: 60, channels: 3, background: { r: 20, g: 30, b: 220 } } }).jpeg().toBuffer();
+  const red = await sharp({ create: { width: 80, height: 60, channels: 3, background: { r: 220, g: 20, b: 20 } } })
+    .jpeg()
+    .toBuffer();
+  const blue = await sharp({ create: { width: 80, height: 60, channels: 3, background: { r: 20, g: 30, b: 220 } } })
+    .jpeg()
+    .toBuffer();
   let app = await startTestApp({ dataDir, modelsDir });
   let ds: string;
   const ids: string[] = [];
   try {
     ds = await app.collection('Reindex');
-    for (const [name, bytes] of [['r.jpg', red], ['b.jpg', blue]] as const) ids.push((await app.upload({ datasetId: ds, name }, { bytes, filename: name })).body.mediaId);
+    for (const [name, bytes] of [
+      ['r.jpg', red],
+      ['b.jpg', blue],
+    ] as const)
+      ids.push((await app.upload({ datasetId: ds, name }, { bytes, filename: name })).body.mediaId);
     for (const id of ids) await waitForProcessing(app, id);
   } finally {
     await app.close();
   }
   // The operator switches the default embedder (768-d → the 512-d model).
-  writeFileSync(path.join(modelsDir, 'catalog.local.json'), JSON.stringify({ version: 1, roles: { test: { embed: 'clip-vit-b32' } } }));
+  writeFileSync(
+    path.join(modelsDir, 'catalog.local.json'),
+    JSON.stringify({ version: 1, roles: { test: { embed: 'clip-vit-b32' } } }),
+  );
   app = await startTestApp({ dataDir, modelsDir, ingestConcurrency: 0 });
   try {
     // No re-index yet: the new model covers nothing, so search answers from the old vectors.
     const before = await app.request('GET', `/api/dataset/${ds}/media?q=red&minScore=0.5`);
     assert.is(before.status, 200, JSON.stringify(before.body));
-    assert.equal(before.body.media.map((m: { id: string }) => m.id), [ids[0]]);
+    assert.equal(
+      before.body.media.map((m: { id: string }) => m.id),
+      [ids[0]],
+    );
     const used = await import('../../src/search/scoring.js').then((m) => m.searchModel(app.app.services, [ds]));
     assert.is(used.name, 'default', 'the old model answers while the new one covers nothing');
     const sim = await app.request('GET', `/api/dataset/${ds}/media?q=blue&minScore=0.5`);
-    assert.equal(sim.body.media.map((m: { id: string }) => m.id), [ids[1]]);
+    assert.equal(
+      sim.body.media.map((m: { id: string }) => m.id),
+      [ids[1]],
+    );
   } finally {
     await app.close();
   }
@@ -51,7 +68,10 @@ test('re-index to a new embedding model: search answers from the old vectors unt
     for (let i = 0; i < 600 && (await coverage()).fraction < 1; i++) await new Promise((res) => setTimeout(res, 100));
     assert.is((await coverage()).fraction, 1, 'the new model covers every object');
     const after = await app.request('GET', `/api/dataset/${ds}/media?q=red&minScore=0.5`);
-    assert.equal(after.body.media.map((m: { id: string }) => m.id), [ids[0]]);
+    assert.equal(
+      after.body.media.map((m: { id: string }) => m.id),
+      [ids[0]],
+    );
     const model = await import('../../src/search/scoring.js').then((m) => m.searchModel(app.app.services, [ds]));
     assert.is(model.name, 'clip-vit-b32', 'search switched to the new model');
     const viewer = (await app.request('POST', '/api/keys', { body: { role: 'member' } })).body.key;

@@ -17,7 +17,14 @@ import path from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { newMediaId, newUuid, nowIso, pathLabel } from '../../src/ids.js';
-import { inflections, parseQuery, textRank, type TextHit, type TextIndex, type TextSearchQuery } from '../../src/search/textIndex.js';
+import {
+  inflections,
+  parseQuery,
+  textRank,
+  type TextHit,
+  type TextIndex,
+  type TextSearchQuery,
+} from '../../src/search/textIndex.js';
 import type { Db } from '../../src/storage/sqlite/database.js';
 import { openSqliteStorage, type SqliteStorage } from '../../src/storage/sqlite/index.js';
 import { migrate } from '../../src/storage/sqlite/migrate.js';
@@ -44,16 +51,33 @@ interface Fx {
 
 async function open(options: SqliteTextIndexOptions = {}): Promise<Fx> {
   const s = openSqliteStorage(tempDb());
-  const user = await s.accounts.createUser({ id: newUuid(), email: `u-${newUuid()}@example.com`, name: 'U', createdAt: nowIso() });
+  const user = await s.accounts.createUser({
+    id: newUuid(),
+    email: `u-${newUuid()}@example.com`,
+    name: 'U',
+    createdAt: nowIso(),
+  });
   const orgId = newUuid();
-  const org = await s.accounts.createOrganization({ id: orgId, name: 'Acme', slug: `acme-${orgId.slice(0, 8)}` }, user.id);
+  const org = await s.accounts.createOrganization(
+    { id: orgId, name: 'Acme', slug: `acme-${orgId.slice(0, 8)}` },
+    user.id,
+  );
   const coll = await newCollection(s, org.id, user.id);
   return { s, user, org, coll, index: sqliteTextIndex(s.db, options) };
 }
 
 async function newCollection(s: SqliteStorage, organizationId: string, userId: string): Promise<Collection> {
   const at = nowIso();
-  return s.collections.create({ id: newUuid(), organizationId, name: 'Library', icon: null, type: 'media', createdAt: at, updatedAt: at, createdById: userId });
+  return s.collections.create({
+    id: newUuid(),
+    organizationId,
+    name: 'Library',
+    icon: null,
+    type: 'media',
+    createdAt: at,
+    updatedAt: at,
+    createdById: userId,
+  });
 }
 
 interface ItemSpec {
@@ -65,24 +89,57 @@ interface ItemSpec {
   rootId?: string;
 }
 
-interface Item { id: string; frameIds: string[] }
+interface Item {
+  id: string;
+  frameIds: string[];
+}
 
 const ocrObject = (text: string): NewObject => ({
-  id: newMediaId(), type: 'text', label: text, blobKey: null, polygon: [{ x: 0, y: 0 }, { x: 1, y: 0 }, { x: 1, y: 1 }],
-  confidence: 0.9, model: 'ocr-test', similarityModel: null, embedding: null,
+  id: newMediaId(),
+  type: 'text',
+  label: text,
+  blobKey: null,
+  polygon: [
+    { x: 0, y: 0 },
+    { x: 1, y: 0 },
+    { x: 1, y: 1 },
+  ],
+  confidence: 0.9,
+  model: 'ocr-test',
+  similarityModel: null,
+  embedding: null,
 });
 const boxObject = (label: string): NewObject => ({ ...ocrObject(label), type: 'object', model: 'yolo-test' });
 
 async function addItem(fx: Fx, spec: ItemSpec = {}): Promise<Item> {
   const id = newMediaId();
   const coll = spec.coll ?? fx.coll;
-  const frames = (spec.frames ?? [{}]).map((_, i) => ({ id: newMediaId(), timestamp: String(i * 2), blobKey: `frame-${id}-${i}`, width: 64, height: 48 }));
+  const frames = (spec.frames ?? [{}]).map((_, i) => ({
+    id: newMediaId(),
+    timestamp: String(i * 2),
+    blobKey: `frame-${id}-${i}`,
+    width: 64,
+    height: 48,
+  }));
   await fx.s.media.insert(
     {
-      id, datasetId: coll.id, organizationId: coll.organizationId, parentPath: pathLabel(coll.id),
-      type: frames.length > 1 ? 'video' : 'image', name: spec.name ?? `file-${id.slice(0, 6)}.jpg`, blobKey: `blob-${id}`,
-      mimeType: 'image/jpeg', width: 64, height: 48, duration: null, sizeBytes: 100, exif: {}, metadata: spec.metadata ?? {},
-      processingStatus: 'ready', createdById: fx.user.id, ...(spec.rootId ? { rootId: spec.rootId } : {}),
+      id,
+      datasetId: coll.id,
+      organizationId: coll.organizationId,
+      parentPath: pathLabel(coll.id),
+      type: frames.length > 1 ? 'video' : 'image',
+      name: spec.name ?? `file-${id.slice(0, 6)}.jpg`,
+      blobKey: `blob-${id}`,
+      mimeType: 'image/jpeg',
+      width: 64,
+      height: 48,
+      duration: null,
+      sizeBytes: 100,
+      exif: {},
+      metadata: spec.metadata ?? {},
+      processingStatus: 'ready',
+      createdById: fx.user.id,
+      ...(spec.rootId ? { rootId: spec.rootId } : {}),
     },
     frames,
   );
@@ -129,13 +186,21 @@ function assertInStep(db: Db): void {
   assert.equal(actual, expected, 'text_index_docs holds exactly the live rows');
   const ftsRows = db.prepare(`SELECT count(*) FROM text_index`).pluck().get();
   assert.is(ftsRows, actual.length, 'one FTS row per docs row');
-  const orphans = db.prepare(`SELECT count(*) FROM text_index WHERE rowid NOT IN (SELECT id FROM text_index_docs)`).pluck().get();
+  const orphans = db
+    .prepare(`SELECT count(*) FROM text_index WHERE rowid NOT IN (SELECT id FROM text_index_docs)`)
+    .pluck()
+    .get();
   assert.is(orphans, 0, 'no FTS row without its docs row');
   const perCollection = db
-    .prepare(`SELECT m.dataset_id AS id, count(*) AS n FROM text_index_docs d JOIN media m ON m.id = d.media_id GROUP BY m.dataset_id`)
+    .prepare(
+      `SELECT m.dataset_id AS id, count(*) AS n FROM text_index_docs d JOIN media m ON m.id = d.media_id GROUP BY m.dataset_id`,
+    )
     .all() as Array<{ id: string; n: number }>;
   for (const c of perCollection) {
-    const scoped = db.prepare(`SELECT count(*) FROM text_index WHERE text_index MATCH ?`).pluck().get(`scope : "${scopeToken(c.id)}"`);
+    const scoped = db
+      .prepare(`SELECT count(*) FROM text_index WHERE text_index MATCH ?`)
+      .pluck()
+      .get(`scope : "${scopeToken(c.id)}"`);
     assert.is(scoped, c.n, 'each row carries its collection');
   }
   db.exec(`INSERT INTO text_index (text_index) VALUES ('integrity-check')`);
@@ -171,7 +236,11 @@ test('stemming: plural and singular, verb forms', async () => {
 
 test('an OCR-only word is found and points at its frame', async () => {
   const video = await addItem(fx, {
-    frames: [{ captions: ['a harbour at dusk'] }, { captions: ['an island prison'], ocr: ['WELCOME TO', 'ALCATRAZ'] }, { captions: ['a boat'] }],
+    frames: [
+      { captions: ['a harbour at dusk'] },
+      { captions: ['an island prison'], ocr: ['WELCOME TO', 'ALCATRAZ'] },
+      { captions: ['a boat'] },
+    ],
   });
   const hits = await search(fx, 'alcatraz');
   assert.equal(keys(hits), [`${video.id}/${video.frameIds[1]}`]);
@@ -225,18 +294,44 @@ test('deleted items are gone (their frames too); folders are not indexed', async
   assert.equal(await search(fx, 'rentals'), []);
   const folder = await fx.s.media.insertFolder(
     {
-      id: newMediaId(), datasetId: fx.coll.id, organizationId: fx.org.id, parentPath: pathLabel(fx.coll.id), type: 'folder',
-      name: 'Kayak trips', blobKey: null, mimeType: null, width: null, height: null, duration: null, sizeBytes: 0, exif: {}, metadata: {},
-      processingStatus: 'ready', createdById: fx.user.id,
+      id: newMediaId(),
+      datasetId: fx.coll.id,
+      organizationId: fx.org.id,
+      parentPath: pathLabel(fx.coll.id),
+      type: 'folder',
+      name: 'Kayak trips',
+      blobKey: null,
+      mimeType: null,
+      width: null,
+      height: null,
+      duration: null,
+      sizeBytes: 0,
+      exif: {},
+      metadata: {},
+      processingStatus: 'ready',
+      createdById: fx.user.id,
     },
     false,
   );
   assert.not.ok((await search(fx, 'trips')).length, 'folder names are not indexed');
   const inside = await fx.s.media.insert(
     {
-      id: newMediaId(), datasetId: fx.coll.id, organizationId: fx.org.id, parentPath: folder.folder.path, type: 'image', name: 'paddle.jpg',
-      blobKey: 'blob-paddle', mimeType: 'image/jpeg', width: 1, height: 1, duration: null, sizeBytes: 1, exif: {}, metadata: {},
-      processingStatus: 'ready', createdById: fx.user.id,
+      id: newMediaId(),
+      datasetId: fx.coll.id,
+      organizationId: fx.org.id,
+      parentPath: folder.folder.path,
+      type: 'image',
+      name: 'paddle.jpg',
+      blobKey: 'blob-paddle',
+      mimeType: 'image/jpeg',
+      width: 1,
+      height: 1,
+      duration: null,
+      sizeBytes: 1,
+      exif: {},
+      metadata: {},
+      processingStatus: 'ready',
+      createdById: fx.user.id,
     },
     [],
   );
@@ -251,12 +346,25 @@ test('deleted items are gone (their frames too); folders are not indexed', async
 /** The index's row count kept by triggers (idf's N) agrees with the rows. */
 function assertRowCount() {
   const kept = fx.s.db.prepare(`SELECT rows FROM text_index_rows WHERE id = 1`).pluck().get();
-  assert.is(kept, fx.s.db.prepare(`SELECT count(*) FROM text_index_docs`).pluck().get(), 'text_index_rows follows inserts and deletes');
+  assert.is(
+    kept,
+    fx.s.db.prepare(`SELECT count(*) FROM text_index_docs`).pluck().get(),
+    'text_index_rows follows inserts and deletes',
+  );
 }
 
 test('only the current version is found', async () => {
-  const original = await addItem(fx, { name: 'canyon.jpg', frames: [{ captions: ['a red canyon'] }], metadata: { tags: { mood: ['epic'] } } });
-  const edit = await addItem(fx, { name: 'canyon-edit.jpg', rootId: original.id, frames: [{ captions: ['a red canyon in black and white'] }], metadata: { tags: { mood: ['epic'] } } });
+  const original = await addItem(fx, {
+    name: 'canyon.jpg',
+    frames: [{ captions: ['a red canyon'] }],
+    metadata: { tags: { mood: ['epic'] } },
+  });
+  const edit = await addItem(fx, {
+    name: 'canyon-edit.jpg',
+    rootId: original.id,
+    frames: [{ captions: ['a red canyon in black and white'] }],
+    metadata: { tags: { mood: ['epic'] } },
+  });
   assert.equal(itemsOf(await search(fx, 'canyon')), [edit.id], 'the new version replaces the original');
   assert.equal(itemsOf(await search(fx, 'epic')), [edit.id]);
   assert.equal(await search(fx, 'black white', { prefix: false }).then((h) => itemsOf(h)), [edit.id]);
@@ -268,10 +376,14 @@ test('only the current version is found', async () => {
   assert.equal(itemsOf(await search(fx, 'canyon')), [original.id], 'deleting the current version promotes the other');
 });
 
-test('reprocessing replaces model captions and OCR; the user\'s captions and corrections stay', async () => {
+test("reprocessing replaces model captions and OCR; the user's captions and corrections stay", async () => {
   const a = await addItem(fx, { frames: [{ captions: ['a yellow taxi'], ocr: ['DINER'] }] });
   const frameId = a.frameIds[0];
-  await fx.s.analysis.addUserCaption(frameId, { id: newMediaId(), text: 'grandpa Joaquim driving', model: 'user' }, fx.user.id);
+  await fx.s.analysis.addUserCaption(
+    frameId,
+    { id: newMediaId(), text: 'grandpa Joaquim driving', model: 'user' },
+    fx.user.id,
+  );
   assert.equal(itemsOf(await search(fx, 'joaquim')), [a.id]);
   await analyse(fx, frameId, ['a green tram'], ['BAKERY']);
   assert.equal(await search(fx, 'taxi'), [], 'old caption words gone');
@@ -294,7 +406,11 @@ test('reprocessing replaces model captions and OCR; the user\'s captions and cor
 test('frames no longer sampled take their text with them', async () => {
   const video = await addItem(fx, { frames: [{ captions: ['opening titles'] }, { captions: ['a chase scene'] }] });
   const frames = await fx.s.analysis.framesOf(video.id);
-  await fx.s.analysis.syncFrames(video.id, [{ id: newMediaId(), timestamp: frames[0].timestamp, blobKey: 'x', width: 1, height: 1 }], fx.user.id);
+  await fx.s.analysis.syncFrames(
+    video.id,
+    [{ id: newMediaId(), timestamp: frames[0].timestamp, blobKey: 'x', width: 1, height: 1 }],
+    fx.user.id,
+  );
   assert.equal(keys(await search(fx, 'titles')), [`${video.id}/${video.frameIds[0]}`], 'the kept frame keeps its text');
   assert.equal(await search(fx, 'chase'), []);
 });
@@ -316,7 +432,11 @@ test('collections: only the ones asked for', async () => {
 
 test('an item whose collection changes (no API does this yet) is found in its new one only', async () => {
   const other = await newCollection(fx.s, fx.org.id, fx.user.id);
-  const a = await addItem(fx, { name: 'glacier.jpg', frames: [{ captions: ['a glacier'] }], metadata: { tags: { place: ['Iceland'] } } });
+  const a = await addItem(fx, {
+    name: 'glacier.jpg',
+    frames: [{ captions: ['a glacier'] }],
+    metadata: { tags: { place: ['Iceland'] } },
+  });
   fx.s.db.prepare(`UPDATE media SET dataset_id = ? WHERE id = ?`).run(other.id, a.id);
   assert.equal(await search(fx, 'glacier iceland'), []);
   assert.equal(itemsOf(await search(fx, 'glacier iceland', { datasetIds: [other.id] })), [a.id]);
@@ -336,10 +456,16 @@ test('mediaIds: only those items, whichever way the list is applied', async () =
   const ways = [fx.index, sqliteTextIndex(fx.s.db, { directCost: 0 }), sqliteTextIndex(fx.s.db, { joinIds: 1 })];
   const many = [a.id, b.id, ...Array.from({ length: 50 }, newMediaId)];
   for (const q of ['meadow horses', 'meadow', 'horse', 'meadow.jpg']) {
-    const answers = await Promise.all(ways.map((w) => w.search({ query: q, datasetIds: [fx.coll.id], mediaIds: many, limit: 10 })));
+    const answers = await Promise.all(
+      ways.map((w) => w.search({ query: q, datasetIds: [fx.coll.id], mediaIds: many, limit: 10 })),
+    );
     for (const other of answers.slice(1)) {
       assert.equal(keys(other), keys(answers[0]), `${q}: the same hits`);
-      assert.equal(other.map((h) => [h.score, h.matchedFields]), answers[0].map((h) => [h.score, h.matchedFields]), `${q}: the same scores`);
+      assert.equal(
+        other.map((h) => [h.score, h.matchedFields]),
+        answers[0].map((h) => [h.score, h.matchedFields]),
+        `${q}: the same scores`,
+      );
     }
     assert.ok(answers[0].length > 0 && answers[0].every((h) => h.mediaId === a.id || h.mediaId === b.id), q);
   }
@@ -350,19 +476,79 @@ test('mediaIds: only those items, whichever way the list is applied', async () =
 test('hostile queries never throw and still find what their words say', async () => {
   const a = await addItem(fx, { name: 'near-and-or.jpg', frames: [{ captions: ['a bus stop sign'] }] });
   const hostile = [
-    '"', '""', '"bus', 'bus"', '(bus', 'bus)', '((', '))', 'NEAR(', 'NEAR(bus stop, 2)', 'AND', 'OR', 'NOT', 'bus NOT', 'NOT bus',
-    'bus AND', 'OR OR OR', '*', 'bus*', '*bus', ':', 'caption:bus', '{caption}:bus', '{ocr name} : bus', '^bus', '-bus', '+bus',
-    'bus + stop', "'; DROP TABLE media; --", '\\', '%', '_', '🚌', '🚌 bus', '👨‍👩‍👧', '\u0000bus', '\u200b', ' ', '', 'a'.repeat(10_000),
-    Array.from({ length: 200 }, (_, i) => `w${i}`).join(' '), 'rowid = 1', 'bm25(', 'text_index', '[bus]', 'bus\nstop', 'bús', 'BUS',
+    '"',
+    '""',
+    '"bus',
+    'bus"',
+    '(bus',
+    'bus)',
+    '((',
+    '))',
+    'NEAR(',
+    'NEAR(bus stop, 2)',
+    'AND',
+    'OR',
+    'NOT',
+    'bus NOT',
+    'NOT bus',
+    'bus AND',
+    'OR OR OR',
+    '*',
+    'bus*',
+    '*bus',
+    ':',
+    'caption:bus',
+    '{caption}:bus',
+    '{ocr name} : bus',
+    '^bus',
+    '-bus',
+    '+bus',
+    'bus + stop',
+    "'; DROP TABLE media; --",
+    '\\',
+    '%',
+    '_',
+    '🚌',
+    '🚌 bus',
+    '👨‍👩‍👧',
+    '\u0000bus',
+    '\u200b',
+    ' ',
+    '',
+    'a'.repeat(10_000),
+    Array.from({ length: 200 }, (_, i) => `w${i}`).join(' '),
+    'rowid = 1',
+    'bm25(',
+    'text_index',
+    '[bus]',
+    'bus\nstop',
+    'bús',
+    'BUS',
   ];
   for (const q of hostile) {
     const hits = await search(fx, q);
     assert.ok(Array.isArray(hits), q);
   }
-  for (const q of ['"bus', 'bus)', 'NEAR(bus stop, 2)', 'bus*', 'caption:bus', '{ocr name} : bus', '🚌 bus', 'bús', 'BUS', '[bus]', 'bus AND']) {
+  for (const q of [
+    '"bus',
+    'bus)',
+    'NEAR(bus stop, 2)',
+    'bus*',
+    'caption:bus',
+    '{ocr name} : bus',
+    '🚌 bus',
+    'bús',
+    'BUS',
+    '[bus]',
+    'bus AND',
+  ]) {
     assert.equal(itemsOf(await search(fx, q)), [a.id], `${JSON.stringify(q)} finds the bus`);
   }
-  assert.equal(itemsOf(await search(fx, 'near and or', { prefix: false })), [a.id], 'operator words are plain words ("near" in the name)');
+  assert.equal(
+    itemsOf(await search(fx, 'near and or', { prefix: false })),
+    [a.id],
+    'operator words are plain words ("near" in the name)',
+  );
 });
 
 test('scores: 0..1, all words above some words, rarer evidence higher', async () => {
@@ -371,8 +557,15 @@ test('scores: 0..1, all words above some words, rarer evidence higher', async ()
   const one = await addItem(fx, { frames: [{ captions: ['a red door'] }] });
   for (let i = 0; i < 5; i++) await addItem(fx, { frames: [{ captions: [`a parked car number ${i}`] }] });
   const hits = await search(fx, 'red bus in the rain');
-  assert.equal(hits.map((h) => h.mediaId), [full.id, two.id, one.id]);
-  assert.equal(hits.map((h) => h.termsMatched), [3, 2, 1], 'stopwords (in, the) do not count');
+  assert.equal(
+    hits.map((h) => h.mediaId),
+    [full.id, two.id, one.id],
+  );
+  assert.equal(
+    hits.map((h) => h.termsMatched),
+    [3, 2, 1],
+    'stopwords (in, the) do not count',
+  );
   assert.ok(hits[0].score >= 0.6 && hits[0].score <= 1);
   assert.ok(hits[1].score < hits[0].score * 0.6, 'two of three words well below all three');
   assert.ok(hits[2].score < 0.12, `one of three words is weak (${hits[2].score})`);
@@ -403,7 +596,8 @@ async function commonWords(options: SqliteTextIndexOptions): Promise<void> {
   const small = await open(options);
   try {
     const items = [];
-    for (let i = 0; i < 6; i++) items.push(await addItem(small, { frames: [{ captions: [`a person walking ${i % 2 ? 'a dog' : 'alone'}`] }] }));
+    for (let i = 0; i < 6; i++)
+      items.push(await addItem(small, { frames: [{ captions: [`a person walking ${i % 2 ? 'a dog' : 'alone'}`] }] }));
     const rare = await addItem(small, { frames: [{ captions: ['a person with a giraffe'] }] });
     const all = await small.index.search({ query: 'person', datasetIds: [small.coll.id], limit: 50 });
     assert.is(all.length, 7, 'a word above the budget still returns every match');
@@ -412,44 +606,100 @@ async function commonWords(options: SqliteTextIndexOptions): Promise<void> {
     assert.is(mixed[0].termsMatched, 2, 'and the common word still counts');
     assert.is(mixed.length, 7);
     const both = await small.index.search({ query: 'person dog', datasetIds: [small.coll.id], limit: 3 });
-    assert.equal(both.map((h) => h.termsMatched), [2, 2, 2], 'rows with every common word come first');
+    assert.equal(
+      both.map((h) => h.termsMatched),
+      [2, 2, 2],
+      'rows with every common word come first',
+    );
   } finally {
     assertInStep(small.s.db);
     await small.s.close();
   }
 }
 
-test('read from the index\'s occurrences, the full matches\' only, or from the text: the same hits and scores', async () => {
+test("read from the index's occurrences, the full matches' only, or from the text: the same hits and scores", async () => {
   // Below its budget of occurrences a query is answered from the index's own occurrences (no text read back);
   // above it, from FTS5 candidates whose text is read back. Where every match is a candidate both must agree.
   // With common words and enough rows holding them all, from those rows' occurrences only: the same answer
   // as from every occurrence, at any limit.
   const other = await newCollection(fx.s, fx.org.id, fx.user.id);
   const r = seededRandom(11);
-  const vocab = ['beach', 'beaches', 'dog', 'dogs', 'bus', 'buses', 'knife', 'knives', 'run', 'running', 'sunset', 'sun', 'sunny', 'red', 'party', 'harbour', 'boat', 'boats', 'island'];
+  const vocab = [
+    'beach',
+    'beaches',
+    'dog',
+    'dogs',
+    'bus',
+    'buses',
+    'knife',
+    'knives',
+    'run',
+    'running',
+    'sunset',
+    'sun',
+    'sunny',
+    'red',
+    'party',
+    'harbour',
+    'boat',
+    'boats',
+    'island',
+  ];
   const pick = (k: number) => Array.from({ length: k }, () => vocab[Math.floor(r() * vocab.length)]).join(' ');
   for (let i = 0; i < 24; i++) {
     await addItem(fx, {
       coll: i % 3 === 2 ? other : fx.coll,
       name: `IMG_${i}_${pick(1)}.jpg`,
-      metadata: { ...(r() < 0.3 ? { description: pick(3) } : {}), ...(r() < 0.4 ? { tags: { place: [pick(1)], mood: [pick(2)] } } : {}) },
-      frames: Array.from({ length: 1 + Math.floor(r() * 3) }, () => ({ captions: [pick(2 + Math.floor(r() * 4))], ocr: r() < 0.3 ? [pick(1)] : [] })),
+      metadata: {
+        ...(r() < 0.3 ? { description: pick(3) } : {}),
+        ...(r() < 0.4 ? { tags: { place: [pick(1)], mood: [pick(2)] } } : {}),
+      },
+      frames: Array.from({ length: 1 + Math.floor(r() * 3) }, () => ({
+        captions: [pick(2 + Math.floor(r() * 4))],
+        ocr: r() < 0.3 ? [pick(1)] : [],
+      })),
     });
   }
   const occurrences = sqliteTextIndex(fx.s.db, { postingsBudget: Infinity, fullMatchRows: Infinity });
   const text = sqliteTextIndex(fx.s.db, { postingsBudget: 0, fullMatchRows: Infinity });
-  const queries = ['beach', 'dog beach', 'buses', 'knife', 'sun', 'sunn', 'beach dog sunset', 'red party', 'harbour boats', 'isla', 'img', 'boat island run', 'nothing here'];
+  const queries = [
+    'beach',
+    'dog beach',
+    'buses',
+    'knife',
+    'sun',
+    'sunn',
+    'beach dog sunset',
+    'red party',
+    'harbour boats',
+    'isla',
+    'img',
+    'boat island run',
+    'nothing here',
+  ];
   for (const datasetIds of [[fx.coll.id], [fx.coll.id, other.id], [other.id]]) {
     for (const query of queries) {
       const q = { query, datasetIds, limit: 100 };
       const [a, b] = await Promise.all([occurrences.search(q), text.search(q)]);
       assert.equal(keys(a), keys(b), `${query}: the same hits`);
-      const byKey = (hits: TextHit[]) => new Map(hits.map((h) => [`${h.mediaId}/${h.frameId}`, [h.score.toFixed(12), h.termsMatched, h.matchedFields, h.datasetId]]));
+      const byKey = (hits: TextHit[]) =>
+        new Map(
+          hits.map((h) => [
+            `${h.mediaId}/${h.frameId}`,
+            [h.score.toFixed(12), h.termsMatched, h.matchedFields, h.datasetId],
+          ]),
+        );
       assert.equal(byKey(a), byKey(b), `${query}: the same scores, fields and collections`);
-      assert.ok(a.every((h) => datasetIds.includes(h.datasetId)), `${query}: only the collections asked for`);
+      assert.ok(
+        a.every((h) => datasetIds.includes(h.datasetId)),
+        `${query}: only the collections asked for`,
+      );
     }
   }
-  assert.ok((await occurrences.search({ query: 'beach dog', datasetIds: [fx.coll.id], limit: 100 })).length > 3, 'the fixture has matches');
+  assert.ok(
+    (await occurrences.search({ query: 'beach dog', datasetIds: [fx.coll.id], limit: 100 })).length > 3,
+    'the fixture has matches',
+  );
 
   const paths: string[] = [];
   const every = sqliteTextIndex(fx.s.db, { postingsBudget: Infinity, fullMatchRows: Infinity, minCandidates: 1 });
@@ -466,14 +716,18 @@ test('read from the index\'s occurrences, the full matches\' only, or from the t
     }
   }
   assert.ok(taken.size >= 6, `the full matches answered some (${[...taken].join(', ')})`);
-  assert.ok(['dog beach/1', 'dog beach/2'].every((k) => taken.has(k)), 'including two common words at a small limit');
+  assert.ok(
+    ['dog beach/1', 'dog beach/2'].every((k) => taken.has(k)),
+    'including two common words at a small limit',
+  );
 });
 
 test('searched from a worker thread (a big library): warmed, the same hits, new writes seen, a lost worker answered here', async () => {
   const r = seededRandom(5);
   const vocab = ['beach', 'dog', 'dogs', 'bus', 'sunset', 'sunny', 'red', 'boat', 'island'];
   const pick = (k: number) => Array.from({ length: k }, () => vocab[Math.floor(r() * vocab.length)]).join(' ');
-  for (let i = 0; i < 12; i++) await addItem(fx, { name: `IMG_${i}.jpg`, frames: [{ captions: [pick(3)], ocr: r() < 0.3 ? [pick(1)] : [] }] });
+  for (let i = 0; i < 12; i++)
+    await addItem(fx, { name: `IMG_${i}.jpg`, frames: [{ captions: [pick(3)], ocr: r() < 0.3 ? [pick(1)] : [] }] });
   const small = threadedTextIndex(fx.s.db, fx.s.db.name);
   assert.not.ok(small.threaded(), 'a small library is searched in this thread');
   assert.equal(await small.warm(), { rows: 0 }, 'and has nothing to warm');
@@ -491,12 +745,18 @@ test('searched from a worker thread (a big library): warmed, the same hits, new 
     const queries = ['beach', 'dog beach', 'sunn', 'red boat island', 'img', 'nothing here'];
     for (const query of queries) {
       const q = { query, datasetIds: [fx.coll.id], limit: 50 };
-      assert.equal(await threaded.search(q), await fx.index.search(q), `${query}: the worker answers as this thread does`);
+      assert.equal(
+        await threaded.search(q),
+        await fx.index.search(q),
+        `${query}: the worker answers as this thread does`,
+      );
     }
     assert.ok(threaded.worker(), 'a worker runs');
     // Its own connection sees what was committed after it started.
     const added = await addItem(fx, { frames: [{ captions: ['a zeppelin over the harbour'] }] });
-    assert.equal(itemsOf(await threaded.search({ query: 'zeppelin', datasetIds: [fx.coll.id], limit: 10 })), [added.id]);
+    assert.equal(itemsOf(await threaded.search({ query: 'zeppelin', datasetIds: [fx.coll.id], limit: 10 })), [
+      added.id,
+    ]);
     // A worker lost with searches in flight: they are answered here, and the next search starts a new worker.
     const first = threaded.worker()!;
     const q = { query: 'beach dog', datasetIds: [fx.coll.id], limit: 50 };
@@ -509,7 +769,10 @@ test('searched from a worker thread (a big library): warmed, the same hits, new 
     await threaded.close();
   }
   assert.is(threaded.worker(), null, 'closed: no worker left');
-  assert.ok((await threaded.search({ query: 'zeppelin', datasetIds: [fx.coll.id], limit: 10 })).length === 1, 'closed: answered in this thread');
+  assert.ok(
+    (await threaded.search({ query: 'zeppelin', datasetIds: [fx.coll.id], limit: 10 })).length === 1,
+    'closed: answered in this thread',
+  );
 });
 
 test('limit', async () => {
@@ -521,13 +784,21 @@ test('limit', async () => {
 // ---------------------------------------------------------------- migration
 
 test('the migration indexes an existing library (backfill)', async () => {
-  const a = await addItem(fx, { name: 'IMG_7_fjord.jpg', metadata: { description: 'Geiranger', tags: { trip: ['Norway'] } }, frames: [{ captions: ['a fjord'], ocr: ['FERRY'] }] });
+  const a = await addItem(fx, {
+    name: 'IMG_7_fjord.jpg',
+    metadata: { description: 'Geiranger', tags: { trip: ['Norway'] } },
+    frames: [{ captions: ['a fjord'], ocr: ['FERRY'] }],
+  });
   const gone = await addItem(fx, { frames: [{ captions: ['a fjord'] }] });
   await fx.s.media.softDelete(gone.id, fx.user.id);
   const before = await Promise.all(['fjord', 'geiranger', 'norway', 'ferry'].map((q) => search(fx, q)));
   const db = fx.s.db;
   // Back to the schema before 005: drop everything it created, then migrate again.
-  const created = db.prepare(`SELECT type, name FROM sqlite_schema WHERE name LIKE 'text_index%' AND type IN ('trigger', 'view', 'table')`).all() as Array<{ type: string; name: string }>;
+  const created = db
+    .prepare(
+      `SELECT type, name FROM sqlite_schema WHERE name LIKE 'text_index%' AND type IN ('trigger', 'view', 'table')`,
+    )
+    .all() as Array<{ type: string; name: string }>;
   for (const o of created.filter((o) => o.type === 'trigger')) db.exec(`DROP TRIGGER ${o.name}`);
   for (const o of created.filter((o) => o.type === 'view')) db.exec(`DROP VIEW ${o.name}`);
   db.exec(`DROP TABLE text_index; DROP TABLE text_index_docs; DROP TABLE text_index_rows`);
@@ -543,12 +814,28 @@ test('the migration indexes an existing library (backfill)', async () => {
 // ---------------------------------------------------------------- pure parts
 
 test('parseQuery: words, stopwords, forms, prefix', () => {
-  assert.equal(parseQuery('The RED bus, in the rain!').map((t) => t.text), ['red', 'bus', 'rain']);
-  assert.equal(parseQuery('the who').map((t) => t.text), ['the', 'who'], 'only stopwords: kept');
+  assert.equal(
+    parseQuery('The RED bus, in the rain!').map((t) => t.text),
+    ['red', 'bus', 'rain'],
+  );
+  assert.equal(
+    parseQuery('the who').map((t) => t.text),
+    ['the', 'who'],
+    'only stopwords: kept',
+  );
   assert.equal(parseQuery('"NEAR( AND * : 🚌'), [{ text: 'near', forms: ['near'], prefix: false }]);
-  assert.equal(parseQuery('beac').map((t) => t.prefix), [true]);
-  assert.equal(parseQuery('beac ').map((t) => t.prefix), [false]);
-  assert.equal(parseQuery('beac', { prefix: false }).map((t) => t.prefix), [false]);
+  assert.equal(
+    parseQuery('beac').map((t) => t.prefix),
+    [true],
+  );
+  assert.equal(
+    parseQuery('beac ').map((t) => t.prefix),
+    [false],
+  );
+  assert.equal(
+    parseQuery('beac', { prefix: false }).map((t) => t.prefix),
+    [false],
+  );
   assert.equal(parseQuery('bus bus BUS').length, 1);
   assert.is(parseQuery(Array.from({ length: 40 }, (_, i) => `word${i}`).join(' ')).length, 12);
   assert.equal(parseQuery(''), []);
@@ -571,7 +858,10 @@ test('textRank: 0..1, monotonic, floors and bands', () => {
       last = r;
     }
   }
-  assert.ok(textRank(3, 1, 2) > textRank(3, 0.5, 2) && textRank(3, 2, 2) > textRank(3, 1, 2), 'monotonic in words matched');
+  assert.ok(
+    textRank(3, 1, 2) > textRank(3, 0.5, 2) && textRank(3, 2, 2) > textRank(3, 1, 2),
+    'monotonic in words matched',
+  );
   assert.ok(textRank(100, 1, 4) <= 0.0625 && textRank(0, 1, 4) >= 0.0375, '1 of 4 words is barely related');
 });
 
@@ -582,7 +872,6 @@ if (process.env.TEXT_INDEX_BENCH) {
     await bench(Number(process.env.TEXT_INDEX_BENCH_N ?? 100_000));
   });
 }
-
 
 /**
  * n images with one frame each: a caption of 6..14 words drawn Zipf-like from
@@ -595,7 +884,10 @@ async function bench(n: number): Promise<void> {
   const b = await open();
   const db = b.s.db;
   const r = seededRandom(7);
-  const english = 'a the on in with of and person man woman car bus street building tree sky red blue green white black dog cat table chair window sign road water beach people standing sitting walking holding'.split(' ');
+  const english =
+    'a the on in with of and person man woman car bus street building tree sky red blue green white black dog cat table chair window sign road water beach people standing sitting walking holding'.split(
+      ' ',
+    );
   const syll = ['ka', 'lo', 'mi', 'ne', 'ru', 'sa', 'ti', 'vo', 'ze', 'pa', 'do', 'gu', 'be', 'fi', 'ho'];
   const vocab = [...english];
   const seen = new Set(vocab);
@@ -612,10 +904,18 @@ async function bench(n: number): Promise<void> {
     `INSERT INTO media (id, dataset_id, organization_id, path, parent_path, type, name, metadata, description, processing_status, root_id, created_at, updated_at, created_by)
      VALUES (?, ?, ?, ?, ?, 'image', ?, '{}', ?, 'ready', ?, ?, ?, ?)`,
   );
-  const insFrame = db.prepare(`INSERT INTO frames (id, media_id, timestamp, seconds, blob_key, width, height, created_at, updated_at, created_by) VALUES (?, ?, '0', 0, ?, 1, 1, ?, ?, ?)`);
-  const insCaption = db.prepare(`INSERT INTO captions (id, frame_id, media_id, text, model, created_at, updated_at, created_by) VALUES (?, ?, ?, ?, 'm', ?, ?, 'model')`);
-  const insObject = db.prepare(`INSERT INTO detected_objects (id, frame_id, media_id, type, label, polygon, model, created_at, updated_at) VALUES (?, ?, ?, ?, ?, '[]', 'm', ?, ?)`);
-  const insTag = db.prepare(`INSERT OR IGNORE INTO media_tags (media_id, dataset_id, grp, value) VALUES (?, ?, 'g', ?)`);
+  const insFrame = db.prepare(
+    `INSERT INTO frames (id, media_id, timestamp, seconds, blob_key, width, height, created_at, updated_at, created_by) VALUES (?, ?, '0', 0, ?, 1, 1, ?, ?, ?)`,
+  );
+  const insCaption = db.prepare(
+    `INSERT INTO captions (id, frame_id, media_id, text, model, created_at, updated_at, created_by) VALUES (?, ?, ?, ?, 'm', ?, ?, 'model')`,
+  );
+  const insObject = db.prepare(
+    `INSERT INTO detected_objects (id, frame_id, media_id, type, label, polygon, model, created_at, updated_at) VALUES (?, ?, ?, ?, ?, '[]', 'm', ?, ?)`,
+  );
+  const insTag = db.prepare(
+    `INSERT OR IGNORE INTO media_tags (media_id, dataset_id, grp, value) VALUES (?, ?, 'g', ?)`,
+  );
   const mediaIds: string[] = [];
   const batch = db.transaction((from: number, to: number) => {
     for (let i = from; i < to; i++) {
@@ -624,29 +924,54 @@ async function bench(n: number): Promise<void> {
       const frameId = newMediaId();
       mediaIds.push(id);
       const root = pathLabel(c.id);
-      insMedia.run(id, c.id, b.org.id, `${root}.${id}`, root, `IMG_${i}_${word()}-${word()}.jpg`, r() < 0.2 ? words(8) : null, id, at, at, b.user.id);
+      insMedia.run(
+        id,
+        c.id,
+        b.org.id,
+        `${root}.${id}`,
+        root,
+        `IMG_${i}_${word()}-${word()}.jpg`,
+        r() < 0.2 ? words(8) : null,
+        id,
+        at,
+        at,
+        b.user.id,
+      );
       insFrame.run(frameId, id, `f-${frameId}`, at, at, b.user.id);
       insCaption.run(newMediaId(), frameId, id, `${r() < 0.9 ? 'a ' : ''}${words(6 + Math.floor(r() * 8))}`, at, at);
       for (let k = 0; k < 3; k++) insObject.run(newMediaId(), frameId, id, 'object', word(), at, at);
-      if (r() < 0.2) for (let k = 0; k < 1 + Math.floor(r() * 3); k++) insObject.run(newMediaId(), frameId, id, 'text', words(1 + Math.floor(r() * 2)), at, at);
+      if (r() < 0.2)
+        for (let k = 0; k < 1 + Math.floor(r() * 3); k++)
+          insObject.run(newMediaId(), frameId, id, 'text', words(1 + Math.floor(r() * 2)), at, at);
       if (r() < 0.3) for (let k = 0; k < 1 + Math.floor(r() * 3); k++) insTag.run(id, c.id, word());
     }
   });
   const cacheSize = db.pragma('cache_size', { simple: true }) as number;
   db.pragma('synchronous = OFF');
-  if (process.env.TEXT_INDEX_BENCH_CACHE_MB) db.pragma(`cache_size = -${Number(process.env.TEXT_INDEX_BENCH_CACHE_MB) * 1024}`);
+  if (process.env.TEXT_INDEX_BENCH_CACHE_MB)
+    db.pragma(`cache_size = -${Number(process.env.TEXT_INDEX_BENCH_CACHE_MB) * 1024}`);
   let t = performance.now();
   for (let i = 0; i < n; i += 1000) batch(i, Math.min(n, i + 1000));
   const ingestMs = performance.now() - t;
   db.pragma('synchronous = FULL');
   db.pragma(`cache_size = ${cacheSize}`); // queries run with the server's setting
   const rows = db.prepare(`SELECT count(*) FROM text_index_docs`).pluck().get();
-  console.log(`\n  ${n} images, ${rows} index rows: inserted and indexed in ${(ingestMs / 1000).toFixed(1)} s (${((ingestMs / n) * 1000).toFixed(0)} µs per image, 1000 per transaction)`);
+  console.log(
+    `\n  ${n} images, ${rows} index rows: inserted and indexed in ${(ingestMs / 1000).toFixed(1)} s (${((ingestMs / n) * 1000).toFixed(0)} µs per image, 1000 per transaction)`,
+  );
 
   const queries: string[] = [];
   for (let i = 0; i < 300; i++) {
     const x = r();
-    queries.push(x < 0.3 ? word() : x < 0.6 ? `${word()} ${word()}` : x < 0.8 ? `${word()} ${word()} ${word()}` : vocab[Math.floor(r() * vocab.length)]);
+    queries.push(
+      x < 0.3
+        ? word()
+        : x < 0.6
+          ? `${word()} ${word()}`
+          : x < 0.8
+            ? `${word()} ${word()} ${word()}`
+            : vocab[Math.floor(r() * vocab.length)],
+    );
   }
   queries.push('red bus in the rain', 'person', 'a person standing on the street', 'man with a dog', 'IMG_2041');
   const all = colls.map((c) => c.id);
@@ -660,14 +985,26 @@ async function bench(n: number): Promise<void> {
     }
     times.sort((x, y) => x - y);
     const p = (f: number) => times[Math.min(times.length - 1, Math.floor(f * times.length))].toFixed(2);
-    console.log(`  ${label.padEnd(44)} p50 ${p(0.5)} ms  p90 ${p(0.9)}  p99 ${p(0.99)}  max ${times[times.length - 1].toFixed(1)}  (${(found / queries.length).toFixed(0)} hits)`);
+    console.log(
+      `  ${label.padEnd(44)} p50 ${p(0.5)} ms  p90 ${p(0.9)}  p99 ${p(0.99)}  max ${times[times.length - 1].toFixed(1)}  (${(found / queries.length).toFixed(0)} hits)`,
+    );
   };
   await measure('warm-up (all collections, limit 20)', (q) => ({ query: q, datasetIds: all, limit: 20 }));
   await measure('all collections, limit 20', (q) => ({ query: q, datasetIds: all, limit: 20 }));
   await measure('one collection of four, limit 20', (q) => ({ query: q, datasetIds: [colls[0].id], limit: 20 }));
   await measure('all collections, limit 1000', (q) => ({ query: q, datasetIds: all, limit: 1000 }));
-  await measure('mediaIds: 500 items, limit 20', (q) => ({ query: q, datasetIds: all, mediaIds: mediaIds.slice(0, 500), limit: 20 }));
-  await measure(`mediaIds: ${Math.min(20_000, n)} items, limit 20`, (q) => ({ query: q, datasetIds: all, mediaIds: mediaIds.slice(0, 20_000), limit: 20 }));
+  await measure('mediaIds: 500 items, limit 20', (q) => ({
+    query: q,
+    datasetIds: all,
+    mediaIds: mediaIds.slice(0, 500),
+    limit: 20,
+  }));
+  await measure(`mediaIds: ${Math.min(20_000, n)} items, limit 20`, (q) => ({
+    query: q,
+    datasetIds: all,
+    mediaIds: mediaIds.slice(0, 20_000),
+    limit: 20,
+  }));
 
   // Write cost of the triggers: reprocessing a frame (1 caption + 3 OCR lines replaced), with and without them.
   const frames = db.prepare(`SELECT id FROM frames ORDER BY random() LIMIT 300`).pluck().all() as string[];
@@ -677,10 +1014,14 @@ async function bench(n: number): Promise<void> {
     return (performance.now() - t0) / frames.length;
   };
   const withIndex = await reprocess();
-  const triggers = db.prepare(`SELECT name, sql FROM sqlite_schema WHERE type = 'trigger' AND name LIKE 'text_index%'`).all() as Array<{ name: string; sql: string }>;
+  const triggers = db
+    .prepare(`SELECT name, sql FROM sqlite_schema WHERE type = 'trigger' AND name LIKE 'text_index%'`)
+    .all() as Array<{ name: string; sql: string }>;
   for (const tr of triggers) db.exec(`DROP TRIGGER ${tr.name}`);
   const without = await reprocess();
-  console.log(`  replaceFrameAnalysis (1 caption, 3 OCR lines; synchronous=FULL): ${withIndex.toFixed(2)} ms with the index, ${without.toFixed(2)} ms without`);
+  console.log(
+    `  replaceFrameAnalysis (1 caption, 3 OCR lines; synchronous=FULL): ${withIndex.toFixed(2)} ms with the index, ${without.toFixed(2)} ms without`,
+  );
   await b.s.close();
 }
 

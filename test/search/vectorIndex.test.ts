@@ -11,10 +11,23 @@ import path from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { newMediaId, newUuid, nowIso, pathLabel } from '../../src/ids.js';
-import { Int8Cache, normalize, quantizeBits, quantizeInt8, recallAt, vectorBytes, type SimilarityModel, type VectorRow } from '../../src/search/vectorIndex.js';
+import {
+  Int8Cache,
+  normalize,
+  quantizeBits,
+  quantizeInt8,
+  recallAt,
+  vectorBytes,
+  type SimilarityModel,
+  type VectorRow,
+} from '../../src/search/vectorIndex.js';
 import { openDatabase, type Db } from '../../src/storage/sqlite/database.js';
 import { openSqliteStorage } from '../../src/storage/sqlite/index.js';
-import { sqliteVectorIndex, type SqliteVectorIndex, type VectorIndexTuning } from '../../src/storage/sqlite/vectorIndex.js';
+import {
+  sqliteVectorIndex,
+  type SqliteVectorIndex,
+  type VectorIndexTuning,
+} from '../../src/storage/sqlite/vectorIndex.js';
 import type { NewObject } from '../../src/storage/types.js';
 import { clustered, dot, gauss, randomUnit, rng } from '../helpers/vectors.js';
 
@@ -24,7 +37,6 @@ let fileNo = 0;
 const tempDb = () => path.join(tmp, `v${++fileNo}.db`);
 
 // ---------------------------------------------------------------- synthetic vectors
-
 
 // ---------------------------------------------------------------- fixtures
 
@@ -56,15 +68,38 @@ function put(t: Ix, rows: VectorRow[]) {
 }
 
 function row(objectId: string, datasetId: string, vector: Float32Array, o: Partial<VectorRow> = {}): VectorRow {
-  return { objectId, modelId: 'clip:test', similarityModel: 'objects', mediaId: `m-${objectId}`, datasetId, frameId: `f-${objectId}`, vector, ...o };
+  return {
+    objectId,
+    modelId: 'clip:test',
+    similarityModel: 'objects',
+    mediaId: `m-${objectId}`,
+    datasetId,
+    frameId: `f-${objectId}`,
+    vector,
+    ...o,
+  };
 }
 
 /** The exact answer by brute force over what put() wrote (less what the test removed: pass `gone`). */
-function exactTop(t: Ix, modelId: string, sm: SimilarityModel, datasets: string[], q: Float32Array, k: number, mediaIds?: Set<string>): string[] {
+function exactTop(
+  t: Ix,
+  modelId: string,
+  sm: SimilarityModel,
+  datasets: string[],
+  q: Float32Array,
+  k: number,
+  mediaIds?: Set<string>,
+): string[] {
   const u = normalize(q);
   const ds = new Set(datasets);
   return [...t.mem.values()]
-    .filter((r) => r.modelId === modelId && r.similarityModel === sm && ds.has(r.datasetId) && (!mediaIds || mediaIds.has(r.mediaId)))
+    .filter(
+      (r) =>
+        r.modelId === modelId &&
+        r.similarityModel === sm &&
+        ds.has(r.datasetId) &&
+        (!mediaIds || mediaIds.has(r.mediaId)),
+    )
     .map((r) => ({ id: r.objectId, s: dot(u, r.vector) }))
     .sort((a, b) => b.s - a.s || (a.id < b.id ? -1 : 1))
     .slice(0, k)
@@ -85,50 +120,77 @@ pure('bits are packed least significant first, like vec_quantize_binary', () => 
   t.db.close();
 });
 
-pure('int8 copies: cosine error ~3e-4 (max < 3e-3 at 256-d); the cache evicts least recently used slabs past its budget', () => {
-  const r = rng(9);
-  const cache = new Int8Cache(3 * 1024 * (256 + 4));
-  let worst = 0;
-  let sumErr = 0;
-  const vs = Array.from({ length: 4000 }, () => randomUnit(r, 256));
-  vs.forEach((v, i) => cache.put(1, i + 1, quantizeInt8(v)));
-  const q = randomUnit(r, 256);
-  for (let i = 3000; i < 4000; i++) {
-    const e = Math.abs(cache.dot(1, i + 1, q)! - dot(vs[i], q));
-    worst = Math.max(worst, e);
-    sumErr += e;
-  }
-  assert.ok(worst < 3e-3, `int8 worst error ${worst}`);
-  assert.ok(sumErr / 1000 < 6e-4, `int8 mean error ${sumErr / 1000}`);
-  assert.is(cache.size.slabs, 3, 'budget of three slabs');
-  assert.is(cache.dot(1, 1, q), null, 'the oldest slab went');
-  assert.is(cache.rows(1), 4000 - 1023, 'slab 0 (rowids 1..1023) went, 1024..4000 stay');
-  cache.dropGeneration(1);
-  assert.is(cache.size.bytes, 0);
-});
+pure(
+  'int8 copies: cosine error ~3e-4 (max < 3e-3 at 256-d); the cache evicts least recently used slabs past its budget',
+  () => {
+    const r = rng(9);
+    const cache = new Int8Cache(3 * 1024 * (256 + 4));
+    let worst = 0;
+    let sumErr = 0;
+    const vs = Array.from({ length: 4000 }, () => randomUnit(r, 256));
+    vs.forEach((v, i) => cache.put(1, i + 1, quantizeInt8(v)));
+    const q = randomUnit(r, 256);
+    for (let i = 3000; i < 4000; i++) {
+      const e = Math.abs(cache.dot(1, i + 1, q)! - dot(vs[i], q));
+      worst = Math.max(worst, e);
+      sumErr += e;
+    }
+    assert.ok(worst < 3e-3, `int8 worst error ${worst}`);
+    assert.ok(sumErr / 1000 < 6e-4, `int8 mean error ${sumErr / 1000}`);
+    assert.is(cache.size.slabs, 3, 'budget of three slabs');
+    assert.is(cache.dot(1, 1, q), null, 'the oldest slab went');
+    assert.is(cache.rows(1), 4000 - 1023, 'slab 0 (rowids 1..1023) went, 1024..4000 stay');
+    cache.dropGeneration(1);
+    assert.is(cache.size.bytes, 0);
+  },
+);
 
 // ---------------------------------------------------------------- behaviour
 
 const behaviour = suite('vector index: partitions, models, filters, writes');
 
-behaviour('a collection never returns another collection\'s vectors; several collections merge', async () => {
+behaviour("a collection never returns another collection's vectors; several collections merge", async () => {
   const t = open();
   const r = rng(1);
   const a = Array.from({ length: 300 }, (_, i) => row(`a${i}`, 'A', randomUnit(r, 64)));
   const b = Array.from({ length: 300 }, (_, i) => row(`b${i}`, 'B', randomUnit(r, 64)));
   put(t, [...a, ...b]);
   // B's own vector is the best match anywhere; asked only for A, it must not come back.
-  const hitsA = await t.ix.search({ modelId: 'clip:test', similarityModel: 'objects', vector: b[7].vector, datasetIds: ['A'], k: 50 });
+  const hitsA = await t.ix.search({
+    modelId: 'clip:test',
+    similarityModel: 'objects',
+    vector: b[7].vector,
+    datasetIds: ['A'],
+    k: 50,
+  });
   assert.is(hitsA.length, 50);
   assert.ok(hitsA.every((h) => h.datasetId === 'A' && h.objectId.startsWith('a')));
-  const both = await t.ix.search({ modelId: 'clip:test', similarityModel: 'objects', vector: b[7].vector, datasetIds: ['A', 'B'], k: 5 });
+  const both = await t.ix.search({
+    modelId: 'clip:test',
+    similarityModel: 'objects',
+    vector: b[7].vector,
+    datasetIds: ['A', 'B'],
+    k: 5,
+  });
   assert.is(both[0].objectId, 'b7');
   assert.ok(Math.abs(both[0].similarity - 1) < 1e-5, `self similarity ${both[0].similarity}`);
   assert.is(both[0].frameId, 'f-b7');
   assert.is(both[0].mediaId, 'm-b7');
   for (let i = 1; i < both.length; i++) assert.ok(both[i - 1].similarity >= both[i].similarity, 'best first');
-  assert.equal(await t.ix.search({ modelId: 'clip:test', similarityModel: 'objects', vector: b[7].vector, datasetIds: ['C'], k: 5 }), []);
-  assert.equal(await t.ix.search({ modelId: 'clip:test', similarityModel: 'objects', vector: b[7].vector, datasetIds: [], k: 5 }), []);
+  assert.equal(
+    await t.ix.search({
+      modelId: 'clip:test',
+      similarityModel: 'objects',
+      vector: b[7].vector,
+      datasetIds: ['C'],
+      k: 5,
+    }),
+    [],
+  );
+  assert.equal(
+    await t.ix.search({ modelId: 'clip:test', similarityModel: 'objects', vector: b[7].vector, datasetIds: [], k: 5 }),
+    [],
+  );
   t.db.close();
 });
 
@@ -143,81 +205,153 @@ behaviour('models never mix: separate tables, own dims; unknown model answers no
     ['clip:a', 64, 50, 'bit', 'float32'],
     ['clip:b', 128, 50, 'bit', 'float32'],
   ]);
-  const hitA = await t.ix.search({ modelId: 'clip:a', similarityModel: 'objects', vector: v64[3].vector, datasetIds: ['A'], k: 1 });
-  const hitB = await t.ix.search({ modelId: 'clip:b', similarityModel: 'objects', vector: v128[9].vector, datasetIds: ['A'], k: 1 });
+  const hitA = await t.ix.search({
+    modelId: 'clip:a',
+    similarityModel: 'objects',
+    vector: v64[3].vector,
+    datasetIds: ['A'],
+    k: 1,
+  });
+  const hitB = await t.ix.search({
+    modelId: 'clip:b',
+    similarityModel: 'objects',
+    vector: v128[9].vector,
+    datasetIds: ['A'],
+    k: 1,
+  });
   assert.is(hitA[0].objectId, 'o3');
   assert.ok(Math.abs(hitA[0].similarity - 1) < 1e-5);
   assert.is(hitB[0].objectId, 'o9');
-  assert.ok(Math.abs(hitB[0].similarity - 1) < 1e-5, 'rescored against its own model\'s float vector');
+  assert.ok(Math.abs(hitB[0].similarity - 1) < 1e-5, "rescored against its own model's float vector");
   try {
-    await t.ix.search({ modelId: 'clip:a', similarityModel: 'objects', vector: v128[0].vector, datasetIds: ['A'], k: 1 });
+    await t.ix.search({
+      modelId: 'clip:a',
+      similarityModel: 'objects',
+      vector: v128[0].vector,
+      datasetIds: ['A'],
+      k: 1,
+    });
     assert.unreachable('dims mismatch must throw');
   } catch (e) {
     assert.match(String(e), /64 dims/);
   }
   assert.throws(() => t.ix.sync.upsert([row('x', 'A', randomUnit(r, 128), { modelId: 'clip:a' })]), /64 dims/);
-  assert.equal(await t.ix.search({ modelId: 'nope', similarityModel: 'objects', vector: v64[0].vector, datasetIds: ['A'], k: 1 }), []);
+  assert.equal(
+    await t.ix.search({ modelId: 'nope', similarityModel: 'objects', vector: v64[0].vector, datasetIds: ['A'], k: 1 }),
+    [],
+  );
   t.db.close();
 });
 
 behaviour('the similarity model filters inside the scan: k faces among many objects', async () => {
   const t = open({ unboundedMaxWork: 0 });
   const r = rng(3);
-  const rows = Array.from({ length: 3000 }, (_, i) => row(`o${i}`, 'A', randomUnit(r, 64), { similarityModel: i % 100 === 0 ? 'faces' : 'objects' }));
+  const rows = Array.from({ length: 3000 }, (_, i) =>
+    row(`o${i}`, 'A', randomUnit(r, 64), { similarityModel: i % 100 === 0 ? 'faces' : 'objects' }),
+  );
   put(t, rows);
   const q = rows[5].vector; // an object: the nearest face is far from it
   for (const strategy of ['auto', 'ann'] as const) {
-    const { hits, info } = t.ix.searchWithInfo({ modelId: 'clip:test', similarityModel: 'faces', vector: q, datasetIds: ['A'], k: 10, strategy });
+    const { hits, info } = t.ix.searchWithInfo({
+      modelId: 'clip:test',
+      similarityModel: 'faces',
+      vector: q,
+      datasetIds: ['A'],
+      k: 10,
+      strategy,
+    });
     assert.is(hits.length, 10);
-    assert.ok(hits.every((h) => Number(h.objectId.slice(1)) % 100 === 0), 'only faces');
-    assert.equal(hits.map((h) => h.objectId), exactTop(t, 'clip:test', 'faces', ['A'], q, 10));
+    assert.ok(
+      hits.every((h) => Number(h.objectId.slice(1)) % 100 === 0),
+      'only faces',
+    );
+    assert.equal(
+      hits.map((h) => h.objectId),
+      exactTop(t, 'clip:test', 'faces', ['A'], q, 10),
+    );
     // 30 faces: small enough to re-rank them all; forced through the first pass, the metadata filter keeps objects out of the KNN.
     assert.is(info.strategy, strategy === 'auto' ? 'exact' : 'ann');
   }
   t.db.close();
 });
 
-behaviour('item filters return k when k match: rare (exact), medium (inside the scan), common (post-filter, refilled)', async () => {
-  const t = open({ exactBase: 200, exactFraction: 0, resolveMaxMedia: 1000, unboundedMaxWork: 0 });
-  const r = rng(4);
-  const n = 12_000;
-  const gen = clustered(r, 128, 40);
-  // Three vectors per item.
-  const rows = Array.from({ length: n }, (_, i) => row(`o${i}`, i % 2 ? 'A' : 'B', gen(), { mediaId: `m${Math.floor(i / 3)}` }));
-  put(t, rows);
-  const media = [...new Set(rows.map((x) => x.mediaId))];
-  const pick = (count: number) => {
-    const out = new Set<string>();
-    while (out.size < count) out.add(media[Math.floor(r() * media.length)]);
-    return out;
-  };
-  const cases: Array<[string, number, string, string]> = [
-    ['rare', 20, 'exact', 'inside'],
-    ['medium', 600, 'ann', 'inside'],
-    ['common', 2500, 'ann', 'post'],
-    ['very rare among the best', 1200, 'ann', 'post'],
-  ];
-  for (const [label, count, strategy, filter] of cases) {
-    const allowed = pick(count);
-    for (let qi = 0; qi < 5; qi++) {
-      const q = gen();
-      const { hits, info } = t.ix.searchWithInfo({ modelId: 'clip:test', similarityModel: 'objects', vector: q, datasetIds: ['A', 'B'], k: 20, mediaIds: [...allowed] });
-      assert.is(hits.length, 20, `${label}: k hits`);
-      assert.ok(hits.every((h) => allowed.has(h.mediaId)), `${label}: only allowed items`);
-      assert.is(info.strategy, strategy, `${label}: strategy`);
-      assert.is(info.filter, filter, `${label}: filter`);
-      const truth = exactTop(t, 'clip:test', 'objects', ['A', 'B'], q, 20, allowed);
-      const rec = recallAt(20, hits.map((h) => h.objectId), truth);
-      assert.ok(rec >= 0.85, `${label}: recall@20 ${rec}`);
+behaviour(
+  'item filters return k when k match: rare (exact), medium (inside the scan), common (post-filter, refilled)',
+  async () => {
+    const t = open({ exactBase: 200, exactFraction: 0, resolveMaxMedia: 1000, unboundedMaxWork: 0 });
+    const r = rng(4);
+    const n = 12_000;
+    const gen = clustered(r, 128, 40);
+    // Three vectors per item.
+    const rows = Array.from({ length: n }, (_, i) =>
+      row(`o${i}`, i % 2 ? 'A' : 'B', gen(), { mediaId: `m${Math.floor(i / 3)}` }),
+    );
+    put(t, rows);
+    const media = [...new Set(rows.map((x) => x.mediaId))];
+    const pick = (count: number) => {
+      const out = new Set<string>();
+      while (out.size < count) out.add(media[Math.floor(r() * media.length)]);
+      return out;
+    };
+    const cases: Array<[string, number, string, string]> = [
+      ['rare', 20, 'exact', 'inside'],
+      ['medium', 600, 'ann', 'inside'],
+      ['common', 2500, 'ann', 'post'],
+      ['very rare among the best', 1200, 'ann', 'post'],
+    ];
+    for (const [label, count, strategy, filter] of cases) {
+      const allowed = pick(count);
+      for (let qi = 0; qi < 5; qi++) {
+        const q = gen();
+        const { hits, info } = t.ix.searchWithInfo({
+          modelId: 'clip:test',
+          similarityModel: 'objects',
+          vector: q,
+          datasetIds: ['A', 'B'],
+          k: 20,
+          mediaIds: [...allowed],
+        });
+        assert.is(hits.length, 20, `${label}: k hits`);
+        assert.ok(
+          hits.every((h) => allowed.has(h.mediaId)),
+          `${label}: only allowed items`,
+        );
+        assert.is(info.strategy, strategy, `${label}: strategy`);
+        assert.is(info.filter, filter, `${label}: filter`);
+        const truth = exactTop(t, 'clip:test', 'objects', ['A', 'B'], q, 20, allowed);
+        const rec = recallAt(
+          20,
+          hits.map((h) => h.objectId),
+          truth,
+        );
+        assert.ok(rec >= 0.85, `${label}: recall@20 ${rec}`);
+      }
     }
-  }
-  // Fewer matches than k: all of them, no padding.
-  const few = new Set(['m1', 'm2']);
-  const hits = await t.ix.search({ modelId: 'clip:test', similarityModel: 'objects', vector: gen(), datasetIds: ['A', 'B'], k: 20, mediaIds: [...few] });
-  assert.is(hits.length, 6);
-  assert.equal(await t.ix.search({ modelId: 'clip:test', similarityModel: 'objects', vector: gen(), datasetIds: ['A', 'B'], k: 20, mediaIds: [] }), []);
-  t.db.close();
-});
+    // Fewer matches than k: all of them, no padding.
+    const few = new Set(['m1', 'm2']);
+    const hits = await t.ix.search({
+      modelId: 'clip:test',
+      similarityModel: 'objects',
+      vector: gen(),
+      datasetIds: ['A', 'B'],
+      k: 20,
+      mediaIds: [...few],
+    });
+    assert.is(hits.length, 6);
+    assert.equal(
+      await t.ix.search({
+        modelId: 'clip:test',
+        similarityModel: 'objects',
+        vector: gen(),
+        datasetIds: ['A', 'B'],
+        k: 20,
+        mediaIds: [],
+      }),
+      [],
+    );
+    t.db.close();
+  },
+);
 
 behaviour('upsert replaces, remove and removeMedia delete; counts, holes and stats follow', async () => {
   const t = open();
@@ -227,19 +361,34 @@ behaviour('upsert replaces, remove and removeMedia delete; counts, holes and sta
   const q = randomUnit(r, 64);
   // Replace o1's vector with the query itself: it becomes the best match.
   put(t, [row('o1', 'A', q, { mediaId: 'm1' })]);
-  let hits = await t.ix.search({ modelId: 'clip:test', similarityModel: 'objects', vector: q, datasetIds: ['A'], k: 3 });
+  let hits = await t.ix.search({
+    modelId: 'clip:test',
+    similarityModel: 'objects',
+    vector: q,
+    datasetIds: ['A'],
+    k: 3,
+  });
   assert.is(hits[0].objectId, 'o1');
   assert.ok(hits[0].similarity > 0.9999);
   // Moving an object to another collection (partition keys cannot be updated in vec0): found there, not here.
   put(t, [row('o2', 'B', q, { mediaId: 'm2' })]);
   hits = await t.ix.search({ modelId: 'clip:test', similarityModel: 'objects', vector: q, datasetIds: ['B'], k: 3 });
-  assert.equal(hits.map((h) => h.objectId), ['o2']);
+  assert.equal(
+    hits.map((h) => h.objectId),
+    ['o2'],
+  );
   await t.ix.remove(['o1', 'missing']);
   hits = await t.ix.search({ modelId: 'clip:test', similarityModel: 'objects', vector: q, datasetIds: ['A'], k: 100 });
   assert.is(hits.length, 98);
   assert.not.ok(hits.some((h) => h.objectId === 'o1' || h.objectId === 'o2'));
   await t.ix.removeMedia(['m3', 'm4']);
-  hits = await t.ix.search({ modelId: 'clip:test', similarityModel: 'objects', vector: q, datasetIds: ['A', 'B'], k: 100 });
+  hits = await t.ix.search({
+    modelId: 'clip:test',
+    similarityModel: 'objects',
+    vector: q,
+    datasetIds: ['A', 'B'],
+    k: 100,
+  });
   assert.is(hits.length, 100 - 1 - 20);
   assert.not.ok(hits.some((h) => h.mediaId === 'm3' || h.mediaId === 'm4'));
   const [s] = await t.ix.stats('clip:test');
@@ -275,13 +424,25 @@ behaviour('recall@10 ≥ 0.95 against the exact answer on clustered vectors (bou
     let bounded = 0;
     for (let i = 0; i < queries; i++) {
       const q = gen();
-      const { hits, info } = t.ix.searchWithInfo({ modelId: 'clip:test', similarityModel: 'objects', vector: q, datasetIds: ['A'], k: 10 });
+      const { hits, info } = t.ix.searchWithInfo({
+        modelId: 'clip:test',
+        similarityModel: 'objects',
+        vector: q,
+        datasetIds: ['A'],
+        k: 10,
+      });
       assert.is(info.firstPass, label === 'in memory' ? 'memory' : 'sqlite');
       if (info.threshold !== null) bounded++;
-      sum += recallAt(10, hits.map((h) => h.objectId), exactTop(t, 'clip:test', 'objects', ['A'], q, 10));
+      sum += recallAt(
+        10,
+        hits.map((h) => h.objectId),
+        exactTop(t, 'clip:test', 'objects', ['A'], q, 10),
+      );
     }
     const recall = sum / queries;
-    console.log(`  clustered 15k × 256, ${label}: recall@10 ${recall.toFixed(3)} (${bounded}/${queries} queries bounded)`);
+    console.log(
+      `  clustered 15k × 256, ${label}: recall@10 ${recall.toFixed(3)} (${bounded}/${queries} queries bounded)`,
+    );
     assert.ok(recall >= 0.95, `${label}: recall@10 ${recall}`);
     if (label === 'bounded by the sample') assert.ok(bounded > queries / 2, 'the bound was used');
     t.db.close();
@@ -294,22 +455,53 @@ const lib = suite('vector index: rebuild and coverage');
 
 async function library() {
   const s = openSqliteStorage(tempDb());
-  const user = await s.accounts.createUser({ id: newUuid(), email: `u-${newUuid()}@example.com`, name: 'U', createdAt: nowIso() });
+  const user = await s.accounts.createUser({
+    id: newUuid(),
+    email: `u-${newUuid()}@example.com`,
+    name: 'U',
+    createdAt: nowIso(),
+  });
   const orgId = newUuid();
   await s.accounts.createOrganization({ id: orgId, name: 'Org', slug: `org-${orgId.slice(0, 8)}` }, user.id);
   const at = nowIso();
   const colls: string[] = [];
   for (const name of ['One', 'Two']) {
-    colls.push((await s.collections.create({ id: newUuid(), organizationId: orgId, name, icon: null, type: 'media', createdAt: at, updatedAt: at, createdById: user.id })).id);
+    colls.push(
+      (
+        await s.collections.create({
+          id: newUuid(),
+          organizationId: orgId,
+          name,
+          icon: null,
+          type: 'media',
+          createdAt: at,
+          updatedAt: at,
+          createdById: user.id,
+        })
+      ).id,
+    );
   }
   const addImage = async (collId: string) => {
     const id = newMediaId();
     const frameId = newMediaId();
     await s.media.insert(
       {
-        id, datasetId: collId, organizationId: orgId, parentPath: pathLabel(collId), type: 'image', name: `${id.slice(0, 6)}.jpg`,
-        blobKey: `blob-${id}`, mimeType: 'image/jpeg', width: 640, height: 480, duration: null, sizeBytes: 1000, exif: {}, metadata: {},
-        processingStatus: 'ready', createdById: user.id,
+        id,
+        datasetId: collId,
+        organizationId: orgId,
+        parentPath: pathLabel(collId),
+        type: 'image',
+        name: `${id.slice(0, 6)}.jpg`,
+        blobKey: `blob-${id}`,
+        mimeType: 'image/jpeg',
+        width: 640,
+        height: 480,
+        duration: null,
+        sizeBytes: 1000,
+        exif: {},
+        metadata: {},
+        processingStatus: 'ready',
+        createdById: user.id,
       },
       [{ id: frameId, timestamp: '0', blobKey: `frame-${id}`, width: 640, height: 480 }],
     );
@@ -321,55 +513,101 @@ async function library() {
 const object = (vector: Float32Array, modelId: string, sm: SimilarityModel = 'objects'): NewObject => {
   const id = newMediaId();
   return {
-    id, type: sm === 'faces' ? 'face' : 'thing', label: 'x', blobKey: null, polygon: [{ x: 0, y: 0 }, { x: 1, y: 0 }, { x: 1, y: 1 }],
-    confidence: 0.9, model: 'det:test', similarityModel: sm, embedding: { modelId, vector },
+    id,
+    type: sm === 'faces' ? 'face' : 'thing',
+    label: 'x',
+    blobKey: null,
+    polygon: [
+      { x: 0, y: 0 },
+      { x: 1, y: 0 },
+      { x: 1, y: 1 },
+    ],
+    confidence: 0.9,
+    model: 'det:test',
+    similarityModel: sm,
+    embedding: { modelId, vector },
   };
 };
 
-lib('rebuild indexes object_embeddings (active objects only), centres, keeps in step while it runs, swaps', async () => {
-  const L = await library();
-  const ix = sqliteVectorIndex(L.s.db);
-  const r = rng(7);
-  const gen = clustered(r, 64, 10);
-  const objects: Array<{ id: string; mediaId: string; frameId: string; v: Float32Array }> = [];
-  for (let i = 0; i < 60; i++) {
-    const { mediaId, frameId } = await L.addImage(L.colls[i % 2]);
-    const objs = [object(gen(), 'clip:v1'), object(gen(), 'clip:v1')];
-    await L.s.analysis.replaceFrameAnalysis(frameId, { captions: [], objects: objs });
-    for (const o of objs) objects.push({ id: o.id, mediaId, frameId, v: o.embedding!.vector });
-  }
-  // The analysis store keeps the index in step; drop it to start as after this migration on an old database.
-  assert.equal(await ix.unindexedModels(), []);
-  await ix.dropModel('clip:v1');
-  assert.equal(await ix.unindexedModels(), ['clip:v1']);
-  await L.s.analysis.correctObject(objects[0].id, { deleted: true });
-  const late = objects[1];
-  let progress = 0;
-  const res = await ix.rebuild('clip:v1', {
-    batchSize: 16,
-    onProgress: (n) => {
-      progress = n;
-      // A write while the rebuild runs reaches the generation being built too.
-      if (n === 16) ix.sync.upsert([{ objectId: 'late-extra', modelId: 'clip:v1', similarityModel: 'objects', mediaId: late.mediaId, datasetId: L.colls[1], frameId: late.frameId, vector: late.v }]);
-    },
-  });
-  assert.is(res.rows, 119 + 1, 'all but the deleted object, plus the one written meanwhile');
-  assert.ok(progress >= 119);
-  const [s] = await ix.stats('clip:v1');
-  assert.is(s.state, 'live');
-  assert.ok(s.centered);
-  assert.is(s.rows, 120);
-  assert.equal(await ix.unindexedModels(), []);
-  const hits = await ix.search({ modelId: 'clip:v1', similarityModel: 'objects', vector: objects[5].v, datasetIds: L.colls, k: 3 });
-  assert.is(hits[0].objectId, objects[5].id);
-  assert.is(hits[0].frameId, objects[5].frameId, 'frame id from detected_objects');
-  assert.ok((await ix.search({ modelId: 'clip:v1', similarityModel: 'objects', vector: objects[0].v, datasetIds: L.colls, k: 120 })).every((h) => h.objectId !== objects[0].id));
-  // Rebuilding again drops the old generation.
-  await ix.rebuild('clip:v1');
-  const tables = L.s.db.prepare(`SELECT count(*) FROM sqlite_master WHERE name LIKE 'vec_index_%' AND type = 'table' AND name NOT LIKE '%\\_%\\_%' ESCAPE '\\'`).pluck().get();
-  assert.ok((await ix.stats()).length === 1, `one generation left (${tables})`);
-  await L.s.close();
-});
+lib(
+  'rebuild indexes object_embeddings (active objects only), centres, keeps in step while it runs, swaps',
+  async () => {
+    const L = await library();
+    const ix = sqliteVectorIndex(L.s.db);
+    const r = rng(7);
+    const gen = clustered(r, 64, 10);
+    const objects: Array<{ id: string; mediaId: string; frameId: string; v: Float32Array }> = [];
+    for (let i = 0; i < 60; i++) {
+      const { mediaId, frameId } = await L.addImage(L.colls[i % 2]);
+      const objs = [object(gen(), 'clip:v1'), object(gen(), 'clip:v1')];
+      await L.s.analysis.replaceFrameAnalysis(frameId, { captions: [], objects: objs });
+      for (const o of objs) objects.push({ id: o.id, mediaId, frameId, v: o.embedding!.vector });
+    }
+    // The analysis store keeps the index in step; drop it to start as after this migration on an old database.
+    assert.equal(await ix.unindexedModels(), []);
+    await ix.dropModel('clip:v1');
+    assert.equal(await ix.unindexedModels(), ['clip:v1']);
+    await L.s.analysis.correctObject(objects[0].id, { deleted: true });
+    const late = objects[1];
+    let progress = 0;
+    const res = await ix.rebuild('clip:v1', {
+      batchSize: 16,
+      onProgress: (n) => {
+        progress = n;
+        // A write while the rebuild runs reaches the generation being built too.
+        if (n === 16)
+          ix.sync.upsert([
+            {
+              objectId: 'late-extra',
+              modelId: 'clip:v1',
+              similarityModel: 'objects',
+              mediaId: late.mediaId,
+              datasetId: L.colls[1],
+              frameId: late.frameId,
+              vector: late.v,
+            },
+          ]);
+      },
+    });
+    assert.is(res.rows, 119 + 1, 'all but the deleted object, plus the one written meanwhile');
+    assert.ok(progress >= 119);
+    const [s] = await ix.stats('clip:v1');
+    assert.is(s.state, 'live');
+    assert.ok(s.centered);
+    assert.is(s.rows, 120);
+    assert.equal(await ix.unindexedModels(), []);
+    const hits = await ix.search({
+      modelId: 'clip:v1',
+      similarityModel: 'objects',
+      vector: objects[5].v,
+      datasetIds: L.colls,
+      k: 3,
+    });
+    assert.is(hits[0].objectId, objects[5].id);
+    assert.is(hits[0].frameId, objects[5].frameId, 'frame id from detected_objects');
+    assert.ok(
+      (
+        await ix.search({
+          modelId: 'clip:v1',
+          similarityModel: 'objects',
+          vector: objects[0].v,
+          datasetIds: L.colls,
+          k: 120,
+        })
+      ).every((h) => h.objectId !== objects[0].id),
+    );
+    // Rebuilding again drops the old generation.
+    await ix.rebuild('clip:v1');
+    const tables = L.s.db
+      .prepare(
+        `SELECT count(*) FROM sqlite_master WHERE name LIKE 'vec_index_%' AND type = 'table' AND name NOT LIKE '%\\_%\\_%' ESCAPE '\\'`,
+      )
+      .pluck()
+      .get();
+    assert.ok((await ix.stats()).length === 1, `one generation left (${tables})`);
+    await L.s.close();
+  },
+);
 
 lib('coverage: a new model fills while the old one answers; switch at 1', async () => {
   const L = await library();
@@ -381,7 +619,17 @@ lib('coverage: a new model fills while the old one answers; switch at 1', async 
     const { mediaId, frameId } = await L.addImage(coll);
     const objs = [object(randomUnit(r, 32), 'clip:old'), object(randomUnit(r, 32), 'face:old', 'faces')];
     await L.s.analysis.replaceFrameAnalysis(frameId, { captions: [], objects: objs });
-    ix.sync.upsert(objs.map((o) => ({ objectId: o.id, modelId: o.embedding!.modelId, similarityModel: o.similarityModel!, mediaId, datasetId: coll, frameId, vector: o.embedding!.vector })));
+    ix.sync.upsert(
+      objs.map((o) => ({
+        objectId: o.id,
+        modelId: o.embedding!.modelId,
+        similarityModel: o.similarityModel!,
+        mediaId,
+        datasetId: coll,
+        frameId,
+        vector: o.embedding!.vector,
+      })),
+    );
     items.push({ frameId, mediaId, coll, objs });
   }
   let c = await ix.coverage('clip:old', L.colls, 'objects');
@@ -390,16 +638,43 @@ lib('coverage: a new model fills while the old one answers; switch at 1', async 
   assert.equal([c.indexed, c.objects], [20, 40], 'all similarity models: faces have no clip vectors');
   // Re-embed half of collection One's objects with a new model (512 → 48 dims here).
   const one = items.filter((x) => x.coll === L.colls[0]);
-  ix.sync.upsert(one.slice(0, 5).map((x) => ({ objectId: x.objs[0].id, modelId: 'clip:new', similarityModel: 'objects' as const, mediaId: x.mediaId, datasetId: x.coll, frameId: x.frameId, vector: randomUnit(r, 48) })));
+  ix.sync.upsert(
+    one
+      .slice(0, 5)
+      .map((x) => ({
+        objectId: x.objs[0].id,
+        modelId: 'clip:new',
+        similarityModel: 'objects' as const,
+        mediaId: x.mediaId,
+        datasetId: x.coll,
+        frameId: x.frameId,
+        vector: randomUnit(r, 48),
+      })),
+  );
   c = await ix.coverage('clip:new', [L.colls[0]], 'objects');
   assert.equal([c.indexed, c.objects, c.fraction], [5, 10, 0.5]);
   assert.is((await ix.coverage('clip:new', L.colls, 'objects')).fraction, 0.25);
   assert.is((await ix.coverage('nothing', L.colls)).fraction, 0);
   // The old model still answers.
-  const hits = await ix.search({ modelId: 'clip:old', similarityModel: 'objects', vector: items[0].objs[0].embedding!.vector, datasetIds: L.colls, k: 1 });
+  const hits = await ix.search({
+    modelId: 'clip:old',
+    similarityModel: 'objects',
+    vector: items[0].objs[0].embedding!.vector,
+    datasetIds: L.colls,
+    k: 1,
+  });
   assert.is(hits[0].objectId, items[0].objs[0].id);
   await ix.dropModel('clip:old');
-  assert.equal(await ix.search({ modelId: 'clip:old', similarityModel: 'objects', vector: items[0].objs[0].embedding!.vector, datasetIds: L.colls, k: 1 }), []);
+  assert.equal(
+    await ix.search({
+      modelId: 'clip:old',
+      similarityModel: 'objects',
+      vector: items[0].objs[0].embedding!.vector,
+      datasetIds: L.colls,
+      k: 1,
+    }),
+    [],
+  );
   await L.s.close();
 });
 

@@ -30,7 +30,12 @@ const test = suite('storage: sqlite only');
 test('migrations are idempotent: opening an existing file applies nothing and keeps the data', async () => {
   const file = tempFile();
   const first = openSqliteStorage(file);
-  const user = await first.accounts.createUser({ id: newUuid(), email: 'a@example.com', name: 'A', createdAt: nowIso() });
+  const user = await first.accounts.createUser({
+    id: newUuid(),
+    email: 'a@example.com',
+    name: 'A',
+    createdAt: nowIso(),
+  });
   await first.accounts.setSettingIfAbsent('k', 'v');
   await first.close();
 
@@ -54,20 +59,38 @@ const planOf = (db: Db, sql: string, params: unknown[]): string[] =>
   (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...params) as Array<{ detail: string }>).map((r) => r.detail);
 
 /** Lines that read the media table without any index. */
-const fullScans = (plan: string[]) => plan.filter((d) => /^SCAN (m|media)\b/.test(d) && !/USING (COVERING )?INDEX/.test(d));
+const fullScans = (plan: string[]) =>
+  plan.filter((d) => /^SCAN (m|media)\b/.test(d) && !/USING (COVERING )?INDEX/.test(d));
 
 const COLL = newUuid();
 const ROOT = COLL.replace(/-/g, '');
 const FOLDER = `${ROOT}.${'ab'.repeat(16)}`;
 const q = (over: Partial<BrowseQuery>): BrowseQuery => ({
-  datasetId: COLL, path: ROOT, recursive: false, types: null, createdFrom: null, createdBefore: null, tagFilters: null,
-  tagValues: null, mediaId: null, clusterId: null, sortBy: 'createdAt', sortDirection: 'desc', limit: 50, offset: 0, ...over,
+  datasetId: COLL,
+  path: ROOT,
+  recursive: false,
+  types: null,
+  createdFrom: null,
+  createdBefore: null,
+  tagFilters: null,
+  tagValues: null,
+  mediaId: null,
+  clusterId: null,
+  sortBy: 'createdAt',
+  sortDirection: 'desc',
+  limit: 50,
+  offset: 0,
+  ...over,
 });
 /** The two statements browse runs for a query (see sqliteBrowse). */
 function browsePlans(db: Db, query: BrowseQuery): { list: string[]; count: string[] } {
   const { where, params } = browseWhere(query);
   return {
-    list: planOf(db, `SELECT m.* FROM media m WHERE ${where} ORDER BY m.created_at DESC, m.id DESC LIMIT ? OFFSET ?`, [...params, 50, 0]),
+    list: planOf(db, `SELECT m.* FROM media m WHERE ${where} ORDER BY m.created_at DESC, m.id DESC LIMIT ? OFFSET ?`, [
+      ...params,
+      50,
+      0,
+    ]),
     count: planOf(db, `SELECT count(*) FROM media m WHERE ${where}`, params),
   };
 }
@@ -97,15 +120,27 @@ test('query plans: no browse reads the media table without an index', () => {
 });
 
 test('query plans: the tag filter searches the media_tags index', () => {
-  const { list, count } = browsePlans(store.db, q({ path: FOLDER, tagFilters: { color: ['red', 'blue'], size: ['big'] } }));
+  const { list, count } = browsePlans(
+    store.db,
+    q({ path: FOLDER, tagFilters: { color: ['red', 'blue'], size: ['big'] } }),
+  );
   for (const plan of [list, count]) {
     // Each candidate is checked by the tag table's primary key (media_id, grp, value): no materialised id list.
-    assert.ok(plan.some((d) => /^SEARCH t (EXISTS )?USING PRIMARY KEY \(media_id=\? AND grp=\? AND value=\?\)/.test(d)), plan.join(' | '));
+    assert.ok(
+      plan.some((d) => /^SEARCH t (EXISTS )?USING PRIMARY KEY \(media_id=\? AND grp=\? AND value=\?\)/.test(d)),
+      plan.join(' | '),
+    );
     assert.equal(fullScans(plan), []);
-    assert.not.ok(plan.some((d) => /^SCAN media_tags/.test(d)), plan.join(' | '));
+    assert.not.ok(
+      plan.some((d) => /^SCAN media_tags/.test(d)),
+      plan.join(' | '),
+    );
   }
   const legacy = browsePlans(store.db, q({ recursive: true, tagValues: ['red', 'big'] })).list;
-  assert.ok(legacy.some((d) => /^SEARCH t (EXISTS )?USING PRIMARY KEY \(media_id=\?/.test(d)), legacy.join(' | '));
+  assert.ok(
+    legacy.some((d) => /^SEARCH t (EXISTS )?USING PRIMARY KEY \(media_id=\?/.test(d)),
+    legacy.join(' | '),
+  );
   assert.equal(fullScans(legacy), []);
 });
 
@@ -116,7 +151,10 @@ test('query plans: the folder summary count is a path range on an index', () => 
     `SELECT count(*) FROM media WHERE status = 'active' AND is_current = 1 AND path > ? AND path < ? AND type IN ('image', 'video')`,
     [`${FOLDER}.`, `${FOLDER}/`],
   );
-  assert.ok(plan.some((d) => /^SEARCH media USING (COVERING )?INDEX \w+ \(path>\? AND path<\?\)/.test(d)), plan.join(' | '));
+  assert.ok(
+    plan.some((d) => /^SEARCH media USING (COVERING )?INDEX \w+ \(path>\? AND path<\?\)/.test(d)),
+    plan.join(' | '),
+  );
   assert.equal(fullScans(plan), []);
 });
 
@@ -124,14 +162,26 @@ test('query plans: the folder summary count is a path range on an index', () => 
 // and walk every live row of the collection; a folder's listing must use parent_path or the path range.
 test('query plans: one-level listing searches by parent_path', () => {
   const { list, count } = browsePlans(store.db, q({ path: FOLDER }));
-  assert.ok(list.some((d) => /^SEARCH m USING (COVERING )?INDEX media_live_children_\w+ \(parent_path=\?/.test(d)), `listing: ${list.join(' | ')}`);
-  assert.ok(count.some((d) => /^SEARCH m USING (COVERING )?INDEX \w+ \(parent_path=\?/.test(d)), `count: ${count.join(' | ')}`);
+  assert.ok(
+    list.some((d) => /^SEARCH m USING (COVERING )?INDEX media_live_children_\w+ \(parent_path=\?/.test(d)),
+    `listing: ${list.join(' | ')}`,
+  );
+  assert.ok(
+    count.some((d) => /^SEARCH m USING (COVERING )?INDEX \w+ \(parent_path=\?/.test(d)),
+    `count: ${count.join(' | ')}`,
+  );
 });
 
 test('query plans: a recursive folder listing and its count use the path range', () => {
   const { list, count } = browsePlans(store.db, q({ path: FOLDER, recursive: true }));
-  assert.ok(list.some((d) => /^SEARCH m USING (COVERING )?INDEX \w+ \(path>\? AND path<\?\)/.test(d)), `listing: ${list.join(' | ')}`);
-  assert.ok(count.some((d) => /^SEARCH m USING (COVERING )?INDEX \w+ \(path>\? AND path<\?\)/.test(d)), `count: ${count.join(' | ')}`);
+  assert.ok(
+    list.some((d) => /^SEARCH m USING (COVERING )?INDEX \w+ \(path>\? AND path<\?\)/.test(d)),
+    `listing: ${list.join(' | ')}`,
+  );
+  assert.ok(
+    count.some((d) => /^SEARCH m USING (COVERING )?INDEX \w+ \(path>\? AND path<\?\)/.test(d)),
+    `count: ${count.join(' | ')}`,
+  );
 });
 
 test.run();

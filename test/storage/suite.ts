@@ -82,16 +82,37 @@ export function storageSuite(
   let fx: Fixture;
 
   async function setup(store: Storage): Promise<Fixture> {
-    const user = await store.accounts.createUser({ id: newUuid(), email: `owner-${newUuid()}@example.com`, name: 'Owner', createdAt: nowIso() });
+    const user = await store.accounts.createUser({
+      id: newUuid(),
+      email: `owner-${newUuid()}@example.com`,
+      name: 'Owner',
+      createdAt: nowIso(),
+    });
     const orgId = newUuid();
-    const org = await store.accounts.createOrganization({ id: orgId, name: 'Acme', slug: `acme-${orgId.slice(0, 8)}` }, user.id);
+    const org = await store.accounts.createOrganization(
+      { id: orgId, name: 'Acme', slug: `acme-${orgId.slice(0, 8)}` },
+      user.id,
+    );
     const coll = await newCollection(store, org.id, user.id, 'Library');
     return { user, org, coll, root: pathLabel(coll.id) };
   }
 
-  async function newCollection(store: Storage, organizationId: string, userId: string, collName: string, createdAt = nowIso()) {
+  async function newCollection(
+    store: Storage,
+    organizationId: string,
+    userId: string,
+    collName: string,
+    createdAt = nowIso(),
+  ) {
     return store.collections.create({
-      id: newUuid(), organizationId, name: collName, icon: null, type: 'media', createdAt, updatedAt: createdAt, createdById: userId,
+      id: newUuid(),
+      organizationId,
+      name: collName,
+      icon: null,
+      type: 'media',
+      createdAt,
+      updatedAt: createdAt,
+      createdById: userId,
     });
   }
 
@@ -130,7 +151,14 @@ export function storageSuite(
   }
 
   const framesFor = (m: NewMedia, timestamps: string[]): NewFrame[] =>
-    timestamps.map((t, i) => ({ id: newMediaId(), timestamp: t, blobKey: `frame-${m.id}-${i}`, width: 64, height: 48, metadata: { i } }));
+    timestamps.map((t, i) => ({
+      id: newMediaId(),
+      timestamp: t,
+      blobKey: `frame-${m.id}-${i}`,
+      width: 64,
+      height: 48,
+      metadata: { i },
+    }));
 
   async function addItem(parentPath: string, o: ItemOptions = {}): Promise<MediaRecord> {
     const m = newItem(parentPath, o);
@@ -143,19 +171,45 @@ export function storageSuite(
   async function addFolder(folderName: string, parentPath: string, reuse = false, id = newMediaId()) {
     return s.media.insertFolder(
       {
-        id, datasetId: fx.coll.id, organizationId: fx.org.id, parentPath, type: 'folder', name: folderName, blobKey: null,
-        mimeType: null, width: null, height: null, duration: null, sizeBytes: 0, exif: {}, metadata: {},
-        processingStatus: 'ready', createdById: fx.user.id,
+        id,
+        datasetId: fx.coll.id,
+        organizationId: fx.org.id,
+        parentPath,
+        type: 'folder',
+        name: folderName,
+        blobKey: null,
+        mimeType: null,
+        width: null,
+        height: null,
+        duration: null,
+        sizeBytes: 0,
+        exif: {},
+        metadata: {},
+        processingStatus: 'ready',
+        createdById: fx.user.id,
       },
       reuse,
     );
   }
-  const folder = async (folderName: string, parentPath: string, id?: string) => (await addFolder(folderName, parentPath, false, id)).folder;
+  const folder = async (folderName: string, parentPath: string, id?: string) =>
+    (await addFolder(folderName, parentPath, false, id)).folder;
 
   const query = (over: Partial<BrowseQuery> = {}): BrowseQuery => ({
-    datasetId: fx.coll.id, path: fx.root, recursive: false, types: null, createdFrom: null, createdBefore: null,
-    tagFilters: null, tagValues: null, mediaId: null, clusterId: null, sortBy: 'createdAt', sortDirection: 'asc',
-    limit: 1000, offset: 0, ...over,
+    datasetId: fx.coll.id,
+    path: fx.root,
+    recursive: false,
+    types: null,
+    createdFrom: null,
+    createdBefore: null,
+    tagFilters: null,
+    tagValues: null,
+    mediaId: null,
+    clusterId: null,
+    sortBy: 'createdAt',
+    sortDirection: 'asc',
+    limit: 1000,
+    offset: 0,
+    ...over,
   });
   /** Ids the browse returns, sorted (for set comparisons); also checks total agrees when nothing is paged off. */
   async function browseIds(over: Partial<BrowseQuery> = {}): Promise<string[]> {
@@ -188,11 +242,19 @@ export function storageSuite(
     assert.is(await s.accounts.getUser(newUuid()), null);
 
     assert.is(await s.accounts.getMembershipRole(fx.org.id, fx.user.id), 'owner');
-    const other = await s.accounts.createUser({ id: newUuid(), email: 'other@example.com', name: 'Other', createdAt: nowIso() });
+    const other = await s.accounts.createUser({
+      id: newUuid(),
+      email: 'other@example.com',
+      name: 'Other',
+      createdAt: nowIso(),
+    });
     assert.is(await s.accounts.getMembershipRole(fx.org.id, other.id), null);
 
     await tick();
-    const second = await s.accounts.createOrganization({ id: newUuid(), name: 'Second', slug: 'second-org' }, fx.user.id);
+    const second = await s.accounts.createOrganization(
+      { id: newUuid(), name: 'Second', slug: 'second-org' },
+      fx.user.id,
+    );
     const third = await s.accounts.createOrganization({ id: newUuid(), name: 'Third', slug: 'third-org' }, other.id);
     assert.is(await s.accounts.countOrganizations(), 3);
     assert.is(await s.accounts.getMembershipRole(second.id, fx.user.id), 'owner');
@@ -200,17 +262,31 @@ export function storageSuite(
     assert.is(await s.accounts.getMembershipRole(third.id, other.id), 'owner');
 
     const mine = await s.accounts.listOrganizationsForUser(fx.user.id);
-    assert.equal(mine.map((o) => o.id), [fx.org.id, second.id], 'oldest first, only the user\'s');
+    assert.equal(
+      mine.map((o) => o.id),
+      [fx.org.id, second.id],
+      "oldest first, only the user's",
+    );
     assert.ok(mine.every((o) => o.role === 'owner'));
     assert.is(mine[1].name, 'Second');
-    assert.equal((await s.accounts.listOrganizationsForUser(other.id)).map((o) => o.id), [third.id]);
+    assert.equal(
+      (await s.accounts.listOrganizationsForUser(other.id)).map((o) => o.id),
+      [third.id],
+    );
     assert.equal(await s.accounts.listOrganizationsForUser(newUuid()), []);
   });
 
   test('API keys: create, find by hash, revoke (revoked ones are not found), list', async () => {
     const key = (n: number, createdAt: string): ApiKeyRecord => ({
-      id: newUuid(), organizationId: fx.org.id, userId: fx.user.id, name: `key ${n}`, role: n === 1 ? 'admin' : 'viewer',
-      keyHash: `hash-${n}-${newUuid()}`, prefix: `pre${n}`, createdAt, revokedAt: null,
+      id: newUuid(),
+      organizationId: fx.org.id,
+      userId: fx.user.id,
+      name: `key ${n}`,
+      role: n === 1 ? 'admin' : 'viewer',
+      keyHash: `hash-${n}-${newUuid()}`,
+      prefix: `pre${n}`,
+      createdAt,
+      revokedAt: null,
     });
     const k1 = key(1, '2024-01-01T00:00:00.000Z');
     const k2 = key(2, '2024-01-02T00:00:00.000Z');
@@ -253,10 +329,21 @@ export function storageSuite(
     assert.is(fx.coll.type, 'media');
     const later = new Date(Date.parse(fx.coll.createdAt) + 60_000).toISOString();
     const b = await s.collections.create({
-      id: newUuid(), organizationId: fx.org.id, name: 'B', icon: 'star', type: 'media', createdAt: later, updatedAt: later, createdById: fx.user.id,
+      id: newUuid(),
+      organizationId: fx.org.id,
+      name: 'B',
+      icon: 'star',
+      type: 'media',
+      createdAt: later,
+      updatedAt: later,
+      createdById: fx.user.id,
     });
     assert.is(b.icon, 'star');
-    assert.equal((await s.collections.list(fx.org.id)).map((c) => c.id), [fx.coll.id, b.id], 'oldest first');
+    assert.equal(
+      (await s.collections.list(fx.org.id)).map((c) => c.id),
+      [fx.coll.id, b.id],
+      'oldest first',
+    );
     assert.equal(await s.collections.list(newUuid()), []);
     assert.is(await s.collections.get(newUuid()), null);
 
@@ -277,8 +364,14 @@ export function storageSuite(
   // ---------------------------------------------------------------- media basics
 
   test('insert with frames, then get and frames()', async () => {
-    const nm = newItem(fx.root, { name: 'cat.jpg', sizeBytes: 1234, metadata: { description: 'a cat', tags: { animal: ['cat'] } } });
-    const img = await s.media.insert(nm, [{ id: newMediaId(), timestamp: '0', blobKey: 'frame-cat', width: 64, height: 48 }]);
+    const nm = newItem(fx.root, {
+      name: 'cat.jpg',
+      sizeBytes: 1234,
+      metadata: { description: 'a cat', tags: { animal: ['cat'] } },
+    });
+    const img = await s.media.insert(nm, [
+      { id: newMediaId(), timestamp: '0', blobKey: 'frame-cat', width: 64, height: 48 },
+    ]);
     assert.is(img.id, nm.id);
     assert.is(img.path, `${fx.root}.${nm.id}`);
     assert.is(img.parentPath, fx.root);
@@ -323,14 +416,24 @@ export function storageSuite(
     assert.equal(f.captions, []);
     assert.equal(f.objects, []);
     const vidFrames = frames.get(vid.id)!;
-    assert.equal(vidFrames.map((x) => x.timestamp), ['0', '1.5', '3'], 'frames in time order');
-    assert.equal(vidFrames.map((x) => x.metadata), [{ i: 1 }, { i: 2 }, { i: 0 }]);
+    assert.equal(
+      vidFrames.map((x) => x.timestamp),
+      ['0', '1.5', '3'],
+      'frames in time order',
+    );
+    assert.equal(
+      vidFrames.map((x) => x.metadata),
+      [{ i: 1 }, { i: 2 }, { i: 0 }],
+    );
     assert.ok(vidFrames.every((x) => x.captions.length === 0 && x.objects.length === 0 && x.mediaId === vid.id));
     assert.equal(frames.get(newMediaId()) ?? [], []);
     assert.is((await s.media.frames([])).size, 0);
     // Frames one by one: a named frame, an item's first frame in time, nothing for another item's frame.
     const picked = await s.media.pickFrames([
-      { mediaId: vid.id, frameId: vidFrames[2].id }, { mediaId: vid.id, frameId: null }, { mediaId: img.id, frameId: vidFrames[0].id }, { mediaId: img.id, frameId: null },
+      { mediaId: vid.id, frameId: vidFrames[2].id },
+      { mediaId: vid.id, frameId: null },
+      { mediaId: img.id, frameId: vidFrames[0].id },
+      { mediaId: img.id, frameId: null },
     ]);
     assert.equal(picked, [vidFrames[2], vidFrames[0], null, catFrames[0]]);
   });
@@ -397,8 +500,12 @@ export function storageSuite(
 
     assert.equal(await browseIds({ recursive: true, mediaId: i2.id }), ids(i2));
     assert.equal(await browseIds({ mediaId: i2.id }), [], 'mediaId does not widen a one-level listing');
-    assert.equal(await browseIds({ recursive: true, mediaId: foreign.id }), [], 'never another collection\'s item');
-    assert.equal(await browseIds({ recursive: true, clusterId: newUuid() }), [], 'no item belongs to an unknown cluster');
+    assert.equal(await browseIds({ recursive: true, mediaId: foreign.id }), [], "never another collection's item");
+    assert.equal(
+      await browseIds({ recursive: true, clusterId: newUuid() }),
+      [],
+      'no item belongs to an unknown cluster',
+    );
 
     assert.equal(await browseIds({ datasetId: coll2.id, path: pathLabel(coll2.id), recursive: true }), ids(foreign));
 
@@ -419,7 +526,10 @@ export function storageSuite(
     assert.equal(await browseIds({ createdBefore: b.createdAt }), ids(a));
     assert.equal(await browseIds({ createdFrom: b.createdAt, createdBefore: c.createdAt }), ids(b));
     assert.equal(await browseIds({ createdFrom: a.createdAt, createdBefore: a.createdAt }), []);
-    assert.equal(await browseIds({ createdFrom: '2000-01-01T00:00:00.000Z', createdBefore: '2999-01-01T00:00:00.000Z' }), ids(a, b, c));
+    assert.equal(
+      await browseIds({ createdFrom: '2000-01-01T00:00:00.000Z', createdBefore: '2999-01-01T00:00:00.000Z' }),
+      ids(a, b, c),
+    );
     assert.equal(await browseIds({ createdFrom: '2999-01-01T00:00:00.000Z' }), []);
   });
 
@@ -437,7 +547,11 @@ export function storageSuite(
     assert.equal(await browseIds({ tagFilters: { color: ['red'] }, recursive: true }), ids(a, c, nested));
     assert.equal(await browseIds({ tagFilters: { color: ['red'] }, path: F.path }), ids(nested));
     assert.equal(await browseIds({ tagFilters: { color: ['red', 'blue'] } }), ids(a, b, c), 'OR within a group');
-    assert.equal(await browseIds({ tagFilters: { color: ['red', 'blue'], size: ['big'] } }), ids(a, b), 'AND between groups');
+    assert.equal(
+      await browseIds({ tagFilters: { color: ['red', 'blue'], size: ['big'] } }),
+      ids(a, b),
+      'AND between groups',
+    );
     assert.equal(await browseIds({ tagFilters: { color: ['red'], size: ['big'] } }), ids(a));
     assert.equal(await browseIds({ tagFilters: { color: ['red'], size: ['huge'] } }), []);
     assert.equal(await browseIds({ tagFilters: { mood: ['red'] } }), ids(e), 'a value belongs to its group only');
@@ -449,11 +563,19 @@ export function storageSuite(
     assert.equal(await browseIds({ tagValues: ['big'] }), ids(a, b));
     assert.equal(await browseIds({ tagValues: ['red', 'blue'] }), [], 'no item carries both');
     assert.equal(await browseIds({ tagValues: ['red', 'green'] }), ids(e));
-    assert.equal(await browseIds({ tagFilters: { size: ['big'] }, tagValues: ['blue'] }), ids(b), 'tagFilters and tagValues combine');
+    assert.equal(
+      await browseIds({ tagFilters: { size: ['big'] }, tagValues: ['blue'] }),
+      ids(b),
+      'tagFilters and tagValues combine',
+    );
 
     const coll2 = await newCollection(s, fx.org.id, fx.user.id, 'Elsewhere');
     await addItem(pathLabel(coll2.id), { datasetId: coll2.id, metadata: { tags: { color: ['red'] } } });
-    assert.equal(await browseIds({ tagFilters: { color: ['red'] }, recursive: true }), ids(a, c, nested), 'tags of another collection do not leak');
+    assert.equal(
+      await browseIds({ tagFilters: { color: ['red'] }, recursive: true }),
+      ids(a, c, nested),
+      'tags of another collection do not leak',
+    );
   });
 
   test('browse: every sort field in both directions, ties broken by id; paging with limit 2 yields each item once', async () => {
@@ -474,11 +596,16 @@ export function storageSuite(
     }
     const key = (m: MediaRecord, f: SortField): string => {
       switch (f) {
-        case 'name': return m.name;
-        case 'createdAt': return m.createdAt;
-        case 'type': return m.type;
-        case 'description': return m.metadata.description as string;
-        case 'prompt': return m.metadata.prompt as string;
+        case 'name':
+          return m.name;
+        case 'createdAt':
+          return m.createdAt;
+        case 'type':
+          return m.type;
+        case 'description':
+          return m.metadata.description as string;
+        case 'prompt':
+          return m.metadata.prompt as string;
       }
     };
     const cmp = (x: string, y: string) => (x < y ? -1 : x > y ? 1 : 0);
@@ -490,7 +617,11 @@ export function storageSuite(
           .map((m) => m.id);
         const label = `${sortBy} ${sortDirection}`;
         const all = await s.media.browse(query({ path: S.path, sortBy, sortDirection }));
-        assert.equal(all.items.map((m) => m.id), expected, label);
+        assert.equal(
+          all.items.map((m) => m.id),
+          expected,
+          label,
+        );
         assert.is(all.total, made.length);
         const paged: string[] = [];
         for (let offset = 0; offset < made.length + 2; offset += 2) {
@@ -592,17 +723,33 @@ export function storageSuite(
     assert.equal(await s.media.get(a.id), renamed);
     assert.equal(await s.media.tagGroups(fx.coll.id), { color: ['red'] });
     const byName = await s.media.browse(query({ sortBy: 'name' }));
-    assert.equal(byName.items.map((m) => m.id), [b.id, a.id], 'sorting sees the new name');
+    assert.equal(
+      byName.items.map((m) => m.id),
+      [b.id, a.id],
+      'sorting sees the new name',
+    );
 
-    const replaced = await s.media.update(a.id, { metadata: { description: 'aaa', tags: { color: ['blue'], mood: ['calm'] } } }, fx.user.id);
+    const replaced = await s.media.update(
+      a.id,
+      { metadata: { description: 'aaa', tags: { color: ['blue'], mood: ['calm'] } } },
+      fx.user.id,
+    );
     assert.is(replaced.name, 'z.jpg', 'name kept when only metadata changes');
-    assert.equal(replaced.metadata, { description: 'aaa', tags: { color: ['blue'], mood: ['calm'] } }, 'the whole document is replaced');
+    assert.equal(
+      replaced.metadata,
+      { description: 'aaa', tags: { color: ['blue'], mood: ['calm'] } },
+      'the whole document is replaced',
+    );
     assert.equal(await s.media.tagGroups(fx.coll.id), { color: ['blue'], mood: ['calm'] });
     assert.equal(await browseIds({ tagFilters: { color: ['red'] } }), []);
     assert.equal(await browseIds({ tagFilters: { color: ['blue'] } }), ids(a));
     assert.equal(await browseIds({ tagValues: ['calm'] }), ids(a));
     const byDescription = await s.media.browse(query({ sortBy: 'description' }));
-    assert.equal(byDescription.items.map((m) => m.id), [a.id, b.id], 'sorting sees the new description');
+    assert.equal(
+      byDescription.items.map((m) => m.id),
+      [a.id, b.id],
+      'sorting sees the new description',
+    );
 
     const both = await s.media.update(a.id, { name: 'y.jpg', metadata: {} }, fx.user.id);
     assert.is(both.name, 'y.jpg');
@@ -637,7 +784,7 @@ export function storageSuite(
       }),
       'a throwing mutate rejects',
     );
-    assert.is(err, conflict, 'the function\'s own error comes back');
+    assert.is(err, conflict, "the function's own error comes back");
     const err2 = await rejects(
       s.media.mutateMetadata(a.id, fx.user.id, (m) => {
         m.tags = { color: ['green'] }; // mutates its argument, then throws
@@ -649,7 +796,10 @@ export function storageSuite(
     assert.equal(await s.media.get(a.id), out, 'nothing was written');
     assert.equal(await s.media.tagGroups(fx.coll.id), { color: ['blue', 'red'] });
     assert.equal(await browseIds({ tagFilters: { color: ['green'] } }), []);
-    await rejects(s.media.mutateMetadata(newMediaId(), fx.user.id, (m) => m), 'a missing item fails');
+    await rejects(
+      s.media.mutateMetadata(newMediaId(), fx.user.id, (m) => m),
+      'a missing item fails',
+    );
   });
 
   test('tagGroups: sorted distinct values of live items only', async () => {
@@ -666,12 +816,24 @@ export function storageSuite(
     assert.equal(await s.media.tagGroups(newUuid()), {});
 
     await s.media.softDelete(b.id, fx.user.id);
-    assert.equal(await s.media.tagGroups(fx.coll.id), { color: ['blue', 'red'], shape: ['round'] }, 'a deleted item\'s tags are gone, shared ones stay');
+    assert.equal(
+      await s.media.tagGroups(fx.coll.id),
+      { color: ['blue', 'red'], shape: ['round'] },
+      "a deleted item's tags are gone, shared ones stay",
+    );
 
     const v2 = await addItem(fx.root, { rootId: a.id, metadata: { tags: { color: ['green'] } } });
-    assert.equal(await s.media.tagGroups(fx.coll.id), { color: ['green'] }, 'a non-current version\'s tags do not count');
+    assert.equal(
+      await s.media.tagGroups(fx.coll.id),
+      { color: ['green'] },
+      "a non-current version's tags do not count",
+    );
     await s.media.update(a.id, { metadata: { tags: { color: ['violet'] } } }, fx.user.id);
-    assert.equal(await s.media.tagGroups(fx.coll.id), { color: ['green'] }, 'editing a non-current version indexes nothing');
+    assert.equal(
+      await s.media.tagGroups(fx.coll.id),
+      { color: ['green'] },
+      'editing a non-current version indexes nothing',
+    );
     assert.equal(await browseIds({ tagFilters: { color: ['violet'] }, recursive: true }), []);
     await s.media.softDelete(v2.id, fx.user.id);
     assert.equal(await s.media.tagGroups(fx.coll.id), {});
@@ -754,7 +916,10 @@ export function storageSuite(
     assert.is((await s.media.get(other.id))!.parentPath, fx.root);
     assert.equal(await browseIds({ path: F.path }), ids(a2), 'the current version is listed at the new place');
     assert.equal(await browseIds(), ids(F, other), 'and no longer at the old one');
-    assert.equal((await s.media.listVersions(a.id)).map((m) => m.parentPath), [F.path, F.path]);
+    assert.equal(
+      (await s.media.listVersions(a.id)).map((m) => m.parentPath),
+      [F.path, F.path],
+    );
     assert.is((await s.media.folderSummaries([F.path])).get(F.path)!.itemCount, 1);
 
     const back = await s.media.move(a.id, fx.root, fx.user.id);
@@ -802,7 +967,11 @@ export function storageSuite(
     assert.equal(await browseIds({ path: oldA, recursive: true }), [], 'the old place is empty');
     assert.equal(await browseIds({ path: oldA }), []);
     assert.equal(await browseIds({ path: `${oldA}.${B.id}` }), []);
-    assert.equal(await browseIds({ recursive: true, tagFilters: { k: ['v'] } }), [], 'tags of the non-current version stay out');
+    assert.equal(
+      await browseIds({ recursive: true, tagFilters: { k: ['v'] } }),
+      [],
+      'tags of the non-current version stay out',
+    );
 
     const sums = await s.media.folderSummaries([newA, newB, C.path, oldA]);
     assert.is(sums.get(newA)!.itemCount, 2);
@@ -838,7 +1007,7 @@ export function storageSuite(
     assert.is((await s.media.get(o.id))!.isCurrent, false);
     assert.is((await s.media.get(o.id))!.status, 'active', 'the old version stays active');
     assert.equal(await browseIds(), ids(v), 'listings show only the current version');
-    assert.equal(await s.media.tagGroups(fx.coll.id), { color: ['blue'] }, 'the old version\'s tags are gone');
+    assert.equal(await s.media.tagGroups(fx.coll.id), { color: ['blue'] }, "the old version's tags are gone");
     assert.equal(await browseIds({ tagFilters: { color: ['red'] } }), []);
     assert.equal(await browseIds({ mediaId: o.id }), []);
     assert.is(await storageBytes(), 150, 'every version counts toward storage');
@@ -847,13 +1016,27 @@ export function storageSuite(
     const counts = await s.media.versionCounts([o.id, other.id]);
     assert.is(counts.get(o.id), 2);
     assert.is(counts.get(other.id), 1);
-    assert.equal((await s.media.listVersions(o.id)).map((m) => m.id), [o.id, v.id], 'oldest first');
-    assert.equal((await s.media.listVersions(other.id)).map((m) => m.id), [other.id]);
+    assert.equal(
+      (await s.media.listVersions(o.id)).map((m) => m.id),
+      [o.id, v.id],
+      'oldest first',
+    );
+    assert.equal(
+      (await s.media.listVersions(other.id)).map((m) => m.id),
+      [other.id],
+    );
 
     await tick();
     const v3 = await addItem(fx.root, { rootId: o.id });
     assert.equal(await browseIds(), ids(v3, other));
-    assert.equal((await s.media.listVersions(o.id)).map((m) => [m.id, m.isCurrent]), [[o.id, false], [v.id, false], [v3.id, true]]);
+    assert.equal(
+      (await s.media.listVersions(o.id)).map((m) => [m.id, m.isCurrent]),
+      [
+        [o.id, false],
+        [v.id, false],
+        [v3.id, true],
+      ],
+    );
     assert.is((await s.media.versionCounts([o.id])).get(o.id), 3);
   });
 
@@ -867,7 +1050,10 @@ export function storageSuite(
     const sel = await s.media.selectVersion(o.id, fx.user.id);
     assert.is(sel.id, o.id);
     assert.is(sel.isCurrent, true);
-    assert.equal((await s.media.listVersions(o.id)).map((m) => m.isCurrent), [true, false, false]);
+    assert.equal(
+      (await s.media.listVersions(o.id)).map((m) => m.isCurrent),
+      [true, false, false],
+    );
     assert.equal(await browseIds(), ids(o));
     assert.equal(await s.media.tagGroups(fx.coll.id), { v: ['o'] });
 
@@ -884,14 +1070,20 @@ export function storageSuite(
     assert.equal(await s.media.tagGroups(fx.coll.id), { v: ['v2'] });
     assert.is(await storageBytes(), 101);
     assert.is((await s.media.versionCounts([o.id])).get(o.id), 2);
-    assert.equal((await s.media.listVersions(o.id)).map((m) => m.id), [o.id, v2.id]);
+    assert.equal(
+      (await s.media.listVersions(o.id)).map((m) => m.id),
+      [o.id, v2.id],
+    );
 
     // Deleting a version that is not current promotes nothing.
     const r2 = await s.media.deleteVersion(o.id, o.id, fx.user.id);
     assert.equal(r2, { deletedId: o.id, promotedId: null });
     assert.equal(await browseIds(), ids(v2));
     assert.is(await storageBytes(), 1);
-    assert.equal((await s.media.listVersions(o.id)).map((m) => m.id), [v2.id]);
+    assert.equal(
+      (await s.media.listVersions(o.id)).map((m) => m.id),
+      [v2.id],
+    );
 
     await rejects(s.media.deleteVersion(o.id, v1.id, fx.user.id), 'an already deleted version');
     const stranger = await addItem(fx.root);
@@ -937,11 +1129,18 @@ export function storageSuite(
     const v = await addItem(fx.root, { blobKey: 'shared-key', rootId: a.id });
     const gone = await addItem(fx.root, { blobKey: 'shared-key' });
     await s.media.softDelete(gone.id, fx.user.id);
-    const org2 = await s.accounts.createOrganization({ id: newUuid(), name: 'Other', slug: `other-${newUuid().slice(0, 8)}` }, fx.user.id);
+    const org2 = await s.accounts.createOrganization(
+      { id: newUuid(), name: 'Other', slug: `other-${newUuid().slice(0, 8)}` },
+      fx.user.id,
+    );
     const coll2 = await newCollection(s, org2.id, fx.user.id, 'Other');
     await addItem(pathLabel(coll2.id), { datasetId: coll2.id, organizationId: org2.id, blobKey: 'shared-key' });
     const found = await s.media.findByBlobKey(fx.org.id, 'shared-key');
-    assert.equal(found.map((m) => m.id), [v.id, a.id], 'the current version first, nothing deleted or of another organization');
+    assert.equal(
+      found.map((m) => m.id),
+      [v.id, a.id],
+      'the current version first, nothing deleted or of another organization',
+    );
     assert.equal(await s.media.findByBlobKey(fx.org.id, 'nope'), []);
   });
 
@@ -964,13 +1163,24 @@ export function storageSuite(
     assert.is(await storageBytes(org2.id), 4);
   });
 
-
   // ---------------------------------------------------------------- analysis (ingest output)
 
   const objectFor = (label: string, o: Partial<NewObject> = {}): NewObject => ({
-    id: newMediaId(), type: 'object', label, blobKey: null,
-    polygon: [{ x: 1, y: 1 }, { x: 10, y: 1 }, { x: 10, y: 10 }, { x: 1, y: 10 }], confidence: 0.9, model: 'det:1',
-    similarityModel: 'objects', embedding: { modelId: 'emb:1', vector: new Float32Array([0.6, 0.8, 0, 0, 0, 0, 0, 0]) }, ...o,
+    id: newMediaId(),
+    type: 'object',
+    label,
+    blobKey: null,
+    polygon: [
+      { x: 1, y: 1 },
+      { x: 10, y: 1 },
+      { x: 10, y: 10 },
+      { x: 1, y: 10 },
+    ],
+    confidence: 0.9,
+    model: 'det:1',
+    similarityModel: 'objects',
+    embedding: { modelId: 'emb:1', vector: new Float32Array([0.6, 0.8, 0, 0, 0, 0, 0, 0]) },
+    ...o,
   });
 
   test('analysis: replaceFrameAnalysis replaces only the model rows; running it twice duplicates nothing', async () => {
@@ -993,8 +1203,15 @@ export function storageSuite(
     await run();
     detail = (await s.media.frames([item.id])).get(item.id)![0];
     assert.equal(detail.captions.map((c) => c.text).sort(), ['a red bus', 'my caption']);
-    assert.equal(detail.objects.map((o) => o.label).sort(), ['bus', 'person', 'tram'], 'the corrected row is the user\'s now; the model adds its own again');
-    assert.equal((await s.analysis.userObjects(frame.id)).map((o) => o.label), ['tram']);
+    assert.equal(
+      detail.objects.map((o) => o.label).sort(),
+      ['bus', 'person', 'tram'],
+      "the corrected row is the user's now; the model adds its own again",
+    );
+    assert.equal(
+      (await s.analysis.userObjects(frame.id)).map((o) => o.label),
+      ['tram'],
+    );
     const person = detail.objects.find((o) => o.label === 'person')!;
     await s.analysis.correctObject(person.id, { deleted: true });
     assert.ok(!(await s.media.frames([item.id])).get(item.id)![0].objects.some((o) => o.id === person.id));
@@ -1005,10 +1222,19 @@ export function storageSuite(
     const video = await addItem(fx.root, { type: 'video', frames: [] });
     const mk = (t: string) => ({ id: newMediaId(), timestamp: t, blobKey: `f-${t}`, width: 64, height: 36 });
     const first = await s.analysis.syncFrames(video.id, [mk('0'), mk('2.5'), mk('5')], fx.user.id);
-    assert.equal(first.map((f) => f.timestamp), ['0', '2.5', '5']);
-    await s.analysis.replaceFrameAnalysis(first[1].id, { captions: [{ id: newMediaId(), text: 'middle', model: 'cap:1' }], objects: [] });
+    assert.equal(
+      first.map((f) => f.timestamp),
+      ['0', '2.5', '5'],
+    );
+    await s.analysis.replaceFrameAnalysis(first[1].id, {
+      captions: [{ id: newMediaId(), text: 'middle', model: 'cap:1' }],
+      objects: [],
+    });
     const second = await s.analysis.syncFrames(video.id, [mk('0'), mk('2.5'), mk('7.5')], fx.user.id);
-    assert.equal(second.map((f) => f.timestamp), ['0', '2.5', '7.5']);
+    assert.equal(
+      second.map((f) => f.timestamp),
+      ['0', '2.5', '7.5'],
+    );
     assert.is(second[0].id, first[0].id, 'same timestamp, same frame id');
     assert.is(second[1].id, first[1].id);
     assert.is(second[1].blobKey, 'f-2.5');

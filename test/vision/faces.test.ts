@@ -18,19 +18,78 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import sharp from 'sharp';
-import { cosine, cropFace, faceSquare, l2Normalise, loadFaceEmbedder, type FaceEmbedder } from '../../src/vision/faceEmbedder.js';
+import {
+  cosine,
+  cropFace,
+  faceSquare,
+  l2Normalise,
+  loadFaceEmbedder,
+  type FaceEmbedder,
+} from '../../src/vision/faceEmbedder.js';
 import { SFACE_FILE, sfaceStandinModel, writeSfaceStandin } from '../../src/vision/standins/faces.js';
 import type { Detection, RawImage } from '../../src/vision/types.js';
-import { loadUltraFaceDetector, nmsCandidates, planTiles, toRawImage, type UltraFaceDetector } from '../../src/vision/ultraface.js';
+import {
+  loadUltraFaceDetector,
+  nmsCandidates,
+  planTiles,
+  toRawImage,
+  type UltraFaceDetector,
+} from '../../src/vision/ultraface.js';
 import { sharedPath } from '../helpers/skip.js';
 
 const ULF1_FACES: readonly (readonly [number, number])[] = [
-  [349, 41], [323, 62], [379, 62], [438, 64], [549, 65], [495, 67], [608, 69], [262, 71], [203, 73], [158, 77],
-  [457, 91], [189, 96], [139, 98], [299, 101], [375, 103], [590, 107], [228, 111], [250, 114], [333, 119], [415, 123],
-  [485, 125], [147, 139], [113, 150], [170, 155], [569, 166], [621, 166], [313, 173], [662, 181], [230, 185], [452, 185],
-  [387, 188], [163, 189], [514, 191], [78, 195], [586, 197], [425, 213], [360, 214], [541, 214], [52, 216], [124, 217],
-  [487, 217], [674, 220], [198, 221], [283, 222], [617, 230], [321, 232], [394, 233], [242, 234], [168, 240], [535, 243],
-  [95, 246], [471, 252],
+  [349, 41],
+  [323, 62],
+  [379, 62],
+  [438, 64],
+  [549, 65],
+  [495, 67],
+  [608, 69],
+  [262, 71],
+  [203, 73],
+  [158, 77],
+  [457, 91],
+  [189, 96],
+  [139, 98],
+  [299, 101],
+  [375, 103],
+  [590, 107],
+  [228, 111],
+  [250, 114],
+  [333, 119],
+  [415, 123],
+  [485, 125],
+  [147, 139],
+  [113, 150],
+  [170, 155],
+  [569, 166],
+  [621, 166],
+  [313, 173],
+  [662, 181],
+  [230, 185],
+  [452, 185],
+  [387, 188],
+  [163, 189],
+  [514, 191],
+  [78, 195],
+  [586, 197],
+  [425, 213],
+  [360, 214],
+  [541, 214],
+  [52, 216],
+  [124, 217],
+  [487, 217],
+  [674, 220],
+  [198, 221],
+  [283, 222],
+  [617, 230],
+  [321, 232],
+  [394, 233],
+  [242, 234],
+  [168, 240],
+  [535, 243],
+  [95, 246],
+  [471, 252],
 ];
 
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'lumen-faces-'));
@@ -40,9 +99,16 @@ function assertInside(d: Detection, width: number, height: number, what: string)
   assert.is(d.label, 'face', what);
   assert.ok(d.score > 0 && d.score <= 1, `${what}: score ${d.score}`);
   assert.is(d.polygon.length, 4, `${what}: 4 points`);
-  for (const p of d.polygon) assert.ok(p.x >= 0 && p.x <= width && p.y >= 0 && p.y <= height, `${what}: ${JSON.stringify(p)} outside ${width}×${height}`);
+  for (const p of d.polygon)
+    assert.ok(
+      p.x >= 0 && p.x <= width && p.y >= 0 && p.y <= height,
+      `${what}: ${JSON.stringify(p)} outside ${width}×${height}`,
+    );
   const { x, y, width: w, height: h } = d.box;
-  assert.ok(x >= 0 && y >= 0 && w > 0 && h > 0 && x + w <= width + 0.01 && y + h <= height + 0.01, `${what}: box ${JSON.stringify(d.box)}`);
+  assert.ok(
+    x >= 0 && y >= 0 && w > 0 && h > 0 && x + w <= width + 0.01 && y + h <= height + 0.01,
+    `${what}: box ${JSON.stringify(d.box)}`,
+  );
 }
 
 /** Faces found (ground-truth centres inside a box, each box used once) and boxes matching no face. */
@@ -50,7 +116,10 @@ function score(dets: Detection[], truth: readonly (readonly [number, number])[])
   const used = new Set<number>();
   let found = 0;
   for (const [cx, cy] of truth) {
-    const i = dets.findIndex((d, k) => !used.has(k) && cx >= d.box.x && cx <= d.box.x + d.box.width && cy >= d.box.y && cy <= d.box.y + d.box.height);
+    const i = dets.findIndex(
+      (d, k) =>
+        !used.has(k) && cx >= d.box.x && cx <= d.box.x + d.box.width && cy >= d.box.y && cy <= d.box.y + d.box.height,
+    );
     if (i >= 0) {
       used.add(i);
       found++;
@@ -68,14 +137,24 @@ test('planTiles: none for small images or when off; overlapping tiles covering t
   assert.equal(planTiles(400, 300), [], 'under 1.5× the model input: the full pass is enough');
   assert.equal(planTiles(720, 478, { mode: 'off' }), []);
   assert.equal(planTiles(200, 100, { mode: 'always' }), [], 'a single tile would repeat the full pass');
-  for (const [w, h] of [[720, 478], [640, 480], [1024, 769], [4000, 3000], [6000, 1000], [500, 302]] as const) {
+  for (const [w, h] of [
+    [720, 478],
+    [640, 480],
+    [1024, 769],
+    [4000, 3000],
+    [6000, 1000],
+    [500, 302],
+  ] as const) {
     const tiles = planTiles(w, h, { mode: 'always' });
     assert.ok(tiles.length >= 2 && tiles.length <= 36, `${w}×${h}: ${tiles.length} tiles`);
     const tw = tiles[0].width;
     const th = tiles[0].height;
     for (const t of tiles) {
       assert.ok(t.width === tw && t.height === th, 'all tiles the same size');
-      assert.ok(t.left >= 0 && t.top >= 0 && t.left + t.width <= w && t.top + t.height <= h, `${w}×${h}: tile ${JSON.stringify(t)} inside`);
+      assert.ok(
+        t.left >= 0 && t.top >= 0 && t.left + t.width <= w && t.top + t.height <= h,
+        `${w}×${h}: tile ${JSON.stringify(t)} inside`,
+      );
     }
     // Every pixel column and row is covered, and neighbours overlap.
     const lefts = [...new Set(tiles.map((t) => t.left))].sort((a, b) => a - b);
@@ -115,7 +194,10 @@ test('faceSquare and cropFace: a square around the box with a margin, black outs
   assert.is(crop[0], 0, 'outside the image: black');
   assert.is(crop[(111 * 112 + 111) * 3], 255, 'inside: the image');
   const away = await cropFace(img, { x: 500, y: 500, width: 10, height: 10 });
-  assert.ok(away.every((v) => v === 0), 'entirely outside: all black');
+  assert.ok(
+    away.every((v) => v === 0),
+    'entirely outside: all black',
+  );
   assert.equal(Array.from(l2Normalise([0, 0, 0])), [1, 0, 0], 'a zero vector stays a unit vector');
 });
 
@@ -155,7 +237,12 @@ test('real UltraFace: model id from the file, one face in ulf_5.jpg, around the 
   assert.ok(tiled.length <= 2, JSON.stringify(tiled));
   for (const d of tiled.slice(1)) {
     assertInside(d, 1024, 769, 'ulf_5 background');
-    assert.ok(d.box.width < 20 && Math.abs(d.box.x + d.box.width / 2 - 800) < 25 && Math.abs(d.box.y + d.box.height / 2 - 223) < 25, JSON.stringify(d.box));
+    assert.ok(
+      d.box.width < 20 &&
+        Math.abs(d.box.x + d.box.width / 2 - 800) < 25 &&
+        Math.abs(d.box.y + d.box.height / 2 - 223) < 25,
+      JSON.stringify(d.box),
+    );
   }
 });
 
@@ -193,7 +280,14 @@ test('real UltraFace: photos without people give no faces (the bear is a known f
   if (!real) return;
   const det = await detector();
   const found: string[] = [];
-  for (const name of ['coco_000000000632.jpg', 'coco_000000001532.jpg', 'coco_000000005477.jpg', 'coco_000000006040.jpg', 'coco_000000004795.jpg', 'coco_000000003501.jpg']) {
+  for (const name of [
+    'coco_000000000632.jpg',
+    'coco_000000001532.jpg',
+    'coco_000000005477.jpg',
+    'coco_000000006040.jpg',
+    'coco_000000004795.jpg',
+    'coco_000000003501.jpg',
+  ]) {
     const faces = await det.detect(photo(name));
     if (faces.length) found.push(`${name}: ${faces.length}`);
   }
@@ -211,8 +305,13 @@ test('real UltraFace: other group photos, polygons inside, minScore and maxDetec
   assert.ok(kids.length >= 10 && kids.length <= 14, `children: ${kids.length}`);
   const school = await det.detect(photo('coco_000000002299.jpg')); // old class photo, ~40 children, small faces
   const schoolPlain = await det.detect(photo('coco_000000002299.jpg'), { tiling: 'off' });
-  console.log(`coco_000000002299.jpg (old class photo, ~40 children): ${schoolPlain.length} faces without tiles, ${school.length} with`);
-  assert.ok(school.length >= 36 && school.length > schoolPlain.length, `class photo: ${schoolPlain.length} → ${school.length}`);
+  console.log(
+    `coco_000000002299.jpg (old class photo, ~40 children): ${schoolPlain.length} faces without tiles, ${school.length} with`,
+  );
+  assert.ok(
+    school.length >= 36 && school.length > schoolPlain.length,
+    `class photo: ${schoolPlain.length} → ${school.length}`,
+  );
   for (const [i, d] of school.entries()) assertInside(d, 500, 302, `class photo #${i}`);
   const top3 = await det.detect(photo('coco_000000002299.jpg'), { maxDetections: 3 });
   assert.equal(top3, school.slice(0, 3), 'maxDetections keeps the best');
@@ -237,7 +336,9 @@ test('real UltraFace: timings per image', async () => {
       const after = det.timings();
       const runs = (after.modelRuns - before.modelRuns) / n;
       const inf = (after.inferenceMs - before.inferenceMs) / n;
-      rows.push(`${name} ${tiling}: ${(ms(t) / n).toFixed(1)} ms/image (${runs} model runs, inference ${inf.toFixed(1)} ms)`);
+      rows.push(
+        `${name} ${tiling}: ${(ms(t) / n).toFixed(1)} ms/image (${runs} model runs, inference ${inf.toFixed(1)} ms)`,
+      );
     }
   }
   console.log(`UltraFace detect, encoded JPEG in, decode included:\n  ${rows.join('\n  ')}`);
@@ -284,7 +385,9 @@ test('stand-in SFace: real names and shapes, 128-d unit vectors, deterministic',
   let norm = 0;
   for (const x of v) norm += x * x;
   assert.ok(Math.abs(Math.sqrt(norm) - 1) < 1e-5, `norm ${Math.sqrt(norm)}`);
-  const png = await sharp(data, { raw: { width: w, height: h, channels: 3 } }).png().toBuffer();
+  const png = await sharp(data, { raw: { width: w, height: h, channels: 3 } })
+    .png()
+    .toBuffer();
   const [fromPng] = await emb.embed(png, [face]);
   assert.equal(Array.from(fromPng), Array.from(v), 'encoded bytes and raw pixels give the same vector');
   assert.equal(await emb.embed(img, []), []);
@@ -318,7 +421,15 @@ test('stand-in SFace on real faces: the same face is much nearer than other peop
   const copyBuf = await sharp(photo('ulf_5.jpg')).resize(614).jpeg({ quality: 70 }).toBuffer();
   const [cf] = await det.detect(copyBuf);
   assert.ok(cf, 'face found in the copy');
-  const nudged: Detection = { ...wf, box: { x: wf.box.x + 0.04 * wf.box.width, y: wf.box.y - 0.04 * wf.box.height, width: wf.box.width * 1.05, height: wf.box.height * 1.05 } };
+  const nudged: Detection = {
+    ...wf,
+    box: {
+      x: wf.box.x + 0.04 * wf.box.width,
+      y: wf.box.y - 0.04 * wf.box.height,
+      width: wf.box.width * 1.05,
+      height: wf.box.height * 1.05,
+    },
+  };
   const [w0, w1] = await emb.embed(woman, [wf, nudged]);
   const [w2] = await emb.embed(copyBuf, [cf]);
 
@@ -341,7 +452,15 @@ test('stand-in SFace on real faces: the same face is much nearer than other peop
   assert.ok(nearestOther < Math.min(cosine(w0, w1), cosine(w0, w2)) - 0.1, `nearest other person ${nearestOther}`);
 
   // Within the group photo: each face's nudged crop finds the face itself as its nearest neighbour.
-  const nudgedGroup = group.map((f) => ({ ...f, box: { x: f.box.x + 0.04 * f.box.width, y: f.box.y - 0.04 * f.box.height, width: f.box.width * 1.05, height: f.box.height * 1.05 } }));
+  const nudgedGroup = group.map((f) => ({
+    ...f,
+    box: {
+      x: f.box.x + 0.04 * f.box.width,
+      y: f.box.y - 0.04 * f.box.height,
+      width: f.box.width * 1.05,
+      height: f.box.height * 1.05,
+    },
+  }));
   const nv = await emb.embed(groupImg, nudgedGroup);
   let self = 0;
   const same: number[] = [];
@@ -357,7 +476,9 @@ test('stand-in SFace on real faces: the same face is much nearer than other peop
     if (bi === i) self++;
   });
   const mean = (a: number[]) => a.reduce((s, x) => s + x, 0) / a.length;
-  console.log(`stand-in SFace, ulf_1 faces vs their nudged boxes: nearest is itself for ${self}/${group.length}; mean cosine same ${mean(same).toFixed(3)}, different ${mean(diff).toFixed(3)}`);
+  console.log(
+    `stand-in SFace, ulf_1 faces vs their nudged boxes: nearest is itself for ${self}/${group.length}; mean cosine same ${mean(same).toFixed(3)}, different ${mean(diff).toFixed(3)}`,
+  );
   assert.ok(self >= 0.9 * group.length, `self-nearest ${self}/${group.length}`);
   assert.ok(mean(same) - mean(diff) > 0.4, `same ${mean(same)} vs different ${mean(diff)}`);
   assert.is(emb.timings().faces >= group.length * 2, true);

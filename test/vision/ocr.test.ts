@@ -10,25 +10,36 @@ import sharp from 'sharp';
 import { findRegions } from '../../src/vision/ocr/components.js';
 import { charsetFromText, ctcGreedyDecode } from '../../src/vision/ocr/ctc.js';
 import { detInputSize, detPostprocess, rectMean } from '../../src/vision/ocr/detect.js';
-import { convexHull, minAreaRect, normalizeRect, orderQuad, polygonArea, rectCorners, unclipRect } from '../../src/vision/ocr/geometry.js';
+import {
+  convexHull,
+  minAreaRect,
+  normalizeRect,
+  orderQuad,
+  polygonArea,
+  rectCorners,
+  unclipRect,
+} from '../../src/vision/ocr/geometry.js';
 import { loadOcr, packagedOcrModels, sortReadingOrder, type OcrDetector } from '../../src/vision/ocr/index.js';
 import { fillStrip, planStrip, REC_HEIGHT } from '../../src/vision/ocr/recognize.js';
 import type { Detection, Point, RawImage } from '../../src/vision/types.js';
 import { sharedPath } from '../helpers/skip.js';
 import { seededRandom } from '../../src/random.js';
 
-const near = (a: number, b: number, eps: number, msg?: string) => assert.ok(Math.abs(a - b) <= eps, `${msg ?? ''} ${a} ≉ ${b} (±${eps})`);
-
+const near = (a: number, b: number, eps: number, msg?: string) =>
+  assert.ok(Math.abs(a - b) <= eps, `${msg ?? ''} ${a} ≉ ${b} (±${eps})`);
 
 /** Smallest enclosing-rectangle area by brute force: every direction of a hull edge. */
 function bruteMinArea(points: Point[]): number {
   const h = convexHull(points);
   let best = Infinity;
   for (let i = 0; i < h.length; i++) {
-    const a = h[i], b = h[(i + 1) % h.length];
+    const a = h[i],
+      b = h[(i + 1) % h.length];
     const len = Math.hypot(b.x - a.x, b.y - a.y);
-    const ux = (b.x - a.x) / len, uy = (b.y - a.y) / len;
-    const us = h.map((p) => p.x * ux + p.y * uy), vs = h.map((p) => -p.x * uy + p.y * ux);
+    const ux = (b.x - a.x) / len,
+      uy = (b.y - a.y) / len;
+    const us = h.map((p) => p.x * ux + p.y * uy),
+      vs = h.map((p) => -p.x * uy + p.y * ux);
     best = Math.min(best, (Math.max(...us) - Math.min(...us)) * (Math.max(...vs) - Math.min(...vs)));
   }
   return best;
@@ -37,7 +48,16 @@ function bruteMinArea(points: Point[]): number {
 // ---------------------------------------------------------------- geometry
 
 test('convexHull drops interior and collinear points', () => {
-  const pts = [{ x: 0, y: 0 }, { x: 2, y: 0 }, { x: 4, y: 0 }, { x: 4, y: 3 }, { x: 0, y: 3 }, { x: 1, y: 1 }, { x: 2, y: 2 }, { x: 0, y: 0 }];
+  const pts = [
+    { x: 0, y: 0 },
+    { x: 2, y: 0 },
+    { x: 4, y: 0 },
+    { x: 4, y: 3 },
+    { x: 0, y: 3 },
+    { x: 1, y: 1 },
+    { x: 2, y: 2 },
+    { x: 0, y: 0 },
+  ];
   const h = convexHull(pts);
   assert.is(h.length, 4);
   near(polygonArea(h), 12, 1e-9);
@@ -52,17 +72,34 @@ test('minAreaRect of an axis-aligned rectangle', () => {
   near(r.center.x, 30, 1e-9);
   near(r.center.y, 25, 1e-9);
   near(r.angle, 0, 1e-9);
-  assert.equal(rectCorners(r).map((p) => [Math.round(p.x), Math.round(p.y)]), [[10, 20], [50, 20], [50, 30], [10, 30]]);
+  assert.equal(
+    rectCorners(r).map((p) => [Math.round(p.x), Math.round(p.y)]),
+    [
+      [10, 20],
+      [50, 20],
+      [50, 30],
+      [10, 30],
+    ],
+  );
 });
 
 test('minAreaRect recovers a rotated rectangle from points inside it', () => {
   const rand = seededRandom(7);
-  const angle = (25 * Math.PI) / 180, c = Math.cos(angle), s = Math.sin(angle);
+  const angle = (25 * Math.PI) / 180,
+    c = Math.cos(angle),
+    s = Math.sin(angle);
   const pts: Point[] = [];
   // Corners plus random interior points of a 60×14 rectangle centred at (100, 80).
-  for (const [u, v] of [[-30, -7], [30, -7], [30, 7], [-30, 7]]) pts.push({ x: 100 + u * c - v * s, y: 80 + u * s + v * c });
+  for (const [u, v] of [
+    [-30, -7],
+    [30, -7],
+    [30, 7],
+    [-30, 7],
+  ])
+    pts.push({ x: 100 + u * c - v * s, y: 80 + u * s + v * c });
   for (let i = 0; i < 200; i++) {
-    const u = (rand() - 0.5) * 60, v = (rand() - 0.5) * 14;
+    const u = (rand() - 0.5) * 60,
+      v = (rand() - 0.5) * 14;
     pts.push({ x: 100 + u * c - v * s, y: 80 + u * s + v * c });
   }
   const r = minAreaRect(pts);
@@ -81,10 +118,15 @@ test('minAreaRect (rotating calipers) matches brute force on random point sets',
     const r = minAreaRect(pts);
     near(r.width * r.height, bruteMinArea(pts), 1e-6, `trial ${trial}`);
     // Every point lies inside the rectangle.
-    const c = Math.cos(r.angle), s = Math.sin(r.angle);
+    const c = Math.cos(r.angle),
+      s = Math.sin(r.angle);
     for (const p of pts) {
-      const dx = p.x - r.center.x, dy = p.y - r.center.y;
-      assert.ok(Math.abs(dx * c + dy * s) <= r.width / 2 + 1e-6 && Math.abs(-dx * s + dy * c) <= r.height / 2 + 1e-6, `trial ${trial}: point outside`);
+      const dx = p.x - r.center.x,
+        dy = p.y - r.center.y;
+      assert.ok(
+        Math.abs(dx * c + dy * s) <= r.width / 2 + 1e-6 && Math.abs(-dx * s + dy * c) <= r.height / 2 + 1e-6,
+        `trial ${trial}: point outside`,
+      );
     }
   }
 });
@@ -92,7 +134,11 @@ test('minAreaRect (rotating calipers) matches brute force on random point sets',
 test('minAreaRect degenerate inputs and normalizeRect', () => {
   assert.equal(minAreaRect([]).width, 0);
   assert.equal(minAreaRect([{ x: 3, y: 4 }]).center, { x: 3, y: 4 });
-  const seg = minAreaRect([{ x: 0, y: 0 }, { x: 10, y: 0 }, { x: 5, y: 0 }]);
+  const seg = minAreaRect([
+    { x: 0, y: 0 },
+    { x: 10, y: 0 },
+    { x: 5, y: 0 },
+  ]);
   near(seg.width, 10, 1e-9);
   near(seg.height, 0, 1e-9);
   const r = normalizeRect({ center: { x: 0, y: 0 }, width: 10, height: 40, angle: Math.PI / 2 - 0.1 });
@@ -102,8 +148,18 @@ test('minAreaRect degenerate inputs and normalizeRect', () => {
 });
 
 test('orderQuad: clockwise from top-left whatever the input order', () => {
-  const q = [{ x: 10, y: 0 }, { x: 0, y: 1 }, { x: 1, y: 5 }, { x: 11, y: 4 }];
-  assert.equal(orderQuad([q[2], q[0], q[3], q[1]]), [{ x: 0, y: 1 }, { x: 10, y: 0 }, { x: 11, y: 4 }, { x: 1, y: 5 }]);
+  const q = [
+    { x: 10, y: 0 },
+    { x: 0, y: 1 },
+    { x: 1, y: 5 },
+    { x: 11, y: 4 },
+  ];
+  assert.equal(orderQuad([q[2], q[0], q[3], q[1]]), [
+    { x: 0, y: 1 },
+    { x: 10, y: 0 },
+    { x: 11, y: 4 },
+    { x: 1, y: 5 },
+  ]);
 });
 
 test('unclipRect grows by area·ratio/perimeter on every side', () => {
@@ -118,14 +174,21 @@ test('unclipRect grows by area·ratio/perimeter on every side', () => {
 // ---------------------------------------------------------------- regions and DB post-processing
 
 /** A probability map with filled rectangles (axis-aligned or rotated) of value `p`. */
-function mapWith(width: number, height: number, rects: { cx: number; cy: number; w: number; h: number; angle?: number; p?: number }[]): Float32Array {
+function mapWith(
+  width: number,
+  height: number,
+  rects: { cx: number; cy: number; w: number; h: number; angle?: number; p?: number }[],
+): Float32Array {
   const m = new Float32Array(width * height);
   for (const r of rects) {
-    const c = Math.cos(r.angle ?? 0), s = Math.sin(r.angle ?? 0);
+    const c = Math.cos(r.angle ?? 0),
+      s = Math.sin(r.angle ?? 0);
     for (let y = 0; y < height; y++) {
       for (let x = 0; x < width; x++) {
-        const dx = x + 0.5 - r.cx, dy = y + 0.5 - r.cy;
-        if (Math.abs(dx * c + dy * s) <= r.w / 2 && Math.abs(-dx * s + dy * c) <= r.h / 2) m[y * width + x] = r.p ?? 0.9;
+        const dx = x + 0.5 - r.cx,
+          dy = y + 0.5 - r.cy;
+        if (Math.abs(dx * c + dy * s) <= r.w / 2 && Math.abs(-dx * s + dy * c) <= r.h / 2)
+          m[y * width + x] = r.p ?? 0.9;
       }
     }
   }
@@ -133,10 +196,13 @@ function mapWith(width: number, height: number, rects: { cx: number; cy: number;
 }
 
 test('findRegions: 8-connected regions, row extremes and sizes', () => {
-  const w = 20, h = 10;
+  const w = 20,
+    h = 10;
   const m = new Float32Array(w * h);
   const set = (x: number, y: number) => (m[y * w + x] = 1);
-  set(1, 1); set(2, 2); set(3, 3); // diagonal chain: one region
+  set(1, 1);
+  set(2, 2);
+  set(3, 3); // diagonal chain: one region
   for (let x = 10; x < 15; x++) for (let y = 5; y < 8; y++) set(x, y);
   const regions = findRegions(m, w, h, 0.5);
   assert.is(regions.length, 2);
@@ -144,20 +210,27 @@ test('findRegions: 8-connected regions, row extremes and sizes', () => {
   assert.equal([regions[1].minX, regions[1].minY, regions[1].maxX, regions[1].maxY], [10, 5, 14, 7]);
   assert.is(regions[1].size, 15);
   assert.equal(regions[1].outline, [
-    { x: 10.5, y: 5.5 }, { x: 14.5, y: 5.5 }, { x: 10.5, y: 6.5 }, { x: 14.5, y: 6.5 }, { x: 10.5, y: 7.5 }, { x: 14.5, y: 7.5 },
+    { x: 10.5, y: 5.5 },
+    { x: 14.5, y: 5.5 },
+    { x: 10.5, y: 6.5 },
+    { x: 14.5, y: 6.5 },
+    { x: 10.5, y: 7.5 },
+    { x: 14.5, y: 7.5 },
   ]);
   assert.is(findRegions(m, w, h, 0.5, 1).length, 1, 'maxRegions caps the count');
 });
 
 test('findRegions handles a map that is all foreground (no recursion limits)', () => {
-  const w = 1500, h = 1000;
+  const w = 1500,
+    h = 1000;
   const regions = findRegions(new Float32Array(w * h).fill(1), w, h, 0.3);
   assert.is(regions.length, 1);
   assert.is(regions[0].size, w * h);
 });
 
 test('detPostprocess: rectangles come back expanded, scaled and scored; weak and tiny ones dropped', () => {
-  const mw = 64, mh = 32;
+  const mw = 64,
+    mh = 32;
   const map = mapWith(mw, mh, [
     { cx: 20, cy: 10, w: 24, h: 6 }, // text line
     { cx: 50, cy: 24, w: 10, h: 4, p: 0.4 }, // above the pixel threshold, below the box threshold
@@ -176,16 +249,21 @@ test('detPostprocess: rectangles come back expanded, scaled and scored; weak and
 });
 
 test('detPostprocess: a rotated line gives a rotated quad, clamped inside the image', () => {
-  const mw = 96, mh = 64;
+  const mw = 96,
+    mh = 64;
   const angle = (-20 * Math.PI) / 180;
-  const map = mapWith(mw, mh, [{ cx: 48, cy: 32, w: 60, h: 8, angle }, { cx: 3, cy: 60, w: 20, h: 5 }]);
+  const map = mapWith(mw, mh, [
+    { cx: 48, cy: 32, w: 60, h: 8, angle },
+    { cx: 3, cy: 60, w: 20, h: 5 },
+  ]);
   const boxes = detPostprocess(map, mw, mh, mw, mh);
   assert.is(boxes.length, 2);
   const rotated = boxes.find((b) => b.quad[0].x > 10)!;
   const [tl, tr, br, bl] = rotated.quad;
   near(Math.atan2(tr.y - tl.y, tr.x - tl.x), angle, 0.05);
   assert.ok(tl.y < bl.y && tr.y < br.y && tl.x < tr.x, 'clockwise from top-left');
-  for (const b of boxes) for (const p of b.quad) assert.ok(p.x >= 0 && p.x <= mw && p.y >= 0 && p.y <= mh, `inside: ${p.x},${p.y}`);
+  for (const b of boxes)
+    for (const p of b.quad) assert.ok(p.x >= 0 && p.x <= mw && p.y >= 0 && p.y <= mh, `inside: ${p.x},${p.y}`);
   // rectMean over the kernel rectangle of a uniform region is its value.
   near(rectMean(map, mw, mh, { center: { x: 48, y: 32 }, width: 50, height: 5, angle }), 0.9, 1e-6);
 });
@@ -200,11 +278,24 @@ test('detInputSize: long side capped, multiples of 32, never enlarged beyond rou
 // ---------------------------------------------------------------- recognition input and CTC
 
 test('planStrip: horizontal and vertical lines, width at height 48, margin', () => {
-  const q = [{ x: 10, y: 10 }, { x: 110, y: 10 }, { x: 110, y: 30 }, { x: 10, y: 30 }];
+  const q = [
+    { x: 10, y: 10 },
+    { x: 110, y: 10 },
+    { x: 110, y: 30 },
+    { x: 10, y: 30 },
+  ];
   const s = planStrip(q, 1000);
   assert.is(s.rotated, false);
   assert.is(s.width, 240);
-  const tall = planStrip([{ x: 10, y: 10 }, { x: 30, y: 10 }, { x: 30, y: 110 }, { x: 10, y: 110 }], 1000);
+  const tall = planStrip(
+    [
+      { x: 10, y: 10 },
+      { x: 30, y: 10 },
+      { x: 30, y: 110 },
+      { x: 10, y: 110 },
+    ],
+    1000,
+  );
   assert.is(tall.rotated, true);
   assert.is(tall.width, 240);
   assert.equal(tall.quad[0], { x: 30, y: 10 }, 'turned strip starts at the top-right corner');
@@ -216,11 +307,20 @@ test('planStrip: horizontal and vertical lines, width at height 48, margin', () 
 
 test('fillStrip samples the quad, normalises to [-1, 1] and zero-pads', () => {
   // 40×10 image: left half black, right half white.
-  const w = 40, h = 10;
+  const w = 40,
+    h = 10;
   const data = Buffer.alloc(w * h * 3);
   for (let y = 0; y < h; y++) for (let x = 20; x < w; x++) data.fill(255, (y * w + x) * 3, (y * w + x) * 3 + 3);
   const img: RawImage = { data, width: w, height: h, channels: 3 };
-  const strip = planStrip([{ x: 0, y: 0 }, { x: 40, y: 0 }, { x: 40, y: 10 }, { x: 0, y: 10 }], 1000);
+  const strip = planStrip(
+    [
+      { x: 0, y: 0 },
+      { x: 40, y: 0 },
+      { x: 40, y: 10 },
+      { x: 0, y: 10 },
+    ],
+    1000,
+  );
   assert.is(strip.width, 192);
   const bw = 200;
   const out = new Float32Array(3 * REC_HEIGHT * bw).fill(9);
@@ -263,8 +363,22 @@ test('the packaged key file gives the 6625 classes of the recognition model', ()
 });
 
 test('sortReadingOrder: lines top to bottom, left to right within a line', () => {
-  const box = (x: number, y: number, label: string) => ({ label, polygon: [{ x, y }, { x: x + 50, y }, { x: x + 50, y: y + 20 }, { x, y: y + 20 }] });
-  const sorted = sortReadingOrder([box(100, 52, 'e'), box(0, 3, 'b'), box(200, 0, 'c'), box(0, 50, 'd'), box(-100, 5, 'a')]);
+  const box = (x: number, y: number, label: string) => ({
+    label,
+    polygon: [
+      { x, y },
+      { x: x + 50, y },
+      { x: x + 50, y: y + 20 },
+      { x, y: y + 20 },
+    ],
+  });
+  const sorted = sortReadingOrder([
+    box(100, 52, 'e'),
+    box(0, 3, 'b'),
+    box(200, 0, 'c'),
+    box(0, 50, 'd'),
+    box(-100, 5, 'a'),
+  ]);
   assert.equal(sorted.map((b) => b.label).join(''), 'abcde');
 });
 
@@ -283,7 +397,9 @@ async function read(name: string): Promise<{ dets: Detection[]; width: number; h
   const dets = await ocr.detect(buf);
   const ms = performance.now() - t;
   const run = ocr.lastRun()!;
-  console.log(`  ${name}: ${ms.toFixed(0)} ms (det ${run.detMs.toFixed(0)} ms, rec ${run.recMs.toFixed(0)} ms for ${run.lines} lines) → ${JSON.stringify(dets.map((d) => d.label))}`);
+  console.log(
+    `  ${name}: ${ms.toFixed(0)} ms (det ${run.detMs.toFixed(0)} ms, rec ${run.recMs.toFixed(0)} ms for ${run.lines} lines) → ${JSON.stringify(dets.map((d) => d.label))}`,
+  );
   results.set(name, dets);
   return { dets, width: meta.width!, height: meta.height! };
 }
@@ -291,10 +407,16 @@ async function read(name: string): Promise<{ dets: Detection[]; width: number; h
 function assertInside(dets: Detection[], width: number, height: number) {
   for (const d of dets) {
     assert.is(d.polygon.length, 4);
-    for (const p of d.polygon) assert.ok(p.x >= 0 && p.x <= width && p.y >= 0 && p.y <= height, `${d.label}: ${p.x},${p.y} outside ${width}×${height}`);
+    for (const p of d.polygon)
+      assert.ok(
+        p.x >= 0 && p.x <= width && p.y >= 0 && p.y <= height,
+        `${d.label}: ${p.x},${p.y} outside ${width}×${height}`,
+      );
     const [tl, tr, br, bl] = d.polygon;
     assert.ok(tl.x < tr.x && bl.x < br.x && tl.y < bl.y && tr.y < br.y, `${d.label}: clockwise from top-left`);
-    assert.ok(d.box.x >= 0 && d.box.y >= 0 && d.box.x + d.box.width <= width + 1e-9 && d.box.y + d.box.height <= height + 1e-9);
+    assert.ok(
+      d.box.x >= 0 && d.box.y >= 0 && d.box.x + d.box.width <= width + 1e-9 && d.box.y + d.box.height <= height + 1e-9,
+    );
     assert.ok(d.score >= 0.5 && d.score <= 1, `${d.label}: score ${d.score}`);
     assert.ok(d.label.trim().length > 0);
   }
@@ -317,7 +439,8 @@ test('Korean road sign: the English words and distances', async () => {
   hasAll(r.dets, ['Seoul', 'Pyeongyang', '56Km', '205Km']);
   assertInside(r.dets, r.width, r.height);
   // Seoul is left of Pyeongyang and above 56Km.
-  const seoul = r.dets.find((d) => d.label.includes('Seoul'))!, km = r.dets.find((d) => d.label.includes('56Km'))!;
+  const seoul = r.dets.find((d) => d.label.includes('Seoul'))!,
+    km = r.dets.find((d) => d.label.includes('56Km'))!;
   assert.ok(seoul.box.y + seoul.box.height <= km.box.y + 5, 'Seoul above 56Km');
   assert.ok(r.dets.indexOf(seoul) < r.dets.indexOf(km), 'reading order');
 });
@@ -337,14 +460,25 @@ test('Paris street signs: Louvre, Palais-Royal, Arts Décoratifs', async () => {
   assert.ok(r.dets.some((d) => /d[eé]coratifs/i.test(d.label)));
   assertInside(r.dets, r.width, r.height);
   // The signs are slanted: at least one polygon is a rotated box.
-  assert.ok(r.dets.some((d) => Math.abs(d.polygon[0].y - d.polygon[1].y) > 5), 'rotated quads');
+  assert.ok(
+    r.dets.some((d) => Math.abs(d.polygon[0].y - d.polygon[1].y) > 5),
+    'rotated quads',
+  );
 });
 
 test('English infographic: the lines of the poster, with their spaces', async () => {
   const r = await read('easyocr_english.png');
   if (!r) return;
   assert.ok(r.dets.length >= 10, `${r.dets.length} lines`);
-  hasAll(r.dets, ['coronavirus', 'Reduce your risk', 'Clean hands with soap', 'symptoms', 'Thoroughly cook meat and eggs', 'World Health', 'Organization']);
+  hasAll(r.dets, [
+    'coronavirus',
+    'Reduce your risk',
+    'Clean hands with soap',
+    'symptoms',
+    'Thoroughly cook meat and eggs',
+    'World Health',
+    'Organization',
+  ]);
   assert.ok(r.dets[0].label.includes('coronavirus'), 'the title comes first');
   assertInside(r.dets, r.width, r.height);
 });
@@ -353,7 +487,14 @@ test('Scanned document (greyscale TIFF): multilingual lines', async () => {
   const r = await read('tess_eurotext.tif');
   if (!r) return;
   assert.ok(r.dets.length >= 10, `${r.dets.length} lines`);
-  hasAll(r.dets, ['The (quick) [brown] {fox} jumps!', '$43,456.78', 'aspammer@website.com', 'braune Fuchs springt', 'par-dessus le chien', 'salta sopra il cane pigro']);
+  hasAll(r.dets, [
+    'The (quick) [brown] {fox} jumps!',
+    '$43,456.78',
+    'aspammer@website.com',
+    'braune Fuchs springt',
+    'par-dessus le chien',
+    'salta sopra il cane pigro',
+  ]);
   assert.ok(r.dets[0].label.startsWith('The (quick)'), 'first line first');
   assertInside(r.dets, r.width, r.height);
 });
@@ -363,7 +504,11 @@ test('deterministic, the same for raw RGB input, and options are honoured', asyn
   const buf = readFileSync(`${imagesDir}/easyocr_korean.png`);
   const first = results.get('easyocr_korean.png') ?? (await ocr.detect(buf));
   assert.equal(await ocr.detect(buf), first);
-  const { data, info } = await sharp(buf).flatten({ background: '#ffffff' }).removeAlpha().raw().toBuffer({ resolveWithObject: true });
+  const { data, info } = await sharp(buf)
+    .flatten({ background: '#ffffff' })
+    .removeAlpha()
+    .raw()
+    .toBuffer({ resolveWithObject: true });
   assert.equal(await ocr.detect({ data, width: info.width, height: info.height, channels: 3 }), first);
   assert.is((await ocr.detect(buf, { maxDetections: 2 })).length, 2);
   assert.ok((await ocr.detect(buf, { minScore: 0.999 })).length < first.length);
@@ -373,8 +518,17 @@ test('deterministic, the same for raw RGB input, and options are honoured', asyn
 });
 
 /** Text rendered by sharp (librsvg, system fonts); null when no font could draw it. */
-async function rendered(lines: { text: string; x: number; y: number; size: number; rotate?: number }[], width = 420, height = 300): Promise<Buffer | null> {
-  const body = lines.map((l) => `<text x="${l.x}" y="${l.y}" font-family="DejaVu Sans, sans-serif" font-size="${l.size}" fill="#111" text-anchor="middle"${l.rotate ? ` transform="rotate(${l.rotate} ${l.x} ${l.y})"` : ''}>${l.text}</text>`).join('');
+async function rendered(
+  lines: { text: string; x: number; y: number; size: number; rotate?: number }[],
+  width = 420,
+  height = 300,
+): Promise<Buffer | null> {
+  const body = lines
+    .map(
+      (l) =>
+        `<text x="${l.x}" y="${l.y}" font-family="DejaVu Sans, sans-serif" font-size="${l.size}" fill="#111" text-anchor="middle"${l.rotate ? ` transform="rotate(${l.rotate} ${l.x} ${l.y})"` : ''}>${l.text}</text>`,
+    )
+    .join('');
   const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}"><rect width="100%" height="100%" fill="#fff"/>${body}</svg>`;
   const png = await sharp(Buffer.from(svg)).png().toBuffer();
   const { channels } = await sharp(png).stats();
@@ -386,12 +540,18 @@ async function rendered(lines: { text: string; x: number; y: number; size: numbe
 }
 
 test('rendered text (no fixtures needed): a level line and a slanted one', async () => {
-  const png = await rendered([{ text: 'Hello World 2024', x: 210, y: 80, size: 36 }, { text: 'Media Library', x: 210, y: 200, size: 30, rotate: -12 }]);
+  const png = await rendered([
+    { text: 'Hello World 2024', x: 210, y: 80, size: 36 },
+    { text: 'Media Library', x: 210, y: 200, size: 30, rotate: -12 },
+  ]);
   if (!png) return;
   const own = ocr ?? (await loadOcr());
   try {
     const dets = await own.detect(png);
-    assert.equal(dets.map((d) => d.label), ['Hello World 2024', 'Media Library']);
+    assert.equal(
+      dets.map((d) => d.label),
+      ['Hello World 2024', 'Media Library'],
+    );
     assertInside(dets, 420, 300);
     const [tl, tr] = dets[1].polygon;
     near(Math.atan2(tr.y - tl.y, tr.x - tl.x), (-12 * Math.PI) / 180, 0.05, 'slant of the second line');
@@ -401,11 +561,15 @@ test('rendered text (no fixtures needed): a level line and a slanted one', async
 });
 
 test('direction classifier: vertical and upside-down lines read with angleClassifier', async () => {
-  const png = await rendered([
-    { text: 'Upside 180', x: 140, y: 60, size: 30, rotate: 180 },
-    { text: 'Down 42', x: 330, y: 150, size: 30, rotate: 90 },
-    { text: 'Left 2024', x: 60, y: 170, size: 30, rotate: -90 },
-  ], 420, 300);
+  const png = await rendered(
+    [
+      { text: 'Upside 180', x: 140, y: 60, size: 30, rotate: 180 },
+      { text: 'Down 42', x: 330, y: 150, size: 30, rotate: 90 },
+      { text: 'Left 2024', x: 60, y: 170, size: 30, rotate: -90 },
+    ],
+    420,
+    300,
+  );
   if (!png) return;
   const withCls = await loadOcr({ angleClassifier: true });
   assert.is(withCls.modelId, 'pp-ocrv4-mobile-ch+cls@1.4.2');
@@ -413,7 +577,8 @@ test('direction classifier: vertical and upside-down lines read with angleClassi
   try {
     const dets = await withCls.detect(png);
     const labels = dets.map((d) => d.label);
-    for (const want of ['Upside 180', 'Down 42', 'Left 2024']) assert.ok(labels.includes(want), `${want} in ${JSON.stringify(labels)}`);
+    for (const want of ['Upside 180', 'Down 42', 'Left 2024'])
+      assert.ok(labels.includes(want), `${want} in ${JSON.stringify(labels)}`);
     assert.ok(dets.find((d) => d.label === 'Upside 180')!.extra?.upsideDown);
     assert.ok(dets.find((d) => d.label === 'Down 42')!.extra?.vertical);
     const left = dets.find((d) => d.label === 'Left 2024')!;
@@ -431,7 +596,9 @@ test('direction classifier: vertical and upside-down lines read with angleClassi
 
 test('an image without text gives nothing; undecodable bytes are an error', async () => {
   if (!ocr) return;
-  const blank = await sharp({ create: { width: 200, height: 100, channels: 3, background: '#808080' } }).png().toBuffer();
+  const blank = await sharp({ create: { width: 200, height: 100, channels: 3, background: '#808080' } })
+    .png()
+    .toBuffer();
   assert.equal(await ocr.detect(blank), []);
   try {
     await ocr.detect(Buffer.from('not an image'));
@@ -445,7 +612,9 @@ test('an image without text gives nothing; undecodable bytes are an error', asyn
 test.after(async () => {
   if (ocr) {
     const t = ocr.timings();
-    console.log(`  OCR totals over ${t.images} images, ${t.lines} lines: det ${(t.detPreMs + t.detInferMs + t.detPostMs).toFixed(0)} ms (inference ${t.detInferMs.toFixed(0)}), rec ${(t.recPreMs + t.recInferMs + t.recPostMs).toFixed(0)} ms (inference ${t.recInferMs.toFixed(0)}), ${((t.recPreMs + t.recInferMs + t.recPostMs) / Math.max(1, t.lines)).toFixed(1)} ms/line`);
+    console.log(
+      `  OCR totals over ${t.images} images, ${t.lines} lines: det ${(t.detPreMs + t.detInferMs + t.detPostMs).toFixed(0)} ms (inference ${t.detInferMs.toFixed(0)}), rec ${(t.recPreMs + t.recInferMs + t.recPostMs).toFixed(0)} ms (inference ${t.recInferMs.toFixed(0)}), ${((t.recPreMs + t.recInferMs + t.recPostMs) / Math.max(1, t.lines)).toFixed(1)} ms/line`,
+    );
     await ocr.close();
   }
 });

@@ -42,14 +42,19 @@ async function rectImage(
     }
   }
   const raw: RawImage = { data, width, height, channels: 3 };
-  const png = await sharp(data, { raw: { width, height, channels: 3 } }).png().toBuffer();
+  const png = await sharp(data, { raw: { width, height, channels: 3 } })
+    .png()
+    .toBuffer();
   return { png, raw };
 }
 
 function assertInside(d: Detection, width: number, height: number, what: string): void {
   assert.is(d.polygon.length, 4, `${what}: 4 points`);
   for (const p of d.polygon) {
-    assert.ok(p.x >= 0 && p.x <= width && p.y >= 0 && p.y <= height, `${what}: point ${p.x},${p.y} outside ${width}×${height}`);
+    assert.ok(
+      p.x >= 0 && p.x <= width && p.y >= 0 && p.y <= height,
+      `${what}: point ${p.x},${p.y} outside ${width}×${height}`,
+    );
   }
   const { x, y, width: w, height: h } = d.box;
   assert.ok(w >= 1 && h >= 1, `${what}: box ${w}×${h} too small`);
@@ -57,7 +62,10 @@ function assertInside(d: Detection, width: number, height: number, what: string)
   // Clockwise from top-left: TL, TR, BR, BL, matching the box.
   const [tl, tr, br, bl] = d.polygon;
   assert.equal([tl.x, tl.y, tr.y, bl.x], [x, y, y, x], `${what}: polygon starts at the box's top-left`);
-  assert.ok(Math.abs(tr.x - (x + w)) < 0.02 && Math.abs(br.y - (y + h)) < 0.02 && br.x === tr.x && bl.y === br.y, `${what}: polygon = box corners`);
+  assert.ok(
+    Math.abs(tr.x - (x + w)) < 0.02 && Math.abs(br.y - (y + h)) < 0.02 && br.x === tr.x && bl.y === br.y,
+    `${what}: polygon = box corners`,
+  );
   assert.ok(d.score > 0 && d.score <= 1, `${what}: score ${d.score}`);
 }
 
@@ -91,7 +99,11 @@ test('packPlanar: BGR planes, top-left, pad 114 elsewhere; grey is replicated', 
 });
 
 test('letterbox: raw and encoded input agree; EXIF orientation applied; bad raw input rejected', async () => {
-  const { png, raw } = await rectImage({ width: 64, height: 32 }, { left: 0, top: 0, width: 32, height: 32 }, { background: [0, 0, 255], fill: [255, 0, 0] });
+  const { png, raw } = await rectImage(
+    { width: 64, height: 32 },
+    { left: 0, top: 0, width: 32, height: 32 },
+    { background: [0, 0, 255], fill: [255, 0, 0] },
+  );
   const a = await letterbox(raw, 32, 32);
   const b = await letterbox(png, 32, 32);
   assert.equal([a.scale, a.width, a.height, a.sourceWidth, a.sourceHeight], [0.5, 32, 16, 64, 32]);
@@ -101,10 +113,16 @@ test('letterbox: raw and encoded input agree; EXIF orientation applied; bad raw 
   for (const l of [a, b]) {
     assert.equal([l.tensor[4 * 32 + 4], l.tensor[2 * plane + 4 * 32 + 4]], [0, 255]);
     assert.equal([l.tensor[4 * 32 + 28], l.tensor[2 * plane + 4 * 32 + 28]], [255, 0]);
-    assert.equal([l.tensor[20 * 32 + 5], l.tensor[plane + 20 * 32 + 5], l.tensor[2 * plane + 20 * 32 + 5]], [114, 114, 114]);
+    assert.equal(
+      [l.tensor[20 * 32 + 5], l.tensor[plane + 20 * 32 + 5], l.tensor[2 * plane + 20 * 32 + 5]],
+      [114, 114, 114],
+    );
   }
   // An image stored 64×32 with EXIF orientation 6 (rotate 90° clockwise) is 32×64 as displayed.
-  const rotated = await sharp(raw.data, { raw: { width: 64, height: 32, channels: 3 } }).jpeg().withMetadata({ orientation: 6 }).toBuffer();
+  const rotated = await sharp(raw.data, { raw: { width: 64, height: 32, channels: 3 } })
+    .jpeg()
+    .withMetadata({ orientation: 6 })
+    .toBuffer();
   const r = await letterbox(rotated, 32, 32);
   assert.equal([r.sourceWidth, r.sourceHeight, r.width, r.height], [32, 64, 16, 32]);
   // Same size as the input: used as is, no resampling; a reused tensor is filled in place.
@@ -125,11 +143,26 @@ test('letterbox: raw and encoded input agree; EXIF orientation applied; bad raw 
 
 test('iou and per-class NMS', () => {
   const boxes = Float32Array.from([
-    0, 0, 10, 10, // 0: A
-    1, 1, 11, 11, // 1: overlaps A (IoU 0.68)
-    0, 0, 10, 10, // 2: same as A, other class
-    20, 20, 30, 30, // 3: apart
-    0, 0, 10, 5, // 4: half of A (IoU 0.5)
+    0,
+    0,
+    10,
+    10, // 0: A
+    1,
+    1,
+    11,
+    11, // 1: overlaps A (IoU 0.68)
+    0,
+    0,
+    10,
+    10, // 2: same as A, other class
+    20,
+    20,
+    30,
+    30, // 3: apart
+    0,
+    0,
+    10,
+    5, // 4: half of A (IoU 0.5)
   ]);
   assert.is(iou(boxes, 0, 0), 1);
   assert.ok(Math.abs(iou(boxes, 0, 1) - 81 / 119) < 1e-6);
@@ -185,8 +218,18 @@ test('postprocess: decode, threshold, per-class NMS, map back, clamp', () => {
   put(80, [0.5, 0.5, 0, 0, 0.9, 0.3, 0.2]);
   // Row 83 (s 32, gx 1, gy 1): [32,32]–[64,64], all in the padding → below the image → dropped.
   put(83, [0.5, 0.5, 0, 0, 0.9, 0.9, 0]);
-  const base = { grid, labels, scale: 0.5, imageWidth: 128, imageHeight: 64, scoreThreshold: 0.3, nmsIou: 0.45, maxDetections: 10 };
-  const brief = (ds: Detection[]) => ds.map((d) => [d.label, Math.round(d.score * 1000) / 1000, d.box.x, d.box.y, d.box.width, d.box.height]);
+  const base = {
+    grid,
+    labels,
+    scale: 0.5,
+    imageWidth: 128,
+    imageHeight: 64,
+    scoreThreshold: 0.3,
+    nmsIou: 0.45,
+    maxDetections: 10,
+  };
+  const brief = (ds: Detection[]) =>
+    ds.map((d) => [d.label, Math.round(d.score * 1000) / 1000, d.box.x, d.box.y, d.box.width, d.box.height]);
   const dets = postprocessYolox(out, base);
   assert.equal(brief(dets), [
     ['cat', 0.72, 16, 16, 16, 16],
@@ -225,7 +268,10 @@ test('stand-in: real names and shapes, loads through loadYoloxDetector, one box 
     assert.equal([det.inputWidth, det.inputHeight], [416, 416]); // read from the model's fixed input
     // 640×480, red square at (200, 120), 160×160: letterbox scale 0.65, mask cells of 8 px → ±8/0.65 px.
     const rect = { left: 200, top: 120, width: 160, height: 160 };
-    const { png, raw } = await rectImage({ width: 640, height: 480 }, rect, { background: [40, 120, 200], fill: [230, 20, 20] });
+    const { png, raw } = await rectImage({ width: 640, height: 480 }, rect, {
+      background: [40, 120, 200],
+      fill: [230, 20, 20],
+    });
     const found = await det.detect(png);
     assert.is(found.length, 1);
     const [d] = found;
@@ -244,12 +290,20 @@ test('stand-in: real names and shapes, loads through loadYoloxDetector, one box 
     // Raw RGB input: the same answer.
     assert.equal(await det.detect(raw), found);
     // No red: nothing.
-    const { png: green } = await rectImage({ width: 300, height: 200 }, { left: 0, top: 0, width: 0, height: 0 }, { background: [40, 220, 20], fill: [0, 0, 0] });
+    const { png: green } = await rectImage(
+      { width: 300, height: 200 },
+      { left: 0, top: 0, width: 0, height: 0 },
+      { background: [40, 220, 20], fill: [0, 0, 0] },
+    );
     assert.equal(await det.detect(green), []);
     // minScore above its 0.9 hides it.
     assert.equal(await det.detect(png, { minScore: 0.95 }), []);
     // A red region at the image corner: clamped inside the frame.
-    const corner = await rectImage({ width: 200, height: 300 }, { left: 150, top: 250, width: 50, height: 50 }, { background: [0, 0, 0], fill: [255, 0, 0] });
+    const corner = await rectImage(
+      { width: 200, height: 300 },
+      { left: 150, top: 250, width: 50, height: 50 },
+      { background: [0, 0, 0], fill: [255, 0, 0] },
+    );
     const [c] = await det.detect(corner.png);
     assertInside(c, 200, 300, 'corner');
     assert.ok(c.box.x + c.box.width > 190 && c.box.y + c.box.height > 290, 'reaches the bottom-right corner');
@@ -262,8 +316,15 @@ test('stand-in: real names and shapes, loads through loadYoloxDetector, one box 
   const s = await loadYoloxDetector({ modelPath: p640 });
   try {
     assert.equal([s.inputWidth, s.modelId.split(':')[0]], [640, 'yolox-s']);
-    const { png } = await rectImage({ width: 100, height: 100 }, { left: 10, top: 10, width: 30, height: 30 }, { background: [255, 255, 255], fill: [220, 0, 0] });
-    assert.equal((await s.detect(png)).map((d) => d.label), ['apple']);
+    const { png } = await rectImage(
+      { width: 100, height: 100 },
+      { left: 10, top: 10, width: 30, height: 30 },
+      { background: [255, 255, 255], fill: [220, 0, 0] },
+    );
+    assert.equal(
+      (await s.detect(png)).map((d) => d.label),
+      ['apple'],
+    );
   } finally {
     await s.close();
   }
@@ -290,7 +351,11 @@ test('detector: concurrent calls, close waits for them, later calls reject', asy
   const modelPath = path.join(tmp, 'yolox_nano.onnx');
   writeYoloxStandin(modelPath);
   const det = await loadYoloxDetector({ modelPath });
-  const { png } = await rectImage({ width: 320, height: 240 }, { left: 40, top: 40, width: 80, height: 60 }, { background: [0, 0, 0], fill: [255, 0, 0] });
+  const { png } = await rectImage(
+    { width: 320, height: 240 },
+    { left: 40, top: 40, width: 80, height: 60 },
+    { background: [0, 0, 0], fill: [255, 0, 0] },
+  );
   const one = await det.detect(png);
   const many = Promise.all([det.detect(png), det.detect(png), det.detect(png), det.detect(png), det.detect(png)]);
   await det.close();
@@ -343,13 +408,17 @@ test('real YOLOX-Nano: the highway photo yields cars', async () => {
   const ds = await (await realDetector()).detect(photo('coco_000000001532.jpg'));
   assert.ok(count(ds, 'car') >= 2, `labels: ${labelsOf(ds)}`);
   // The cars are on the road, in the lower half of the 640×480 frame.
-  for (const car of ds.filter((d) => d.label === 'car')) assert.ok(car.box.y + car.box.height > 240, JSON.stringify(car.box));
+  for (const car of ds.filter((d) => d.label === 'car'))
+    assert.ok(car.box.y + car.box.height > 240, JSON.stringify(car.box));
 });
 
 test('real YOLOX-Nano: the tram photo yields a train (COCO has no tram class; the fixtures have no bus photo)', async () => {
   if (!real) return;
   const ds = await (await realDetector()).detect(photo('coco_000000006040.jpg'));
-  assert.ok(ds.some((d) => d.label === 'train' && d.score > 0.5), `labels: ${labelsOf(ds)}`);
+  assert.ok(
+    ds.some((d) => d.label === 'train' && d.score > 0.5),
+    `labels: ${labelsOf(ds)}`,
+  );
 });
 
 test('real YOLOX-Nano: other photos (zebra, airplane, cat, apples, wine glasses)', async () => {
@@ -364,14 +433,19 @@ test('real YOLOX-Nano: other photos (zebra, airplane, cat, apples, wine glasses)
   ];
   for (const [file, label] of expect) {
     const ds = await det.detect(photo(file));
-    assert.ok(ds.some((d) => d.label === label), `${file}: ${labelsOf(ds)}`);
+    assert.ok(
+      ds.some((d) => d.label === label),
+      `${file}: ${labelsOf(ds)}`,
+    );
   }
 });
 
 test('real YOLOX-Nano: every photo — polygons inside the frame, sane boxes, best first, deterministic', async () => {
   if (!real) return;
   const det = await realDetector();
-  const files = readdirSync(real.images).filter((f) => /\.(jpe?g|png|tif)$/i.test(f)).sort();
+  const files = readdirSync(real.images)
+    .filter((f) => /\.(jpe?g|png|tif)$/i.test(f))
+    .sort();
   assert.ok(files.length >= 10);
   for (const file of files) {
     const bytes = photo(file);
@@ -385,7 +459,11 @@ test('real YOLOX-Nano: every photo — polygons inside the frame, sane boxes, be
       assert.ok(d.score >= 0.3, `${file}: score ${d.score} under the threshold`);
       assert.ok(COCO_CLASSES.includes(d.label), `${file}: label ${d.label}`);
     }
-    assert.equal(ds.map((d) => d.score), [...ds.map((d) => d.score)].sort((a, b) => b - a), `${file}: best first`);
+    assert.equal(
+      ds.map((d) => d.score),
+      [...ds.map((d) => d.score)].sort((a, b) => b - a),
+      `${file}: best first`,
+    );
     assert.equal(await det.detect(bytes), ds, `${file}: same answer twice`);
   }
 });

@@ -34,7 +34,10 @@ export async function foregroundMatte(w: Work, ctx: EditContext): Promise<Buffer
     .toBuffer();
   const result = await ctx.s.models.matte(input);
   if (!result) {
-    throw new DomainError('unavailable', 'background editing needs a background-removal model: install with npm run models -- fetch modnet');
+    throw new DomainError(
+      'unavailable',
+      'background editing needs a background-removal model: install with npm run models -- fetch modnet',
+    );
   }
   ctx.models.matte = result.model;
   const { data, info } = await sharp(result.mask)
@@ -52,7 +55,11 @@ export async function background(w: Work, op: Background, ctx: EditContext): Pro
   if (op.action === 'remove') {
     // Keep whatever was already transparent transparent: the new alpha is alpha·matte/255.
     const a = alpha
-      ? await sharp(alpha, rawOf(w, 1)).composite([{ input: mask, ...rawOf(w, 1), blend: 'multiply' }]).extractChannel(0).raw().toBuffer()
+      ? await sharp(alpha, rawOf(w, 1))
+          .composite([{ input: mask, ...rawOf(w, 1), blend: 'multiply' }])
+          .extractChannel(0)
+          .raw()
+          .toBuffer()
       : mask;
     return joinAlpha(rgb, a);
   }
@@ -61,7 +68,11 @@ export async function background(w: Work, op: Background, ctx: EditContext): Pro
   let out: Work;
   if (op.action === 'blur') {
     const blurred = await fromSharp(toSharp(rgb).blur(scaledSigma(rgb, op.sigma)));
-    out = await fromSharp(toSharp(blurred).composite([{ input: subject.data, ...rawOf(subject, 4), blend: 'over' }]).removeAlpha());
+    out = await fromSharp(
+      toSharp(blurred)
+        .composite([{ input: subject.data, ...rawOf(subject, 4), blend: 'over' }])
+        .removeAlpha(),
+    );
   } else {
     out = await fromSharp(toSharp(subject).flatten({ background: { r: op.color.r, g: op.color.g, b: op.color.b } }));
   }

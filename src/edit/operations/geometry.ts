@@ -105,7 +105,8 @@ async function findSubject(w: Work, ctx: EditContext): Promise<Box | null> {
   const left = Math.max(0, Math.floor(best.box.x / scale));
   const top = Math.max(0, Math.floor(best.box.y / scale));
   return {
-    left, top,
+    left,
+    top,
     width: Math.max(1, Math.min(w.width - left, Math.ceil(best.box.width / scale))),
     height: Math.max(1, Math.min(w.height - top, Math.ceil(best.box.height / scale))),
   };

@@ -45,19 +45,23 @@ export function toSharp(w: Work): Sharp {
 /** Runs a pipeline to raw 8-bit sRGB with 3 or 4 channels. */
 export async function fromSharp(img: Sharp): Promise<Work> {
   const { data, info } = await img.toColourspace('srgb').raw({ depth: 'uchar' }).toBuffer({ resolveWithObject: true });
-  if (info.channels === 3 || info.channels === 4) return { data, width: info.width, height: info.height, channels: info.channels };
+  if (info.channels === 3 || info.channels === 4)
+    return { data, width: info.width, height: info.height, channels: info.channels };
   if (info.channels !== 1 && info.channels !== 2) throw unprocessable(`unsupported channel count ${info.channels}`);
   // One or two channels (a grey input sharp kept grey): expand to RGB(A) in a second sharp pass, off this thread.
   const grey = await sharp(data, { raw: { width: info.width, height: info.height, channels: info.channels } })
     .toColourspace('srgb')
     .raw({ depth: 'uchar' })
     .toBuffer({ resolveWithObject: true });
-  if (grey.info.channels !== 3 && grey.info.channels !== 4) throw unprocessable(`unsupported channel count ${grey.info.channels}`);
+  if (grey.info.channels !== 3 && grey.info.channels !== 4)
+    throw unprocessable(`unsupported channel count ${grey.info.channels}`);
   return { data: grey.data, width: info.width, height: info.height, channels: grey.info.channels };
 }
 
 /** Raw-input options for a buffer of `channels` bands the size of `w`. */
-export const rawOf = (w: { width: number; height: number }, channels: 1 | 2 | 3 | 4) => ({ raw: { width: w.width, height: w.height, channels } });
+export const rawOf = (w: { width: number; height: number }, channels: 1 | 2 | 3 | 4) => ({
+  raw: { width: w.width, height: w.height, channels },
+});
 
 /*
  * Pixel work below runs in sharp (libvips on libuv's thread pool), never in a
@@ -136,7 +140,15 @@ export async function isGrey(w: Work): Promise<boolean> {
     if (d[i] !== d[i + 1] || d[i] !== d[i + 2]) return false;
   }
   if (stride === 1) return true;
-  const diff = await toSharp(w).removeAlpha().recomb([[1, -1, 0], [0, 1, -1], [-1, 0, 1]]).raw({ depth: 'uchar' }).toBuffer();
+  const diff = await toSharp(w)
+    .removeAlpha()
+    .recomb([
+      [1, -1, 0],
+      [0, 1, -1],
+      [-1, 0, 1],
+    ])
+    .raw({ depth: 'uchar' })
+    .toBuffer();
   return allBytes(diff, 0);
 }
 
@@ -172,7 +184,9 @@ export async function encode(w: Work, format: OutputFormat, quality: number): Pr
   }
   switch (format) {
     case 'jpg':
-      return img.jpeg({ quality, chromaSubsampling: quality >= 90 ? '4:4:4' : '4:2:0', mozjpeg: false, progressive: false }).toBuffer();
+      return img
+        .jpeg({ quality, chromaSubsampling: quality >= 90 ? '4:4:4' : '4:2:0', mozjpeg: false, progressive: false })
+        .toBuffer();
     case 'png':
       return img.png({ compressionLevel: 6, adaptiveFiltering: false, palette: false }).toBuffer();
     case 'webp':

@@ -9,7 +9,17 @@
  */
 import { DomainError, unprocessable } from '../../errors.js';
 import type { EditOperation } from '../types.js';
-import { decode, fromSharp, longSide, splitAlpha, joinAlpha, toPng, toSharp, type EditContext, type Work } from './image.js';
+import {
+  decode,
+  fromSharp,
+  longSide,
+  splitAlpha,
+  joinAlpha,
+  toPng,
+  toSharp,
+  type EditContext,
+  type Work,
+} from './image.js';
 import sharp from 'sharp';
 import { UPSCALE_MAX_INPUT_PIXELS } from '../../models/imageToImage.js';
 
@@ -20,9 +30,11 @@ type Border = Extract<EditOperation, { op: 'border' }>;
 export const MAX_OUTPUT_SIDE = 16383;
 
 function target(w: Work, op: Resize): { width: number; height: number } {
-  if (op.scale !== undefined) return { width: Math.max(1, Math.round(w.width * op.scale)), height: Math.max(1, Math.round(w.height * op.scale)) };
+  if (op.scale !== undefined)
+    return { width: Math.max(1, Math.round(w.width * op.scale)), height: Math.max(1, Math.round(w.height * op.scale)) };
   if (op.width !== undefined && op.height !== undefined) return { width: op.width, height: op.height };
-  if (op.width !== undefined) return { width: op.width, height: Math.max(1, Math.round((w.height * op.width) / w.width)) };
+  if (op.width !== undefined)
+    return { width: op.width, height: Math.max(1, Math.round((w.height * op.width) / w.width)) };
   return { width: Math.max(1, Math.round((w.width * op.height!) / w.height)), height: op.height! };
 }
 
@@ -34,12 +46,16 @@ function target(w: Work, op: Resize): { width: number; height: number } {
 export async function resize(w: Work, op: Resize, ctx: EditContext): Promise<Work> {
   const t = target(w, op);
   if (t.width > MAX_OUTPUT_SIDE || t.height > MAX_OUTPUT_SIDE || t.width * t.height > ctx.s.config.maxImagePixels) {
-    throw unprocessable(`the result would be ${t.width}×${t.height} pixels; the editor makes images up to ${MAX_OUTPUT_SIDE} px a side and ${ctx.s.config.maxImagePixels} pixels`);
+    throw unprocessable(
+      `the result would be ${t.width}×${t.height} pixels; the editor makes images up to ${MAX_OUTPUT_SIDE} px a side and ${ctx.s.config.maxImagePixels} pixels`,
+    );
   }
   let current = w;
   if (t.width > w.width * 1.01 && t.height > w.height * 1.01) current = await modelUpscale(w, t, ctx);
   if (current.width === t.width && current.height === t.height) return current;
-  return fromSharp(toSharp(current).resize(t.width, t.height, { fit: 'cover', position: 'centre', kernel: 'lanczos3' }));
+  return fromSharp(
+    toSharp(current).resize(t.width, t.height, { fit: 'cover', position: 'centre', kernel: 'lanczos3' }),
+  );
 }
 
 /** Doubles with the model while the result stays at or below about the target; returns the image as far as it got. */
@@ -48,7 +64,9 @@ async function modelUpscale(w: Work, t: { width: number; height: number }, ctx: 
   const maxPixels = UPSCALE_MAX_INPUT_PIXELS[ctx.s.config.device] ?? UPSCALE_MAX_INPUT_PIXELS.cpu;
   for (let pass = 0; pass < 3 && current.width * 2 <= t.width * 1.5 && current.height * 2 <= t.height * 1.5; pass++) {
     if (current.width * current.height > maxPixels) {
-      ctx.notes.push(`upscaled with lanczos3: the image (${current.width}×${current.height}) is larger than the upscale model takes here (${maxPixels} pixels)`);
+      ctx.notes.push(
+        `upscaled with lanczos3: the image (${current.width}×${current.height}) is larger than the upscale model takes here (${maxPixels} pixels)`,
+      );
       break;
     }
     const { rgb, alpha } = await splitAlpha(current);

@@ -5,23 +5,34 @@ import { classify, tagFree, tagWithPrompt } from '../../ai/tag.js';
 import { invalid } from '../../errors.js';
 import { defineRoute } from '../route.js';
 
-const image = z.string().min(1, 'image is required').describe('https/http URL, a data URI, or a file URL of this server');
+const image = z
+  .string()
+  .min(1, 'image is required')
+  .describe('https/http URL, a data URI, or a file URL of this server');
 const aiErrors = {
   400: 'missing or invalid field, unknown model, or an image URL on a private address',
-  413: 'image too large', 422: 'not a decodable image, or a format this endpoint does not take',
-  429: 'inference queue full; retry after Retry-After seconds', 503: 'model not installed',
+  413: 'image too large',
+  422: 'not a decodable image, or a format this endpoint does not take',
+  429: 'inference queue full; retry after Retry-After seconds',
+  503: 'model not installed',
 };
 
 export const aiRoutes = [
   defineRoute({
-    method: 'post', path: '/api/ai/describe', tag: 'ai', summary: 'Describe an image (local captioner; a prompt-following model when installed)',
+    method: 'post',
+    path: '/api/ai/describe',
+    tag: 'ai',
+    summary: 'Describe an image (local captioner; a prompt-following model when installed)',
     body: z.object({ image, prompt: z.string().max(2000).optional() }),
     responses: aiErrors,
     handle: ({ services, body }) => describe(services, body),
   }),
   defineRoute({
-    method: 'post', path: '/api/ai/tag', tag: 'ai',
-    summary: 'Tag or classify an image. Shape 2 when `options` or `multiple` is present, else shape 1 (`choices` → classification)',
+    method: 'post',
+    path: '/api/ai/tag',
+    tag: 'ai',
+    summary:
+      'Tag or classify an image. Shape 2 when `options` or `multiple` is present, else shape 1 (`choices` → classification)',
     body: z.object({
       image,
       prompt: z.string().max(2000).optional(),
@@ -34,14 +45,22 @@ export const aiRoutes = [
     handle: ({ services, body }) => {
       if (body.options !== undefined || body.multiple !== undefined) {
         if (!body.prompt?.trim()) throw invalid('prompt is required when options or multiple is given (shape 2)');
-        return tagWithPrompt(services, { image: body.image, prompt: body.prompt, options: body.options, multiple: body.multiple });
+        return tagWithPrompt(services, {
+          image: body.image,
+          prompt: body.prompt,
+          options: body.options,
+          multiple: body.multiple,
+        });
       }
-      if (body.choices !== undefined) return classify(services, { image: body.image, choices: body.choices, single: body.single });
+      if (body.choices !== undefined)
+        return classify(services, { image: body.image, choices: body.choices, single: body.single });
       return tagFree(services, body);
     },
   }),
   defineRoute({
-    method: 'post', path: '/api/ai/embeddings', tag: 'ai',
+    method: 'post',
+    path: '/api/ai/embeddings',
+    tag: 'ai',
     summary: 'Embed an image (shape 1: image, model) or an image or text (shape 2: input, type)',
     body: z.object({
       image: z.string().optional(),
@@ -63,8 +82,15 @@ export const aiRoutes = [
     },
   }),
   defineRoute({
-    method: 'post', path: '/api/ai/embed', tag: 'ai', summary: 'Embed an image or a text (compat: {image} or {text}) → {embedding}',
-    body: z.object({ image: z.string().optional(), text: z.string().optional(), model: z.string().max(200).optional() }),
+    method: 'post',
+    path: '/api/ai/embed',
+    tag: 'ai',
+    summary: 'Embed an image or a text (compat: {image} or {text}) → {embedding}',
+    body: z.object({
+      image: z.string().optional(),
+      text: z.string().optional(),
+      model: z.string().max(200).optional(),
+    }),
     responses: aiErrors,
     handle: async ({ services, body }) => {
       if (body.image !== undefined) return embedImage(services, { image: body.image, model: body.model });

@@ -29,22 +29,37 @@ export const browseQuery = z.object({
 
 export const browseRoutes = [
   defineRoute({
-    method: 'get', path: '/api/dataset/:datasetId/media', tag: 'library',
+    method: 'get',
+    path: '/api/dataset/:datasetId/media',
+    tag: 'library',
     summary: 'Browse, filter and sort a collection (one folder level, or recursive)',
-    params: datasetParams, query: browseQuery,
-    responses: { 400: 'invalid parameter or unknown similarToObjectModel', 403: 'no access', 404: 'collection, folder or similarToObjectId not found' },
+    params: datasetParams,
+    query: browseQuery,
+    responses: {
+      400: 'invalid parameter or unknown similarToObjectModel',
+      403: 'no access',
+      404: 'collection, folder or similarToObjectId not found',
+    },
     handle: ({ services, principal, params, query, ctx }) =>
       browse(services, principal, params.datasetId, { ...query, sortExplicit: ctx.query.sortBy !== undefined }),
   }),
   defineRoute({
-    method: 'get', path: '/api/dataset/:datasetId/tags', tag: 'library',
+    method: 'get',
+    path: '/api/dataset/:datasetId/tags',
+    tag: 'library',
     summary: 'Tag groups of active, current items, values sorted',
-    params: datasetParams, responses: { 403: 'no access', 404: 'collection not found' },
-    handle: async ({ services, principal, params }) => ({ tags: await tagGroups(services, principal, params.datasetId) }),
+    params: datasetParams,
+    responses: { 403: 'no access', 404: 'collection not found' },
+    handle: async ({ services, principal, params }) => ({
+      tags: await tagGroups(services, principal, params.datasetId),
+    }),
   }),
   defineRoute({
-    method: 'get', path: '/api/dataset/:datasetId/clusters', tag: 'library',
-    summary: 'Face clusters (identities) of a collection, biggest first, with a preview face; browse one with clusterId',
+    method: 'get',
+    path: '/api/dataset/:datasetId/clusters',
+    tag: 'library',
+    summary:
+      'Face clusters (identities) of a collection, biggest first, with a preview face; browse one with clusterId',
     params: datasetParams,
     query: z.object({
       limit: z.coerce.number().int().min(1).max(500).default(50),

@@ -4,9 +4,13 @@ import { defineRoute } from '../route.js';
 
 export const jobRoutes = [
   defineRoute({
-    method: 'post', path: '/api/media/:mediaId/reprocess', tag: 'processing',
-    summary: "Queue an item's analysis again (captions, objects, faces, text, embeddings); the user's corrections are kept",
-    params: z.object({ mediaId: z.string() }), responses: { 202: 'queued', 404: 'not found' },
+    method: 'post',
+    path: '/api/media/:mediaId/reprocess',
+    tag: 'processing',
+    summary:
+      "Queue an item's analysis again (captions, objects, faces, text, embeddings); the user's corrections are kept",
+    params: z.object({ mediaId: z.string() }),
+    responses: { 202: 'queued', 404: 'not found' },
     handle: async ({ services, principal, params, ctx }) => {
       const result = await reprocess(services, principal, params.mediaId);
       ctx.status = 202;
@@ -14,8 +18,11 @@ export const jobRoutes = [
     },
   }),
   defineRoute({
-    method: 'post', path: '/api/admin/reindex', tag: 'processing',
-    summary: "Recompute the organization's vectors with the current embedding model, in the background; search answers from the old ones until done (admin)",
+    method: 'post',
+    path: '/api/admin/reindex',
+    tag: 'processing',
+    summary:
+      "Recompute the organization's vectors with the current embedding model, in the background; search answers from the old ones until done (admin)",
     responses: { 202: 'queued', 403: 'admin only' },
     handle: async ({ services, principal, ctx }) => {
       ctx.status = 202;
@@ -23,7 +30,10 @@ export const jobRoutes = [
     },
   }),
   defineRoute({
-    method: 'get', path: '/api/jobs', tag: 'processing', summary: 'Queue depth, running and failed jobs with reasons (admin)',
+    method: 'get',
+    path: '/api/jobs',
+    tag: 'processing',
+    summary: 'Queue depth, running and failed jobs with reasons (admin)',
     query: z.object({
       status: z.enum(['queued', 'running', 'succeeded', 'failed', 'cancelled']).optional(),
       limit: z.coerce.number().int().min(1).max(500).default(50),

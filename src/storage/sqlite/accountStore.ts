@@ -13,8 +13,15 @@ export function sqliteAccountStore(db: Db): AccountStore {
     async createOrganization(org, ownerUserId) {
       const at = now();
       db.transaction(() => {
-        db.prepare(`INSERT INTO organizations (id, name, slug, created_at) VALUES (?, ?, ?, ?)`).run(org.id, org.name, org.slug, at);
-        db.prepare(`INSERT INTO memberships (organization_id, user_id, role, created_at) VALUES (?, ?, 'owner', ?)`).run(org.id, ownerUserId, at);
+        db.prepare(`INSERT INTO organizations (id, name, slug, created_at) VALUES (?, ?, ?, ?)`).run(
+          org.id,
+          org.name,
+          org.slug,
+          at,
+        );
+        db.prepare(
+          `INSERT INTO memberships (organization_id, user_id, role, created_at) VALUES (?, ?, 'owner', ?)`,
+        ).run(org.id, ownerUserId, at);
       })();
       return toOrganization(getOrg.get(org.id) as OrganizationRow);
     },
@@ -23,7 +30,9 @@ export function sqliteAccountStore(db: Db): AccountStore {
       return row ? toOrganization(row) : null;
     },
     async listOrganizations() {
-      return (db.prepare(`SELECT * FROM organizations ORDER BY created_at, id`).all() as OrganizationRow[]).map(toOrganization);
+      return (db.prepare(`SELECT * FROM organizations ORDER BY created_at, id`).all() as OrganizationRow[]).map(
+        toOrganization,
+      );
     },
     async isSlugTaken(slug) {
       return db.prepare(`SELECT 1 FROM organizations WHERE slug = ?`).get(slug) !== undefined;
@@ -38,7 +47,12 @@ export function sqliteAccountStore(db: Db): AccountStore {
       return rows.map((r) => ({ ...toOrganization(r), role: r.role }));
     },
     async createUser(user: User) {
-      db.prepare(`INSERT INTO users (id, email, name, created_at) VALUES (?, ?, ?, ?)`).run(user.id, user.email, user.name, user.createdAt);
+      db.prepare(`INSERT INTO users (id, email, name, created_at) VALUES (?, ?, ?, ?)`).run(
+        user.id,
+        user.email,
+        user.name,
+        user.createdAt,
+      );
       return user;
     },
     async getUser(id) {
@@ -59,7 +73,8 @@ export function sqliteAccountStore(db: Db): AccountStore {
       ).run(k.id, k.organizationId, k.userId, k.name, k.role, k.keyHash, k.prefix, k.createdAt, k.revokedAt);
     },
     async findApiKeyByHash(keyHash) {
-      const row = db.prepare(`SELECT * FROM api_keys WHERE key_hash = ? AND revoked_at IS NULL`).get(keyHash) as ApiKeyRow | undefined;
+      const row = db.prepare(`SELECT * FROM api_keys WHERE key_hash = ? AND revoked_at IS NULL`).get(keyHash) as
+        ApiKeyRow | undefined;
       return row ? toApiKey(row) : null;
     },
     async getApiKey(id) {
@@ -73,7 +88,9 @@ export function sqliteAccountStore(db: Db): AccountStore {
       return rows.map(toApiKey);
     },
     async revokeApiKey(id, at) {
-      return db.prepare(`UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL`).run(at, id).changes > 0;
+      return (
+        db.prepare(`UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL`).run(at, id).changes > 0
+      );
     },
     async getSetting(key) {
       return (db.prepare(`SELECT value FROM settings WHERE key = ?`).pluck().get(key) as string | undefined) ?? null;

@@ -62,7 +62,9 @@ export function browseWhere(q: BrowseQuery): { where: string; params: unknown[] 
   // instead of materialising every matching id of the collection per query.
   for (const [group, values] of Object.entries(q.tagFilters ?? {})) {
     if (values.length === 0) continue;
-    clauses.push(`EXISTS (SELECT 1 FROM media_tags t WHERE t.media_id = m.id AND t.grp = ? AND t.value IN (${values.map(() => '?').join(', ')}))`);
+    clauses.push(
+      `EXISTS (SELECT 1 FROM media_tags t WHERE t.media_id = m.id AND t.grp = ? AND t.value IN (${values.map(() => '?').join(', ')}))`,
+    );
     params.push(group, ...values);
   }
   for (const value of q.tagValues ?? []) {
@@ -98,11 +100,19 @@ export function sqliteBrowse(db: Db): Pick<MediaStore, 'browse' | 'browseIds' | 
   const liveCount = db.prepare(`SELECT n FROM live_counts WHERE kind = ? AND key = ?`).pluck();
   /** The listing's total: a kept counter when only the place filters, else a count over the indexes. */
   const countFor = (q: BrowseQuery, where: string, params: unknown[]): number => {
-    const onlyPlace = !q.types?.length && !q.createdFrom && !q.createdBefore && !q.tagFilters && !q.tagValues?.length && !q.mediaId && !q.clusterId;
+    const onlyPlace =
+      !q.types?.length &&
+      !q.createdFrom &&
+      !q.createdBefore &&
+      !q.tagFilters &&
+      !q.tagValues?.length &&
+      !q.mediaId &&
+      !q.clusterId;
     const isRoot = !q.path.includes('.');
     // The counter is keyed by the folder's id, which survives moves: only use it when the folder is really at this path.
     const placeIsCurrent = isRoot || folderAt.get(q.path.slice(-32), q.path) !== undefined;
-    if (onlyPlace && !q.recursive && placeIsCurrent) return (liveCount.get('children', q.path.slice(-32)) as number | undefined) ?? 0;
+    if (onlyPlace && !q.recursive && placeIsCurrent)
+      return (liveCount.get('children', q.path.slice(-32)) as number | undefined) ?? 0;
     if (onlyPlace && isRoot) return (liveCount.get('dataset', q.datasetId) as number | undefined) ?? 0;
     const groups = Object.entries(q.tagFilters ?? {}).filter(([, v]) => v.length > 0);
     if (groups.length) {
@@ -119,10 +129,15 @@ export function sqliteBrowse(db: Db): Pick<MediaStore, 'browse' | 'browseIds' | 
         .pluck()
         .get(q.datasetId, group, ...values, ...params) as number;
     }
-    return db.prepare(`SELECT count(*) FROM media m WHERE ${where}`).pluck().get(...params) as number;
+    return db
+      .prepare(`SELECT count(*) FROM media m WHERE ${where}`)
+      .pluck()
+      .get(...params) as number;
   };
   const tagCount = db.prepare(`SELECT count FROM tag_counts WHERE dataset_id = ? AND grp = ? AND value = ?`).pluck();
-  const firstFrame = db.prepare(`SELECT blob_key FROM frames WHERE media_id = ? AND status = 'active' ORDER BY seconds LIMIT 1`);
+  const firstFrame = db.prepare(
+    `SELECT blob_key FROM frames WHERE media_id = ? AND status = 'active' ORDER BY seconds LIMIT 1`,
+  );
 
   return {
     async browse(q) {
@@ -141,10 +156,14 @@ export function sqliteBrowse(db: Db): Pick<MediaStore, 'browse' | 'browseIds' | 
         if (q.offset > total / 2) {
           const n = Math.min(q.limit, total - q.offset);
           rows = (
-            db.prepare(`SELECT m.* FROM media m WHERE ${where} ORDER BY ${order(back)} LIMIT ? OFFSET ?`).all(...params, n, total - q.offset - n) as MediaRow[]
+            db
+              .prepare(`SELECT m.* FROM media m WHERE ${where} ORDER BY ${order(back)} LIMIT ? OFFSET ?`)
+              .all(...params, n, total - q.offset - n) as MediaRow[]
           ).reverse();
         } else {
-          rows = db.prepare(`SELECT m.* FROM media m WHERE ${where} ORDER BY ${order(dir)} LIMIT ? OFFSET ?`).all(...params, q.limit, q.offset) as MediaRow[];
+          rows = db
+            .prepare(`SELECT m.* FROM media m WHERE ${where} ORDER BY ${order(dir)} LIMIT ? OFFSET ?`)
+            .all(...params, q.limit, q.offset) as MediaRow[];
         }
         return { items: rows.map(toMedia), total };
       })();
@@ -152,7 +171,10 @@ export function sqliteBrowse(db: Db): Pick<MediaStore, 'browse' | 'browseIds' | 
 
     async browseIds(q, cap) {
       const { where, params } = browseWhere(q);
-      return db.prepare(`SELECT m.id FROM media m WHERE ${where} LIMIT ?`).pluck().all(...params, cap) as string[];
+      return db
+        .prepare(`SELECT m.id FROM media m WHERE ${where} LIMIT ?`)
+        .pluck()
+        .all(...params, cap) as string[];
     },
 
     async folderSummaries(paths) {
@@ -162,9 +184,14 @@ export function sqliteBrowse(db: Db): Pick<MediaStore, 'browse' | 'browseIds' | 
         const hi = `${p}/`;
         const itemCount = countInSubtree.pluck().get(lo, hi) as number;
         // Items without a frame yet (videos still pending) are passed over.
-        const pick = (ids: string[]) => ids.map((id) => firstFrame.pluck().get(id) as string | undefined).filter((k): k is string => !!k).slice(0, 3);
+        const pick = (ids: string[]) =>
+          ids
+            .map((id) => firstFrame.pluck().get(id) as string | undefined)
+            .filter((k): k is string => !!k)
+            .slice(0, 3);
         let keys = pick(recentInSubtree.pluck().all(datasetOfPath(p), lo, hi) as string[]);
-        if (keys.length < 3 && itemCount > keys.length) keys = [...new Set([...keys, ...pick(firstInSubtree.pluck().all(lo, hi) as string[])])].slice(0, 3);
+        if (keys.length < 3 && itemCount > keys.length)
+          keys = [...new Set([...keys, ...pick(firstInSubtree.pluck().all(lo, hi) as string[])])].slice(0, 3);
         out.set(p, { itemCount, previewBlobKeys: keys });
       }
       return out;

@@ -77,7 +77,9 @@ interface SummaryRow {
 const tick = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 export function sqliteClusterStore(db: Db): ClusterStore {
-  const firstGroupIn = db.prepare(`SELECT dataset_id, model_id FROM cluster_pending WHERE dataset_id = ? ORDER BY dataset_id, model_id, seq LIMIT 1`);
+  const firstGroupIn = db.prepare(
+    `SELECT dataset_id, model_id FROM cluster_pending WHERE dataset_id = ? ORDER BY dataset_id, model_id, seq LIMIT 1`,
+  );
   const firstGroupAny = db.prepare(`SELECT dataset_id, model_id FROM cluster_pending ORDER BY seq LIMIT 1`);
   const pendingBatch = db.prepare(
     `SELECT p.seq, p.object_id, e.media_id, e.vector, o.status, cm.cluster_id AS member
@@ -114,7 +116,9 @@ export function sqliteClusterStore(db: Db): ClusterStore {
   );
   const deleteCluster = db.prepare(`DELETE FROM clusters WHERE id = ?`);
   const previewOf = db.prepare(`SELECT blob_key, media_id, frame_id FROM detected_objects WHERE id = ?`);
-  const anyMember = db.prepare(`SELECT object_id FROM cluster_members WHERE cluster_id = ? ORDER BY similarity DESC LIMIT 1`);
+  const anyMember = db.prepare(
+    `SELECT object_id FROM cluster_members WHERE cluster_id = ? ORDER BY similarity DESC LIMIT 1`,
+  );
   const mediaCount = db.prepare(
     `SELECT count(*) FROM media m WHERE m.status = 'active' AND m.is_current = 1
        AND m.id IN (SELECT media_id FROM cluster_members WHERE cluster_id = ?)`,
@@ -141,20 +145,26 @@ export function sqliteClusterStore(db: Db): ClusterStore {
   };
 
   /** One transaction of dirty clusters outside any pending batch; how many were handled. */
-  const refreshBatch = db
-    .transaction((datasetId: string | null, result: AssignResult): number => {
-      const ids = (datasetId ? dirtyIn.pluck().all(datasetId, REFRESH_BATCH) : dirtyAny.pluck().all(REFRESH_BATCH)) as string[];
-      for (const id of ids) {
-        const r = refreshOne(id);
-        if (r === 'refreshed') result.refreshed++;
-        else if (r === 'dropped') result.dropped++;
-      }
-      return ids.length;
-    });
+  const refreshBatch = db.transaction((datasetId: string | null, result: AssignResult): number => {
+    const ids = (
+      datasetId ? dirtyIn.pluck().all(datasetId, REFRESH_BATCH) : dirtyAny.pluck().all(REFRESH_BATCH)
+    ) as string[];
+    for (const id of ids) {
+      const r = refreshOne(id);
+      if (r === 'refreshed') result.refreshed++;
+      else if (r === 'dropped') result.dropped++;
+    }
+    return ids.length;
+  });
 
   /** One batch of one (collection, model); how many pending rows it consumed. */
   const assignBatch = db.transaction(
-    (group: { dataset_id: string; model_id: string }, limit: number, opts: AssignOptions, result: AssignResult): number => {
+    (
+      group: { dataset_id: string; model_id: string },
+      limit: number,
+      opts: AssignOptions,
+      result: AssignResult,
+    ): number => {
       const { dataset_id: datasetId, model_id: modelId } = group;
       for (const id of dirtyInGroup.pluck().all(datasetId, modelId) as string[]) {
         const r = refreshOne(id);
@@ -169,7 +179,10 @@ export function sqliteClusterStore(db: Db): ClusterStore {
       const firstVector = rows.find((r) => r.vector)?.vector;
       const dims = loaded[0]?.dims ?? (firstVector ? firstVector.byteLength / 4 : 0);
       const threshold = faceClusterThreshold(modelId, opts.thresholds);
-      const clusterer = new OnlineClusterer(Math.max(1, dims), { threshold, mergeThreshold: threshold + (opts.mergeMargin ?? 0) });
+      const clusterer = new OnlineClusterer(Math.max(1, dims), {
+        threshold,
+        mergeThreshold: threshold + (opts.mergeMargin ?? 0),
+      });
       for (const c of loaded) {
         clusterer.load({
           id: c.id,
@@ -181,7 +194,14 @@ export function sqliteClusterStore(db: Db): ClusterStore {
       }
       for (const r of rows) {
         deletePending.run(r.seq);
-        if (!r.vector || !r.media_id || r.status !== 'active' || r.member !== null || dims === 0 || r.vector.byteLength !== dims * 4) {
+        if (
+          !r.vector ||
+          !r.media_id ||
+          r.status !== 'active' ||
+          r.member !== null ||
+          dims === 0 ||
+          r.vector.byteLength !== dims * 4
+        ) {
           result.skipped++;
           continue;
         }
@@ -218,7 +238,7 @@ export function sqliteClusterStore(db: Db): ClusterStore {
   );
 
   const summary = (r: SummaryRow): ClusterSummary => {
-    const previewObjectId = r.preview_object_id ?? ((anyMember.pluck().get(r.id) as string | undefined) ?? null);
+    const previewObjectId = r.preview_object_id ?? (anyMember.pluck().get(r.id) as string | undefined) ?? null;
     const p = previewObjectId
       ? (previewOf.get(previewObjectId) as { blob_key: string | null; media_id: string; frame_id: string } | undefined)
       : undefined;
@@ -240,7 +260,15 @@ export function sqliteClusterStore(db: Db): ClusterStore {
 
   return {
     async assignPending(datasetId, limit, opts = {}) {
-      const result: AssignResult = { assigned: 0, created: 0, merged: 0, skipped: 0, refreshed: 0, dropped: 0, more: false };
+      const result: AssignResult = {
+        assigned: 0,
+        created: 0,
+        merged: 0,
+        skipped: 0,
+        refreshed: 0,
+        dropped: 0,
+        more: false,
+      };
       const batch = Math.max(1, opts.batchSize ?? DEFAULT_BATCH);
       // Clusters that lost faces, wherever no pending face will bring the group up to date anyway.
       while (refreshBatch.immediate(datasetId, result) === REFRESH_BATCH) {
@@ -250,7 +278,8 @@ export function sqliteClusterStore(db: Db): ClusterStore {
       let done = 0;
       while (done < limit) {
         if (opts.signal?.aborted) break;
-        const group = (datasetId ? firstGroupIn.get(datasetId) : firstGroupAny.get()) as { dataset_id: string; model_id: string } | undefined;
+        const group = (datasetId ? firstGroupIn.get(datasetId) : firstGroupAny.get()) as
+          { dataset_id: string; model_id: string } | undefined;
         if (!group) return result;
         done += assignBatch.immediate(group, Math.min(batch, limit - done), opts, result);
         await tick();
@@ -279,7 +308,9 @@ export function sqliteClusterStore(db: Db): ClusterStore {
               )
               .all(datasetId, minSize, opts.modelId, limit, offset)
           : db
-              .prepare(`SELECT ${SUMMARY_COLUMNS} FROM clusters WHERE dataset_id = ? AND size >= ? ORDER BY size DESC, id LIMIT ? OFFSET ?`)
+              .prepare(
+                `SELECT ${SUMMARY_COLUMNS} FROM clusters WHERE dataset_id = ? AND size >= ? ORDER BY size DESC, id LIMIT ? OFFSET ?`,
+              )
               .all(datasetId, minSize, limit, offset)
       ) as SummaryRow[];
       return rows.map(summary);
@@ -289,22 +320,35 @@ export function sqliteClusterStore(db: Db): ClusterStore {
       const minSize = Math.max(1, opts.minSize ?? 1);
       return (
         opts.modelId
-          ? db.prepare(`SELECT count(*) FROM clusters WHERE dataset_id = ? AND size >= ? AND model_id = ?`).pluck().get(datasetId, minSize, opts.modelId)
-          : db.prepare(`SELECT count(*) FROM clusters WHERE dataset_id = ? AND size >= ?`).pluck().get(datasetId, minSize)
+          ? db
+              .prepare(`SELECT count(*) FROM clusters WHERE dataset_id = ? AND size >= ? AND model_id = ?`)
+              .pluck()
+              .get(datasetId, minSize, opts.modelId)
+          : db
+              .prepare(`SELECT count(*) FROM clusters WHERE dataset_id = ? AND size >= ?`)
+              .pluck()
+              .get(datasetId, minSize)
       ) as number;
     },
 
     async getCluster(id) {
-      const row = db.prepare(`SELECT ${SUMMARY_COLUMNS} FROM clusters WHERE id = ? AND size > 0`).get(id) as SummaryRow | undefined;
+      const row = db.prepare(`SELECT ${SUMMARY_COLUMNS} FROM clusters WHERE id = ? AND size > 0`).get(id) as
+        SummaryRow | undefined;
       return row ? { ...summary(row), datasetId: row.dataset_id } : null;
     },
 
     async mediaIdsInCluster(clusterId) {
-      return db.prepare(`SELECT DISTINCT media_id FROM cluster_members WHERE cluster_id = ? ORDER BY media_id`).pluck().all(clusterId) as string[];
+      return db
+        .prepare(`SELECT DISTINCT media_id FROM cluster_members WHERE cluster_id = ? ORDER BY media_id`)
+        .pluck()
+        .all(clusterId) as string[];
     },
 
     async clusterOfObject(objectId) {
-      return (db.prepare(`SELECT cluster_id FROM cluster_members WHERE object_id = ? LIMIT 1`).pluck().get(objectId) as string | undefined) ?? null;
+      return (
+        (db.prepare(`SELECT cluster_id FROM cluster_members WHERE object_id = ? LIMIT 1`).pluck().get(objectId) as
+          string | undefined) ?? null
+      );
     },
   };
 }

@@ -29,7 +29,13 @@ export interface GenCodeMirror {
   ready(groups: Array<{ ds: string; sm: string; rows: number }>): BitCodeMirror | null;
 }
 
-export function genCodeMirror(db: Db, table: string, dims: number, hasList: boolean, budgetBytes: number): GenCodeMirror {
+export function genCodeMirror(
+  db: Db,
+  table: string,
+  dims: number,
+  hasList: boolean,
+  budgetBytes: number,
+): GenCodeMirror {
   let reader: VecChunkReader | null | undefined;
   const readerOf = () => {
     if (reader === undefined) reader = vecChunkReader(db, table, dims, hasList);

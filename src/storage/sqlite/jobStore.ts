@@ -1,5 +1,13 @@
 import { invalid } from '../../errors.js';
-import { JOB_STATUSES, type Job, type JobCounts, type JobStats, type JobStatus, type JobStore, type NewJob } from '../../jobs/types.js';
+import {
+  JOB_STATUSES,
+  type Job,
+  type JobCounts,
+  type JobStats,
+  type JobStatus,
+  type JobStore,
+  type NewJob,
+} from '../../jobs/types.js';
 import type { Db } from './database.js';
 
 /** A jobs row as SQLite returns it. */
@@ -134,10 +142,12 @@ export function sqliteJobStore(db: Db): JobStore {
      RETURNING *`,
   );
   // A plain read first: an idle poll then never takes the write lock (nor waits on it behind another writer).
-  const anyDue = db.prepare(
-    `SELECT EXISTS (SELECT 1 FROM jobs WHERE status = 'queued' AND run_after <= @now AND ${TYPE_FILTER})
+  const anyDue = db
+    .prepare(
+      `SELECT EXISTS (SELECT 1 FROM jobs WHERE status = 'queued' AND run_after <= @now AND ${TYPE_FILTER})
          OR EXISTS (SELECT 1 FROM jobs WHERE status = 'running' AND lease_expires_at <= @now AND ${TYPE_FILTER})`,
-  ).pluck();
+    )
+    .pluck();
   const claimTx = db.transaction((params: { owner: string; types: string | null; now: string; expires: string }) => {
     exhaust.run(params);
     return (reclaim.get(params) ?? take.get(params)) as JobRow | undefined;
@@ -213,7 +223,9 @@ export function sqliteJobStore(db: Db): JobStore {
 
   const CANCEL = `SET status = 'cancelled', lease_expires_at = NULL, finished_at = @now, updated_at = @now`;
   const cancelStmt = db.prepare(`UPDATE jobs ${CANCEL} WHERE id = @id AND ${UNFINISHED}`);
-  const cancelByKeyStmt = db.prepare(`UPDATE jobs ${CANCEL} WHERE type = @type AND dedupe_key = @key AND ${UNFINISHED}`);
+  const cancelByKeyStmt = db.prepare(
+    `UPDATE jobs ${CANCEL} WHERE type = @type AND dedupe_key = @key AND ${UNFINISHED}`,
+  );
   const pruneStmt = db.prepare(`DELETE FROM jobs WHERE status IN ('succeeded', 'cancelled') AND finished_at < ?`);
 
   const owned = (id: number, owner: string) => ({ id, owner, now: iso(Date.now()) });
@@ -224,7 +236,8 @@ export function sqliteJobStore(db: Db): JobStore {
   return {
     async enqueue<P>(job: NewJob<P>) {
       if (typeof job.type !== 'string' || job.type === '') throw invalid('job type is required');
-      if (job.priority !== undefined && !Number.isSafeInteger(job.priority)) throw invalid('priority must be an integer');
+      if (job.priority !== undefined && !Number.isSafeInteger(job.priority))
+        throw invalid('priority must be an integer');
       if (job.maxAttempts !== undefined && !(Number.isSafeInteger(job.maxAttempts) && job.maxAttempts >= 1)) {
         throw invalid('maxAttempts must be an integer ≥ 1');
       }

@@ -4,7 +4,16 @@ import type { FrameDetail, MediaRecord, MediaSummary, Metadata, NewFrame, NewMed
 import { sqliteBrowse } from './browse.js';
 import type { Db } from './database.js';
 import type { VectorSync } from './analysisStore.js';
-import { toCaption, toFrame, toMedia, toObject, type CaptionRow, type FrameRow, type MediaRow, type ObjectRow } from './rows.js';
+import {
+  toCaption,
+  toFrame,
+  toMedia,
+  toObject,
+  type CaptionRow,
+  type FrameRow,
+  type MediaRow,
+  type ObjectRow,
+} from './rows.js';
 import { columnsOf, rowReader } from './rowReader.js';
 import { dropTags, syncTags } from './tagIndex.js';
 import { sqliteVersions } from './versions.js';
@@ -17,26 +26,107 @@ const textOrNull = (v: unknown): string | null => (typeof v === 'string' ? v : n
 export const subtreeBounds = (path: string): [string, string] => [`${path}.`, `${path}/`];
 
 const MEDIA_COLUMNS = columnsOf<MediaRow>({
-  id: 1, dataset_id: 1, organization_id: 1, path: 1, parent_path: 1, type: 1, name: 1, blob_key: 1, mime_type: 1,
-  width: 1, height: 1, duration: 1, size_bytes: 1, exif: 1, metadata: 1, status: 1, processing_status: 1,
-  processing_error: 1, root_id: 1, is_current: 1, created_at: 1, updated_at: 1, created_by: 1, updated_by: 1,
+  id: 1,
+  dataset_id: 1,
+  organization_id: 1,
+  path: 1,
+  parent_path: 1,
+  type: 1,
+  name: 1,
+  blob_key: 1,
+  mime_type: 1,
+  width: 1,
+  height: 1,
+  duration: 1,
+  size_bytes: 1,
+  exif: 1,
+  metadata: 1,
+  status: 1,
+  processing_status: 1,
+  processing_error: 1,
+  root_id: 1,
+  is_current: 1,
+  created_at: 1,
+  updated_at: 1,
+  created_by: 1,
+  updated_by: 1,
 });
-type SummaryRow = Pick<MediaRow, 'id' | 'dataset_id' | 'type' | 'name' | 'blob_key' | 'width' | 'height' | 'duration' | 'status' | 'is_current' | 'created_at'>;
+type SummaryRow = Pick<
+  MediaRow,
+  | 'id'
+  | 'dataset_id'
+  | 'type'
+  | 'name'
+  | 'blob_key'
+  | 'width'
+  | 'height'
+  | 'duration'
+  | 'status'
+  | 'is_current'
+  | 'created_at'
+>;
 const SUMMARY_COLUMNS = columnsOf<SummaryRow>({
-  id: 1, dataset_id: 1, type: 1, name: 1, blob_key: 1, width: 1, height: 1, duration: 1, status: 1, is_current: 1, created_at: 1,
+  id: 1,
+  dataset_id: 1,
+  type: 1,
+  name: 1,
+  blob_key: 1,
+  width: 1,
+  height: 1,
+  duration: 1,
+  status: 1,
+  is_current: 1,
+  created_at: 1,
 });
 const toSummary = (r: SummaryRow): MediaSummary => ({
-  id: r.id, datasetId: r.dataset_id, type: r.type, name: r.name, blobKey: r.blob_key, width: r.width, height: r.height,
-  duration: r.duration, status: r.status, isCurrent: r.is_current === 1, createdAt: r.created_at,
+  id: r.id,
+  datasetId: r.dataset_id,
+  type: r.type,
+  name: r.name,
+  blobKey: r.blob_key,
+  width: r.width,
+  height: r.height,
+  duration: r.duration,
+  status: r.status,
+  isCurrent: r.is_current === 1,
+  createdAt: r.created_at,
 });
 const FRAME_COLUMNS = columnsOf<FrameRow>({
-  id: 1, media_id: 1, timestamp: 1, blob_key: 1, width: 1, height: 1, status: 1, metadata: 1, created_at: 1, updated_at: 1, created_by: 1,
+  id: 1,
+  media_id: 1,
+  timestamp: 1,
+  blob_key: 1,
+  width: 1,
+  height: 1,
+  status: 1,
+  metadata: 1,
+  created_at: 1,
+  updated_at: 1,
+  created_by: 1,
 });
 const CAPTION_COLUMNS = columnsOf<CaptionRow>({
-  id: 1, frame_id: 1, text: 1, model: 1, status: 1, metadata: 1, created_at: 1, updated_at: 1, created_by: 1,
+  id: 1,
+  frame_id: 1,
+  text: 1,
+  model: 1,
+  status: 1,
+  metadata: 1,
+  created_at: 1,
+  updated_at: 1,
+  created_by: 1,
 });
 const OBJECT_COLUMNS = columnsOf<ObjectRow>({
-  id: 1, frame_id: 1, media_id: 1, type: 1, label: 1, blob_key: 1, polygon: 1, confidence: 1, model: 1, status: 1, created_at: 1,
+  id: 1,
+  frame_id: 1,
+  media_id: 1,
+  type: 1,
+  label: 1,
+  blob_key: 1,
+  polygon: 1,
+  confidence: 1,
+  model: 1,
+  status: 1,
+  created_at: 1,
 });
 
 export function sqliteMediaStore(db: Db, vectors: VectorSync): MediaStore {
@@ -80,14 +170,28 @@ export function sqliteMediaStore(db: Db, vectors: VectorSync): MediaStore {
     const at = now();
     if (m.rootId) {
       // A new derived version becomes the current one: the previous current stops being live.
-      const previous = db.prepare(`SELECT id FROM media WHERE root_id = ? AND ${LIVE}`).pluck().all(m.rootId) as string[];
+      const previous = db
+        .prepare(`SELECT id FROM media WHERE root_id = ? AND ${LIVE}`)
+        .pluck()
+        .all(m.rootId) as string[];
       db.prepare(`UPDATE media SET is_current = 0 WHERE root_id = ?`).run(m.rootId);
       dropTags(db, previous);
     }
     writeMedia(m, at);
     for (const f of frames) {
-      insertFrame.run(f.id, m.id, f.timestamp, Number(f.timestamp) || 0, f.blobKey, f.width, f.height,
-        JSON.stringify(f.metadata ?? {}), at, at, m.createdById);
+      insertFrame.run(
+        f.id,
+        m.id,
+        f.timestamp,
+        Number(f.timestamp) || 0,
+        f.blobKey,
+        f.width,
+        f.height,
+        JSON.stringify(f.metadata ?? {}),
+        at,
+        at,
+        m.createdById,
+      );
     }
     syncTags(db, m.id, m.datasetId, true, m.metadata);
     addStorage.run(m.sizeBytes, m.organizationId);
@@ -97,7 +201,9 @@ export function sqliteMediaStore(db: Db, vectors: VectorSync): MediaStore {
   const insertFolder = db.transaction((f: NewMedia, reuse: boolean) => {
     if (reuse) {
       const existing = db
-        .prepare(`SELECT * FROM media WHERE parent_path = ? AND type = 'folder' AND name = ? AND ${LIVE} ORDER BY created_at, id LIMIT 1`)
+        .prepare(
+          `SELECT * FROM media WHERE parent_path = ? AND type = 'folder' AND name = ? AND ${LIVE} ORDER BY created_at, id LIMIT 1`,
+        )
         .get(f.parentPath, f.name) as MediaRow | undefined;
       if (existing) return { folder: toMedia(existing), created: false };
     }
@@ -108,7 +214,15 @@ export function sqliteMediaStore(db: Db, vectors: VectorSync): MediaStore {
   const writeMetadata = (row: MediaRow, metadata: Metadata, name: string, userId: string) => {
     db.prepare(
       `UPDATE media SET name = ?, metadata = ?, description = ?, prompt = ?, updated_at = ?, updated_by = ? WHERE id = ?`,
-    ).run(name, JSON.stringify(metadata), textOrNull(metadata.description), textOrNull(metadata.prompt), now(), userId, row.id);
+    ).run(
+      name,
+      JSON.stringify(metadata),
+      textOrNull(metadata.description),
+      textOrNull(metadata.prompt),
+      now(),
+      userId,
+      row.id,
+    );
     syncTags(db, row.id, row.dataset_id, row.status === 'active' && row.is_current === 1, metadata);
   };
 
@@ -131,7 +245,11 @@ export function sqliteMediaStore(db: Db, vectors: VectorSync): MediaStore {
   });
 
   /** Marks these rows deleted with everything hanging off them; returns how many changed. */
-  const deleteRows = (rows: Array<{ id: string; size_bytes: number }>, organizationId: string, userId: string): number => {
+  const deleteRows = (
+    rows: Array<{ id: string; size_bytes: number }>,
+    organizationId: string,
+    userId: string,
+  ): number => {
     if (rows.length === 0) return 0;
     const ids = JSON.stringify(rows.map((r) => r.id));
     const at = now();
@@ -139,9 +257,14 @@ export function sqliteMediaStore(db: Db, vectors: VectorSync): MediaStore {
       `UPDATE media SET status = 'deleted', deleted_at = ?, updated_at = ?, updated_by = ? WHERE id IN (SELECT value FROM json_each(?))`,
     ).run(at, at, userId, ids);
     for (const table of ['frames', 'captions', 'detected_objects']) {
-      db.prepare(`UPDATE ${table} SET status = 'deleted', updated_at = ? WHERE media_id IN (SELECT value FROM json_each(?))`).run(at, ids);
+      db.prepare(
+        `UPDATE ${table} SET status = 'deleted', updated_at = ? WHERE media_id IN (SELECT value FROM json_each(?))`,
+      ).run(at, ids);
     }
-    dropTags(db, rows.map((r) => r.id));
+    dropTags(
+      db,
+      rows.map((r) => r.id),
+    );
     vectors.removeMedia(rows.map((r) => r.id));
     addStorage.run(-rows.reduce((s, r) => s + r.size_bytes, 0), organizationId);
     return rows.length;
@@ -156,7 +279,9 @@ export function sqliteMediaStore(db: Db, vectors: VectorSync): MediaStore {
         .prepare(`SELECT id, size_bytes FROM media WHERE status = 'active' AND (id = ? OR (path > ? AND path < ?))`)
         .all(id, lo, hi) as typeof rows;
     } else {
-      rows = db.prepare(`SELECT id, size_bytes FROM media WHERE status = 'active' AND root_id = ?`).all(row.root_id) as typeof rows;
+      rows = db
+        .prepare(`SELECT id, size_bytes FROM media WHERE status = 'active' AND root_id = ?`)
+        .all(row.root_id) as typeof rows;
     }
     return { deletedCount: deleteRows(rows, row.organization_id, userId) };
   });
@@ -181,7 +306,11 @@ export function sqliteMediaStore(db: Db, vectors: VectorSync): MediaStore {
       return newPath;
     }
     // An item moves with all its versions, which share its parent folder.
-    db.prepare(`UPDATE media SET parent_path = ?, path = ? || '.' || id WHERE root_id = ?`).run(destinationPath, destinationPath, row.root_id);
+    db.prepare(`UPDATE media SET parent_path = ?, path = ? || '.' || id WHERE root_id = ?`).run(
+      destinationPath,
+      destinationPath,
+      row.root_id,
+    );
     db.prepare(`UPDATE media SET updated_at = ?, updated_by = ? WHERE id = ?`).run(at, userId, id);
     return `${destinationPath}.${row.id}`;
   });
@@ -190,13 +319,33 @@ export function sqliteMediaStore(db: Db, vectors: VectorSync): MediaStore {
   const IN_IDS = `IN (SELECT value FROM json_each(?))`;
   const mediaByIds = rowReader<MediaRow>(db, MEDIA_COLUMNS, `FROM media WHERE id ${IN_IDS}`);
   const summariesByIds = rowReader<SummaryRow>(db, SUMMARY_COLUMNS, `FROM media WHERE id ${IN_IDS}`);
-  const framesByMedia = rowReader<FrameRow>(db, FRAME_COLUMNS, `FROM frames WHERE media_id ${IN_IDS} AND status = 'active' ORDER BY media_id, seconds, id`);
-  const captionsByMedia = rowReader<CaptionRow>(db, CAPTION_COLUMNS, `FROM captions WHERE media_id ${IN_IDS} AND status = 'active' ORDER BY created_at, id`);
-  const objectsByMedia = rowReader<ObjectRow>(db, OBJECT_COLUMNS, `FROM detected_objects WHERE media_id ${IN_IDS} AND status = 'active' ORDER BY created_at, id`);
+  const framesByMedia = rowReader<FrameRow>(
+    db,
+    FRAME_COLUMNS,
+    `FROM frames WHERE media_id ${IN_IDS} AND status = 'active' ORDER BY media_id, seconds, id`,
+  );
+  const captionsByMedia = rowReader<CaptionRow>(
+    db,
+    CAPTION_COLUMNS,
+    `FROM captions WHERE media_id ${IN_IDS} AND status = 'active' ORDER BY created_at, id`,
+  );
+  const objectsByMedia = rowReader<ObjectRow>(
+    db,
+    OBJECT_COLUMNS,
+    `FROM detected_objects WHERE media_id ${IN_IDS} AND status = 'active' ORDER BY created_at, id`,
+  );
 
   const framesById = rowReader<FrameRow>(db, FRAME_COLUMNS, `FROM frames WHERE id ${IN_IDS} AND status = 'active'`);
-  const captionsByFrames = rowReader<CaptionRow>(db, CAPTION_COLUMNS, `FROM captions WHERE frame_id ${IN_IDS} AND status = 'active' ORDER BY created_at, id`);
-  const objectsByFrames = rowReader<ObjectRow>(db, OBJECT_COLUMNS, `FROM detected_objects WHERE frame_id ${IN_IDS} AND status = 'active' ORDER BY created_at, id`);
+  const captionsByFrames = rowReader<CaptionRow>(
+    db,
+    CAPTION_COLUMNS,
+    `FROM captions WHERE frame_id ${IN_IDS} AND status = 'active' ORDER BY created_at, id`,
+  );
+  const objectsByFrames = rowReader<ObjectRow>(
+    db,
+    OBJECT_COLUMNS,
+    `FROM detected_objects WHERE frame_id ${IN_IDS} AND status = 'active' ORDER BY created_at, id`,
+  );
   // The first active frame of each item, through frames_by_media (media_id, seconds).
   const firstFrames = db.prepare(
     `SELECT j.value AS mediaId, (SELECT id FROM frames WHERE media_id = j.value AND status = 'active' ORDER BY seconds, id LIMIT 1) AS frameId
@@ -204,7 +353,11 @@ export function sqliteMediaStore(db: Db, vectors: VectorSync): MediaStore {
   );
 
   /** Frame rows as details, by frame id, with the captions and objects given (in their order). */
-  const details = (frames: FrameRow[], captions: () => CaptionRow[], objects: () => ObjectRow[]): Map<string, FrameDetail> => {
+  const details = (
+    frames: FrameRow[],
+    captions: () => CaptionRow[],
+    objects: () => ObjectRow[],
+  ): Map<string, FrameDetail> => {
     const byFrame = new Map<string, FrameDetail>();
     for (const r of frames) byFrame.set(r.id, { ...toFrame(r), captions: [], objects: [] });
     if (frames.length === 0) return byFrame;
@@ -217,7 +370,11 @@ export function sqliteMediaStore(db: Db, vectors: VectorSync): MediaStore {
     const out = new Map<string, FrameDetail[]>();
     if (mediaIds.length === 0) return out;
     const ids = JSON.stringify(mediaIds);
-    for (const f of details(framesByMedia(ids), () => captionsByMedia(ids), () => objectsByMedia(ids)).values()) {
+    for (const f of details(
+      framesByMedia(ids),
+      () => captionsByMedia(ids),
+      () => objectsByMedia(ids),
+    ).values()) {
       const list = out.get(f.mediaId);
       if (list) list.push(f);
       else out.set(f.mediaId, [f]);
@@ -229,11 +386,16 @@ export function sqliteMediaStore(db: Db, vectors: VectorSync): MediaStore {
     const firstOf = new Map<string, string | null>();
     const wanted = [...new Set(refs.filter((r) => r.frameId === null).map((r) => r.mediaId))];
     if (wanted.length) {
-      for (const r of firstFrames.all(JSON.stringify(wanted)) as Array<{ mediaId: string; frameId: string | null }>) firstOf.set(r.mediaId, r.frameId);
+      for (const r of firstFrames.all(JSON.stringify(wanted)) as Array<{ mediaId: string; frameId: string | null }>)
+        firstOf.set(r.mediaId, r.frameId);
     }
     const frameIdOf = (r: { mediaId: string; frameId: string | null }) => r.frameId ?? firstOf.get(r.mediaId) ?? null;
     const ids = JSON.stringify([...new Set(refs.map(frameIdOf).filter((id): id is string => id !== null))]);
-    const byFrame = details(framesById(ids), () => captionsByFrames(ids), () => objectsByFrames(ids));
+    const byFrame = details(
+      framesById(ids),
+      () => captionsByFrames(ids),
+      () => objectsByFrames(ids),
+    );
     return refs.map((r) => {
       const f = byFrame.get(frameIdOf(r) ?? '');
       return f && f.mediaId === r.mediaId ? f : null;
@@ -291,4 +453,3 @@ export function sqliteMediaStore(db: Db, vectors: VectorSync): MediaStore {
       ).map(toMedia),
   };
 }
-

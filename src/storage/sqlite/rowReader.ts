@@ -18,8 +18,15 @@ export const columnsOf = <Row>(columns: Record<keyof Row & string, 1>): Array<ke
  * object of one fixed shape, next to free (120 media rows: 1.2 → 0.45 ms).
  * The column names are this module's callers' constants, never input.
  */
-export function rowReader<Row>(db: Db, columns: Array<keyof Row & string>, rest: string): (...params: unknown[]) => Row[] {
+export function rowReader<Row>(
+  db: Db,
+  columns: Array<keyof Row & string>,
+  rest: string,
+): (...params: unknown[]) => Row[] {
   const statement = db.prepare(`SELECT ${columns.join(', ')} ${rest}`).raw(true);
-  const toRow = new Function('r', `return { ${columns.map((c, i) => `${JSON.stringify(c)}: r[${i}]`).join(', ')} };`) as (r: unknown[]) => Row;
+  const toRow = new Function(
+    'r',
+    `return { ${columns.map((c, i) => `${JSON.stringify(c)}: r[${i}]`).join(', ')} };`,
+  ) as (r: unknown[]) => Row;
   return (...params) => (statement.all(...params) as unknown[][]).map(toRow);
 }

@@ -111,7 +111,12 @@ interface Term {
 /** bm25 and words matched (a prefix-only match counts half) of these term frequencies (see TextHit). */
 type Score = (tf: ArrayLike<number>, prefixTf: ArrayLike<number>, at?: number) => { bm25: number; matched: number };
 
-interface DocRow { id: number; kind: 'caption' | 'ocr' | 'item' | 'tag'; media_id: string; frame_id: string | null }
+interface DocRow {
+  id: number;
+  kind: 'caption' | 'ocr' | 'item' | 'tag';
+  media_id: string;
+  frame_id: string | null;
+}
 
 /** A frame (its caption and OCR rows) or an item (its own row and its tags'). */
 interface Unit {
@@ -169,12 +174,18 @@ export function sqliteTextIndex(db: Db, options: SqliteTextIndexOptions = {}): T
   const rowCountStmt = db.prepare(`SELECT rows FROM text_index_rows WHERE id = 1`).pluck();
   // Two subqueries: SQLite reads min() or max() from the end of the rowid b-tree only when it is the query's one
   // aggregate (together they scan the whole table: 200 ms at 2M rows).
-  const rowidSpan = db.prepare(`SELECT (SELECT min(id) FROM text_index_docs) AS lo, (SELECT max(id) FROM text_index_docs) AS hi`);
+  const rowidSpan = db.prepare(
+    `SELECT (SELECT min(id) FROM text_index_docs) AS lo, (SELECT max(id) FROM text_index_docs) AS hi`,
+  );
   const dfCount = db.prepare(
     `SELECT count(*) AS n, min(rowid) AS low FROM (SELECT rowid FROM text_index WHERE text_index MATCH ? ORDER BY rowid DESC LIMIT ?)`,
   );
-  const otherCollections = db.prepare(`SELECT EXISTS (SELECT 1 FROM collections WHERE id NOT IN (SELECT value FROM json_each(?)))`).pluck();
-  const docsById = db.prepare(`SELECT id, kind, media_id, frame_id FROM text_index_docs WHERE id IN (SELECT value FROM json_each(?))`);
+  const otherCollections = db
+    .prepare(`SELECT EXISTS (SELECT 1 FROM collections WHERE id NOT IN (SELECT value FROM json_each(?)))`)
+    .pluck();
+  const docsById = db.prepare(
+    `SELECT id, kind, media_id, frame_id FROM text_index_docs WHERE id IN (SELECT value FROM json_each(?))`,
+  );
   const docsOfMedia = db.prepare(
     `SELECT d.id, d.kind, d.media_id, d.frame_id FROM text_index_docs d JOIN media m ON m.id = d.media_id
      WHERE d.media_id IN (SELECT value FROM json_each(?)) AND m.dataset_id IN (SELECT value FROM json_each(?)) LIMIT ?`,
@@ -189,8 +200,12 @@ export function sqliteTextIndex(db: Db, options: SqliteTextIndexOptions = {}): T
      LEFT JOIN captions c ON d.kind = 'caption' AND c.id = d.source
      LEFT JOIN detected_objects o ON d.kind = 'ocr' AND o.id = d.source`,
   );
-  const itemText = db.prepare(`SELECT id, dataset_id, name, description FROM media WHERE id IN (SELECT value FROM json_each(?))`);
-  const tagText = db.prepare(`SELECT media_id AS id, value AS text FROM media_tags WHERE media_id IN (SELECT value FROM json_each(?))`);
+  const itemText = db.prepare(
+    `SELECT id, dataset_id, name, description FROM media WHERE id IN (SELECT value FROM json_each(?))`,
+  );
+  const tagText = db.prepare(
+    `SELECT media_id AS id, value AS text FROM media_tags WHERE media_id IN (SELECT value FROM json_each(?))`,
+  );
   // With the index's occurrences in hand: which rows match at all (collection filter), and the rowids of
   // frames and of items' own text (from text_index_docs' media index alone), the items' collections.
   const matchingRows = db.prepare(`SELECT rowid FROM text_index WHERE text_index MATCH ?`).pluck();
@@ -269,7 +284,8 @@ export function sqliteTextIndex(db: Db, options: SqliteTextIndexOptions = {}): T
     };
     const newest = prepared(`SELECT t.rowid FROM ${from} ORDER BY t.rowid DESC LIMIT ?`).pluck();
     // Rows with every word: full matches, all about as good (streamed newest first, stops at the limit).
-    if (terms.length > 1) take(newest.all(...args(terms.map((t) => `(${WORD_COLUMNS} : ${t.expr})`).join(' AND ')), want) as number[]);
+    if (terms.length > 1)
+      take(newest.all(...args(terms.map((t) => `(${WORD_COLUMNS} : ${t.expr})`).join(' AND ')), want) as number[]);
     if (ids.length >= want) return ids;
     // Rows with some words: the rarest words first, as many as FTS5 can rank by bm25 cheaply together.
     // (With one word every match is a full one, and scores differ only by repeats: no ranking needed.)
@@ -282,11 +298,20 @@ export function sqliteTextIndex(db: Db, options: SqliteTextIndexOptions = {}): T
     }
     if (ranked.length) {
       const words = `${WORD_COLUMNS} : (${ranked.map((t) => t.expr).join(' OR ')})`;
-      take(prepared(`SELECT t.rowid FROM ${from} ORDER BY ${FTS_BM25} LIMIT ?`).pluck().all(...args(words), want + ids.length) as number[]);
+      take(
+        prepared(`SELECT t.rowid FROM ${from} ORDER BY ${FTS_BM25} LIMIT ?`)
+          .pluck()
+          .all(...args(words), want + ids.length) as number[],
+      );
     }
     // Then rows with any word, newest first.
     if (ids.length < want && ranked.length < terms.length) {
-      take(newest.all(...args(`${WORD_COLUMNS} : (${terms.map((t) => t.expr).join(' OR ')})`), want + ids.length) as number[]);
+      take(
+        newest.all(
+          ...args(`${WORD_COLUMNS} : (${terms.map((t) => t.expr).join(' OR ')})`),
+          want + ids.length,
+        ) as number[],
+      );
     }
     return ids;
   }
@@ -321,7 +346,12 @@ export function sqliteTextIndex(db: Db, options: SqliteTextIndexOptions = {}): T
     }
     if (items.size) {
       const ids = json([...items.keys()]);
-      for (const r of itemText.all(ids) as Array<{ id: string; dataset_id: string; name: string; description: string | null }>) {
+      for (const r of itemText.all(ids) as Array<{
+        id: string;
+        dataset_id: string;
+        name: string;
+        description: string | null;
+      }>) {
         const u = items.get(r.id)!;
         u.datasetId = r.dataset_id;
         add(u, 'name', r.name);
@@ -358,7 +388,9 @@ export function sqliteTextIndex(db: Db, options: SqliteTextIndexOptions = {}): T
    */
   function bestRows(occ: Occurrences, terms: Term[], scope: string | null, score: Score, want: number): number[] {
     const inScope = scope
-      ? new Set(matchingRows.all(`(${WORD_COLUMNS} : (${terms.map((t) => t.expr).join(' OR ')})) AND (${scope})`) as number[])
+      ? new Set(
+          matchingRows.all(`(${WORD_COLUMNS} : (${terms.map((t) => t.expr).join(' OR ')})) AND (${scope})`) as number[],
+        )
       : null;
     // One number orders rows by words matched, then bm25 (always below RANK_SPAN): sorting objects with a
     // comparator costs about 1 µs a row, sorting these numbers a tenth of that.
@@ -374,7 +406,7 @@ export function sqliteTextIndex(db: Db, options: SqliteTextIndexOptions = {}): T
       levels[Math.round(matched * 2)] += 1;
     }
     let level = levels.length - 1;
-    for (let seen = levels[level]; level > 0 && seen < want; ) seen += levels[--level];
+    for (let seen = levels[level]; level > 0 && seen < want;) seen += levels[--level];
     const floor = (level / 2) * RANK_SPAN;
     const best: number[] = [];
     for (let slot = 0; slot < rows; slot++) if (keys[slot] >= floor && keys[slot] >= 0) best.push(slot);
@@ -387,7 +419,13 @@ export function sqliteTextIndex(db: Db, options: SqliteTextIndexOptions = {}): T
    * collections. When the occurrences are those of some rows only (`terms`: the full matches), the other rows'
    * are read too.
    */
-  function analyseRows(frames: Map<string, Unit>, items: Map<string, Unit>, occ: Occurrences, datasetIds: string[], terms: Term[] | null): void {
+  function analyseRows(
+    frames: Map<string, Unit>,
+    items: Map<string, Unit>,
+    occ: Occurrences,
+    datasetIds: string[],
+    terms: Term[] | null,
+  ): void {
     // (mediaId, frameId) of each frame, (mediaId, null) of each item: one look-up each in the media index.
     const units = [...frames.values(), ...items.values()].map((u) => [u.mediaId, u.frameId]);
     const found = unitRows.all(json(units)) as Array<{ id: number; media_id: string; frame_id: string | null }>;
@@ -400,14 +438,17 @@ export function sqliteTextIndex(db: Db, options: SqliteTextIndexOptions = {}): T
       let slot = occ.slotOf(r.id);
       if (slot < 0 && more) slot = (o = more).slotOf(r.id);
       if (slot < 0) continue;
-      for (let i = 0, at = slot * o.words; i < o.words; i++, at++) (u.tf[i] += o.tf[at]), (u.prefixTf[i] += o.prefixTf[at]);
+      for (let i = 0, at = slot * o.words; i < o.words; i++, at++)
+        ((u.tf[i] += o.tf[at]), (u.prefixTf[i] += o.prefixTf[at]));
       TEXT_FIELDS.forEach((f, i) => o.fields[slot] & (1 << i) && u.fields.add(f));
     }
     if (items.size === 0) return;
     const ids = json([...items.keys()]);
     // One collection asked for: every row found is in it (the scope clause, or no other collection exists).
     if (datasetIds.length === 1) for (const u of items.values()) u.datasetId = datasetIds[0];
-    else for (const r of itemDatasets.all(ids) as Array<{ id: string; dataset_id: string }>) items.get(r.id)!.datasetId = r.dataset_id;
+    else
+      for (const r of itemDatasets.all(ids) as Array<{ id: string; dataset_id: string }>)
+        items.get(r.id)!.datasetId = r.dataset_id;
   }
 
   function search(q: TextSearchQuery): TextHit[] {
@@ -489,8 +530,14 @@ export function sqliteTextIndex(db: Db, options: SqliteTextIndexOptions = {}): T
     // 2. frames and items, with the items of the frames; what matched where
     const frames = new Map<string, Unit>();
     const items = new Map<string, Unit>();
-    const newUnit = (mediaId: string, frameId: string | null): Unit =>
-      ({ mediaId, frameId, datasetId: '', fields: new Set(), tf: terms.map(() => 0), prefixTf: terms.map(() => 0) });
+    const newUnit = (mediaId: string, frameId: string | null): Unit => ({
+      mediaId,
+      frameId,
+      datasetId: '',
+      fields: new Set(),
+      tf: terms.map(() => 0),
+      prefixTf: terms.map(() => 0),
+    });
     for (const d of docs) {
       if (d.frame_id !== null) {
         if (!frames.has(d.frame_id)) frames.set(d.frame_id, newUnit(d.media_id, d.frame_id));
@@ -506,7 +553,10 @@ export function sqliteTextIndex(db: Db, options: SqliteTextIndexOptions = {}): T
     const hits: TextHit[] = [];
     const add = (u: Unit, item: Unit | undefined) => {
       const { bm25, matched } = item
-        ? score(u.tf.map((n, i) => n + item.tf[i]), u.prefixTf.map((n, i) => n + item.prefixTf[i]))
+        ? score(
+            u.tf.map((n, i) => n + item.tf[i]),
+            u.prefixTf.map((n, i) => n + item.prefixTf[i]),
+          )
         : score(u.tf, u.prefixTf);
       if (matched === 0) return;
       const fields = item ? new Set([...u.fields, ...item.fields]) : u.fields;

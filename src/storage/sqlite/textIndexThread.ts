@@ -40,7 +40,8 @@ export interface TextWorkerSetup {
   cacheMiB: number;
 }
 export type TextWorkerRequest = { id: number; query: TextSearchQuery } | { id: number; warm: true };
-export type TextWorkerReply = { id: number; hits: TextHit[] } | { id: number; rows: number } | { id: number; error: SerializedError };
+export type TextWorkerReply =
+  { id: number; hits: TextHit[] } | { id: number; rows: number } | { id: number; error: SerializedError };
 
 export interface ThreadedTextIndex extends TextIndex {
   /** Whether the next search would run in the worker (tests, diagnostics). */
@@ -119,7 +120,8 @@ export function threadedTextIndex(db: Db, file: string, options: ThreadedTextInd
     });
   }
 
-  const threaded = () => !closed && crashes < MAX_CRASHES && ((rowCount.get() as number | undefined) ?? 0) >= threadRows;
+  const threaded = () =>
+    !closed && crashes < MAX_CRASHES && ((rowCount.get() as number | undefined) ?? 0) >= threadRows;
 
   return {
     threaded,

@@ -21,7 +21,12 @@ export async function warmTextIndex(db: Db): Promise<number> {
   let rows = 0;
   // The row map and the FTS5 data, by rowid (NOT INDEXED: the table itself, not an index holding the rowid).
   for (const table of ['text_index_docs', 'text_index_data']) {
-    rows += await inSlices(db.prepare(`SELECT count(*) AS n, max(id) AS last FROM (SELECT id FROM ${table} NOT INDEXED WHERE id > ? ORDER BY id LIMIT ${SLICE})`), -Infinity);
+    rows += await inSlices(
+      db.prepare(
+        `SELECT count(*) AS n, max(id) AS last FROM (SELECT id FROM ${table} NOT INDEXED WHERE id > ? ORDER BY id LIMIT ${SLICE})`,
+      ),
+      -Infinity,
+    );
   }
   // The media index, in key order, by media_id from the last entry read.
   rows += await inSlices(
@@ -36,7 +41,7 @@ export async function warmTextIndex(db: Db): Promise<number> {
 /** Runs a slice statement (rows after a key: their count and last key) from `first` to the end; the rows read. */
 async function inSlices(slice: Database.Statement, first: number | string): Promise<number> {
   let rows = 0;
-  for (let after = first; ; ) {
+  for (let after = first; ;) {
     const r = slice.get(after) as { n: number; last: number | string | null };
     rows += r.n;
     if (r.n < SLICE || r.last === null) return rows;

@@ -22,7 +22,8 @@ const port = parentPort!;
 
 port.on('message', (m: TextWorkerRequest) => {
   const reply = (r: TextWorkerReply) => port.postMessage(r);
-  const answer = 'warm' in m ? warmTextIndex(db).then((rows) => ({ rows })) : index.search(m.query).then((hits) => ({ hits }));
+  const answer =
+    'warm' in m ? warmTextIndex(db).then((rows) => ({ rows })) : index.search(m.query).then((hits) => ({ hits }));
   answer.then(
     (r) => reply({ id: m.id, ...r }),
     (err: unknown) => reply({ id: m.id, error: serializeError(err) }),

@@ -92,10 +92,17 @@ export function sqlitePostings(db: Db): PostingsReader {
     let left = budget;
     const limit = () => Math.min(left + 1, Number.MAX_SAFE_INTEGER);
     const read: Array<{ word: number; packed: number[]; exact: boolean | null }> = [];
-    const take = (word: number, packed: number[], exact: boolean | null) => (read.push({ word, packed, exact }), (left -= packed.length) >= 0);
+    const take = (word: number, packed: number[], exact: boolean | null) => (
+      read.push({ word, packed, exact }),
+      (left -= packed.length) >= 0
+    );
     for (const [i, t] of terms.entries()) {
       const { prefix } = t;
-      if (prefix !== null && !take(i, begin.all(JSON.stringify([...t.exact]), prefix, prefix + MAX_CHAR, ...only, limit()) as number[], null)) return null;
+      if (
+        prefix !== null &&
+        !take(i, begin.all(JSON.stringify([...t.exact]), prefix, prefix + MAX_CHAR, ...only, limit()) as number[], null)
+      )
+        return null;
       for (const term of t.exact) {
         if (prefix !== null && term.startsWith(prefix)) continue; // read above
         if (!take(i, exact.all(term, ...only, limit()) as number[], true)) return null;
@@ -142,8 +149,13 @@ export function sqlitePostings(db: Db): PostingsReader {
     const found = ids.subarray(0, rows);
     df.forEach((d, i) => counted?.(i, d));
     return {
-      ids: found, slotOf: (rowid) => slotIn(found, rowid), words,
-      tf: tf.subarray(0, rows * words), prefixTf: prefixTf.subarray(0, rows * words), fields: fields.subarray(0, rows), df,
+      ids: found,
+      slotOf: (rowid) => slotIn(found, rowid),
+      words,
+      tf: tf.subarray(0, rows * words),
+      prefixTf: prefixTf.subarray(0, rows * words),
+      fields: fields.subarray(0, rows),
+      df,
     };
   };
 }

@@ -39,7 +39,8 @@ interface ChunkRow {
   vectors: Buffer;
 }
 
-const columns = (db: Db, table: string): string[] => (db.prepare(`SELECT name FROM pragma_table_info(?)`).pluck().all(table) as string[]);
+const columns = (db: Db, table: string): string[] =>
+  db.prepare(`SELECT name FROM pragma_table_info(?)`).pluck().all(table) as string[];
 
 /**
  * A reader for vec0 table `table` (partition keys: dataset_id, similarity_model
@@ -47,7 +48,15 @@ const columns = (db: Db, table: string): string[] => (db.prepare(`SELECT name FR
  */
 export function vecChunkReader(db: Db, table: string, dims: number, hasList: boolean): VecChunkReader | null {
   const chunkCols = columns(db, `${table}_chunks`);
-  const need = ['chunk_id', 'size', 'validity', 'rowids', 'partition00', 'partition01', ...(hasList ? ['partition02'] : [])];
+  const need = [
+    'chunk_id',
+    'size',
+    'validity',
+    'rowids',
+    'partition00',
+    'partition01',
+    ...(hasList ? ['partition02'] : []),
+  ];
   if (!need.every((c) => chunkCols.includes(c))) return null;
   if (!['rowid', 'vectors'].every((c) => columns(db, `${table}_vector_chunks00`).includes(c))) return null;
   if (!['chunk_id'].every((c) => columns(db, `${table}_rowids`).includes(c))) return null;

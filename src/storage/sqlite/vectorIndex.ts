@@ -62,7 +62,20 @@
 import type Database from 'better-sqlite3';
 import { setImmediate as turn } from 'node:timers/promises';
 import { invalid } from '../../errors.js';
-import { IVF_MIN_ROWS, IVF_RETRAIN_FACTOR, listsFor, nearestList, PROBE_MIN_LISTS, PROBE_POLICY, probeRowsFor, rankLists, residual, sampleFor, trainLists, type ProbePolicy } from '../../search/ivf.js';
+import {
+  IVF_MIN_ROWS,
+  IVF_RETRAIN_FACTOR,
+  listsFor,
+  nearestList,
+  PROBE_MIN_LISTS,
+  PROBE_POLICY,
+  probeRowsFor,
+  rankLists,
+  residual,
+  sampleFor,
+  trainLists,
+  type ProbePolicy,
+} from '../../search/ivf.js';
 import {
   candidatesFor,
   cosineFromL2,
@@ -230,13 +243,39 @@ interface Gen {
   /** The in-memory copy of its codes (the first pass runs there once loaded). */
   codes: GenCodeMirror;
   s: Record<
-    | 'insItem' | 'insF32' | 'insQ8' | 'insVec' | 'insSample' | 'delVec' | 'delSample' | 'delItem' | 'delF32' | 'delQ8' | 'itemByObject'
-    | 'itemsByObjects' | 'itemsByMedia' | 'knn' | 'knnBound' | 'knnIn' | 'knnInBound' | 'sampleKnn' | 'resolve' | 'allRows' | 'mediaOf'
-    | 'q8Of' | 'q8After' | 'exact' | 'hitsOf' | 'chunks',
+    | 'insItem'
+    | 'insF32'
+    | 'insQ8'
+    | 'insVec'
+    | 'insSample'
+    | 'delVec'
+    | 'delSample'
+    | 'delItem'
+    | 'delF32'
+    | 'delQ8'
+    | 'itemByObject'
+    | 'itemsByObjects'
+    | 'itemsByMedia'
+    | 'knn'
+    | 'knnBound'
+    | 'knnIn'
+    | 'knnInBound'
+    | 'sampleKnn'
+    | 'resolve'
+    | 'allRows'
+    | 'mediaOf'
+    | 'q8Of'
+    | 'q8After'
+    | 'exact'
+    | 'hitsOf'
+    | 'chunks',
     Stmt
   >;
   /** IVF generations only: KNN over one list, the list rows, their centroids, and list row counts kept in step. */
-  l: Record<'knn' | 'knnBound' | 'sampleKnn' | 'listRows' | 'centroids' | 'bumpList' | 'listCount' | 'listedGroups', Stmt> | null;
+  l: Record<
+    'knn' | 'knnBound' | 'sampleKnn' | 'listRows' | 'centroids' | 'bumpList' | 'listCount' | 'listedGroups',
+    Stmt
+  > | null;
 }
 
 /** The SQLite vector index plus synchronous writers for use inside another store's transaction. */
@@ -258,7 +297,9 @@ export function sqliteVectorIndex(db: Db, tuning: VectorIndexTuning = {}): Sqlit
   const probePolicy: ProbePolicy = { ...PROBE_POLICY, ...tuning.ivfProbe };
   const cache = new Int8Cache(T.cacheBytes);
 
-  const registry = db.prepare(`SELECT id, model_id, dims, quantizer, center, state, deleted_rows FROM vector_indexes ORDER BY id`);
+  const registry = db.prepare(
+    `SELECT id, model_id, dims, quantizer, center, state, deleted_rows FROM vector_indexes ORDER BY id`,
+  );
   const insGen = db.prepare(
     `INSERT INTO vector_indexes (model_id, dims, quantizer, center, state, created_at, built_at) VALUES (?, ?, 'sign-centered', ?, ?, ?, ?)`,
   );
@@ -298,10 +339,16 @@ export function sqliteVectorIndex(db: Db, tuning: VectorIndexTuning = {}): Sqlit
               `SELECT distance FROM ${t}_sample WHERE embedding MATCH vec_bit(?) AND k = ? AND dataset_id = ? AND similarity_model = ? AND list = ?`,
             ),
             listRows: db.prepare(`SELECT list, rows FROM ${t}_lists WHERE dataset_id = ? AND similarity_model = ?`),
-            centroids: db.prepare(`SELECT list, centroid, trained_rows AS trainedRows FROM ${t}_lists WHERE dataset_id = ? AND similarity_model = ? ORDER BY list`),
-            bumpList: db.prepare(`UPDATE ${t}_lists SET rows = rows + ? WHERE dataset_id = ? AND similarity_model = ? AND list = ?`),
+            centroids: db.prepare(
+              `SELECT list, centroid, trained_rows AS trainedRows FROM ${t}_lists WHERE dataset_id = ? AND similarity_model = ? ORDER BY list`,
+            ),
+            bumpList: db.prepare(
+              `UPDATE ${t}_lists SET rows = rows + ? WHERE dataset_id = ? AND similarity_model = ? AND list = ?`,
+            ),
             listCount: db.prepare(`SELECT count(*) FROM ${t}_lists`).pluck(),
-            listedGroups: db.prepare(`SELECT count(DISTINCT dataset_id || char(0) || similarity_model) FROM ${t}_lists`).pluck(),
+            listedGroups: db
+              .prepare(`SELECT count(DISTINCT dataset_id || char(0) || similarity_model) FROM ${t}_lists`)
+              .pluck(),
           }
         : null,
       id: r.id,
@@ -316,22 +363,36 @@ export function sqliteVectorIndex(db: Db, tuning: VectorIndexTuning = {}): Sqlit
       codes: genCodeMirror(db, t, r.dims, ivf, T.codeCacheBytes),
       s: {
         insItem: ivf
-          ? db.prepare(`INSERT INTO ${items} (object_id, media_id, frame_id, dataset_id, similarity_model, list) VALUES (?, ?, ?, ?, ?, ?)`)
-          : db.prepare(`INSERT INTO ${items} (object_id, media_id, frame_id, dataset_id, similarity_model) VALUES (?, ?, ?, ?, ?)`),
+          ? db.prepare(
+              `INSERT INTO ${items} (object_id, media_id, frame_id, dataset_id, similarity_model, list) VALUES (?, ?, ?, ?, ?, ?)`,
+            )
+          : db.prepare(
+              `INSERT INTO ${items} (object_id, media_id, frame_id, dataset_id, similarity_model) VALUES (?, ?, ?, ?, ?)`,
+            ),
         insF32: db.prepare(`INSERT INTO ${t}_f32 (id, vector) VALUES (?, ?)`),
         insQ8: db.prepare(`INSERT INTO ${t}_q8 (id, q) VALUES (?, ?)`),
         insVec: ivf
-          ? db.prepare(`INSERT INTO ${t} (rowid, dataset_id, similarity_model, list, embedding) VALUES (?, ?, ?, ?, vec_bit(?))`)
-          : db.prepare(`INSERT INTO ${t} (rowid, dataset_id, similarity_model, embedding) VALUES (?, ?, ?, vec_bit(?))`),
+          ? db.prepare(
+              `INSERT INTO ${t} (rowid, dataset_id, similarity_model, list, embedding) VALUES (?, ?, ?, ?, vec_bit(?))`,
+            )
+          : db.prepare(
+              `INSERT INTO ${t} (rowid, dataset_id, similarity_model, embedding) VALUES (?, ?, ?, vec_bit(?))`,
+            ),
         insSample: ivf
-          ? db.prepare(`INSERT INTO ${t}_sample (rowid, dataset_id, similarity_model, list, embedding) VALUES (?, ?, ?, ?, vec_bit(?))`)
-          : db.prepare(`INSERT INTO ${t}_sample (rowid, dataset_id, similarity_model, embedding) VALUES (?, ?, ?, vec_bit(?))`),
+          ? db.prepare(
+              `INSERT INTO ${t}_sample (rowid, dataset_id, similarity_model, list, embedding) VALUES (?, ?, ?, ?, vec_bit(?))`,
+            )
+          : db.prepare(
+              `INSERT INTO ${t}_sample (rowid, dataset_id, similarity_model, embedding) VALUES (?, ?, ?, vec_bit(?))`,
+            ),
         delVec: db.prepare(`DELETE FROM ${t} WHERE rowid = ?`),
         delSample: db.prepare(`DELETE FROM ${t}_sample WHERE rowid = ?`),
         delItem: db.prepare(`DELETE FROM ${items} WHERE id = ?`),
         delF32: db.prepare(`DELETE FROM ${t}_f32 WHERE id = ?`),
         delQ8: db.prepare(`DELETE FROM ${t}_q8 WHERE id = ?`),
-        itemByObject: db.prepare(`SELECT id AS rowid, dataset_id, similarity_model, ${listCol} FROM ${items} WHERE object_id = ?`),
+        itemByObject: db.prepare(
+          `SELECT id AS rowid, dataset_id, similarity_model, ${listCol} FROM ${items} WHERE object_id = ?`,
+        ),
         itemsByObjects: db.prepare(
           `SELECT id AS rowid, dataset_id, similarity_model, ${listCol} FROM ${items} WHERE object_id IN (SELECT value FROM json_each(?))`,
         ),
@@ -351,11 +412,19 @@ export function sqliteVectorIndex(db: Db, tuning: VectorIndexTuning = {}): Sqlit
                AND dataset_id IN (SELECT value FROM json_each(?))`,
           )
           .pluck(),
-        allRows: db.prepare(`SELECT id FROM ${items} WHERE dataset_id IN (SELECT value FROM json_each(?)) AND similarity_model = ?`).pluck(),
-        mediaOf: db.prepare(`SELECT id AS rowid, media_id AS mediaId FROM ${items} WHERE id IN (SELECT value FROM json_each(?))`),
+        allRows: db
+          .prepare(
+            `SELECT id FROM ${items} WHERE dataset_id IN (SELECT value FROM json_each(?)) AND similarity_model = ?`,
+          )
+          .pluck(),
+        mediaOf: db.prepare(
+          `SELECT id AS rowid, media_id AS mediaId FROM ${items} WHERE id IN (SELECT value FROM json_each(?))`,
+        ),
         q8Of: db.prepare(`SELECT id, q FROM ${t}_q8 WHERE id IN (SELECT value FROM json_each(?))`),
         q8After: db.prepare(`SELECT id, q FROM ${t}_q8 WHERE id > ? ORDER BY id LIMIT ?`),
-        exact: db.prepare(`SELECT id, vec_distance_l2(vector, ?) AS d FROM ${t}_f32 WHERE id IN (SELECT value FROM json_each(?))`),
+        exact: db.prepare(
+          `SELECT id, vec_distance_l2(vector, ?) AS d FROM ${t}_f32 WHERE id IN (SELECT value FROM json_each(?))`,
+        ),
         hitsOf: db.prepare(
           `SELECT id, object_id AS objectId, media_id AS mediaId, frame_id AS frameId, dataset_id AS datasetId
            FROM ${items} WHERE id IN (SELECT value FROM json_each(?))`,
@@ -390,10 +459,25 @@ export function sqliteVectorIndex(db: Db, tuning: VectorIndexTuning = {}): Sqlit
   };
 
   /** A new generation's tables (always the IVF layout) and, in the same transaction, its lists. */
-  const createGen = (modelId: string, dims: number, center: Float32Array | null, state: 'live' | 'building', lists: TrainedLists[] = []): Gen => {
+  const createGen = (
+    modelId: string,
+    dims: number,
+    center: Float32Array | null,
+    state: 'live' | 'building',
+    lists: TrainedLists[] = [],
+  ): Gen => {
     if (dims <= 0 || dims % 8 !== 0) throw invalid(`vector index: dims must be a positive multiple of 8 (got ${dims})`);
     const at = now();
-    const id = Number(insGen.run(modelId, dims, center ? Buffer.from(vectorBytes(center)) : null, state, at, state === 'live' ? at : null).lastInsertRowid);
+    const id = Number(
+      insGen.run(
+        modelId,
+        dims,
+        center ? Buffer.from(vectorBytes(center)) : null,
+        state,
+        at,
+        state === 'live' ? at : null,
+      ).lastInsertRowid,
+    );
     const t = `vec_index_${id}`;
     db.exec(`
       CREATE VIRTUAL TABLE ${t} USING vec0(dataset_id text partition key, similarity_model text partition key, list integer partition key, embedding bit[${dims}]);
@@ -421,9 +505,18 @@ export function sqliteVectorIndex(db: Db, tuning: VectorIndexTuning = {}): Sqlit
         PRIMARY KEY (dataset_id, similarity_model, list)
       ) WITHOUT ROWID;
     `);
-    const insList = db.prepare(`INSERT INTO ${t}_lists (dataset_id, similarity_model, list, centroid, rows, trained_rows) VALUES (?, ?, ?, ?, 0, ?)`);
+    const insList = db.prepare(
+      `INSERT INTO ${t}_lists (dataset_id, similarity_model, list, centroid, rows, trained_rows) VALUES (?, ?, ?, ?, 0, ?)`,
+    );
     for (const l of lists) {
-      for (let j = 0; j < l.count; j++) insList.run(l.ds, l.sm, BigInt(j), Buffer.from(vectorBytes(l.centroids.subarray(j * dims, (j + 1) * dims))), l.trainedRows);
+      for (let j = 0; j < l.count; j++)
+        insList.run(
+          l.ds,
+          l.sm,
+          BigInt(j),
+          Buffer.from(vectorBytes(l.centroids.subarray(j * dims, (j + 1) * dims))),
+          l.trainedRows,
+        );
     }
     dirty = true;
     load();
@@ -431,7 +524,9 @@ export function sqliteVectorIndex(db: Db, tuning: VectorIndexTuning = {}): Sqlit
   };
 
   const dropGen = (g: Gen) => {
-    db.exec(`DROP TABLE IF EXISTS ${g.table}; DROP TABLE IF EXISTS ${g.table}_sample; DROP TABLE IF EXISTS ${g.table}_items; DROP TABLE IF EXISTS ${g.table}_f32; DROP TABLE IF EXISTS ${g.table}_q8; DROP TABLE IF EXISTS ${g.table}_lists;`);
+    db.exec(
+      `DROP TABLE IF EXISTS ${g.table}; DROP TABLE IF EXISTS ${g.table}_sample; DROP TABLE IF EXISTS ${g.table}_items; DROP TABLE IF EXISTS ${g.table}_f32; DROP TABLE IF EXISTS ${g.table}_q8; DROP TABLE IF EXISTS ${g.table}_lists;`,
+    );
     db.prepare(`DELETE FROM vector_index_partitions WHERE index_id = ?`).run(g.id);
     db.prepare(`DELETE FROM vector_indexes WHERE id = ?`).run(g.id);
     cache.dropGeneration(g.id);
@@ -495,14 +590,23 @@ export function sqliteVectorIndex(db: Db, tuning: VectorIndexTuning = {}): Sqlit
     if (listsOf(g, it.dataset_id, it.similarity_model)) dl.addList(g, it.dataset_id, it.similarity_model, it.list, -1);
   };
 
-  const insertRow = (g: Gen, row: Omit<VectorRow, 'modelId' | 'vector'>, unit: Float32Array, dl: Deltas, scratch: Uint8Array) => {
+  const insertRow = (
+    g: Gen,
+    row: Omit<VectorRow, 'modelId' | 'vector'>,
+    unit: Float32Array,
+    dl: Deltas,
+    scratch: Uint8Array,
+  ) => {
     const c = quantizeBits(unit, g.center, scratch);
     const code = Buffer.from(c.buffer, c.byteOffset, c.byteLength);
     // Generations made since IVF take the list as a third partition key (and an _items column).
     const lists = g.ivf ? listsOf(g, row.datasetId, row.similarityModel) : null;
     const list = lists ? nearestList(lists.centroids, lists.count, residual(unit, g.center)) : 0;
     const key = g.ivf ? [BigInt(list)] : [];
-    const rowid = Number(g.s.insItem.run(row.objectId, row.mediaId, row.frameId ?? null, row.datasetId, row.similarityModel, ...key).lastInsertRowid);
+    const rowid = Number(
+      g.s.insItem.run(row.objectId, row.mediaId, row.frameId ?? null, row.datasetId, row.similarityModel, ...key)
+        .lastInsertRowid,
+    );
     const rid = BigInt(rowid);
     g.s.insF32.run(rid, vectorBytes(unit));
     g.s.insQ8.run(rid, quantizeInt8(unit));
@@ -514,8 +618,10 @@ export function sqliteVectorIndex(db: Db, tuning: VectorIndexTuning = {}): Sqlit
   };
 
   const checkRow = (r: VectorRow) => {
-    if (!SIMILARITY_MODELS.includes(r.similarityModel)) throw invalid(`vector index: unknown similarity model ${r.similarityModel}`);
-    if (!r.objectId || !r.mediaId || !r.datasetId || !r.modelId) throw invalid('vector index: objectId, mediaId, datasetId and modelId are required');
+    if (!SIMILARITY_MODELS.includes(r.similarityModel))
+      throw invalid(`vector index: unknown similarity model ${r.similarityModel}`);
+    if (!r.objectId || !r.mediaId || !r.datasetId || !r.modelId)
+      throw invalid('vector index: objectId, mediaId, datasetId and modelId are required');
   };
 
   const upsertSync = db.transaction((rows: VectorRow[]) => {
@@ -534,7 +640,8 @@ export function sqliteVectorIndex(db: Db, tuning: VectorIndexTuning = {}): Sqlit
         let replaced = 0;
         const scratch = new Uint8Array(g.dims >> 3);
         for (const r of list) {
-          if (r.vector.length !== g.dims) throw invalid(`vector index: model ${modelId} has ${g.dims} dims, got a vector of ${r.vector.length}`);
+          if (r.vector.length !== g.dims)
+            throw invalid(`vector index: model ${modelId} has ${g.dims} dims, got a vector of ${r.vector.length}`);
           const old = g.s.itemByObject.get(r.objectId) as ItemRef | undefined;
           if (old) {
             deleteItem(g, old, dl);
@@ -604,7 +711,12 @@ export function sqliteVectorIndex(db: Db, tuning: VectorIndexTuning = {}): Sqlit
   };
 
   /** int8 scores of the rows against the unit query, from the cache (misses read from the q8 table and cached). */
-  const rerank = (g: Gen, unit: Float32Array, rowids: number[], info: VectorSearchInfo): Array<{ rowid: number; s: number }> => {
+  const rerank = (
+    g: Gen,
+    unit: Float32Array,
+    rowids: number[],
+    info: VectorSearchInfo,
+  ): Array<{ rowid: number; s: number }> => {
     const out: Array<{ rowid: number; s: number }> = [];
     const missing: number[] = [];
     let lastSlab = -1;
@@ -620,7 +732,10 @@ export function sqliteVectorIndex(db: Db, tuning: VectorIndexTuning = {}): Sqlit
     }
     info.cacheMisses += missing.length;
     for (let i = 0; i < missing.length; i += JSON_CHUNK) {
-      for (const row of g.s.q8Of.all(JSON.stringify(missing.slice(i, i + JSON_CHUNK))) as Array<{ id: number; q: Buffer }>) {
+      for (const row of g.s.q8Of.all(JSON.stringify(missing.slice(i, i + JSON_CHUNK))) as Array<{
+        id: number;
+        q: Buffer;
+      }>) {
         cache.put(g.id, row.id, row.q);
         out.push({ rowid: row.id, s: cache.dot(g.id, row.id, unit) ?? dotInt8(row.q, unit) });
       }
@@ -633,13 +748,22 @@ export function sqliteVectorIndex(db: Db, tuning: VectorIndexTuning = {}): Sqlit
    * exactly from float32 (all of them up to k = 100), the rest keep their int8
    * similarity; best first by the similarity returned.
    */
-  const finish = (g: Gen, qBytes: Buffer, scored: Array<{ rowid: number; s: number }>, k: number, exactTop: number | undefined): VectorHit[] => {
+  const finish = (
+    g: Gen,
+    qBytes: Buffer,
+    scored: Array<{ rowid: number; s: number }>,
+    k: number,
+    exactTop: number | undefined,
+  ): VectorHit[] => {
     scored.sort((a, b) => b.s - a.s || a.rowid - b.rowid);
     if (scored.length === 0) return [];
     const e = Math.min(scored.length, exactTop ?? exactRescoreFor(k));
     const sim = new Map<number, number>();
     if (e > 0) {
-      for (const r of g.s.exact.all(qBytes, JSON.stringify(scored.slice(0, e).map((x) => x.rowid))) as Array<{ id: number; d: number }>) {
+      for (const r of g.s.exact.all(qBytes, JSON.stringify(scored.slice(0, e).map((x) => x.rowid))) as Array<{
+        id: number;
+        d: number;
+      }>) {
         sim.set(r.id, cosineFromL2(r.d));
       }
     }
@@ -649,7 +773,11 @@ export function sqliteVectorIndex(db: Db, tuning: VectorIndexTuning = {}): Sqlit
     const ids = new Map<number, { objectId: string; mediaId: string; frameId: string | null; datasetId: string }>();
     for (let i = 0; i < top.length; i += JSON_CHUNK) {
       for (const r of g.s.hitsOf.all(JSON.stringify(top.slice(i, i + JSON_CHUNK).map((x) => x.rowid))) as Array<{
-        id: number; objectId: string; mediaId: string; frameId: string | null; datasetId: string;
+        id: number;
+        objectId: string;
+        mediaId: string;
+        frameId: string | null;
+        datasetId: string;
       }>) {
         ids.set(r.id, r);
       }
@@ -657,7 +785,14 @@ export function sqliteVectorIndex(db: Db, tuning: VectorIndexTuning = {}): Sqlit
     const out: VectorHit[] = [];
     for (const x of top) {
       const r = ids.get(x.rowid);
-      if (r) out.push({ objectId: r.objectId, mediaId: r.mediaId, frameId: r.frameId, datasetId: r.datasetId, similarity: x.s });
+      if (r)
+        out.push({
+          objectId: r.objectId,
+          mediaId: r.mediaId,
+          frameId: r.frameId,
+          datasetId: r.datasetId,
+          similarity: x.s,
+        });
     }
     return out;
   };
@@ -675,7 +810,10 @@ export function sqliteVectorIndex(db: Db, tuning: VectorIndexTuning = {}): Sqlit
     const dists: number[] = [];
     for (const p of parts) {
       if (p.rows < SAMPLE_RATE) continue;
-      const got = p.list === null ? g.s.sampleKnn.all(code, rank, p.ds, sm) : g.l!.sampleKnn.all(code, rank, p.ds, sm, BigInt(p.list));
+      const got =
+        p.list === null
+          ? g.s.sampleKnn.all(code, rank, p.ds, sm)
+          : g.l!.sampleKnn.all(code, rank, p.ds, sm, BigInt(p.list));
       for (const r of got as Array<{ distance: number }>) dists.push(r.distance);
     }
     if (dists.length < rank) return null;
@@ -696,7 +834,12 @@ export function sqliteVectorIndex(db: Db, tuning: VectorIndexTuning = {}): Sqlit
   ): Candidate[] => {
     if (codes) {
       info.firstPass = 'memory';
-      return codes.scan(parts.map((p) => ({ ds: p.ds, sm, list: p.list })), code, want, allowed ? rowidBitmap(allowed) : null);
+      return codes.scan(
+        parts.map((p) => ({ ds: p.ds, sm, list: p.list })),
+        code,
+        want,
+        allowed ? rowidBitmap(allowed) : null,
+      );
     }
     info.firstPass = 'sqlite';
     const total = parts.reduce((a, p) => a + p.rows, 0);
@@ -709,7 +852,10 @@ export function sqliteVectorIndex(db: Db, tuning: VectorIndexTuning = {}): Sqlit
     // KNN with k ≈ 1,000 over 1M rows costs seconds).
     const widths = [1, 4, 16];
     for (let attempt = 0; ; attempt++) {
-      const t = work > T.unboundedMaxWork && attempt < widths.length ? bound(g, code, parts, sm, want, selectivity, widths[attempt]) : null;
+      const t =
+        work > T.unboundedMaxWork && attempt < widths.length
+          ? bound(g, code, parts, sm, want, selectivity, widths[attempt])
+          : null;
       const out: Candidate[] = [];
       for (const { ds: d, list, rows } of parts) {
         const k = Math.min(want, rows);
@@ -719,7 +865,9 @@ export function sqliteVectorIndex(db: Db, tuning: VectorIndexTuning = {}): Sqlit
           const l = BigInt(list);
           got = (t === null ? g.l!.knn.all(code, k, d, sm, l) : g.l!.knnBound.all(code, k, d, sm, l, t)) as Candidate[];
         } else if (allowedJson) {
-          got = (t === null ? g.s.knnIn.all(code, k, d, sm, allowedJson) : g.s.knnInBound.all(code, k, d, sm, allowedJson, t)) as Candidate[];
+          got = (
+            t === null ? g.s.knnIn.all(code, k, d, sm, allowedJson) : g.s.knnInBound.all(code, k, d, sm, allowedJson, t)
+          ) as Candidate[];
         } else {
           got = (t === null ? g.s.knn.all(code, k, d, sm) : g.s.knnBound.all(code, k, d, sm, t)) as Candidate[];
         }
@@ -740,7 +888,15 @@ export function sqliteVectorIndex(db: Db, tuning: VectorIndexTuning = {}): Sqlit
    * query until they hold probeRowsFor(rows, want) rows and at least
    * ivfMinProbe lists (or exactly `probe` lists when given).
    */
-  const planParts = (g: Gen, unit: Float32Array, full: Part[], sm: string, want: number, probe: number | undefined, info: VectorSearchInfo) => {
+  const planParts = (
+    g: Gen,
+    unit: Float32Array,
+    full: Part[],
+    sm: string,
+    want: number,
+    probe: number | undefined,
+    info: VectorSearchInfo,
+  ) => {
     const parts: Part[] = [];
     let subset = false;
     let res: Float32Array | null = null;
@@ -761,13 +917,15 @@ export function sqliteVectorIndex(db: Db, tuning: VectorIndexTuning = {}): Sqlit
         const rows = rowsOf.get(j) ?? 0;
         if (rows <= 0) continue;
         nonEmpty++;
-        const enough = probe !== undefined ? chosen.length >= probe : covered >= target && chosen.length >= T.ivfMinProbe;
+        const enough =
+          probe !== undefined ? chosen.length >= probe : covered >= target && chosen.length >= T.ivfMinProbe;
         if (enough) continue;
         chosen.push({ ds: p.ds, list: j, rows });
         covered += rows;
       }
       // Most of the lists: one statement over the partition costs less than one a list.
-      if (chosen.length >= nonEmpty || (probe === undefined && covered >= p.rows * WHOLE_PARTITION_FRACTION)) parts.push(p);
+      if (chosen.length >= nonEmpty || (probe === undefined && covered >= p.rows * WHOLE_PARTITION_FRACTION))
+        parts.push(p);
       else {
         subset = true;
         info.lists += chosen.length;
@@ -780,20 +938,30 @@ export function sqliteVectorIndex(db: Db, tuning: VectorIndexTuning = {}): Sqlit
 
   const searchWithInfo = (q: VectorQuery): { hits: VectorHit[]; info: VectorSearchInfo } => {
     const info: VectorSearchInfo = {
-      strategy: 'empty', firstPass: 'none', candidates: 0, cacheMisses: 0, knnQueries: 0, threshold: null, filter: q.mediaIds ? 'inside' : 'none', lists: 0, scanned: 0,
+      strategy: 'empty',
+      firstPass: 'none',
+      candidates: 0,
+      cacheMisses: 0,
+      knnQueries: 0,
+      threshold: null,
+      filter: q.mediaIds ? 'inside' : 'none',
+      lists: 0,
+      scanned: 0,
     };
     if (!Number.isInteger(q.k) || q.k < 1 || q.k > MAX_K) throw invalid(`vector search: k must be 1..${MAX_K}`);
-    if (!SIMILARITY_MODELS.includes(q.similarityModel)) throw invalid(`vector search: unknown similarity model ${q.similarityModel}`);
+    if (!SIMILARITY_MODELS.includes(q.similarityModel))
+      throw invalid(`vector search: unknown similarity model ${q.similarityModel}`);
     const g = answering(q.modelId);
     if (!g) return { hits: [], info };
-    if (q.vector.length !== g.dims) throw invalid(`vector search: model ${q.modelId} has ${g.dims} dims, the query has ${q.vector.length}`);
+    if (q.vector.length !== g.dims)
+      throw invalid(`vector search: model ${q.modelId} has ${g.dims} dims, the query has ${q.vector.length}`);
     if (T.autoWarm && g.warm === 'no') void warmGen(g).catch(() => undefined);
     const datasetIds = [...new Set(q.datasetIds)];
     if (datasetIds.length === 0 || (q.mediaIds && q.mediaIds.length === 0)) return { hits: [], info };
     const datasetsJson = JSON.stringify(datasetIds);
-    const parts = (partitionRows.all(g.id, q.similarityModel, datasetsJson) as Array<{ dataset_id: string; rows: number }>).map(
-      (r): Part => ({ ds: r.dataset_id, list: null, rows: r.rows }),
-    );
+    const parts = (
+      partitionRows.all(g.id, q.similarityModel, datasetsJson) as Array<{ dataset_id: string; rows: number }>
+    ).map((r): Part => ({ ds: r.dataset_id, list: null, rows: r.rows }));
     const total = parts.reduce((a, p) => a + p.rows, 0);
     if (total === 0) return { hits: [], info };
     // The first pass runs over the in-memory codes once they are loaded and current (else through vec0).
@@ -817,19 +985,39 @@ export function sqliteVectorIndex(db: Db, tuning: VectorIndexTuning = {}): Sqlit
       const cands = firstPass(g, code, scan, q.similarityModel, want, allowed, info, codes);
       info.strategy = 'ann';
       info.candidates = cands.length;
-      return { hits: finish(g, qBytes, rerank(g, unit, cands.map((x) => x.rowid), info), q.k, q.exactTop), info };
+      return {
+        hits: finish(
+          g,
+          qBytes,
+          rerank(
+            g,
+            unit,
+            cands.map((x) => x.rowid),
+            info,
+          ),
+          q.k,
+          q.exactTop,
+        ),
+        info,
+      };
     };
     const resolve = (mediaIds: string[]) => {
       const out: number[] = [];
       for (let i = 0; i < mediaIds.length; i += JSON_CHUNK) {
-        for (const r of g.s.resolve.all(JSON.stringify(mediaIds.slice(i, i + JSON_CHUNK)), q.similarityModel, datasetsJson) as number[]) out.push(r);
+        for (const r of g.s.resolve.all(
+          JSON.stringify(mediaIds.slice(i, i + JSON_CHUNK)),
+          q.similarityModel,
+          datasetsJson,
+        ) as number[])
+          out.push(r);
       }
       return out;
     };
 
     if (!q.mediaIds) {
       // Small collections: re-ranking every vector from memory beats a KNN whose k is most of the rows.
-      if (strategy === 'exact' || (strategy === 'auto' && total <= 2 * want)) return exact(g.s.allRows.all(datasetsJson, q.similarityModel) as number[]);
+      if (strategy === 'exact' || (strategy === 'auto' && total <= 2 * want))
+        return exact(g.s.allRows.all(datasetsJson, q.similarityModel) as number[]);
       return ann(null);
     }
     const mediaIds = [...new Set(q.mediaIds)];
@@ -847,12 +1035,17 @@ export function sqliteVectorIndex(db: Db, tuning: VectorIndexTuning = {}): Sqlit
     let everyList = false;
     for (;;) {
       info.lists = 0;
-      const plan = everyList ? { parts, subset: false } : planParts(g, unit, parts, q.similarityModel, fetch, q.probe, info);
+      const plan = everyList
+        ? { parts, subset: false }
+        : planParts(g, unit, parts, q.similarityModel, fetch, q.probe, info);
       if (everyList) info.scanned = total;
       const cands = firstPass(g, code, plan.parts, q.similarityModel, fetch, null, info, codes);
       const media = new Map<number, string>();
       for (let i = 0; i < cands.length; i += JSON_CHUNK) {
-        for (const r of g.s.mediaOf.all(JSON.stringify(cands.slice(i, i + JSON_CHUNK).map((x) => x.rowid))) as Array<{ rowid: number; mediaId: string }>) {
+        for (const r of g.s.mediaOf.all(JSON.stringify(cands.slice(i, i + JSON_CHUNK).map((x) => x.rowid))) as Array<{
+          rowid: number;
+          mediaId: string;
+        }>) {
           media.set(r.rowid, r.mediaId);
         }
       }
@@ -882,7 +1075,9 @@ export function sqliteVectorIndex(db: Db, tuning: VectorIndexTuning = {}): Sqlit
 
   // ---- rebuild
 
-  const centerSample = db.prepare(`SELECT vector FROM object_embeddings WHERE +model_id = ? ORDER BY object_id LIMIT ?`).pluck();
+  const centerSample = db
+    .prepare(`SELECT vector FROM object_embeddings WHERE +model_id = ? ORDER BY object_id LIMIT ?`)
+    .pluck();
   // +e.model_id keeps the planner on the primary key (object_id range, in order) instead of sorting the model's rows each batch.
   const sourceBatch = db.prepare(
     `SELECT e.object_id AS objectId, e.similarity_model AS similarityModel, e.media_id AS mediaId, e.dataset_id AS datasetId,
@@ -900,11 +1095,16 @@ export function sqliteVectorIndex(db: Db, tuning: VectorIndexTuning = {}): Sqlit
     `SELECT dataset_id AS ds, similarity_model AS sm, count(*) AS n FROM object_embeddings WHERE model_id = ? GROUP BY similarity_model, dataset_id`,
   );
   const partitionSample = db
-    .prepare(`SELECT vector FROM object_embeddings WHERE model_id = ? AND similarity_model = ? AND dataset_id = ? ORDER BY object_id LIMIT ?`)
+    .prepare(
+      `SELECT vector FROM object_embeddings WHERE model_id = ? AND similarity_model = ? AND dataset_id = ? ORDER BY object_id LIMIT ?`,
+    )
     .pluck();
 
   /** The centre (the model's mean) and, for each collection past ivfMinRows, its trained lists; null when the model has no vectors. */
-  const planRebuild = async (modelId: string, signal?: AbortSignal): Promise<{ dims: number; center: Float32Array; lists: TrainedLists[] } | null> => {
+  const planRebuild = async (
+    modelId: string,
+    signal?: AbortSignal,
+  ): Promise<{ dims: number; center: Float32Array; lists: TrainedLists[] } | null> => {
     const blobs = centerSample.all(modelId, CENTER_SAMPLE) as Buffer[];
     if (blobs.length === 0) return null;
     const dims = blobs[0].byteLength >> 2;
@@ -931,17 +1131,21 @@ export function sqliteVectorIndex(db: Db, tuning: VectorIndexTuning = {}): Sqlit
     return { dims, center, lists };
   };
 
-  const startRebuild = db.transaction((modelId: string, plan: { dims: number; center: Float32Array; lists: TrainedLists[] } | null): Gen | null => {
-    for (const g of gensOf(modelId)) if (g.state === 'building') dropGen(g);
-    if (!plan) {
-      for (const g of gensOf(modelId)) dropGen(g);
-      return null;
-    }
-    return createGen(modelId, plan.dims, plan.center, 'building', plan.lists);
-  });
+  const startRebuild = db.transaction(
+    (modelId: string, plan: { dims: number; center: Float32Array; lists: TrainedLists[] } | null): Gen | null => {
+      for (const g of gensOf(modelId)) if (g.state === 'building') dropGen(g);
+      if (!plan) {
+        for (const g of gensOf(modelId)) dropGen(g);
+        return null;
+      }
+      return createGen(modelId, plan.dims, plan.center, 'building', plan.lists);
+    },
+  );
 
   const copyBatch = db.transaction((g: Gen, after: string, size: number): { n: number; last: string } => {
-    const rows = sourceBatch.all(g.modelId, after, size) as Array<Omit<VectorRow, 'vector' | 'modelId'> & { vector: Buffer }>;
+    const rows = sourceBatch.all(g.modelId, after, size) as Array<
+      Omit<VectorRow, 'vector' | 'modelId'> & { vector: Buffer }
+    >;
     const dl = deltas();
     const scratch = new Uint8Array(g.dims >> 3);
     for (const r of rows) {
@@ -955,7 +1159,10 @@ export function sqliteVectorIndex(db: Db, tuning: VectorIndexTuning = {}): Sqlit
 
   const finishRebuild = db.transaction((g: Gen) => {
     for (const old of gensOf(g.modelId)) if (old.id !== g.id) dropGen(old);
-    db.prepare(`UPDATE vector_indexes SET state = 'live', built_at = ?, deleted_rows = 0 WHERE id = ?`).run(now(), g.id);
+    db.prepare(`UPDATE vector_indexes SET state = 'live', built_at = ?, deleted_rows = 0 WHERE id = ?`).run(
+      now(),
+      g.id,
+    );
     dirty = true;
   });
 
@@ -983,15 +1190,22 @@ export function sqliteVectorIndex(db: Db, tuning: VectorIndexTuning = {}): Sqlit
       throw err;
     }
     finishRebuild(g);
-    const rows = db.prepare(`SELECT coalesce(sum(rows), 0) FROM vector_index_partitions WHERE index_id = ?`).pluck().get(g.id) as number;
+    const rows = db
+      .prepare(`SELECT coalesce(sum(rows), 0) FROM vector_index_partitions WHERE index_id = ?`)
+      .pluck()
+      .get(g.id) as number;
     return { rows };
   };
 
   // ---- reporting
 
   // Prepared once: organization search reads stats() on every query (which models answer).
-  const genRows = db.prepare(`SELECT count(DISTINCT dataset_id) AS n, coalesce(sum(rows), 0) AS rows FROM vector_index_partitions WHERE index_id = ? AND rows > 0`);
-  const bigPartitions = db.prepare(`SELECT dataset_id AS ds, similarity_model AS sm, rows FROM vector_index_partitions WHERE index_id = ? AND rows >= ?`);
+  const genRows = db.prepare(
+    `SELECT count(DISTINCT dataset_id) AS n, coalesce(sum(rows), 0) AS rows FROM vector_index_partitions WHERE index_id = ? AND rows > 0`,
+  );
+  const bigPartitions = db.prepare(
+    `SELECT dataset_id AS ds, similarity_model AS sm, rows FROM vector_index_partitions WHERE index_id = ? AND rows >= ?`,
+  );
   const statsOf = (g: Gen): VectorIndexStats => {
     const parts = genRows.get(g.id) as { n: number; rows: number };
     const slots = (g.s.chunks.get() as number) * CHUNK_SIZE;
@@ -1018,7 +1232,9 @@ export function sqliteVectorIndex(db: Db, tuning: VectorIndexTuning = {}): Sqlit
       slots,
       reclaimable,
       needsRebuild:
-        reclaimable > Math.max(50_000, parts.rows / 4) || (g.center === null && parts.rows >= UNCENTERED_REBUILD_ROWS) || unlistedRows > 0,
+        reclaimable > Math.max(50_000, parts.rows / 4) ||
+        (g.center === null && parts.rows >= UNCENTERED_REBUILD_ROWS) ||
+        unlistedRows > 0,
       cachedRows: cache.rows(g.id),
       lists,
       unlistedRows,
@@ -1045,7 +1261,13 @@ export function sqliteVectorIndex(db: Db, tuning: VectorIndexTuning = {}): Sqlit
       )
       .pluck()
       .get(...[json, ...(sm ? [sm] : [])]) as number;
-    return { modelId, indexed, objects, fraction: objects === 0 ? 1 : Math.min(1, indexed / objects), live: g?.state === 'live' };
+    return {
+      modelId,
+      indexed,
+      objects,
+      fraction: objects === 0 ? 1 : Math.min(1, indexed / objects),
+      live: g?.state === 'live',
+    };
   };
 
   return {
@@ -1096,7 +1318,9 @@ export function sqliteVectorIndex(db: Db, tuning: VectorIndexTuning = {}): Sqlit
     unindexedModels: async () => {
       load();
       const have = new Set([...gens.values()].map((g) => g.modelId));
-      return (db.prepare(`SELECT DISTINCT model_id FROM object_embeddings`).pluck().all() as string[]).filter((m) => !have.has(m));
+      return (db.prepare(`SELECT DISTINCT model_id FROM object_embeddings`).pluck().all() as string[]).filter(
+        (m) => !have.has(m),
+      );
     },
     cacheSize: () => cache.size,
   };

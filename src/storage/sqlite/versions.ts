@@ -14,8 +14,13 @@ interface Helpers {
  * active version per root is current (is_current = 1) and only it is listed and
  * tag-indexed.
  */
-export function sqliteVersions(db: Db, h: Helpers): Pick<MediaStore, 'listVersions' | 'deleteVersion' | 'selectVersion' | 'versionCounts'> {
-  const activeVersions = db.prepare(`SELECT * FROM media WHERE root_id = ? AND status = 'active' ORDER BY created_at, id`);
+export function sqliteVersions(
+  db: Db,
+  h: Helpers,
+): Pick<MediaStore, 'listVersions' | 'deleteVersion' | 'selectVersion' | 'versionCounts'> {
+  const activeVersions = db.prepare(
+    `SELECT * FROM media WHERE root_id = ? AND status = 'active' ORDER BY created_at, id`,
+  );
 
   const makeCurrent = (row: MediaRow, userId: string) => {
     const previous = db
@@ -24,7 +29,11 @@ export function sqliteVersions(db: Db, h: Helpers): Pick<MediaStore, 'listVersio
       .all(row.root_id, row.id) as string[];
     db.prepare(`UPDATE media SET is_current = 0 WHERE root_id = ? AND id != ?`).run(row.root_id, row.id);
     dropTags(db, previous);
-    db.prepare(`UPDATE media SET is_current = 1, updated_at = ?, updated_by = ? WHERE id = ?`).run(new Date().toISOString(), userId, row.id);
+    db.prepare(`UPDATE media SET is_current = 1, updated_at = ?, updated_by = ? WHERE id = ?`).run(
+      new Date().toISOString(),
+      userId,
+      row.id,
+    );
     syncTags(db, row.id, row.dataset_id, true, JSON.parse(row.metadata));
   };
 

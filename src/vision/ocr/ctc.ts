@@ -29,16 +29,26 @@ export function charsetFromText(text: string): string[] {
  * Decodes one sequence from `probs` laid out [T, C] starting at `offset`
  * (so a batch output [B, T, C] decodes with offset = b·T·C).
  */
-export function ctcGreedyDecode(probs: Float32Array, steps: number, classes: number, charset: readonly string[], offset = 0): Decoded {
+export function ctcGreedyDecode(
+  probs: Float32Array,
+  steps: number,
+  classes: number,
+  charset: readonly string[],
+  offset = 0,
+): Decoded {
   let text = '';
   const charScores: number[] = [];
   let prev = -1;
   for (let t = 0; t < steps; t++) {
     const base = offset + t * classes;
-    let best = 0, bestP = probs[base];
+    let best = 0,
+      bestP = probs[base];
     for (let c = 1; c < classes; c++) {
       const p = probs[base + c];
-      if (p > bestP) { bestP = p; best = c; }
+      if (p > bestP) {
+        bestP = p;
+        best = c;
+      }
     }
     if (best !== 0 && best !== prev) {
       text += charset[best] ?? '';

@@ -36,19 +36,21 @@ export function detInputSize(width: number, height: number, maxSide: number): { 
 /** Resizes and normalises an RGB image into a [1,3,H,W] float tensor. */
 export async function detPreprocess(img: RawImage, maxSide: number, order: ChannelOrder = 'bgr'): Promise<DetInput> {
   const { width, height } = detInputSize(img.width, img.height, maxSide);
-  const px = width === img.width && height === img.height
-    ? img.data
-    : await sharp(img.data, { raw: { width: img.width, height: img.height, channels: 3 } })
-      .resize(width, height, { fit: 'fill' })
-      .raw()
-      .toBuffer();
+  const px =
+    width === img.width && height === img.height
+      ? img.data
+      : await sharp(img.data, { raw: { width: img.width, height: img.height, channels: 3 } })
+          .resize(width, height, { fit: 'fill' })
+          .raw()
+          .toBuffer();
   const plane = width * height;
   const data = new Float32Array(3 * plane);
   // Output channel c takes source channel src[c]; per-channel affine v·a + b.
   const src = order === 'bgr' ? [2, 1, 0] : [0, 1, 2];
   for (let c = 0; c < 3; c++) {
     const s = src[c];
-    const a = 1 / (255 * STD[c]), b = -MEAN[c] / STD[c];
+    const a = 1 / (255 * STD[c]),
+      b = -MEAN[c] / STD[c];
     const off = c * plane;
     for (let i = 0, j = s; i < plane; i++, j += 3) data[off + i] = px[j] * a + b;
   }
@@ -66,7 +68,13 @@ export interface DetPostOptions {
   maxCandidates: number;
 }
 
-export const DET_POST_DEFAULTS: DetPostOptions = { threshold: 0.3, boxThreshold: 0.6, unclipRatio: 1.6, minSize: 3, maxCandidates: 1000 };
+export const DET_POST_DEFAULTS: DetPostOptions = {
+  threshold: 0.3,
+  boxThreshold: 0.6,
+  unclipRatio: 1.6,
+  minSize: 3,
+  maxCandidates: 1000,
+};
 
 export interface TextBox {
   /** [TL, TR, BR, BL] in image pixels, inside the image. */
@@ -78,12 +86,18 @@ export interface TextBox {
 /** Mean of `prob` over the pixels whose centres lie inside the rotated rectangle. */
 export function rectMean(prob: Float32Array, width: number, height: number, r: RotatedRect): number {
   const corners = rectCorners(r);
-  const xs = corners.map((p) => p.x), ys = corners.map((p) => p.y);
-  const x0 = Math.max(0, Math.floor(Math.min(...xs))), x1 = Math.min(width - 1, Math.ceil(Math.max(...xs)));
-  const y0 = Math.max(0, Math.floor(Math.min(...ys))), y1 = Math.min(height - 1, Math.ceil(Math.max(...ys)));
-  const c = Math.cos(r.angle), s = Math.sin(r.angle);
-  const hw = r.width / 2 + 1e-3, hh = r.height / 2 + 1e-3;
-  let sum = 0, count = 0;
+  const xs = corners.map((p) => p.x),
+    ys = corners.map((p) => p.y);
+  const x0 = Math.max(0, Math.floor(Math.min(...xs))),
+    x1 = Math.min(width - 1, Math.ceil(Math.max(...xs)));
+  const y0 = Math.max(0, Math.floor(Math.min(...ys))),
+    y1 = Math.min(height - 1, Math.ceil(Math.max(...ys)));
+  const c = Math.cos(r.angle),
+    s = Math.sin(r.angle);
+  const hw = r.width / 2 + 1e-3,
+    hh = r.height / 2 + 1e-3;
+  let sum = 0,
+    count = 0;
   for (let y = y0; y <= y1; y++) {
     const dy = y + 0.5 - r.center.y;
     for (let x = x0; x <= x1; x++) {
@@ -102,11 +116,16 @@ export function rectMean(prob: Float32Array, width: number, height: number, r: R
  * coordinates of the original image (srcWidth × srcHeight).
  */
 export function detPostprocess(
-  prob: Float32Array, mapWidth: number, mapHeight: number,
-  srcWidth: number, srcHeight: number, opts: Partial<DetPostOptions> = {},
+  prob: Float32Array,
+  mapWidth: number,
+  mapHeight: number,
+  srcWidth: number,
+  srcHeight: number,
+  opts: Partial<DetPostOptions> = {},
 ): TextBox[] {
   const o = { ...DET_POST_DEFAULTS, ...opts };
-  const sx = srcWidth / mapWidth, sy = srcHeight / mapHeight;
+  const sx = srcWidth / mapWidth,
+    sy = srcHeight / mapHeight;
   const out: TextBox[] = [];
   for (const region of findRegions(prob, mapWidth, mapHeight, o.threshold, o.maxCandidates)) {
     if (region.maxX - region.minX + 1 < o.minSize && region.maxY - region.minY + 1 < o.minSize) continue;
@@ -116,10 +135,12 @@ export function detPostprocess(
     if (score < o.boxThreshold) continue;
     const grown = unclipRect(rect, o.unclipRatio);
     if (Math.min(grown.width, grown.height) < o.minSize + 2) continue;
-    const quad = orderQuad(rectCorners(grown).map((p) => ({
-      x: Math.min(srcWidth, Math.max(0, p.x * sx)),
-      y: Math.min(srcHeight, Math.max(0, p.y * sy)),
-    })));
+    const quad = orderQuad(
+      rectCorners(grown).map((p) => ({
+        x: Math.min(srcWidth, Math.max(0, p.x * sx)),
+        y: Math.min(srcHeight, Math.max(0, p.y * sy)),
+      })),
+    );
     if (distance(quad[0], quad[1]) <= 3 || distance(quad[0], quad[3]) <= 3) continue;
     out.push({ quad, score });
   }

@@ -58,35 +58,58 @@ export function minAreaRect(points: readonly Point[]): RotatedRect {
   if (n === 0) return { center: { x: 0, y: 0 }, width: 0, height: 0, angle: 0 };
   if (n === 1) return { center: { ...h[0] }, width: 0, height: 0, angle: 0 };
   if (n === 2) {
-    const dx = h[1].x - h[0].x, dy = h[1].y - h[0].y;
-    return { center: { x: (h[0].x + h[1].x) / 2, y: (h[0].y + h[1].y) / 2 }, width: Math.hypot(dx, dy), height: 0, angle: Math.atan2(dy, dx) };
+    const dx = h[1].x - h[0].x,
+      dy = h[1].y - h[0].y;
+    return {
+      center: { x: (h[0].x + h[1].x) / 2, y: (h[0].y + h[1].y) / 2 },
+      width: Math.hypot(dx, dy),
+      height: 0,
+      angle: Math.atan2(dy, dx),
+    };
   }
   const dot = (p: Point, ux: number, uy: number) => p.x * ux + p.y * uy;
   let best: RotatedRect | null = null;
   let bestArea = Infinity;
   // j: farthest along the edge direction, k: farthest from the edge, m: farthest against the edge direction.
-  let j = 1, k = 1, m = 1;
+  let j = 1,
+    k = 1,
+    m = 1;
   for (let i = 0; i < n; i++) {
-    const a = h[i], b = h[(i + 1) % n];
+    const a = h[i],
+      b = h[(i + 1) % n];
     const len = Math.hypot(b.x - a.x, b.y - a.y);
     if (len === 0) continue;
-    const ux = (b.x - a.x) / len, uy = (b.y - a.y) / len;
+    const ux = (b.x - a.x) / len,
+      uy = (b.y - a.y) / len;
     // Normal pointing into the hull (hull is counter-clockwise for y-up, i.e. the left side).
-    const vx = -uy, vy = ux;
-    if (i === 0) { j = (i + 1) % n; k = j; }
+    const vx = -uy,
+      vy = ux;
+    if (i === 0) {
+      j = (i + 1) % n;
+      k = j;
+    }
     while (dot(h[(j + 1) % n], ux, uy) > dot(h[j], ux, uy) + 1e-12) j = (j + 1) % n;
     if (i === 0) k = j;
     while (dot(h[(k + 1) % n], vx, vy) > dot(h[k], vx, vy) + 1e-12) k = (k + 1) % n;
     if (i === 0) m = k;
     while (dot(h[(m + 1) % n], ux, uy) < dot(h[m], ux, uy) - 1e-12) m = (m + 1) % n;
-    const maxU = dot(h[j], ux, uy), minU = dot(h[m], ux, uy);
-    const baseV = dot(a, vx, vy), maxV = dot(h[k], vx, vy);
-    const w = maxU - minU, hh = maxV - baseV;
+    const maxU = dot(h[j], ux, uy),
+      minU = dot(h[m], ux, uy);
+    const baseV = dot(a, vx, vy),
+      maxV = dot(h[k], vx, vy);
+    const w = maxU - minU,
+      hh = maxV - baseV;
     const area = w * hh;
     if (area < bestArea - 1e-9) {
       bestArea = area;
-      const cu = (maxU + minU) / 2, cv = (maxV + baseV) / 2;
-      best = { center: { x: cu * ux + cv * vx, y: cu * uy + cv * vy }, width: w, height: hh, angle: Math.atan2(uy, ux) };
+      const cu = (maxU + minU) / 2,
+        cv = (maxV + baseV) / 2;
+      best = {
+        center: { x: cu * ux + cv * vx, y: cu * uy + cv * vy },
+        width: w,
+        height: hh,
+        angle: Math.atan2(uy, ux),
+      };
     }
   }
   return normalizeRect(best!);
@@ -99,17 +122,27 @@ export function normalizeRect(r: RotatedRect): RotatedRect {
   // Bring the angle into (-90°, 90°], then swap sides to land in [-45°, 45°].
   while (angle > q) angle -= Math.PI;
   while (angle <= -q) angle += Math.PI;
-  if (angle > q / 2) { angle -= q; [width, height] = [height, width]; }
-  else if (angle < -q / 2) { angle += q; [width, height] = [height, width]; }
+  if (angle > q / 2) {
+    angle -= q;
+    [width, height] = [height, width];
+  } else if (angle < -q / 2) {
+    angle += q;
+    [width, height] = [height, width];
+  }
   return { center: { ...r.center }, width, height, angle };
 }
 
 /** The four corners of a rotated rectangle, clockwise from top-left (see orderQuad). */
 export function rectCorners(r: RotatedRect): Point[] {
-  const c = Math.cos(r.angle), s = Math.sin(r.angle);
-  const hw = r.width / 2, hh = r.height / 2;
+  const c = Math.cos(r.angle),
+    s = Math.sin(r.angle);
+  const hw = r.width / 2,
+    hh = r.height / 2;
   const pts = [
-    { x: -hw, y: -hh }, { x: hw, y: -hh }, { x: hw, y: hh }, { x: -hw, y: hh },
+    { x: -hw, y: -hh },
+    { x: hw, y: -hh },
+    { x: hw, y: hh },
+    { x: -hw, y: hh },
   ].map((p) => ({ x: r.center.x + p.x * c - p.y * s, y: r.center.y + p.x * s + p.y * c }));
   return orderQuad(pts);
 }
@@ -144,7 +177,8 @@ export function unclipRect(r: RotatedRect, ratio: number): RotatedRect {
 export function polygonArea(pts: readonly Point[]): number {
   let s = 0;
   for (let i = 0; i < pts.length; i++) {
-    const a = pts[i], b = pts[(i + 1) % pts.length];
+    const a = pts[i],
+      b = pts[(i + 1) % pts.length];
     s += a.x * b.y - b.x * a.y;
   }
   return Math.abs(s) / 2;

