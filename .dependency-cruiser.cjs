@@ -1,0 +1,80 @@
+/**
+ * Layer rules for src/ (run by .ci/run through `npm run lint`). ARCHITECTURE.md
+ * draws the layers; these rules keep the code in them:
+ *   app.ts/main.ts (composition root) -> features -> index, storage, models, jobs, files, http edge -> platform
+ */
+/** @type {import('dependency-cruiser').IConfiguration} */
+module.exports = {
+  forbidden: [
+    {
+      name: 'no-circular',
+      severity: 'error',
+      comment: 'No import cycles: every module can be read after the ones it imports.',
+      from: { path: '^src/' },
+      to: { circular: true },
+    },
+    {
+      name: 'lower-layers-never-import-features',
+      severity: 'error',
+      comment:
+        'index, storage, models, jobs, files, http and platform serve the features; they never reach up into one.',
+      from: { path: '^src/(index|storage|models|jobs|files|http|platform)/' },
+      to: { path: '^src/features/' },
+    },
+    {
+      name: 'nothing-imports-the-composition-root',
+      severity: 'error',
+      from: { path: '^src/', pathNot: '^src/main\\.ts$' },
+      to: { path: '^src/(app|main)\\.ts$' },
+    },
+    {
+      name: 'index-packages-stand-alone',
+      severity: 'error',
+      comment:
+        'The search indexes know nothing of the relational stores or the features (storage may use their types).',
+      from: { path: '^src/index/' },
+      to: { path: '^src/(storage|features|models|jobs|files|http)/' },
+    },
+    {
+      name: 'storage-below-models-jobs-files',
+      severity: 'error',
+      from: { path: '^src/storage/' },
+      to: { path: '^src/(models|files|http)/' },
+    },
+    {
+      name: 'features-use-each-other-only-through-their-index',
+      severity: 'error',
+      comment:
+        "A feature imports another feature only through that feature's index.ts (its public API); the kernel is shared by all.",
+      from: { path: '^src/features/([^/]+)/' },
+      to: {
+        path: '^src/features/([^/]+)/',
+        pathNot: ['^src/features/$1/', '^src/features/kernel/', '^src/features/[^/]+/index\\.ts$'],
+      },
+    },
+    {
+      name: 'kernel-imports-no-feature',
+      severity: 'error',
+      from: { path: '^src/features/kernel/' },
+      to: { path: '^src/features/(?!kernel/)' },
+    },
+    {
+      name: 'stand-ins-only-under-the-test-profile',
+      severity: 'error',
+      comment:
+        'Stand-in model generators are loaded by a dynamic import taken only when MODEL_PROFILE=test; production code may import their types.',
+      from: { path: '^src/', pathNot: '^src/models/standins/' },
+      to: { path: '^src/models/standins/', dependencyTypesNot: ['dynamic-import', 'type-only'] },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    enhancedResolveOptions: {
+      exportsFields: ['exports'],
+      conditionNames: ['import', 'require', 'node', 'default'],
+      extensions: ['.ts', '.js'],
+    },
+  },
+};
