@@ -6,8 +6,8 @@ import { sqliteMediaStore } from './mediaStore.js';
 import { sqliteJobStore } from './jobStore.js';
 import { sqliteAnalysisStore } from './analysisStore.js';
 import { sqliteClusterStore } from './clusterStore.js';
-import { sqliteTextIndex } from './textIndex.js';
-import { threadedTextIndex, type ThreadedTextIndexOptions } from './textIndexThread.js';
+import { sqliteTextIndex } from '../../index/text/sqlite/textIndex.js';
+import { threadedTextIndex, type ThreadedTextIndexOptions } from '../../index/text/sqlite/thread.js';
 import { sqliteVectorIndex } from './vectorIndex.js';
 
 export interface SqliteStorage extends Storage {

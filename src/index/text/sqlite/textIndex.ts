@@ -8,10 +8,10 @@ import {
   type TextHit,
   type TextIndex,
   type TextSearchQuery,
-} from '../../search/textIndex.js';
-import type { Db } from './database.js';
+} from '../textIndex.js';
+import type { Db } from './db.js';
 import { Stemmer } from './stemmer.js';
-import { sqlitePostings, type Occurrences } from './textPostings.js';
+import { sqlitePostings, type Occurrences } from './postings.js';
 
 /**
  * The FTS5 text index (migrations/005_text_index.sql): table `text_index`

@@ -1,6 +1,6 @@
 import { setImmediate as turn } from 'node:timers/promises';
 import type Database from 'better-sqlite3';
-import type { Db } from './database.js';
+import type { Db } from './db.js';
 
 /**
  * Reads into a connection's page cache what a text search looks up row by

@@ -1,8 +1,8 @@
 import type { Worker } from 'node:worker_threads';
-import { deserializeError, type SerializedError } from '../../errors.js';
-import type { TextHit, TextIndex, TextSearchQuery } from '../../search/textIndex.js';
-import { spawnWorker, stopWorker } from '../../spawnWorker.js';
-import type { Db } from './database.js';
+import { deserializeError, type SerializedError } from '../../../errors.js';
+import type { TextHit, TextIndex, TextSearchQuery } from '../textIndex.js';
+import { spawnWorker, stopWorker } from '../../../spawnWorker.js';
+import type { Db } from './db.js';
 import { sqliteTextIndex } from './textIndex.js';
 
 /**
@@ -83,7 +83,7 @@ export function threadedTextIndex(db: Db, file: string, options: ThreadedTextInd
 
   function start(): Worker {
     const setup: TextWorkerSetup = { file, cacheMiB: options.cacheMiB ?? TEXT_CACHE_MIB };
-    const w = spawnWorker(import.meta.url, 'textIndexWorker', setup);
+    const w = spawnWorker(import.meta.url, 'worker', setup);
     // Held only while a search waits on it: an idle worker never keeps the process alive.
     w.unref();
     w.on('message', (r: TextWorkerReply) => {

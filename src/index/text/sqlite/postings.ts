@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
-import { TEXT_FIELDS } from '../../search/textIndex.js';
-import type { Db } from './database.js';
+import { TEXT_FIELDS } from '../textIndex.js';
+import type { Db } from './db.js';
 
 /**
  * What the FTS5 index itself holds of the query words, row by row, read from

@@ -6,10 +6,10 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import Database from 'better-sqlite3';
-import { serializeError } from '../../errors.js';
+import { serializeError } from '../../../errors.js';
 import { sqliteTextIndex } from './textIndex.js';
-import { warmTextIndex } from './textIndexWarm.js';
-import type { TextWorkerReply, TextWorkerRequest, TextWorkerSetup } from './textIndexThread.js';
+import { warmTextIndex } from './warm.js';
+import type { TextWorkerReply, TextWorkerRequest, TextWorkerSetup } from './thread.js';
 
 const { file, cacheMiB } = workerData as TextWorkerSetup;
 const db = new Database(file, { readonly: true, fileMustExist: true });

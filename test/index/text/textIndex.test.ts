@@ -16,7 +16,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { newMediaId, newUuid, nowIso, pathLabel } from '../../src/ids.js';
+import { newMediaId, newUuid, nowIso, pathLabel } from '../../../src/ids.js';
 import {
   inflections,
   parseQuery,
@@ -24,15 +24,15 @@ import {
   type TextHit,
   type TextIndex,
   type TextSearchQuery,
-} from '../../src/search/textIndex.js';
-import type { Db } from '../../src/storage/sqlite/database.js';
-import { openSqliteStorage, type SqliteStorage } from '../../src/storage/sqlite/index.js';
-import { migrate } from '../../src/storage/sqlite/migrate.js';
-import { scopeToken, sqliteTextIndex, type SqliteTextIndexOptions } from '../../src/storage/sqlite/textIndex.js';
-import { stopWorker } from '../../src/spawnWorker.js';
-import { threadedTextIndex } from '../../src/storage/sqlite/textIndexThread.js';
-import type { Collection, Metadata, NewObject, Organization, User } from '../../src/storage/types.js';
-import { seededRandom } from '../../src/random.js';
+} from '../../../src/index/text/textIndex.js';
+import type { Db } from '../../../src/storage/sqlite/database.js';
+import { openSqliteStorage, type SqliteStorage } from '../../../src/storage/sqlite/index.js';
+import { migrate } from '../../../src/storage/sqlite/migrate.js';
+import { scopeToken, sqliteTextIndex, type SqliteTextIndexOptions } from '../../../src/index/text/sqlite/textIndex.js';
+import { stopWorker } from '../../../src/spawnWorker.js';
+import { threadedTextIndex } from '../../../src/index/text/sqlite/thread.js';
+import type { Collection, Metadata, NewObject, Organization, User } from '../../../src/storage/types.js';
+import { seededRandom } from '../../../src/random.js';
 
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'lumen-text-'));
 process.on('exit', () => rmSync(tmp, { recursive: true, force: true }));
