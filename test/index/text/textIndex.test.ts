@@ -17,18 +17,14 @@ import path from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { newMediaId, newUuid, nowIso, pathLabel } from '../../../src/ids.js';
-import {
-  inflections,
-  parseQuery,
-  textRank,
-  type TextHit,
-  type TextIndex,
-  type TextSearchQuery,
-} from '../../../src/index/text/textIndex.js';
+import { inflections, parseQuery } from '../../../src/index/text/query.js';
+import type { TextHit, TextIndex, TextSearchQuery } from '../../../src/index/text/textIndex.js';
+import { textRank } from '../../../src/index/text/textRank.js';
 import type { Db } from '../../../src/storage/sqlite/database.js';
 import { openSqliteStorage, type SqliteStorage } from '../../../src/storage/sqlite/index.js';
 import { migrate } from '../../../src/storage/sqlite/migrate.js';
-import { scopeToken, sqliteTextIndex, type SqliteTextIndexOptions } from '../../../src/index/text/sqlite/textIndex.js';
+import { scopeToken } from '../../../src/index/text/sqlite/schema.js';
+import { sqliteTextIndex, type SqliteTextIndexOptions } from '../../../src/index/text/sqlite/textIndex.js';
 import { stopWorker } from '../../../src/spawnWorker.js';
 import { threadedTextIndex } from '../../../src/index/text/sqlite/thread.js';
 import type { Collection, Metadata, NewObject, Organization, User } from '../../../src/storage/types.js';
