@@ -27,6 +27,9 @@ import { scopeToken } from '../../../src/index/text/sqlite/schema.js';
 import { sqliteTextIndex, type SqliteTextIndexOptions } from '../../../src/index/text/sqlite/textIndex.js';
 import { stopWorker } from '../../../src/spawnWorker.js';
 import { threadedTextIndex } from '../../../src/index/text/sqlite/thread.js';
+import { sqliteTextIndexWriter } from '../../../src/index/text/sqlite/writer.js';
+import type { TextIndexWriter } from '../../../src/index/text/writer.js';
+import { sqliteAnalysisStore } from '../../../src/storage/sqlite/analysisStore.js';
 import type { Collection, Metadata, NewObject, Organization, User } from '../../../src/storage/types.js';
 import { seededRandom } from '../../../src/random.js';
 
@@ -433,7 +436,11 @@ test('an item whose collection changes (no API does this yet) is found in its ne
     frames: [{ captions: ['a glacier'] }],
     metadata: { tags: { place: ['Iceland'] } },
   });
-  fx.s.db.prepare(`UPDATE media SET dataset_id = ? WHERE id = ?`).run(other.id, a.id);
+  // As a store would: the change and the index writer's word, in one transaction.
+  fx.s.db.transaction(() => {
+    fx.s.db.prepare(`UPDATE media SET dataset_id = ? WHERE id = ?`).run(other.id, a.id);
+    sqliteTextIndexWriter(fx.s.db).reindexMedia([a.id]);
+  })();
   assert.equal(await search(fx, 'glacier iceland'), []);
   assert.equal(itemsOf(await search(fx, 'glacier iceland', { datasetIds: [other.id] })), [a.id]);
 });
@@ -789,7 +796,7 @@ test('the migration indexes an existing library (backfill)', async () => {
   await fx.s.media.softDelete(gone.id, fx.user.id);
   const before = await Promise.all(['fjord', 'geiranger', 'norway', 'ferry'].map((q) => search(fx, q)));
   const db = fx.s.db;
-  // Back to the schema before 005: drop everything it created, then migrate again.
+  // Back to the schema before 005: drop everything it created, then migrate again (009 drops its triggers).
   const created = db
     .prepare(
       `SELECT type, name FROM sqlite_schema WHERE name LIKE 'text_index%' AND type IN ('trigger', 'view', 'table')`,
@@ -798,8 +805,17 @@ test('the migration indexes an existing library (backfill)', async () => {
   for (const o of created.filter((o) => o.type === 'trigger')) db.exec(`DROP TRIGGER ${o.name}`);
   for (const o of created.filter((o) => o.type === 'view')) db.exec(`DROP VIEW ${o.name}`);
   db.exec(`DROP TABLE text_index; DROP TABLE text_index_docs; DROP TABLE text_index_rows`);
-  db.prepare(`DELETE FROM schema_migrations WHERE name IN ('005_text_index.sql', '008_text_index_rows.sql')`).run();
-  assert.equal(migrate(db), ['005_text_index.sql', '008_text_index_rows.sql']);
+  const again = ['005_text_index.sql', '008_text_index_rows.sql', '009_text_index_writer.sql'];
+  db.prepare(`DELETE FROM schema_migrations WHERE name IN (SELECT value FROM json_each(?))`).run(JSON.stringify(again));
+  assert.equal(migrate(db), again);
+  assert.equal(
+    db
+      .prepare(`SELECT name FROM sqlite_schema WHERE type = 'trigger' AND name LIKE 'text_index%' ORDER BY name`)
+      .pluck()
+      .all(),
+    ['text_index_rows_delete', 'text_index_rows_insert'],
+    'only the row counter is kept by triggers',
+  );
   assertRowCount();
   fx.index = sqliteTextIndex(db);
   const after = await Promise.all(['fjord', 'geiranger', 'norway', 'ferry'].map((q) => search(fx, q)));
@@ -874,7 +890,7 @@ if (process.env.TEXT_INDEX_BENCH) {
  * 5000 words (plus real English ones; "a" and "the" are in most captions, as
  * with real captioners), OCR on a fifth, tags on a third, file names like
  * IMG_123_word-word.jpg, in 4 collections. Rows are inserted with SQL in
- * batches (the triggers index them), then queries of 1..3 words are timed.
+ * batches (the index writer indexes each item), then queries of 1..3 words are timed.
  */
 async function bench(n: number): Promise<void> {
   const b = await open();
@@ -913,6 +929,7 @@ async function bench(n: number): Promise<void> {
     `INSERT OR IGNORE INTO media_tags (media_id, dataset_id, grp, value) VALUES (?, ?, 'g', ?)`,
   );
   const mediaIds: string[] = [];
+  const writer = sqliteTextIndexWriter(db);
   const batch = db.transaction((from: number, to: number) => {
     for (let i = from; i < to; i++) {
       const c = colls[i % colls.length];
@@ -940,6 +957,7 @@ async function bench(n: number): Promise<void> {
         for (let k = 0; k < 1 + Math.floor(r() * 3); k++)
           insObject.run(newMediaId(), frameId, id, 'text', words(1 + Math.floor(r() * 2)), at, at);
       if (r() < 0.3) for (let k = 0; k < 1 + Math.floor(r() * 3); k++) insTag.run(id, c.id, word());
+      writer.reindexMedia([id]);
     }
   });
   const cacheSize = db.pragma('cache_size', { simple: true }) as number;
@@ -1002,19 +1020,20 @@ async function bench(n: number): Promise<void> {
     limit: 20,
   }));
 
-  // Write cost of the triggers: reprocessing a frame (1 caption + 3 OCR lines replaced), with and without them.
+  // Write cost of the index writers: reprocessing a frame (1 caption + 3 OCR lines replaced), with and without.
   const frames = db.prepare(`SELECT id FROM frames ORDER BY random() LIMIT 300`).pluck().all() as string[];
-  const reprocess = async () => {
+  const reprocess = async (on: Fx) => {
     const t0 = performance.now();
-    for (const f of frames) await analyse(b, f, [words(10)], [words(2), words(1), words(2)]);
+    for (const f of frames) await analyse(on, f, [words(10)], [words(2), words(1), words(2)]);
     return (performance.now() - t0) / frames.length;
   };
-  const withIndex = await reprocess();
-  const triggers = db
-    .prepare(`SELECT name, sql FROM sqlite_schema WHERE type = 'trigger' AND name LIKE 'text_index%'`)
-    .all() as Array<{ name: string; sql: string }>;
-  for (const tr of triggers) db.exec(`DROP TRIGGER ${tr.name}`);
-  const without = await reprocess();
+  const withIndex = await reprocess(b);
+  const ignored = () => undefined;
+  const bare = sqliteAnalysisStore(db, {
+    vectors: { upsert: ignored, remove: ignored, removeMedia: ignored },
+    text: new Proxy({} as TextIndexWriter, { get: () => ignored }),
+  });
+  const without = await reprocess({ ...b, s: { ...b.s, analysis: bare } });
   console.log(
     `  replaceFrameAnalysis (1 caption, 3 OCR lines; synchronous=FULL): ${withIndex.toFixed(2)} ms with the index, ${without.toFixed(2)} ms without`,
   );
