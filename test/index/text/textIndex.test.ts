@@ -1,209 +1,31 @@
 /**
- * The FTS5 text index (migrations/005_text_index.sql, src/storage/sqlite/textIndex.ts,
- * src/search/textIndex.ts). Rows are written only through the Storage
- * interface, so these tests prove the triggers keep the index in step with
- * every write path: stemming, OCR-only words pointing at their frame, file
- * names, tags, descriptions, renames, deletes, versions, reprocessing, user
- * corrections, frame resampling; collection and item filters; hostile
- * queries; scores; the backfill of an existing library.
+ * The FTS5 text index (src/index/text/sqlite/, migrations/005_text_index.sql).
+ * Rows are written only through the Storage interface, so these tests prove
+ * the stores' index writer keeps the index in step with every write path
+ * (the fixture's assertInStep after each test): stemming, OCR-only words
+ * pointing at their frame, file names, tags, descriptions, renames, deletes,
+ * versions, reprocessing, user corrections, frame resampling; collection and
+ * item filters; hostile queries; scores; the backfill of an existing library.
  *
  * TEXT_INDEX_BENCH=1 adds a timing run on synthetic captions (optionally
  * TEXT_INDEX_BENCH_N=100000 images; TEXT_INDEX_BENCH_CACHE_MB=1024 for the
  * bulk insert, whose speed depends on the page cache once the file outgrows it).
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { newMediaId, newUuid, nowIso, pathLabel } from '../../../src/ids.js';
 import { inflections, parseQuery } from '../../../src/index/text/query.js';
-import type { TextHit, TextIndex, TextSearchQuery } from '../../../src/index/text/textIndex.js';
+import type { TextHit, TextSearchQuery } from '../../../src/index/text/textIndex.js';
 import { textRank } from '../../../src/index/text/textRank.js';
-import type { Db } from '../../../src/storage/sqlite/database.js';
-import { openSqliteStorage, type SqliteStorage } from '../../../src/storage/sqlite/index.js';
-import { migrate } from '../../../src/storage/sqlite/migrate.js';
-import { scopeToken } from '../../../src/index/text/sqlite/schema.js';
 import { sqliteTextIndex, type SqliteTextIndexOptions } from '../../../src/index/text/sqlite/textIndex.js';
-import { stopWorker } from '../../../src/spawnWorker.js';
 import { threadedTextIndex } from '../../../src/index/text/sqlite/thread.js';
 import { sqliteTextIndexWriter } from '../../../src/index/text/sqlite/writer.js';
 import type { TextIndexWriter } from '../../../src/index/text/writer.js';
 import { sqliteAnalysisStore } from '../../../src/storage/sqlite/analysisStore.js';
-import type { Collection, Metadata, NewObject, Organization, User } from '../../../src/storage/types.js';
+import { migrate } from '../../../src/storage/sqlite/migrate.js';
+import { stopWorker } from '../../../src/spawnWorker.js';
 import { seededRandom } from '../../../src/random.js';
-
-const tmp = mkdtempSync(path.join(os.tmpdir(), 'lumen-text-'));
-process.on('exit', () => rmSync(tmp, { recursive: true, force: true }));
-let fileNo = 0;
-const tempDb = () => path.join(tmp, `t${++fileNo}.db`);
-
-// ---------------------------------------------------------------- fixture
-
-interface Fx {
-  s: SqliteStorage;
-  user: User;
-  org: Organization;
-  coll: Collection;
-  index: TextIndex;
-}
-
-async function open(options: SqliteTextIndexOptions = {}): Promise<Fx> {
-  const s = openSqliteStorage(tempDb());
-  const user = await s.accounts.createUser({
-    id: newUuid(),
-    email: `u-${newUuid()}@example.com`,
-    name: 'U',
-    createdAt: nowIso(),
-  });
-  const orgId = newUuid();
-  const org = await s.accounts.createOrganization(
-    { id: orgId, name: 'Acme', slug: `acme-${orgId.slice(0, 8)}` },
-    user.id,
-  );
-  const coll = await newCollection(s, org.id, user.id);
-  return { s, user, org, coll, index: sqliteTextIndex(s.db, options) };
-}
-
-async function newCollection(s: SqliteStorage, organizationId: string, userId: string): Promise<Collection> {
-  const at = nowIso();
-  return s.collections.create({
-    id: newUuid(),
-    organizationId,
-    name: 'Library',
-    icon: null,
-    type: 'media',
-    createdAt: at,
-    updatedAt: at,
-    createdById: userId,
-  });
-}
-
-interface ItemSpec {
-  name?: string;
-  metadata?: Metadata;
-  /** Per frame: captions and OCR lines. One empty frame by default. */
-  frames?: Array<{ captions?: string[]; ocr?: string[] }>;
-  coll?: Collection;
-  rootId?: string;
-}
-
-interface Item {
-  id: string;
-  frameIds: string[];
-}
-
-const ocrObject = (text: string): NewObject => ({
-  id: newMediaId(),
-  type: 'text',
-  label: text,
-  blobKey: null,
-  polygon: [
-    { x: 0, y: 0 },
-    { x: 1, y: 0 },
-    { x: 1, y: 1 },
-  ],
-  confidence: 0.9,
-  model: 'ocr-test',
-  similarityModel: null,
-  embedding: null,
-});
-const boxObject = (label: string): NewObject => ({ ...ocrObject(label), type: 'object', model: 'yolo-test' });
-
-async function addItem(fx: Fx, spec: ItemSpec = {}): Promise<Item> {
-  const id = newMediaId();
-  const coll = spec.coll ?? fx.coll;
-  const frames = (spec.frames ?? [{}]).map((_, i) => ({
-    id: newMediaId(),
-    timestamp: String(i * 2),
-    blobKey: `frame-${id}-${i}`,
-    width: 64,
-    height: 48,
-  }));
-  await fx.s.media.insert(
-    {
-      id,
-      datasetId: coll.id,
-      organizationId: coll.organizationId,
-      parentPath: pathLabel(coll.id),
-      type: frames.length > 1 ? 'video' : 'image',
-      name: spec.name ?? `file-${id.slice(0, 6)}.jpg`,
-      blobKey: `blob-${id}`,
-      mimeType: 'image/jpeg',
-      width: 64,
-      height: 48,
-      duration: null,
-      sizeBytes: 100,
-      exif: {},
-      metadata: spec.metadata ?? {},
-      processingStatus: 'ready',
-      createdById: fx.user.id,
-      ...(spec.rootId ? { rootId: spec.rootId } : {}),
-    },
-    frames,
-  );
-  for (const [i, f] of (spec.frames ?? [{}]).entries()) {
-    if (!f.captions?.length && !f.ocr?.length) continue;
-    await analyse(fx, frames[i].id, f.captions ?? [], f.ocr ?? []);
-  }
-  return { id, frameIds: frames.map((f) => f.id) };
-}
-
-/** What ingest writes for a frame: model captions and objects (here OCR text plus a non-text box). */
-const analyse = (fx: Fx, frameId: string, captions: string[], ocr: string[]) =>
-  fx.s.analysis.replaceFrameAnalysis(frameId, {
-    captions: captions.map((text) => ({ id: newMediaId(), text, model: 'caption-test' })),
-    objects: [...ocr.map(ocrObject), boxObject('zebra')],
-  });
-
-async function search(fx: Fx, query: string, over: Partial<TextSearchQuery> = {}): Promise<TextHit[]> {
-  const hits = await fx.index.search({ query, datasetIds: [fx.coll.id], limit: 50, ...over });
-  for (const h of hits) assert.ok(h.score >= 0 && h.score <= 1, `score ${h.score} in 0..1`);
-  for (let i = 1; i < hits.length; i++) assert.ok(hits[i - 1].score >= hits[i].score, 'best first');
-  return hits;
-}
-/** "mediaId/frameId" of each hit ("mediaId/-" for item hits), sorted. */
-const keys = (hits: TextHit[]) => hits.map((h) => `${h.mediaId}/${h.frameId ?? '-'}`).sort();
-const itemsOf = (hits: TextHit[]) => [...new Set(hits.map((h) => h.mediaId))].sort();
-
-/**
- * The index holds exactly the live text: one docs row (and one FTS row) per
- * live caption, OCR object, item and tag value, the FTS row count agrees, and
- * FTS5's own integrity check passes.
- */
-function assertInStep(db: Db): void {
-  const expected = db
-    .prepare(
-      `SELECT 'item' AS kind, source, media_id, NULL AS frame_id FROM text_index_items
-       UNION ALL SELECT 'tag', media_id || char(31) || grp || char(31) || tag, media_id, NULL FROM text_index_tags
-       UNION ALL SELECT 'caption', source, media_id, frame_id FROM text_index_captions
-       UNION ALL SELECT 'ocr', source, media_id, frame_id FROM text_index_ocr
-       ORDER BY 1, 2`,
-    )
-    .all();
-  const actual = db.prepare(`SELECT kind, source, media_id, frame_id FROM text_index_docs ORDER BY 1, 2`).all();
-  assert.equal(actual, expected, 'text_index_docs holds exactly the live rows');
-  const ftsRows = db.prepare(`SELECT count(*) FROM text_index`).pluck().get();
-  assert.is(ftsRows, actual.length, 'one FTS row per docs row');
-  const orphans = db
-    .prepare(`SELECT count(*) FROM text_index WHERE rowid NOT IN (SELECT id FROM text_index_docs)`)
-    .pluck()
-    .get();
-  assert.is(orphans, 0, 'no FTS row without its docs row');
-  const perCollection = db
-    .prepare(
-      `SELECT m.dataset_id AS id, count(*) AS n FROM text_index_docs d JOIN media m ON m.id = d.media_id GROUP BY m.dataset_id`,
-    )
-    .all() as Array<{ id: string; n: number }>;
-  for (const c of perCollection) {
-    const scoped = db
-      .prepare(`SELECT count(*) FROM text_index WHERE text_index MATCH ?`)
-      .pluck()
-      .get(`scope : "${scopeToken(c.id)}"`);
-    assert.is(scoped, c.n, 'each row carries its collection');
-  }
-  db.exec(`INSERT INTO text_index (text_index) VALUES ('integrity-check')`);
-}
+import { addItem, analyse, assertInStep, itemsOf, keys, newCollection, open, search, type Fx } from './fixture.js';
 
 const test = suite('text index');
 let fx: Fx;
