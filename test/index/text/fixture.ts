@@ -14,7 +14,7 @@ import { scopeToken } from '../../../src/index/text/sqlite/schema.js';
 import { sqliteTextIndex, type SqliteTextIndexOptions } from '../../../src/index/text/sqlite/textIndex.js';
 import type { Db } from '../../../src/storage/sqlite/database.js';
 import { openSqliteStorage, type SqliteStorage } from '../../../src/storage/sqlite/index.js';
-import type { Collection, Metadata, NewObject, Organization, User } from '../../../src/storage/types.js';
+import type { Collection, MediaRecord, Metadata, NewObject, Organization, User } from '../../../src/storage/types.js';
 
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'lumen-text-'));
 process.on('exit', () => rmSync(tmp, { recursive: true, force: true }));
@@ -60,6 +60,32 @@ export async function newCollection(s: SqliteStorage, organizationId: string, us
     updatedAt: at,
     createdById: userId,
   });
+}
+
+/** A folder in the collection's root, or under `parentPath`. */
+export async function newFolder(fx: Fx, name: string, parentPath = pathLabel(fx.coll.id)): Promise<MediaRecord> {
+  const { folder } = await fx.s.media.insertFolder(
+    {
+      id: newMediaId(),
+      datasetId: fx.coll.id,
+      organizationId: fx.org.id,
+      parentPath,
+      type: 'folder',
+      name,
+      blobKey: null,
+      mimeType: null,
+      width: null,
+      height: null,
+      duration: null,
+      sizeBytes: 0,
+      exif: {},
+      metadata: {},
+      processingStatus: 'ready',
+      createdById: fx.user.id,
+    },
+    false,
+  );
+  return folder;
 }
 
 export interface ItemSpec {

@@ -25,7 +25,18 @@ import { sqliteAnalysisStore } from '../../../src/storage/sqlite/analysisStore.j
 import { migrate } from '../../../src/storage/sqlite/migrate.js';
 import { stopWorker } from '../../../src/spawnWorker.js';
 import { seededRandom } from '../../../src/random.js';
-import { addItem, analyse, assertInStep, itemsOf, keys, newCollection, open, search, type Fx } from './fixture.js';
+import {
+  addItem,
+  analyse,
+  assertInStep,
+  itemsOf,
+  keys,
+  newCollection,
+  newFolder,
+  open,
+  search,
+  type Fx,
+} from './fixture.js';
 
 const test = suite('text index');
 let fx: Fx;
@@ -113,27 +124,7 @@ test('deleted items are gone (their frames too); folders are not indexed', async
   await fx.s.media.softDelete(a.id, fx.user.id);
   assert.equal(itemsOf(await search(fx, 'kayak')), [b.id]);
   assert.equal(await search(fx, 'rentals'), []);
-  const folder = await fx.s.media.insertFolder(
-    {
-      id: newMediaId(),
-      datasetId: fx.coll.id,
-      organizationId: fx.org.id,
-      parentPath: pathLabel(fx.coll.id),
-      type: 'folder',
-      name: 'Kayak trips',
-      blobKey: null,
-      mimeType: null,
-      width: null,
-      height: null,
-      duration: null,
-      sizeBytes: 0,
-      exif: {},
-      metadata: {},
-      processingStatus: 'ready',
-      createdById: fx.user.id,
-    },
-    false,
-  );
+  const folder = { folder: await newFolder(fx, 'Kayak trips') };
   assert.not.ok((await search(fx, 'trips')).length, 'folder names are not indexed');
   const inside = await fx.s.media.insert(
     {

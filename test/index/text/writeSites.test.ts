@@ -8,10 +8,9 @@
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { newMediaId, pathLabel } from '../../../src/ids.js';
+import { newMediaId } from '../../../src/ids.js';
 import type { Db } from '../../../src/storage/sqlite/database.js';
-import type { MediaRecord } from '../../../src/storage/types.js';
-import { addItem, analyse, assertInStep, itemsOf, keys, open, search, type Fx } from './fixture.js';
+import { addItem, analyse, assertInStep, itemsOf, keys, newFolder, open, search, type Fx } from './fixture.js';
 
 const test = suite('text index: every write site tells the writer');
 let fx: Fx;
@@ -24,31 +23,6 @@ test.after.each(async () => {
 
 /** The index's rows, rowid and what each is about, in rowid order. */
 const indexRows = (db: Db) => db.prepare(`SELECT id, kind, source FROM text_index_docs ORDER BY id`).all();
-
-const newFolder = async (name: string, parentPath = pathLabel(fx.coll.id)): Promise<MediaRecord> =>
-  (
-    await fx.s.media.insertFolder(
-      {
-        id: newMediaId(),
-        datasetId: fx.coll.id,
-        organizationId: fx.org.id,
-        parentPath,
-        type: 'folder',
-        name,
-        blobKey: null,
-        mimeType: null,
-        width: null,
-        height: null,
-        duration: null,
-        sizeBytes: 0,
-        exif: {},
-        metadata: {},
-        processingStatus: 'ready',
-        createdById: fx.user.id,
-      },
-      false,
-    )
-  ).folder;
 
 test('rename: the item row follows; an update changing nothing searchable keeps its rows', async () => {
   const a = await addItem(fx, { name: 'harbour.jpg', metadata: { description: 'boats', tags: { place: ['Oslo'] } } });
@@ -112,9 +86,9 @@ test('frames no longer sampled (syncFrames) take their text with them', async ()
 test('soft delete: an item with its versions, a folder with its subtree', async () => {
   const original = await addItem(fx, { name: 'pier.jpg', frames: [{ captions: ['a pier'] }] });
   await addItem(fx, { name: 'pier edit.jpg', rootId: original.id });
-  const folder = await newFolder('Coast');
+  const folder = await newFolder(fx, 'Coast');
   const inside = await addItem(fx, { parentPath: folder.path, frames: [{ captions: ['a cliff'], ocr: ['DANGER'] }] });
-  const sub = await newFolder('Rocks', folder.path);
+  const sub = await newFolder(fx, 'Rocks', folder.path);
   const deeper = await addItem(fx, { parentPath: sub.path, metadata: { tags: { kind: ['cliff'] } } });
   assert.equal(itemsOf(await search(fx, 'cliff')), [inside.id, deeper.id].sort());
   await fx.s.media.softDelete(original.id, fx.user.id);
@@ -127,14 +101,14 @@ test('soft delete: an item with its versions, a folder with its subtree', async 
 });
 
 test('move (an item, a folder subtree) changes nothing indexed: the same rows, still found', async () => {
-  const folder = await newFolder('Trips');
+  const folder = await newFolder(fx, 'Trips');
   const a = await addItem(fx, {
     parentPath: folder.path,
     name: 'canyon.jpg',
     metadata: { tags: { place: ['Utah'] } },
     frames: [{ captions: ['a canyon at dusk'], ocr: ['EXIT 12'] }],
   });
-  const other = await newFolder('Elsewhere');
+  const other = await newFolder(fx, 'Elsewhere');
   const before = indexRows(fx.s.db);
   await fx.s.media.move(a.id, other.path, fx.user.id);
   await fx.s.media.move(folder.id, other.path, fx.user.id);

@@ -20,6 +20,18 @@ import { scopeTokenSql } from './schema.js';
 /** A source row's kind in text_index_docs (tags: see addTag). */
 type SourceKind = 'item' | 'caption' | 'ocr';
 
+/**
+ * A frame's source kind: its rows from its view (docs) and its text, `table.textColumn`, into the FTS column of
+ * the kind's name (fts), by source id.
+ */
+const frameSourceSql = (kind: 'caption' | 'ocr', view: string, table: string, textColumn: string) => ({
+  docs: `SELECT '${kind}', source, media_id, frame_id FROM ${view} WHERE source = ?`,
+  fts: `INSERT INTO text_index (rowid, ${kind}, scope)
+        SELECT d.id, s.${textColumn}, ${scopeTokenSql('m.dataset_id')}
+        FROM text_index_docs d JOIN ${table} s ON s.id = d.source JOIN media m ON m.id = d.media_id
+        WHERE d.source = ? AND d.kind = '${kind}'`,
+});
+
 /** Per kind: its rows from its view (docs) and its text into the FTS columns (fts), by source id. */
 const ADD_SQL: Record<SourceKind, { docs: string; fts: string }> = {
   item: {
@@ -28,20 +40,8 @@ const ADD_SQL: Record<SourceKind, { docs: string; fts: string }> = {
           SELECT d.id, m.name, m.description, ${scopeTokenSql('m.dataset_id')}
           FROM text_index_docs d JOIN media m ON m.id = d.source WHERE d.source = ? AND d.kind = 'item'`,
   },
-  caption: {
-    docs: `SELECT 'caption', source, media_id, frame_id FROM text_index_captions WHERE source = ?`,
-    fts: `INSERT INTO text_index (rowid, caption, scope)
-          SELECT d.id, c.text, ${scopeTokenSql('m.dataset_id')}
-          FROM text_index_docs d JOIN captions c ON c.id = d.source JOIN media m ON m.id = d.media_id
-          WHERE d.source = ? AND d.kind = 'caption'`,
-  },
-  ocr: {
-    docs: `SELECT 'ocr', source, media_id, frame_id FROM text_index_ocr WHERE source = ?`,
-    fts: `INSERT INTO text_index (rowid, ocr, scope)
-          SELECT d.id, o.label, ${scopeTokenSql('m.dataset_id')}
-          FROM text_index_docs d JOIN detected_objects o ON o.id = d.source JOIN media m ON m.id = d.media_id
-          WHERE d.source = ? AND d.kind = 'ocr'`,
-  },
+  caption: frameSourceSql('caption', 'text_index_captions', 'captions', 'text'),
+  ocr: frameSourceSql('ocr', 'text_index_ocr', 'detected_objects', 'label'),
 };
 
 /** A tag row's source in text_index_docs: item, group and value (named parameters) joined by char(31). */
