@@ -24,6 +24,7 @@ import { presentMany } from '../../src/domain/present.js';
 import { createLogger } from '../../src/logger.js';
 import { openSqliteStorage, type SqliteStorage } from '../../src/storage/sqlite/index.js';
 import { sqliteMediaStore } from '../../src/storage/sqlite/mediaStore.js';
+import { sqliteTextIndexWriter } from '../../src/index/text/sqlite/writer.js';
 import { toMedia, type MediaRow } from '../../src/storage/sqlite/rows.js';
 import type { BrowseQuery, MediaRecord, NewFrame, NewMedia } from '../../src/storage/types.js';
 import {
@@ -378,8 +379,9 @@ export async function runLibraryBench(opts: BenchOptions): Promise<SectionResult
      * The same media store code on the same handle, built inside traceSql so that the statements it
      * prepares once at construction are traced too (for the plans; timings use `st`).
      */
-    const traceable = () =>
-      sqliteMediaStore(db, { upsert: () => undefined, remove: () => undefined, removeMedia: () => undefined });
+    const noVectors = { upsert: () => undefined, remove: () => undefined, removeMedia: () => undefined };
+    const textWriter = sqliteTextIndexWriter(db);
+    const traceable = () => sqliteMediaStore(db, { vectors: noVectors, text: textWriter });
     const storageBrowseStats = new Map<string, Stats>();
     const browseRow = async (
       id: string,

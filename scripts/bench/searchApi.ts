@@ -11,8 +11,8 @@
  * Rows are written with the storage's own SQL in large transactions, then
  * indexed in one pass, the way an existing library gets indexed:
  * - the text index by the set-based statements of migration 005's backfill
- *   (the per-row triggers are off during the fill: row by row, indexing slowed
- *   to ~3 ms an item past 500k here, over an hour for the 1M fill);
+ *   (the rows are written without the stores' index writer: row by row,
+ *   indexing slowed to ~3 ms an item past 500k here, over an hour for the 1M fill);
  * - the vector index by rebuild(), as the server's search maintenance does
  *   after a big import (a collection past 50k needs it for its coarse lists).
  *
@@ -101,13 +101,6 @@ export async function runSearchApiBench(opts: BenchOptions): Promise<SectionResu
     const blobKey = '0'.repeat(64) + '.jpg';
     const vectors = new Float32Array(shape.batch * D);
     let filled = 0;
-    // The per-row text-index triggers of media and captions, off during the fill (see the file comment).
-    const textTriggers = db
-      .prepare(
-        `SELECT name, sql FROM sqlite_schema WHERE type = 'trigger' AND name IN ('text_index_media_insert', 'text_index_caption_insert')`,
-      )
-      .all() as Array<{ name: string; sql: string }>;
-    if (textTriggers.length !== 2) throw new Error('the text index triggers of migration 005 are not there');
     const scope = `'ds' || replace(lower(s.dataset_id), '-', '') || '0'`;
     /** Migration 005's backfill, for the items and captions from the i-th on. */
     const indexText = (from: number) => {
@@ -132,7 +125,6 @@ export async function runSearchApiBench(opts: BenchOptions): Promise<SectionResu
     const fill = (upTo: number) => {
       const started = performance.now();
       const from = filled;
-      for (const t of textTriggers) db.exec(`DROP TRIGGER ${t.name}`);
       while (filled < upTo) {
         const n = Math.min(shape.batch, upTo - filled);
         for (let j = 0; j < n; j++) next(vectors, j * D);
@@ -153,7 +145,6 @@ export async function runSearchApiBench(opts: BenchOptions): Promise<SectionResu
         })();
         filled += n;
       }
-      for (const t of textTriggers) db.exec(t.sql);
       indexText(from);
       const docs = db.prepare(`SELECT count(*) FROM text_index_docs`).pluck().get() as number;
       if (docs !== 2 * filled)

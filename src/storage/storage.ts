@@ -20,7 +20,7 @@ import type {
 } from './types.js';
 import type { JobStore } from '../jobs/types.js';
 import type { ClusterStore } from '../search/clusters.js';
-import type { TextIndex } from '../search/textIndex.js';
+import type { TextIndex } from '../index/text/textIndex.js';
 import type { VectorIndex } from '../search/vectorIndex.js';
 
 /**

@@ -1,7 +1,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { SqliteStorage } from '../../src/storage/sqlite/index.js';
-import type { TextHit } from '../../src/search/textIndex.js';
+import type { TextHit } from '../../src/index/text/textIndex.js';
 import { startTestApp, type TestApp } from '../helpers/testApp.js';
 
 /**

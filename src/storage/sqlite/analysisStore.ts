@@ -1,6 +1,8 @@
 import { notFound } from '../../errors.js';
 import type { AnalysisStore } from '../storage.js';
+import type { NewCaption } from '../types.js';
 import type { VectorRow } from '../../search/vectorIndex.js';
+import type { IndexWriters } from '../indexWriters.js';
 import type { Db } from './database.js';
 import { toFrame, toObject, type FrameRow, type ObjectRow } from './rows.js';
 
@@ -13,17 +15,24 @@ export interface VectorSync {
   removeMedia(mediaIds: string[]): void;
 }
 
-export function sqliteAnalysisStore(db: Db, vectors: VectorSync): AnalysisStore {
+export function sqliteAnalysisStore(db: Db, writers: IndexWriters): AnalysisStore {
+  const { vectors, text } = writers;
   const activeFrames = db.prepare(`SELECT * FROM frames WHERE media_id = ? AND status = 'active' ORDER BY seconds, id`);
 
   /** Deletes what the model made on these frames (captions, objects, embeddings); the user's rows stay. */
   const dropModelRows = (frameIds: string[]) => {
     const ids = JSON.stringify(frameIds);
-    vectors.remove(
+    const objectIds = db
+      .prepare(
+        `SELECT id FROM detected_objects WHERE frame_id IN (SELECT value FROM json_each(?)) AND source = 'model'`,
+      )
+      .pluck()
+      .all(ids) as string[];
+    vectors.remove(objectIds);
+    text.dropObjects(objectIds);
+    text.dropCaptions(
       db
-        .prepare(
-          `SELECT id FROM detected_objects WHERE frame_id IN (SELECT value FROM json_each(?)) AND source = 'model'`,
-        )
+        .prepare(`SELECT id FROM captions WHERE frame_id IN (SELECT value FROM json_each(?)) AND source = 'model'`)
         .pluck()
         .all(ids) as string[],
     );
@@ -79,6 +88,9 @@ export function sqliteAnalysisStore(db: Db, vectors: VectorSync): AnalysisStore 
         db.prepare(
           `UPDATE frames SET status = 'deleted', updated_at = ? WHERE id IN (SELECT value FROM json_each(?))`,
         ).run(at, ids);
+        // The frames' captions and OCR rows leave the text index with them (and stay out: the frames are
+        // deleted), so the status changes of their captions and objects below have nothing left to drop.
+        text.reindexFrames(mediaId, gone);
         db.prepare(
           `UPDATE captions SET status = 'deleted', updated_at = ? WHERE frame_id IN (SELECT value FROM json_each(?))`,
         ).run(at, ids);
@@ -110,7 +122,10 @@ export function sqliteAnalysisStore(db: Db, vectors: VectorSync): AnalysisStore 
       const insertCaption = db.prepare(
         `INSERT INTO captions (id, frame_id, media_id, text, model, source, created_at, updated_at, created_by) VALUES (?, ?, ?, ?, ?, 'model', ?, ?, 'model')`,
       );
-      for (const c of result.captions) insertCaption.run(c.id, frameId, frame.media_id, c.text, c.model, at, at);
+      for (const c of result.captions) {
+        insertCaption.run(c.id, frameId, frame.media_id, c.text, c.model, at, at);
+        text.reindexCaptions([c.id]);
+      }
       const insertObject = db.prepare(
         `INSERT INTO detected_objects (id, frame_id, media_id, type, label, blob_key, polygon, confidence, model, similarity_model, source, created_at, updated_at)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'model', ?, ?)`,
@@ -134,6 +149,7 @@ export function sqliteAnalysisStore(db: Db, vectors: VectorSync): AnalysisStore 
           at,
           at,
         );
+        if (o.type === 'text') text.reindexObjects([o.id]);
         if (o.embedding && o.similarityModel) {
           const v = o.embedding.vector;
           insertVector.run(
@@ -197,6 +213,41 @@ export function sqliteAnalysisStore(db: Db, vectors: VectorSync): AnalysisStore 
     vectors.upsert(indexed);
   });
 
+  const correctObject = db.transaction((id: string, change: Parameters<AnalysisStore['correctObject']>[1]) => {
+    const at = now();
+    const before = db.prepare(`SELECT label, status FROM detected_objects WHERE id = ?`).get(id) as
+      Pick<ObjectRow, 'label' | 'status'> | undefined;
+    if ('deleted' in change) {
+      vectors.remove([id]);
+      db.prepare(`UPDATE detected_objects SET source = 'user', status = 'deleted', updated_at = ? WHERE id = ?`).run(
+        at,
+        id,
+      );
+    } else {
+      db.prepare(`UPDATE detected_objects SET source = 'user', label = ?, updated_at = ? WHERE id = ?`).run(
+        change.label,
+        at,
+        id,
+      );
+    }
+    const row = db.prepare(`SELECT * FROM detected_objects WHERE id = ?`).get(id) as ObjectRow | undefined;
+    if (!row) throw notFound('object not found');
+    // An OCR text object's row in the text index follows its label and status.
+    if (before && (before.label !== row.label || before.status !== row.status)) text.reindexObjects([id]);
+    return toObject(row);
+  });
+
+  const addUserCaption = db.transaction((frameId: string, caption: NewCaption, userId: string) => {
+    const at = now();
+    const inserted = db
+      .prepare(
+        `INSERT INTO captions (id, frame_id, media_id, text, model, source, created_at, updated_at, created_by)
+         SELECT ?, id, media_id, ?, ?, 'user', ?, ?, ? FROM frames WHERE id = ?`,
+      )
+      .run(caption.id, caption.text, caption.model, at, at, userId, frameId);
+    if (inserted.changes > 0) text.reindexCaptions([caption.id]);
+  });
+
   return {
     syncFrames: async (mediaId, frames, userId) => syncFrames(mediaId, frames, userId),
     framesOf: async (mediaId) => (activeFrames.all(mediaId) as FrameRow[]).map(toFrame),
@@ -227,32 +278,8 @@ export function sqliteAnalysisStore(db: Db, vectors: VectorSync): AnalysisStore 
       const row = db.prepare(`SELECT * FROM frames WHERE id = ?`).get(id) as FrameRow | undefined;
       return row ? toFrame(row) : null;
     },
-    correctObject: async (id, change) => {
-      const at = now();
-      if ('deleted' in change) {
-        vectors.remove([id]);
-        db.prepare(`UPDATE detected_objects SET source = 'user', status = 'deleted', updated_at = ? WHERE id = ?`).run(
-          at,
-          id,
-        );
-      } else {
-        db.prepare(`UPDATE detected_objects SET source = 'user', label = ?, updated_at = ? WHERE id = ?`).run(
-          change.label,
-          at,
-          id,
-        );
-      }
-      const row = db.prepare(`SELECT * FROM detected_objects WHERE id = ?`).get(id) as ObjectRow | undefined;
-      if (!row) throw notFound('object not found');
-      return toObject(row);
-    },
-    addUserCaption: async (frameId, caption, userId) => {
-      const at = now();
-      db.prepare(
-        `INSERT INTO captions (id, frame_id, media_id, text, model, source, created_at, updated_at, created_by)
-         SELECT ?, id, media_id, ?, ?, 'user', ?, ?, ? FROM frames WHERE id = ?`,
-      ).run(caption.id, caption.text, caption.model, at, at, userId, frameId);
-    },
+    correctObject: async (id, change) => correctObject(id, change),
+    addUserCaption: async (frameId, caption, userId) => addUserCaption(frameId, caption, userId),
     userObjects: async (frameId) =>
       (
         db

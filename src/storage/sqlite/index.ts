@@ -6,9 +6,11 @@ import { sqliteMediaStore } from './mediaStore.js';
 import { sqliteJobStore } from './jobStore.js';
 import { sqliteAnalysisStore } from './analysisStore.js';
 import { sqliteClusterStore } from './clusterStore.js';
-import { sqliteTextIndex } from './textIndex.js';
-import { threadedTextIndex, type ThreadedTextIndexOptions } from './textIndexThread.js';
+import { sqliteTextIndex } from '../../index/text/sqlite/textIndex.js';
+import { threadedTextIndex, type ThreadedTextIndexOptions } from '../../index/text/sqlite/thread.js';
 import { sqliteVectorIndex } from './vectorIndex.js';
+import { sqliteTextIndexWriter } from '../../index/text/sqlite/writer.js';
+import type { IndexWriters } from '../indexWriters.js';
 
 export interface SqliteStorage extends Storage {
   /** The raw handle, for the later search and job modules that share the file. */
@@ -27,12 +29,14 @@ export function openSqliteStorage(file: string, options: SqliteStorageOptions = 
   const text = file === ':memory:' ? null : threadedTextIndex(db, file, options.text);
   // The vector index is written inside the transactions that write embeddings and delete items.
   const vectors = sqliteVectorIndex(db);
+  // Both indexes are written by the stores, inside the transactions that change what they hold.
+  const writers: IndexWriters = { vectors: vectors.sync, text: sqliteTextIndexWriter(db) };
   return {
     db,
     accounts: sqliteAccountStore(db),
     collections: sqliteCollectionStore(db),
-    media: sqliteMediaStore(db, vectors.sync),
-    analysis: sqliteAnalysisStore(db, vectors.sync),
+    media: sqliteMediaStore(db, writers),
+    analysis: sqliteAnalysisStore(db, writers),
     clusters: sqliteClusterStore(db),
     vectors,
     text: text ?? sqliteTextIndex(db),

@@ -2,8 +2,8 @@ import { invalid, notFound } from '../../errors.js';
 import type { MediaStore } from '../storage.js';
 import type { FrameDetail, MediaRecord, MediaSummary, Metadata, NewFrame, NewMedia } from '../types.js';
 import { sqliteBrowse } from './browse.js';
+import type { IndexWriters } from '../indexWriters.js';
 import type { Db } from './database.js';
-import type { VectorSync } from './analysisStore.js';
 import {
   toCaption,
   toFrame,
@@ -129,7 +129,11 @@ const OBJECT_COLUMNS = columnsOf<ObjectRow>({
   created_at: 1,
 });
 
-export function sqliteMediaStore(db: Db, vectors: VectorSync): MediaStore {
+/** A media row as `SELECT *` reads it: with the description column (searchable text) too. */
+type MediaRowWithText = MediaRow & { description: string | null };
+
+export function sqliteMediaStore(db: Db, writers: IndexWriters): MediaStore {
+  const { vectors, text } = writers;
   const getRow = db.prepare(`SELECT * FROM media WHERE id = ?`);
   const fetchRow = (id: string): MediaRow | undefined => getRow.get(id) as MediaRow | undefined;
   const mustRow = (id: string): MediaRow => {
@@ -164,6 +168,7 @@ export function sqliteMediaStore(db: Db, vectors: VectorSync): MediaStore {
       rootId,
       at,
     });
+    text.reindexItemText(m.id);
   };
 
   const insert = db.transaction((m: NewMedia, frames: NewFrame[]): MediaRecord => {
@@ -175,7 +180,8 @@ export function sqliteMediaStore(db: Db, vectors: VectorSync): MediaStore {
         .pluck()
         .all(m.rootId) as string[];
       db.prepare(`UPDATE media SET is_current = 0 WHERE root_id = ?`).run(m.rootId);
-      dropTags(db, previous);
+      text.reindexMedia(previous);
+      dropTags(db, text, previous);
     }
     writeMedia(m, at);
     for (const f of frames) {
@@ -193,7 +199,7 @@ export function sqliteMediaStore(db: Db, vectors: VectorSync): MediaStore {
         m.createdById,
       );
     }
-    syncTags(db, m.id, m.datasetId, true, m.metadata);
+    syncTags(db, text, m.id, m.datasetId, true, m.metadata);
     addStorage.run(m.sizeBytes, m.organizationId);
     return toMedia(mustRow(m.id));
   });
@@ -212,18 +218,13 @@ export function sqliteMediaStore(db: Db, vectors: VectorSync): MediaStore {
   });
 
   const writeMetadata = (row: MediaRow, metadata: Metadata, name: string, userId: string) => {
+    const description = textOrNull(metadata.description);
     db.prepare(
       `UPDATE media SET name = ?, metadata = ?, description = ?, prompt = ?, updated_at = ?, updated_by = ? WHERE id = ?`,
-    ).run(
-      name,
-      JSON.stringify(metadata),
-      textOrNull(metadata.description),
-      textOrNull(metadata.prompt),
-      now(),
-      userId,
-      row.id,
-    );
-    syncTags(db, row.id, row.dataset_id, row.status === 'active' && row.is_current === 1, metadata);
+    ).run(name, JSON.stringify(metadata), description, textOrNull(metadata.prompt), now(), userId, row.id);
+    // The item's own row in the text index holds its name and description: re-indexed when either changed.
+    if (row.name !== name || (row as MediaRowWithText).description !== description) text.reindexItemText(row.id);
+    syncTags(db, text, row.id, row.dataset_id, row.status === 'active' && row.is_current === 1, metadata);
   };
 
   const activeRow = (id: string): MediaRow => {
@@ -256,6 +257,9 @@ export function sqliteMediaStore(db: Db, vectors: VectorSync): MediaStore {
     db.prepare(
       `UPDATE media SET status = 'deleted', deleted_at = ?, updated_at = ?, updated_by = ? WHERE id IN (SELECT value FROM json_each(?))`,
     ).run(at, at, userId, ids);
+    // The items stop being live: every text index row of theirs goes, their frames', captions' and objects'
+    // included, so the status changes below have nothing left to drop.
+    text.reindexMedia(rows.map((r) => r.id));
     for (const table of ['frames', 'captions', 'detected_objects']) {
       db.prepare(
         `UPDATE ${table} SET status = 'deleted', updated_at = ? WHERE media_id IN (SELECT value FROM json_each(?))`,
@@ -263,6 +267,7 @@ export function sqliteMediaStore(db: Db, vectors: VectorSync): MediaStore {
     }
     dropTags(
       db,
+      text,
       rows.map((r) => r.id),
     );
     vectors.removeMedia(rows.map((r) => r.id));
@@ -286,6 +291,7 @@ export function sqliteMediaStore(db: Db, vectors: VectorSync): MediaStore {
     return { deletedCount: deleteRows(rows, row.organization_id, userId) };
   });
 
+  // Paths are not searchable and a move stays in its collection: the indexes have nothing to hear of it.
   const move = db.transaction((id: string, destinationPath: string, userId: string) => {
     const row = activeRow(id);
     const at = now();
@@ -418,7 +424,7 @@ export function sqliteMediaStore(db: Db, vectors: VectorSync): MediaStore {
     softDelete: async (id, userId) => softDelete(id, userId),
     move: async (id, destinationPath, userId) => move(id, destinationPath, userId),
     ...sqliteBrowse(db),
-    ...sqliteVersions(db, { deleteRows, mustRow }),
+    ...sqliteVersions(db, { deleteRows, mustRow, text }),
     setProcessingStatus: async (id, status, error) => {
       db.prepare(`UPDATE media SET processing_status = ?, processing_error = ? WHERE id = ?`).run(status, error, id);
     },

@@ -1,4 +1,5 @@
 import { invalid, notFound } from '../../errors.js';
+import type { TextIndexWriter } from '../../index/text/writer.js';
 import type { MediaStore } from '../storage.js';
 import type { Db } from './database.js';
 import { toMedia, type MediaRow } from './rows.js';
@@ -7,6 +8,8 @@ import { dropTags, syncTags } from './tagIndex.js';
 interface Helpers {
   deleteRows(rows: Array<{ id: string; size_bytes: number }>, organizationId: string, userId: string): number;
   mustRow(id: string): MediaRow;
+  /** The text index, told of the versions that stop and start being current. */
+  text: TextIndexWriter;
 }
 
 /**
@@ -28,13 +31,15 @@ export function sqliteVersions(
       .pluck()
       .all(row.root_id, row.id) as string[];
     db.prepare(`UPDATE media SET is_current = 0 WHERE root_id = ? AND id != ?`).run(row.root_id, row.id);
-    dropTags(db, previous);
+    h.text.reindexMedia(previous);
+    dropTags(db, h.text, previous);
     db.prepare(`UPDATE media SET is_current = 1, updated_at = ?, updated_by = ? WHERE id = ?`).run(
       new Date().toISOString(),
       userId,
       row.id,
     );
-    syncTags(db, row.id, row.dataset_id, true, JSON.parse(row.metadata));
+    if (row.is_current !== 1) h.text.reindexMedia([row.id]);
+    syncTags(db, h.text, row.id, row.dataset_id, true, JSON.parse(row.metadata));
   };
 
   const deleteVersion = db.transaction((rootId: string, versionId: string, userId: string) => {

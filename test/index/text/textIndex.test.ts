@@ -1,210 +1,42 @@
 /**
- * The FTS5 text index (migrations/005_text_index.sql, src/storage/sqlite/textIndex.ts,
- * src/search/textIndex.ts). Rows are written only through the Storage
- * interface, so these tests prove the triggers keep the index in step with
- * every write path: stemming, OCR-only words pointing at their frame, file
- * names, tags, descriptions, renames, deletes, versions, reprocessing, user
- * corrections, frame resampling; collection and item filters; hostile
- * queries; scores; the backfill of an existing library.
+ * The FTS5 text index (src/index/text/sqlite/, migrations/005_text_index.sql).
+ * Rows are written only through the Storage interface, so these tests prove
+ * the stores' index writer keeps the index in step with every write path
+ * (the fixture's assertInStep after each test): stemming, OCR-only words
+ * pointing at their frame, file names, tags, descriptions, renames, deletes,
+ * versions, reprocessing, user corrections, frame resampling; collection and
+ * item filters; hostile queries; scores; the backfill of an existing library.
  *
  * TEXT_INDEX_BENCH=1 adds a timing run on synthetic captions (optionally
  * TEXT_INDEX_BENCH_N=100000 images; TEXT_INDEX_BENCH_CACHE_MB=1024 for the
  * bulk insert, whose speed depends on the page cache once the file outgrows it).
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { newMediaId, newUuid, nowIso, pathLabel } from '../../src/ids.js';
+import { newMediaId, newUuid, nowIso, pathLabel } from '../../../src/ids.js';
+import { inflections, parseQuery } from '../../../src/index/text/query.js';
+import type { TextHit, TextSearchQuery } from '../../../src/index/text/textIndex.js';
+import { textRank } from '../../../src/index/text/textRank.js';
+import { sqliteTextIndex, type SqliteTextIndexOptions } from '../../../src/index/text/sqlite/textIndex.js';
+import { threadedTextIndex } from '../../../src/index/text/sqlite/thread.js';
+import { sqliteTextIndexWriter } from '../../../src/index/text/sqlite/writer.js';
+import type { TextIndexWriter } from '../../../src/index/text/writer.js';
+import { sqliteAnalysisStore } from '../../../src/storage/sqlite/analysisStore.js';
+import { migrate } from '../../../src/storage/sqlite/migrate.js';
+import { stopWorker } from '../../../src/spawnWorker.js';
+import { seededRandom } from '../../../src/random.js';
 import {
-  inflections,
-  parseQuery,
-  textRank,
-  type TextHit,
-  type TextIndex,
-  type TextSearchQuery,
-} from '../../src/search/textIndex.js';
-import type { Db } from '../../src/storage/sqlite/database.js';
-import { openSqliteStorage, type SqliteStorage } from '../../src/storage/sqlite/index.js';
-import { migrate } from '../../src/storage/sqlite/migrate.js';
-import { scopeToken, sqliteTextIndex, type SqliteTextIndexOptions } from '../../src/storage/sqlite/textIndex.js';
-import { stopWorker } from '../../src/spawnWorker.js';
-import { threadedTextIndex } from '../../src/storage/sqlite/textIndexThread.js';
-import type { Collection, Metadata, NewObject, Organization, User } from '../../src/storage/types.js';
-import { seededRandom } from '../../src/random.js';
-
-const tmp = mkdtempSync(path.join(os.tmpdir(), 'lumen-text-'));
-process.on('exit', () => rmSync(tmp, { recursive: true, force: true }));
-let fileNo = 0;
-const tempDb = () => path.join(tmp, `t${++fileNo}.db`);
-
-// ---------------------------------------------------------------- fixture
-
-interface Fx {
-  s: SqliteStorage;
-  user: User;
-  org: Organization;
-  coll: Collection;
-  index: TextIndex;
-}
-
-async function open(options: SqliteTextIndexOptions = {}): Promise<Fx> {
-  const s = openSqliteStorage(tempDb());
-  const user = await s.accounts.createUser({
-    id: newUuid(),
-    email: `u-${newUuid()}@example.com`,
-    name: 'U',
-    createdAt: nowIso(),
-  });
-  const orgId = newUuid();
-  const org = await s.accounts.createOrganization(
-    { id: orgId, name: 'Acme', slug: `acme-${orgId.slice(0, 8)}` },
-    user.id,
-  );
-  const coll = await newCollection(s, org.id, user.id);
-  return { s, user, org, coll, index: sqliteTextIndex(s.db, options) };
-}
-
-async function newCollection(s: SqliteStorage, organizationId: string, userId: string): Promise<Collection> {
-  const at = nowIso();
-  return s.collections.create({
-    id: newUuid(),
-    organizationId,
-    name: 'Library',
-    icon: null,
-    type: 'media',
-    createdAt: at,
-    updatedAt: at,
-    createdById: userId,
-  });
-}
-
-interface ItemSpec {
-  name?: string;
-  metadata?: Metadata;
-  /** Per frame: captions and OCR lines. One empty frame by default. */
-  frames?: Array<{ captions?: string[]; ocr?: string[] }>;
-  coll?: Collection;
-  rootId?: string;
-}
-
-interface Item {
-  id: string;
-  frameIds: string[];
-}
-
-const ocrObject = (text: string): NewObject => ({
-  id: newMediaId(),
-  type: 'text',
-  label: text,
-  blobKey: null,
-  polygon: [
-    { x: 0, y: 0 },
-    { x: 1, y: 0 },
-    { x: 1, y: 1 },
-  ],
-  confidence: 0.9,
-  model: 'ocr-test',
-  similarityModel: null,
-  embedding: null,
-});
-const boxObject = (label: string): NewObject => ({ ...ocrObject(label), type: 'object', model: 'yolo-test' });
-
-async function addItem(fx: Fx, spec: ItemSpec = {}): Promise<Item> {
-  const id = newMediaId();
-  const coll = spec.coll ?? fx.coll;
-  const frames = (spec.frames ?? [{}]).map((_, i) => ({
-    id: newMediaId(),
-    timestamp: String(i * 2),
-    blobKey: `frame-${id}-${i}`,
-    width: 64,
-    height: 48,
-  }));
-  await fx.s.media.insert(
-    {
-      id,
-      datasetId: coll.id,
-      organizationId: coll.organizationId,
-      parentPath: pathLabel(coll.id),
-      type: frames.length > 1 ? 'video' : 'image',
-      name: spec.name ?? `file-${id.slice(0, 6)}.jpg`,
-      blobKey: `blob-${id}`,
-      mimeType: 'image/jpeg',
-      width: 64,
-      height: 48,
-      duration: null,
-      sizeBytes: 100,
-      exif: {},
-      metadata: spec.metadata ?? {},
-      processingStatus: 'ready',
-      createdById: fx.user.id,
-      ...(spec.rootId ? { rootId: spec.rootId } : {}),
-    },
-    frames,
-  );
-  for (const [i, f] of (spec.frames ?? [{}]).entries()) {
-    if (!f.captions?.length && !f.ocr?.length) continue;
-    await analyse(fx, frames[i].id, f.captions ?? [], f.ocr ?? []);
-  }
-  return { id, frameIds: frames.map((f) => f.id) };
-}
-
-/** What ingest writes for a frame: model captions and objects (here OCR text plus a non-text box). */
-const analyse = (fx: Fx, frameId: string, captions: string[], ocr: string[]) =>
-  fx.s.analysis.replaceFrameAnalysis(frameId, {
-    captions: captions.map((text) => ({ id: newMediaId(), text, model: 'caption-test' })),
-    objects: [...ocr.map(ocrObject), boxObject('zebra')],
-  });
-
-async function search(fx: Fx, query: string, over: Partial<TextSearchQuery> = {}): Promise<TextHit[]> {
-  const hits = await fx.index.search({ query, datasetIds: [fx.coll.id], limit: 50, ...over });
-  for (const h of hits) assert.ok(h.score >= 0 && h.score <= 1, `score ${h.score} in 0..1`);
-  for (let i = 1; i < hits.length; i++) assert.ok(hits[i - 1].score >= hits[i].score, 'best first');
-  return hits;
-}
-/** "mediaId/frameId" of each hit ("mediaId/-" for item hits), sorted. */
-const keys = (hits: TextHit[]) => hits.map((h) => `${h.mediaId}/${h.frameId ?? '-'}`).sort();
-const itemsOf = (hits: TextHit[]) => [...new Set(hits.map((h) => h.mediaId))].sort();
-
-/**
- * The index holds exactly the live text: one docs row (and one FTS row) per
- * live caption, OCR object, item and tag value, the FTS row count agrees, and
- * FTS5's own integrity check passes.
- */
-function assertInStep(db: Db): void {
-  const expected = db
-    .prepare(
-      `SELECT 'item' AS kind, source, media_id, NULL AS frame_id FROM text_index_items
-       UNION ALL SELECT 'tag', media_id || char(31) || grp || char(31) || tag, media_id, NULL FROM text_index_tags
-       UNION ALL SELECT 'caption', source, media_id, frame_id FROM text_index_captions
-       UNION ALL SELECT 'ocr', source, media_id, frame_id FROM text_index_ocr
-       ORDER BY 1, 2`,
-    )
-    .all();
-  const actual = db.prepare(`SELECT kind, source, media_id, frame_id FROM text_index_docs ORDER BY 1, 2`).all();
-  assert.equal(actual, expected, 'text_index_docs holds exactly the live rows');
-  const ftsRows = db.prepare(`SELECT count(*) FROM text_index`).pluck().get();
-  assert.is(ftsRows, actual.length, 'one FTS row per docs row');
-  const orphans = db
-    .prepare(`SELECT count(*) FROM text_index WHERE rowid NOT IN (SELECT id FROM text_index_docs)`)
-    .pluck()
-    .get();
-  assert.is(orphans, 0, 'no FTS row without its docs row');
-  const perCollection = db
-    .prepare(
-      `SELECT m.dataset_id AS id, count(*) AS n FROM text_index_docs d JOIN media m ON m.id = d.media_id GROUP BY m.dataset_id`,
-    )
-    .all() as Array<{ id: string; n: number }>;
-  for (const c of perCollection) {
-    const scoped = db
-      .prepare(`SELECT count(*) FROM text_index WHERE text_index MATCH ?`)
-      .pluck()
-      .get(`scope : "${scopeToken(c.id)}"`);
-    assert.is(scoped, c.n, 'each row carries its collection');
-  }
-  db.exec(`INSERT INTO text_index (text_index) VALUES ('integrity-check')`);
-}
+  addItem,
+  analyse,
+  assertInStep,
+  itemsOf,
+  keys,
+  newCollection,
+  newFolder,
+  open,
+  search,
+  type Fx,
+} from './fixture.js';
 
 const test = suite('text index');
 let fx: Fx;
@@ -292,27 +124,7 @@ test('deleted items are gone (their frames too); folders are not indexed', async
   await fx.s.media.softDelete(a.id, fx.user.id);
   assert.equal(itemsOf(await search(fx, 'kayak')), [b.id]);
   assert.equal(await search(fx, 'rentals'), []);
-  const folder = await fx.s.media.insertFolder(
-    {
-      id: newMediaId(),
-      datasetId: fx.coll.id,
-      organizationId: fx.org.id,
-      parentPath: pathLabel(fx.coll.id),
-      type: 'folder',
-      name: 'Kayak trips',
-      blobKey: null,
-      mimeType: null,
-      width: null,
-      height: null,
-      duration: null,
-      sizeBytes: 0,
-      exif: {},
-      metadata: {},
-      processingStatus: 'ready',
-      createdById: fx.user.id,
-    },
-    false,
-  );
+  const folder = { folder: await newFolder(fx, 'Kayak trips') };
   assert.not.ok((await search(fx, 'trips')).length, 'folder names are not indexed');
   const inside = await fx.s.media.insert(
     {
@@ -437,7 +249,11 @@ test('an item whose collection changes (no API does this yet) is found in its ne
     frames: [{ captions: ['a glacier'] }],
     metadata: { tags: { place: ['Iceland'] } },
   });
-  fx.s.db.prepare(`UPDATE media SET dataset_id = ? WHERE id = ?`).run(other.id, a.id);
+  // As a store would: the change and the index writer's word, in one transaction.
+  fx.s.db.transaction(() => {
+    fx.s.db.prepare(`UPDATE media SET dataset_id = ? WHERE id = ?`).run(other.id, a.id);
+    sqliteTextIndexWriter(fx.s.db).reindexMedia([a.id]);
+  })();
   assert.equal(await search(fx, 'glacier iceland'), []);
   assert.equal(itemsOf(await search(fx, 'glacier iceland', { datasetIds: [other.id] })), [a.id]);
 });
@@ -793,7 +609,7 @@ test('the migration indexes an existing library (backfill)', async () => {
   await fx.s.media.softDelete(gone.id, fx.user.id);
   const before = await Promise.all(['fjord', 'geiranger', 'norway', 'ferry'].map((q) => search(fx, q)));
   const db = fx.s.db;
-  // Back to the schema before 005: drop everything it created, then migrate again.
+  // Back to the schema before 005: drop everything it created, then migrate again (009 drops its triggers).
   const created = db
     .prepare(
       `SELECT type, name FROM sqlite_schema WHERE name LIKE 'text_index%' AND type IN ('trigger', 'view', 'table')`,
@@ -802,8 +618,17 @@ test('the migration indexes an existing library (backfill)', async () => {
   for (const o of created.filter((o) => o.type === 'trigger')) db.exec(`DROP TRIGGER ${o.name}`);
   for (const o of created.filter((o) => o.type === 'view')) db.exec(`DROP VIEW ${o.name}`);
   db.exec(`DROP TABLE text_index; DROP TABLE text_index_docs; DROP TABLE text_index_rows`);
-  db.prepare(`DELETE FROM schema_migrations WHERE name IN ('005_text_index.sql', '008_text_index_rows.sql')`).run();
-  assert.equal(migrate(db), ['005_text_index.sql', '008_text_index_rows.sql']);
+  const again = ['005_text_index.sql', '008_text_index_rows.sql', '009_text_index_writer.sql'];
+  db.prepare(`DELETE FROM schema_migrations WHERE name IN (SELECT value FROM json_each(?))`).run(JSON.stringify(again));
+  assert.equal(migrate(db), again);
+  assert.equal(
+    db
+      .prepare(`SELECT name FROM sqlite_schema WHERE type = 'trigger' AND name LIKE 'text_index%' ORDER BY name`)
+      .pluck()
+      .all(),
+    ['text_index_rows_delete', 'text_index_rows_insert'],
+    'only the row counter is kept by triggers',
+  );
   assertRowCount();
   fx.index = sqliteTextIndex(db);
   const after = await Promise.all(['fjord', 'geiranger', 'norway', 'ferry'].map((q) => search(fx, q)));
@@ -878,7 +703,7 @@ if (process.env.TEXT_INDEX_BENCH) {
  * 5000 words (plus real English ones; "a" and "the" are in most captions, as
  * with real captioners), OCR on a fifth, tags on a third, file names like
  * IMG_123_word-word.jpg, in 4 collections. Rows are inserted with SQL in
- * batches (the triggers index them), then queries of 1..3 words are timed.
+ * batches (the index writer indexes each item), then queries of 1..3 words are timed.
  */
 async function bench(n: number): Promise<void> {
   const b = await open();
@@ -917,6 +742,7 @@ async function bench(n: number): Promise<void> {
     `INSERT OR IGNORE INTO media_tags (media_id, dataset_id, grp, value) VALUES (?, ?, 'g', ?)`,
   );
   const mediaIds: string[] = [];
+  const writer = sqliteTextIndexWriter(db);
   const batch = db.transaction((from: number, to: number) => {
     for (let i = from; i < to; i++) {
       const c = colls[i % colls.length];
@@ -944,6 +770,7 @@ async function bench(n: number): Promise<void> {
         for (let k = 0; k < 1 + Math.floor(r() * 3); k++)
           insObject.run(newMediaId(), frameId, id, 'text', words(1 + Math.floor(r() * 2)), at, at);
       if (r() < 0.3) for (let k = 0; k < 1 + Math.floor(r() * 3); k++) insTag.run(id, c.id, word());
+      writer.reindexMedia([id]);
     }
   });
   const cacheSize = db.pragma('cache_size', { simple: true }) as number;
@@ -1006,19 +833,20 @@ async function bench(n: number): Promise<void> {
     limit: 20,
   }));
 
-  // Write cost of the triggers: reprocessing a frame (1 caption + 3 OCR lines replaced), with and without them.
+  // Write cost of the index writers: reprocessing a frame (1 caption + 3 OCR lines replaced), with and without.
   const frames = db.prepare(`SELECT id FROM frames ORDER BY random() LIMIT 300`).pluck().all() as string[];
-  const reprocess = async () => {
+  const reprocess = async (on: Fx) => {
     const t0 = performance.now();
-    for (const f of frames) await analyse(b, f, [words(10)], [words(2), words(1), words(2)]);
+    for (const f of frames) await analyse(on, f, [words(10)], [words(2), words(1), words(2)]);
     return (performance.now() - t0) / frames.length;
   };
-  const withIndex = await reprocess();
-  const triggers = db
-    .prepare(`SELECT name, sql FROM sqlite_schema WHERE type = 'trigger' AND name LIKE 'text_index%'`)
-    .all() as Array<{ name: string; sql: string }>;
-  for (const tr of triggers) db.exec(`DROP TRIGGER ${tr.name}`);
-  const without = await reprocess();
+  const withIndex = await reprocess(b);
+  const ignored = () => undefined;
+  const bare = sqliteAnalysisStore(db, {
+    vectors: { upsert: ignored, remove: ignored, removeMedia: ignored },
+    text: new Proxy({} as TextIndexWriter, { get: () => ignored }),
+  });
+  const without = await reprocess({ ...b, s: { ...b.s, analysis: bare } });
   console.log(
     `  replaceFrameAnalysis (1 caption, 3 OCR lines; synchronous=FULL): ${withIndex.toFixed(2)} ms with the index, ${without.toFixed(2)} ms without`,
   );

@@ -1,20 +1,19 @@
 import type { Worker } from 'node:worker_threads';
-import { deserializeError, type SerializedError } from '../../errors.js';
-import type { TextHit, TextIndex, TextSearchQuery } from '../../search/textIndex.js';
-import { spawnWorker, stopWorker } from '../../spawnWorker.js';
-import type { Db } from './database.js';
+import { deserializeError, type SerializedError } from '../../../errors.js';
+import type { TextHit, TextIndex, TextSearchQuery } from '../textIndex.js';
+import { spawnWorker, stopWorker } from '../../../spawnWorker.js';
+import type { Db } from './db.js';
 import { sqliteTextIndex } from './textIndex.js';
 
 /**
  * The text index of a big library, searched in a worker thread with a
- * read-only connection of its own (textIndexWorker.ts).
+ * read-only connection of its own (worker.ts).
  *
  * Why: a search asks the vector index and the text index at once, and over a
  * library bigger than the OS keeps cached both mostly wait on scattered page
  * reads. better-sqlite3 is synchronous, so in one thread they wait one after
  * the other; with the text search in a worker they wait together, and the
- * event loop is free meanwhile. Measured over a 1M-frame library here:
- * vector search ~23 ms, text search ~31 ms, one after the other ~55.
+ * event loop is free meanwhile (timings: docs/measurements/text-index.md).
  *
  * Below `threadRows` index rows a search runs in this thread (it takes a few
  * milliseconds, less than a worker costs to start). The worker starts with the
@@ -23,13 +22,13 @@ import { sqliteTextIndex } from './textIndex.js';
  * worker dies, what it was asked is answered here, and a new one is started
  * for the next search (after MAX_CRASHES, searches stay in this thread).
  * warm() has the worker read the pages searches look up row by row into its
- * own cache (textIndexWarm.ts); the server asks for it at start-up.
+ * own cache (warm.ts); the server asks for it at start-up.
  */
 export const THREAD_ROWS = 50_000;
 const MAX_CRASHES = 3;
 /**
- * The worker connection's page cache: what warm() reads (~380 MB at 1M
- * frames; see textIndexWarm.ts) and the pages searches read after it.
+ * The worker connection's page cache: what warm() reads (see warm.ts) and
+ * the pages searches read after it.
  * Allocated as pages are read, so a smaller library takes less.
  */
 export const TEXT_CACHE_MIB = 512;
@@ -83,7 +82,7 @@ export function threadedTextIndex(db: Db, file: string, options: ThreadedTextInd
 
   function start(): Worker {
     const setup: TextWorkerSetup = { file, cacheMiB: options.cacheMiB ?? TEXT_CACHE_MIB };
-    const w = spawnWorker(import.meta.url, 'textIndexWorker', setup);
+    const w = spawnWorker(import.meta.url, 'worker', setup);
     // Held only while a search waits on it: an idle worker never keeps the process alive.
     w.unref();
     w.on('message', (r: TextWorkerReply) => {

@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
-import { TEXT_FIELDS } from '../../search/textIndex.js';
-import type { Db } from './database.js';
+import { TEXT_FIELDS } from '../textIndex.js';
+import type { Db } from './db.js';
 
 /**
  * What the FTS5 index itself holds of the query words, row by row, read from
@@ -8,15 +8,15 @@ import type { Db } from './database.js';
  * a term: term, rowid, column): the exact term frequencies and fields of
  * every index row holding a query word, without reading any text back from
  * the source tables and without FTS5's bm25() (which looks up each row's
- * size, about 1 µs a row). Reading costs about 0.3 µs per occurrence (the
- * packing below keeps strings out of JavaScript), so it is used only when the
- * query words are rare enough (the caller's budget).
+ * size). Reading costs per occurrence (the packing below keeps strings out of
+ * JavaScript), so it is used only when the query words are rare enough (the
+ * caller's budget). Costs: docs/measurements/text-index.md.
  *
  * The vocab table lives in the connection's temp schema: nothing is stored,
  * no migration, and it works on read-only connections.
  */
 
-/** A query word as the index holds it (see textIndex.ts Term). */
+/** A query word as the index holds it (see terms.ts Term). */
 export interface PostingTerm {
   /** Index terms of the word and its other forms. */
   exact: Set<string>;
@@ -56,7 +56,7 @@ export interface Occurrences {
  * there are more (what was read is dropped; `counted` still gets the df of
  * each word read whole, for the caller's cache). With `within`, only those
  * rows' occurrences (FTS5 still walks every occurrence of the words, but in
- * C: ~0.15 µs each, against ~0.35 µs each read into JavaScript, at 1M frames);
+ * C, at about half the cost of reading each into JavaScript);
  * `df` then counts those rows only and `counted` is not called.
  */
 export type PostingsReader = (
@@ -109,8 +109,8 @@ export function sqlitePostings(db: Db): PostingsReader {
       }
     }
     // Every occurrence as one number, (((rowid·8 + column)·words + word)·2 + exact), sorted: rows come out in
-    // rowid order, each row's occurrences together (a typed-array sort of ~30k numbers costs ~2 ms, a Map
-    // entry per occurrence about four times that).
+    // rowid order, each row's occurrences together (a typed-array sort is several times cheaper than a Map
+    // entry per occurrence).
     const words = terms.length;
     const all = new Float64Array(read.reduce((n, r) => n + r.packed.length, 0));
     let n = 0;

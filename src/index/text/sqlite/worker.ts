@@ -1,15 +1,16 @@
 /**
- * Worker thread entry of the threaded text index (textIndexThread.ts): a
- * read-only connection of its own to the library file, and the same FTS5
- * search as in-thread (textIndex.ts), answering one query per message; or
- * warming its page cache (textIndexWarm.ts).
+ * Worker thread entry of the threaded text index (thread.ts, which starts it
+ * by file name: this file must stay beside it, both as .ts and as the built
+ * .js): a read-only connection of its own to the library file, and the same
+ * FTS5 search as in-thread (textIndex.ts), answering one query per message;
+ * or warming its page cache (warm.ts).
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import Database from 'better-sqlite3';
-import { serializeError } from '../../errors.js';
+import { serializeError } from '../../../errors.js';
 import { sqliteTextIndex } from './textIndex.js';
-import { warmTextIndex } from './textIndexWarm.js';
-import type { TextWorkerReply, TextWorkerRequest, TextWorkerSetup } from './textIndexThread.js';
+import { warmTextIndex } from './warm.js';
+import type { TextWorkerReply, TextWorkerRequest, TextWorkerSetup } from './thread.js';
 
 const { file, cacheMiB } = workerData as TextWorkerSetup;
 const db = new Database(file, { readonly: true, fileMustExist: true });

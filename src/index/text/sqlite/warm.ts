@@ -1,15 +1,15 @@
 import { setImmediate as turn } from 'node:timers/promises';
 import type Database from 'better-sqlite3';
-import type { Db } from './database.js';
+import type { Db } from './db.js';
 
 /**
  * Reads into a connection's page cache what a text search looks up row by
  * row: the row map (text_index_docs: each candidate row's item and frame),
  * its media index (the other rows of each frame and item found) and the FTS5
- * index's own pages (the words' lists). At 1M frames that is ~380 MB, read
- * in order in a few seconds; a search over a cold library otherwise reads
- * ~360 of those pages one at a time (about 1.4 MB a search, most of its time
- * where the OS keeps little of the file cached).
+ * index's own pages (the words' lists), read in order in a few seconds; a
+ * search over a cold library otherwise reads hundreds of those pages one at a
+ * time, most of its time where the OS keeps little of the file cached
+ * (sizes: docs/measurements/text-index.md).
  *
  * In slices of SLICE rows, with a turn of the event loop between them, so
  * searches asked meanwhile are answered. Pages beyond the cache's size push

@@ -1,5 +1,5 @@
 import Database from 'better-sqlite3';
-import { WORD_PATTERN } from '../../search/textIndex.js';
+import { WORD_PATTERN } from '../query.js';
 
 /** ASCII digits are their own index term (neither folded nor stemmed): no need to ask the tokenizer. */
 const DIGITS = /^[0-9]+$/;
