@@ -26,8 +26,8 @@ import {
   loadImageInput,
   type HopFetcher,
   type ImageInputOptions,
-} from '../../src/ai/imageInput.js';
-import { assertPublicHost, isBlockedHostname, isPrivateAddress, type LookupFn } from '../../src/ai/netGuard.js';
+} from '../../src/features/ai/imageInput.js';
+import { assertPublicHost, isBlockedHostname, isPrivateAddress, type LookupFn } from '../../src/features/ai/netGuard.js';
 
 // --- tripwire: no real DNS from this process ---------------------------------
 const realLookup = dns.lookup;

@@ -1,5 +1,5 @@
 /**
- * Pixel checks of the edit operations (src/edit/apply.ts) on small generated
+ * Pixel checks of the edit operations (src/features/edit/apply.ts) on small generated
  * images, with fake models where a model is involved: a matte that calls
  * bright pixels foreground, an upscaler that doubles with nearest-neighbour,
  * a detector that finds the bright square. The real stand-ins are driven
@@ -8,11 +8,11 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import sharp from 'sharp';
-import { applyPlan, type ApplyOptions } from '../../src/edit/apply.js';
-import { vignette } from '../../src/edit/operations/colour.js';
-import { parsePrompt } from '../../src/edit/parse.js';
-import type { EditOperation } from '../../src/edit/types.js';
-import type { Services } from '../../src/domain/services.js';
+import { applyPlan, type ApplyOptions } from '../../src/features/edit/apply.js';
+import { vignette } from '../../src/features/edit/operations/colour.js';
+import { parsePrompt } from '../../src/features/edit/parse.js';
+import type { EditOperation } from '../../src/features/edit/types.js';
+import type { Services } from '../../src/features/kernel/services.js';
 import { DomainError } from '../../src/errors.js';
 import { createLogger } from '../../src/logger.js';
 

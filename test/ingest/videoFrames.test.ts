@@ -16,7 +16,7 @@ import {
   samplingPlan,
   selectExpression,
   type SampledFrame,
-} from '../../src/ingest/videoFrames.js';
+} from '../../src/features/ingest/videoFrames.js';
 import { sharedPath } from '../helpers/skip.js';
 
 const run = promisify(execFile);

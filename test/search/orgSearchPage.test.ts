@@ -5,7 +5,7 @@ import type { TextHit } from '../../src/search/textIndex.js';
 import { startTestApp, type TestApp } from '../helpers/testApp.js';
 
 /**
- * GET /api/search's page assembly (src/search/orgSearch.ts) over the real
+ * GET /api/search's page assembly (src/features/search/orgSearch.ts) over the real
  * storage reads, with the two searches replaced by fixed hits so the ranking
  * is known: which frames a page shows, in which order, and every field of a
  * result as the spec's SearchResult has it.

@@ -1,0 +1,68 @@
+import { forbidden, invalid, notFound } from '../../errors.js';
+import { newUuid, nowIso, parseUuid } from '../../ids.js';
+import type { Collection } from '../../storage/types.js';
+import { loadCollection, requireRole } from '../kernel/access.js';
+import type { Principal, Services } from '../kernel/services.js';
+
+/** Collection as compat.md shows it: `{ id, name, icon?, type, organizationId }` plus timestamps. */
+export const presentCollection = (c: Collection) => ({
+  id: c.id,
+  name: c.name,
+  icon: c.icon,
+  type: c.type,
+  organizationId: c.organizationId,
+  createdAt: c.createdAt,
+  updatedAt: c.updatedAt,
+});
+
+async function requireOrg(s: Services, p: Principal, rawOrgId: string): Promise<string> {
+  const id = parseUuid(rawOrgId);
+  if (!id || !(await s.storage.accounts.getOrganization(id))) throw notFound('organization not found');
+  if (id !== p.organizationId) throw forbidden('no access to this organization');
+  return id;
+}
+
+export async function listCollections(s: Services, p: Principal, orgId: string) {
+  const id = await requireOrg(s, p, orgId);
+  return (await s.storage.collections.list(id)).map(presentCollection);
+}
+
+export async function createCollection(
+  s: Services,
+  p: Principal,
+  orgId: string,
+  input: { name: string; icon?: string | null },
+) {
+  const organizationId = await requireOrg(s, p, orgId);
+  requireRole(p, 'admin');
+  const name = input.name.trim();
+  if (!name) throw invalid('name must not be empty');
+  const at = nowIso();
+  const c = await s.storage.collections.create({
+    id: newUuid(),
+    organizationId,
+    name,
+    icon: input.icon ?? null,
+    type: 'media',
+    createdAt: at,
+    updatedAt: at,
+    createdById: p.userId,
+  });
+  return presentCollection(c);
+}
+
+export async function getCollection(s: Services, p: Principal, id: string) {
+  return presentCollection(await loadCollection(s, p, id, 'viewer'));
+}
+
+export async function updateCollection(
+  s: Services,
+  p: Principal,
+  id: string,
+  patch: { name?: string; icon?: string | null },
+) {
+  const c = await loadCollection(s, p, id, 'admin');
+  if (patch.name !== undefined && !patch.name.trim()) throw invalid('name must not be empty');
+  const updated = await s.storage.collections.update(c.id, { name: patch.name?.trim(), icon: patch.icon }, nowIso());
+  return presentCollection(updated!);
+}

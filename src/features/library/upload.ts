@@ -1,0 +1,117 @@
+import { rm } from 'node:fs/promises';
+import { DomainError, invalid } from '../../errors.js';
+import { newMediaId } from '../../ids.js';
+import { resolveFfprobe } from '../../files/binaries.js';
+import { canDecodeImage, probeImage } from '../../files/imageProbe.js';
+import { sniffFile } from '../../files/sniff.js';
+import { probeVideo } from '../../files/videoProbe.js';
+import type { NewFrame, NewMedia } from '../../storage/types.js';
+import { loadCollection } from '../kernel/access.js';
+import { resolveFolderPath } from './folders.js';
+import type { Principal, Services } from '../kernel/services.js';
+import { enqueueIngest } from '../ingest/jobs.js';
+
+export interface UploadInput {
+  datasetId: string;
+  path?: string;
+  name?: string;
+  /** The upload as the multipart parser left it in DATA_DIR/tmp. */
+  file: { tempPath: string; originalName: string | null; sha256?: string | null };
+}
+
+const ACCEPTED = 'JPEG, PNG, WebP, GIF, TIFF, AVIF images and MP4, WebM, MOV, MKV videos';
+
+/**
+ * Stores an upload. The order is what makes it crash-safe: the bytes are
+ * already in a temp file; probe them; move the original (and the processed
+ * frame) into the content-addressed store; only then write the database rows in
+ * one transaction. A crash before the last step leaves only unreferenced files,
+ * which the start-up sweep removes; after it, a complete item.
+ */
+export async function uploadMedia(s: Services, p: Principal, input: UploadInput) {
+  try {
+    const collection = await loadCollection(s, p, input.datasetId, 'member');
+    const parentPath = await resolveFolderPath(s, collection, input.path);
+    const name = (input.name ?? input.file.originalName ?? '').trim() || 'untitled';
+    if (name.length > 1024) throw invalid('name must be at most 1024 characters');
+
+    const sniffed = await sniffFile(input.file.tempPath);
+    if (!sniffed) throw new DomainError('unsupported_media', `unsupported file type; accepted: ${ACCEPTED}`);
+    if (sniffed.kind === 'image' && !canDecodeImage(sniffed.ext)) {
+      throw new DomainError(
+        'unsupported_media',
+        `${sniffed.ext.toUpperCase()} images cannot be decoded by this server's image library; convert to JPEG or AVIF first`,
+      );
+    }
+
+    const id = newMediaId();
+    const base: Omit<
+      NewMedia,
+      'type' | 'width' | 'height' | 'duration' | 'exif' | 'processingStatus' | 'blobKey' | 'sizeBytes'
+    > = {
+      id,
+      datasetId: collection.id,
+      organizationId: collection.organizationId,
+      parentPath,
+      name,
+      mimeType: sniffed.mime,
+      metadata: {},
+      createdById: p.userId,
+    };
+    let media: NewMedia;
+    const frames: NewFrame[] = [];
+    if (sniffed.kind === 'image') {
+      const probe = await probeImage(input.file.tempPath, {
+        maxPixels: s.config.maxImagePixels,
+        frameMaxSide: s.config.frameMaxSide,
+      });
+      const original = await s.blobs.putFile(input.file.tempPath, sniffed.ext, input.file.sha256 ?? undefined);
+      const frame = await s.blobs.putBuffer(probe.frame.buffer, probe.frame.ext);
+      frames.push({
+        id: newMediaId(),
+        timestamp: '0',
+        blobKey: frame.key,
+        width: probe.frame.width,
+        height: probe.frame.height,
+      });
+      media = {
+        ...base,
+        type: 'image',
+        blobKey: original.key,
+        sizeBytes: original.sizeBytes,
+        width: probe.width,
+        height: probe.height,
+        duration: null,
+        exif: probe.exif,
+        processingStatus: 'pending',
+      };
+    } else {
+      const probe = await probeVideo(input.file.tempPath, resolveFfprobe(s.config.ffprobePath));
+      const original = await s.blobs.putFile(input.file.tempPath, sniffed.ext, input.file.sha256 ?? undefined);
+      media = {
+        ...base,
+        type: 'video',
+        blobKey: original.key,
+        sizeBytes: original.sizeBytes,
+        width: probe.width,
+        height: probe.height,
+        duration: probe.duration,
+        exif: {
+          tags: {},
+          codec: probe.codec,
+          container: probe.container,
+          fps: probe.fps,
+          hasAudio: probe.hasAudio,
+          rotation: probe.rotation,
+        },
+        processingStatus: 'pending',
+      };
+    }
+    const record = await s.storage.media.insert(media, frames);
+    // The row is written first: a crash before the job exists is repaired at start-up (resumeUnfinished).
+    await enqueueIngest(s, record.id);
+    return record;
+  } finally {
+    await rm(input.file.tempPath, { force: true });
+  }
+}
