@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { Config } from './config.js';
-import { bootstrap } from './features/accounts/organizations.js';
+import { bootstrap } from './features/accounts/index.js';
 import type { Services } from './features/kernel/services.js';
 import { BlobStore } from './files/blobStore.js';
 import { fileServerMiddleware } from './files/fileServer.js';

@@ -1,5 +1,5 @@
 import type { Context } from 'koa';
-import { authenticate, hashKey } from '../features/accounts/auth.js';
+import { authenticate, hashKey } from '../features/accounts/index.js';
 import type { Principal, Services } from '../features/kernel/services.js';
 import { DomainError } from '../errors.js';
 

@@ -2,7 +2,7 @@ import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypt
 import { DomainError, forbidden, notFound } from '../../errors.js';
 import { newUuid, nowIso, parseUuid } from '../../ids.js';
 import { roleAtLeast, type ApiKeyRecord, type Role } from '../../storage/types.js';
-import { requireRole } from '../kernel/access.js';
+import { requireInOrganization, requireRole } from '../kernel/access.js';
 import type { Principal, Services } from '../kernel/services.js';
 
 /** The exact 401 message the spec prescribes. */
@@ -137,6 +137,6 @@ export async function listKeys(s: Services, p: Principal) {
 export async function revokeKey(s: Services, p: Principal, id: string): Promise<void> {
   requireRole(p, 'admin');
   const key = await s.storage.accounts.getApiKey(id);
-  if (!key || key.revokedAt || key.organizationId !== p.organizationId) throw notFound('API key not found');
+  requireInOrganization(p, key?.revokedAt ? null : key, 'API key not found');
   await s.storage.accounts.revokeApiKey(id, nowIso());
 }

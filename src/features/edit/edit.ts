@@ -11,7 +11,7 @@
  * all find their fields.
  */
 import { performance } from 'node:perf_hooks';
-import { EDIT_FORMATS, loadAiImage } from '../ai/imageSource.js';
+import { EDIT_FORMATS, loadAiImage } from '../ai/index.js';
 import type { Principal, Services } from '../kernel/services.js';
 import { applyPlan } from './apply.js';
 import { canGenerate, generativeEdit } from './generative.js';

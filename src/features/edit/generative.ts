@@ -15,7 +15,7 @@
 import { readFile } from 'node:fs/promises';
 import type { Principal, Services } from '../kernel/services.js';
 import { DomainError } from '../../errors.js';
-import { generate } from '../generate/generate.js';
+import { generate } from '../generate/index.js';
 import { OUTPUT_URL_SEGMENT } from '../../files/tempOutputs.js';
 
 /** Whether a generation model can take prompts the local editor does not understand. */

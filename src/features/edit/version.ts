@@ -14,7 +14,7 @@ import type { Principal, Services } from '../kernel/services.js';
 import { invalid, notFound } from '../../errors.js';
 import { probeImage } from '../../files/imageProbe.js';
 import { newMediaId } from '../../ids.js';
-import { enqueueIngest } from '../ingest/jobs.js';
+import { enqueueIngest } from '../ingest/index.js';
 import type { MediaRecord, NewFrame } from '../../storage/types.js';
 import type { OutputFormat } from './types.js';
 

@@ -9,9 +9,10 @@
  * (up to GENERATE_SYNC_TIMEOUT_SECONDS, then it answers 202 too, so a slow
  * machine never loses a finished image).
  */
-import type { Principal, Services } from '../kernel/services.js';
-import { DomainError, invalid, notFound } from '../../errors.js';
-import { loadAiImage, EDIT_FORMATS } from '../ai/imageSource.js';
+import type { GenerationQueuePort, Principal, Services } from '../kernel/services.js';
+import { DomainError, invalid } from '../../errors.js';
+import { requireInOrganization } from '../kernel/access.js';
+import { loadAiImage, EDIT_FORMATS } from '../ai/index.js';
 import type { Job } from '../../jobs/types.js';
 import { fitToAspect, planAspect, type AspectMethod } from './aspectRatio.js';
 import { applyColourGuidance, averageStats, colourStats, REFERENCE_GUIDANCE, type ColourStats } from './guidance.js';
@@ -88,7 +89,7 @@ function promptSeed(prompt: string): number {
   return h >>> 0;
 }
 
-function queueOf(s: Services): GenerationQueueOf {
+function queueOf(s: Services): GenerationQueuePort<GeneratePayload> {
   if (!s.generation) throw new DomainError('unavailable', 'image generation is not running in this process');
   return s.generation;
 }
@@ -250,12 +251,7 @@ function present(job: Job): GenerationStatus {
 export async function generationStatus(s: Services, principal: Principal, id: string): Promise<GenerationStatus> {
   const n = /^\d{1,15}$/.test(id) ? Number(id) : NaN;
   const job = Number.isSafeInteger(n) ? await queueOf(s).get(n) : null;
-  if (
-    !job ||
-    job.type !== GENERATE_JOB ||
-    (job.payload as GeneratePayload).organizationId !== principal.organizationId
-  ) {
-    throw notFound('no such generation job');
-  }
-  return present(job);
+  const payload = job?.type === GENERATE_JOB ? (job.payload as GeneratePayload) : null;
+  requireInOrganization(principal, payload, 'no such generation job');
+  return present(job!); // a payload means there is a job
 }

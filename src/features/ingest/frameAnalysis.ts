@@ -1,5 +1,5 @@
 import sharp from 'sharp';
-import { captionTerms } from '../ai/vocabulary.js';
+import { captionTerms } from '../ai/index.js';
 import type { Services } from '../kernel/services.js';
 import { newMediaId } from '../../ids.js';
 import type { FrameRecord, NewCaption, NewObject, ObjectRecord, Point } from '../../storage/types.js';

@@ -1,4 +1,4 @@
-import { zeroShotMany } from '../ai/zeroShot.js';
+import { zeroShotMany } from '../ai/index.js';
 import type { Services } from '../kernel/services.js';
 
 /**

@@ -2,7 +2,7 @@ import { enqueueIngest } from './jobs.js';
 import { enqueueReindex } from './reindex.js';
 import { INGEST_JOB, type IngestPayload } from './pipeline.js';
 import type { JobStatus } from '../../jobs/types.js';
-import { loadMedia, requireRole } from '../kernel/access.js';
+import { inCallersOrganization, loadMedia, requireRole } from '../kernel/access.js';
 import type { Principal, Services } from '../kernel/services.js';
 
 /** POST /api/admin/reindex: one `reembed` job per item of the caller's organization. */
@@ -34,7 +34,7 @@ export async function listJobs(s: Services, p: Principal, q: { status?: JobStatu
   for (const job of page.items) {
     const mediaId = (job.payload as IngestPayload).mediaId;
     const media = await s.storage.media.get(mediaId);
-    if (!media || media.organizationId !== p.organizationId) continue;
+    if (!media || !inCallersOrganization(p, media)) continue;
     jobs.push({
       id: job.id,
       type: job.type,

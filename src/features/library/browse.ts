@@ -1,5 +1,5 @@
 import { invalid } from '../../errors.js';
-import { scoredBrowse } from '../search/scoredBrowse.js';
+import { scoredBrowse } from '../search/index.js';
 import type { BrowseQuery, MediaType, SortField } from '../../storage/types.js';
 import { loadCollection } from '../kernel/access.js';
 import { resolveFolderPath } from './folders.js';

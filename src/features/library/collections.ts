@@ -1,7 +1,7 @@
-import { forbidden, invalid, notFound } from '../../errors.js';
-import { newUuid, nowIso, parseUuid } from '../../ids.js';
+import { invalid } from '../../errors.js';
+import { newUuid, nowIso } from '../../ids.js';
 import type { Collection } from '../../storage/types.js';
-import { loadCollection, requireRole } from '../kernel/access.js';
+import { loadCollection, loadOrganizationId, requireRole } from '../kernel/access.js';
 import type { Principal, Services } from '../kernel/services.js';
 
 /** Collection as compat.md shows it: `{ id, name, icon?, type, organizationId }` plus timestamps. */
@@ -15,15 +15,8 @@ export const presentCollection = (c: Collection) => ({
   updatedAt: c.updatedAt,
 });
 
-async function requireOrg(s: Services, p: Principal, rawOrgId: string): Promise<string> {
-  const id = parseUuid(rawOrgId);
-  if (!id || !(await s.storage.accounts.getOrganization(id))) throw notFound('organization not found');
-  if (id !== p.organizationId) throw forbidden('no access to this organization');
-  return id;
-}
-
 export async function listCollections(s: Services, p: Principal, orgId: string) {
-  const id = await requireOrg(s, p, orgId);
+  const id = await loadOrganizationId(s, p, orgId);
   return (await s.storage.collections.list(id)).map(presentCollection);
 }
 
@@ -33,7 +26,7 @@ export async function createCollection(
   orgId: string,
   input: { name: string; icon?: string | null },
 ) {
-  const organizationId = await requireOrg(s, p, orgId);
+  const organizationId = await loadOrganizationId(s, p, orgId);
   requireRole(p, 'admin');
   const name = input.name.trim();
   if (!name) throw invalid('name must not be empty');

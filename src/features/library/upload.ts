@@ -9,7 +9,7 @@ import type { NewFrame, NewMedia } from '../../storage/types.js';
 import { loadCollection } from '../kernel/access.js';
 import { resolveFolderPath } from './folders.js';
 import type { Principal, Services } from '../kernel/services.js';
-import { enqueueIngest } from '../ingest/jobs.js';
+import { enqueueIngest } from '../ingest/index.js';
 
 export interface UploadInput {
   datasetId: string;

@@ -1,6 +1,6 @@
 import type { Services, Principal } from '../kernel/services.js';
-import { forbidden, invalid, notFound } from '../../errors.js';
-import { parseUuid } from '../../ids.js';
+import { invalid } from '../../errors.js';
+import { loadOrganizationId } from '../kernel/access.js';
 import { presentFrame } from '../kernel/present.js';
 import { round4 } from '../../search/ranking.js';
 import { scoreFrames } from './scoring.js';
@@ -17,9 +17,7 @@ export async function searchOrganization(
 ) {
   const q = input.q.trim();
   if (!q) throw invalid('q is required');
-  const orgId = parseUuid(input.organizationId);
-  if (!orgId || !(await s.storage.accounts.getOrganization(orgId))) throw notFound('organization not found');
-  if (orgId !== p.organizationId) throw forbidden('no access to this organization');
+  const orgId = await loadOrganizationId(s, p, input.organizationId);
   const datasetIds = (await s.storage.collections.list(orgId)).map((c) => c.id);
   const scored = await scoreFrames(s, { q, datasetIds, mediaIds: null, organizationId: orgId, want: input.limit });
   // Hits that scored nothing (below every calibration floor) are never shown: their items are not read.

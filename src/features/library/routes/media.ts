@@ -1,13 +1,5 @@
 import { z } from 'zod';
-import {
-  deleteMedia,
-  deleteVersion,
-  getMedia,
-  listVersions,
-  moveMedia,
-  selectVersion,
-  updateMedia,
-} from '../media.js';
+import { deleteMedia, deleteVersion, getMedia, listVersions, moveMedia, selectVersion, updateMedia } from '../media.js';
 import { presentOne } from '../../kernel/present.js';
 import { addTag, removeTag, renameTagGroup } from '../tags.js';
 import { defineRoute } from '../../../http/route.js';
