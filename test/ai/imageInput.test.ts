@@ -27,7 +27,12 @@ import {
   type HopFetcher,
   type ImageInputOptions,
 } from '../../src/features/ai/imageInput.js';
-import { assertPublicHost, isBlockedHostname, isPrivateAddress, type LookupFn } from '../../src/features/ai/netGuard.js';
+import {
+  assertPublicHost,
+  isBlockedHostname,
+  isPrivateAddress,
+  type LookupFn,
+} from '../../src/features/ai/netGuard.js';
 
 // --- tripwire: no real DNS from this process ---------------------------------
 const realLookup = dns.lookup;

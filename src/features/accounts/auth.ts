@@ -16,15 +16,15 @@ export const newKeySecret = (): string => `mlk_${randomBytes(24).toString('base6
 const b64 = (v: object) => Buffer.from(JSON.stringify(v)).toString('base64url');
 
 /** Resolves an API key secret to the caller, or throws the spec's 401. */
-export async function authenticateKey(s: Services, secret: string): Promise<Principal> {
-  const key = await s.storage.accounts.findApiKeyByHash(hashKey(secret));
+export async function authenticateKey(deps: Pick<Services, 'storage'>, secret: string): Promise<Principal> {
+  const key = await deps.storage.accounts.findApiKeyByHash(hashKey(secret));
   if (!key) throw unauthenticated();
-  return principalOf(s, key);
+  return principalOf(deps, key);
 }
 
 /** The effective role is the key's role capped by the user's current membership. */
-async function principalOf(s: Services, key: ApiKeyRecord): Promise<Principal> {
-  const membership = await s.storage.accounts.getMembershipRole(key.organizationId, key.userId);
+async function principalOf(deps: Pick<Services, 'storage'>, key: ApiKeyRecord): Promise<Principal> {
+  const membership = await deps.storage.accounts.getMembershipRole(key.organizationId, key.userId);
   if (!membership) throw unauthenticated();
   const role = roleAtLeast(membership, key.role) ? key.role : membership;
   return { userId: key.userId, organizationId: key.organizationId, role, keyId: key.id };
@@ -34,18 +34,24 @@ async function principalOf(s: Services, key: ApiKeyRecord): Promise<Principal> {
  * Bearer tokens are HS256 JWTs naming the key they were issued from. The key is
  * looked up on every request, so revoking it ends its tokens at once too.
  */
-export function issueToken(s: Services, p: Principal): { token: string; expiresAt: string } {
+export function issueToken(
+  deps: Pick<Services, 'config' | 'tokenKey'>,
+  principal: Principal,
+): { token: string; expiresAt: string } {
   const iat = Math.floor(Date.now() / 1000);
-  const exp = iat + s.config.tokenTtlSeconds;
-  const body = `${b64({ alg: 'HS256', typ: 'JWT' })}.${b64({ sub: p.userId, org: p.organizationId, role: p.role, kid: p.keyId, iat, exp })}`;
-  const sig = createHmac('sha256', s.tokenKey).update(body).digest('base64url');
+  const exp = iat + deps.config.tokenTtlSeconds;
+  const body = `${b64({ alg: 'HS256', typ: 'JWT' })}.${b64({ sub: principal.userId, org: principal.organizationId, role: principal.role, kid: principal.keyId, iat, exp })}`;
+  const sig = createHmac('sha256', deps.tokenKey).update(body).digest('base64url');
   return { token: `${body}.${sig}`, expiresAt: new Date(exp * 1000).toISOString() };
 }
 
-export async function authenticateToken(s: Services, token: string): Promise<Principal> {
+export async function authenticateToken(
+  deps: Pick<Services, 'storage' | 'tokenKey'>,
+  token: string,
+): Promise<Principal> {
   const parts = token.split('.');
   if (parts.length !== 3) throw unauthenticated();
-  const expected = createHmac('sha256', s.tokenKey).update(`${parts[0]}.${parts[1]}`).digest();
+  const expected = createHmac('sha256', deps.tokenKey).update(`${parts[0]}.${parts[1]}`).digest();
   const given = Buffer.from(parts[2], 'base64url');
   if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw unauthenticated();
   let claims: { kid?: string; exp?: number; role?: Role };
@@ -55,9 +61,9 @@ export async function authenticateToken(s: Services, token: string): Promise<Pri
     throw unauthenticated();
   }
   if (!claims.kid || !claims.exp || claims.exp * 1000 < Date.now()) throw unauthenticated();
-  const key = await s.storage.accounts.getApiKey(claims.kid);
+  const key = await deps.storage.accounts.getApiKey(claims.kid);
   if (!key || key.revokedAt) throw unauthenticated();
-  const p = await principalOf(s, key);
+  const p = await principalOf(deps, key);
   // A token never grants more than it was issued with.
   if (claims.role && !roleAtLeast(claims.role, p.role)) p.role = claims.role;
   return p;
@@ -65,15 +71,15 @@ export async function authenticateToken(s: Services, token: string): Promise<Pri
 
 /** Reads `x-api-key` or `Authorization: Bearer …` (a key secret or a token). */
 export async function authenticate(
-  s: Services,
+  deps: Pick<Services, 'storage' | 'tokenKey'>,
   apiKey: string | undefined,
   authorization: string | undefined,
 ): Promise<Principal> {
-  if (apiKey) return authenticateKey(s, apiKey.trim());
+  if (apiKey) return authenticateKey(deps, apiKey.trim());
   const m = /^Bearer\s+(\S+)$/i.exec(authorization ?? '');
   if (!m) throw unauthenticated();
   const credential = m[1];
-  return credential.split('.').length === 3 ? authenticateToken(s, credential) : authenticateKey(s, credential);
+  return credential.split('.').length === 3 ? authenticateToken(deps, credential) : authenticateKey(deps, credential);
 }
 
 export interface CreatedKey {
@@ -87,19 +93,19 @@ export interface CreatedKey {
 
 /** Creates a key for the caller's user in an organization the user belongs to; role capped at the user's. */
 export async function createKey(
-  s: Services,
-  p: Principal,
+  deps: Pick<Services, 'storage'>,
+  principal: Principal,
   input: { name?: string; organizationId?: string; role?: Role },
 ): Promise<CreatedKey> {
-  const organizationId = input.organizationId ? parseUuid(input.organizationId) : p.organizationId;
-  if (!organizationId || !(await s.storage.accounts.getOrganization(organizationId)))
+  const organizationId = input.organizationId ? parseUuid(input.organizationId) : principal.organizationId;
+  if (!organizationId || !(await deps.storage.accounts.getOrganization(organizationId)))
     throw notFound('organization not found');
-  const memberRole = await s.storage.accounts.getMembershipRole(organizationId, p.userId);
+  const memberRole = await deps.storage.accounts.getMembershipRole(organizationId, principal.userId);
   if (!memberRole) throw forbidden('no access to this organization');
   // The calling key must itself be allowed to manage keys, and a new key never
   // exceeds either the calling key's role or the user's role where it will live.
-  requireRole(p, 'admin');
-  const ceiling = roleAtLeast(memberRole, p.role) ? p.role : memberRole;
+  requireRole(principal, 'admin');
+  const ceiling = roleAtLeast(memberRole, principal.role) ? principal.role : memberRole;
   if (!roleAtLeast(ceiling, 'admin'))
     throw forbidden(`managing keys requires the admin role in that organization (you have ${memberRole})`);
   const role = input.role ?? ceiling;
@@ -108,7 +114,7 @@ export async function createKey(
   const record: ApiKeyRecord = {
     id: newUuid(),
     organizationId,
-    userId: p.userId,
+    userId: principal.userId,
     name: input.name?.trim() || 'API key',
     role,
     keyHash: hashKey(secret),
@@ -116,13 +122,13 @@ export async function createKey(
     createdAt: nowIso(),
     revokedAt: null,
   };
-  await s.storage.accounts.createApiKey(record);
+  await deps.storage.accounts.createApiKey(record);
   return { id: record.id, key: secret, name: record.name, organizationId, role, createdAt: record.createdAt };
 }
 
-export async function listKeys(s: Services, p: Principal) {
-  requireRole(p, 'admin');
-  const keys = await s.storage.accounts.listApiKeys(p.organizationId);
+export async function listKeys(deps: Pick<Services, 'storage'>, principal: Principal) {
+  requireRole(principal, 'admin');
+  const keys = await deps.storage.accounts.listApiKeys(principal.organizationId);
   return keys.map((k) => ({
     id: k.id,
     name: k.name,
@@ -134,9 +140,9 @@ export async function listKeys(s: Services, p: Principal) {
   }));
 }
 
-export async function revokeKey(s: Services, p: Principal, id: string): Promise<void> {
-  requireRole(p, 'admin');
-  const key = await s.storage.accounts.getApiKey(id);
-  requireInOrganization(p, key?.revokedAt ? null : key, 'API key not found');
-  await s.storage.accounts.revokeApiKey(id, nowIso());
+export async function revokeKey(deps: Pick<Services, 'storage'>, principal: Principal, id: string): Promise<void> {
+  requireRole(principal, 'admin');
+  const key = await deps.storage.accounts.getApiKey(id);
+  requireInOrganization(principal, key?.revokedAt ? null : key, 'API key not found');
+  await deps.storage.accounts.revokeApiKey(id, nowIso());
 }

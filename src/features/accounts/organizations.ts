@@ -20,13 +20,15 @@ const slugify = (name: string) =>
  * BOOTSTRAP_API_KEY set make sure that key exists, so an operator who lost
  * every key can get back in through the environment.
  */
-export async function bootstrap(s: Services): Promise<{ created: boolean; apiKey?: string }> {
-  const accounts = s.storage.accounts;
+export async function bootstrap(
+  deps: Pick<Services, 'config' | 'storage'>,
+): Promise<{ created: boolean; apiKey?: string }> {
+  const accounts = deps.storage.accounts;
   if ((await accounts.countOrganizations()) > 0) {
-    const wanted = s.config.bootstrapApiKey;
+    const wanted = deps.config.bootstrapApiKey;
     if (wanted && !(await accounts.findApiKeyByHash(hashKey(wanted)))) {
       const [org] = await accounts.listOrganizationsForUser((await accounts.getSetting('owner_user_id')) ?? '');
-      if (org) await addKey(s, org.id, (await accounts.getSetting('owner_user_id'))!, wanted, 'bootstrap key');
+      if (org) await addKey(deps, org.id, (await accounts.getSetting('owner_user_id'))!, wanted, 'bootstrap key');
     }
     return { created: false };
   }
@@ -34,10 +36,10 @@ export async function bootstrap(s: Services): Promise<{ created: boolean; apiKey
   await accounts.createUser({ id: userId, email: 'owner@localhost', name: 'Owner', createdAt: nowIso() });
   await accounts.setSettingIfAbsent('owner_user_id', userId);
   const org = await accounts.createOrganization({ id: newUuid(), name: 'Default', slug: 'default' }, userId);
-  const secret = s.config.bootstrapApiKey ?? newKeySecret();
-  await addKey(s, org.id, userId, secret, 'initial key');
-  if (!s.config.bootstrapApiKey) {
-    const file = path.join(s.config.dataDir, 'initial-api-key');
+  const secret = deps.config.bootstrapApiKey ?? newKeySecret();
+  await addKey(deps, org.id, userId, secret, 'initial key');
+  if (!deps.config.bootstrapApiKey) {
+    const file = path.join(deps.config.dataDir, 'initial-api-key');
     await writeFile(file, secret + '\n', { mode: 0o600 });
     await chmod(file, 0o600);
     // Printed once, on the very first start, so the operator can copy it.
@@ -46,8 +48,14 @@ export async function bootstrap(s: Services): Promise<{ created: boolean; apiKey
   return { created: true, apiKey: secret };
 }
 
-async function addKey(s: Services, organizationId: string, userId: string, secret: string, name: string) {
-  await s.storage.accounts.createApiKey({
+async function addKey(
+  deps: Pick<Services, 'storage'>,
+  organizationId: string,
+  userId: string,
+  secret: string,
+  name: string,
+) {
+  await deps.storage.accounts.createApiKey({
     id: newUuid(),
     organizationId,
     userId,
@@ -60,23 +68,27 @@ async function addKey(s: Services, organizationId: string, userId: string, secre
   });
 }
 
-export async function createOrganization(s: Services, p: Principal, input: { name: string; slug?: string }) {
+export async function createOrganization(
+  deps: Pick<Services, 'storage'>,
+  principal: Principal,
+  input: { name: string; slug?: string },
+) {
   const name = input.name.trim();
   if (!name) throw invalid('name must not be empty');
   let slug = input.slug ? input.slug.trim().toLowerCase() : slugify(name);
   if (!/^[a-z0-9][a-z0-9-]{0,62}$/.test(slug)) throw invalid('slug may hold lowercase letters, digits and hyphens');
-  if (await s.storage.accounts.isSlugTaken(slug)) {
+  if (await deps.storage.accounts.isSlugTaken(slug)) {
     if (input.slug) throw conflict(`slug "${slug}" is taken`);
     slug = `${slug}-${newUuid().slice(0, 6)}`;
   }
-  const org = await s.storage.accounts.createOrganization({ id: newUuid(), name, slug }, p.userId);
+  const org = await deps.storage.accounts.createOrganization({ id: newUuid(), name, slug }, principal.userId);
   return { organization: { id: org.id, name: org.name, slug: org.slug } };
 }
 
-export async function me(s: Services, p: Principal) {
+export async function me(deps: Pick<Services, 'storage'>, principal: Principal) {
   const [user, org] = await Promise.all([
-    s.storage.accounts.getUser(p.userId),
-    s.storage.accounts.getOrganization(p.organizationId),
+    deps.storage.accounts.getUser(principal.userId),
+    deps.storage.accounts.getOrganization(principal.organizationId),
   ]);
   if (!user || !org) throw notFound('account not found');
   return {
@@ -85,12 +97,12 @@ export async function me(s: Services, p: Principal) {
     name: user.name,
     organizationId: org.id,
     organizationName: org.name,
-    role: p.role,
+    role: principal.role,
     storageBytes: org.storageBytes,
   };
 }
 
-export async function listOrganizations(s: Services, p: Principal) {
-  const orgs = await s.storage.accounts.listOrganizationsForUser(p.userId);
+export async function listOrganizations(deps: Pick<Services, 'storage'>, principal: Principal) {
+  const orgs = await deps.storage.accounts.listOrganizationsForUser(principal.userId);
   return orgs.map((o) => ({ id: o.id, name: o.name, slug: o.slug, role: o.role }));
 }

@@ -3,6 +3,11 @@ import { invalid } from '../../errors.js';
 import { loadImageInput, type ImageFormat, type LoadedImage } from './imageInput.js';
 
 /** Formats per the spec: JPEG, PNG, WebP everywhere; GIF also for describe, tag and embeddings. */
+/** What loading a request's image reads: limits and the public URL, the file store, signed URLs, temporary outputs. */
+export type ImageSourceDeps = Pick<Services, 'config' | 'blobs' | 'urls' | 'outputs'>;
+/** What an AI request handler uses: the image source and the models. */
+export type AiRequestDeps = ImageSourceDeps & Pick<Services, 'models'>;
+
 export const ANALYSIS_FORMATS: ImageFormat[] = ['jpeg', 'png', 'webp', 'gif'];
 export const EDIT_FORMATS: ImageFormat[] = ['jpeg', 'png', 'webp'];
 
@@ -12,12 +17,12 @@ export const EDIT_FORMATS: ImageFormat[] = ['jpeg', 'png', 'webp'];
  * fetched with the SSRF guard.
  */
 export async function loadAiImage(
-  s: Services,
+  deps: ImageSourceDeps,
   input: string,
   formats: ImageFormat[] = ANALYSIS_FORMATS,
 ): Promise<LoadedImage> {
-  const resolveOwnFile = (url: URL) => ownFilePath(s, url);
-  if (s.config.offline && /^https?:/i.test(input.trim())) {
+  const resolveOwnFile = (url: URL) => ownFilePath(deps, url);
+  if (deps.config.offline && /^https?:/i.test(input.trim())) {
     // OFFLINE=1: nothing may touch the network, so only this server's own files are read.
     let own: string | null = null;
     try {
@@ -31,19 +36,19 @@ export async function loadAiImage(
       );
   }
   return loadImageInput(input, {
-    allowPrivate: s.config.allowPrivateImageUrls,
+    allowPrivate: deps.config.allowPrivateImageUrls,
     allowedFormats: formats,
-    maxPixels: s.config.maxImagePixels,
+    maxPixels: deps.config.maxImagePixels,
     resolveOwnFile,
   });
 }
 
 /** The stored file behind one of this server's signed file URLs, or null for any other URL. */
-async function ownFilePath(s: Services, url: URL): Promise<string | null> {
-  if (url.origin !== new URL(s.config.publicUrl).origin) return null;
+async function ownFilePath(deps: ImageSourceDeps, url: URL): Promise<string | null> {
+  if (url.origin !== new URL(deps.config.publicUrl).origin) return null;
   const out = /^\/files\/out\/([A-Za-z0-9_-]+)\/([0-9a-f]{64}\.[a-z0-9]{2,5})(?:\/[^/]*)?$/.exec(url.pathname);
-  if (out) return s.outputs.verify(out[1], out[2]) ? s.outputs.pathOf(out[2]) : null; // an earlier edit or generation
+  if (out) return deps.outputs.verify(out[1], out[2]) ? deps.outputs.pathOf(out[2]) : null; // an earlier edit or generation
   const m = /^\/files\/([A-Za-z0-9_-]+)\/([0-9a-f]{64}\.[a-z0-9]{2,5})(?:\/[^/]*)?$/.exec(url.pathname);
-  if (!m || !s.urls.verify(m[1], m[2])) return null;
-  return (await s.blobs.exists(m[2])) ? s.blobs.pathFor(m[2]) : null;
+  if (!m || !deps.urls.verify(m[1], m[2])) return null;
+  return (await deps.blobs.exists(m[2])) ? deps.blobs.pathFor(m[2]) : null;
 }

@@ -1,7 +1,6 @@
 import { invalid } from '../../errors.js';
-import type { Services } from '../kernel/services.js';
 import { DESCRIBE_TASK } from './describe.js';
-import { loadAiImage } from './imageSource.js';
+import { loadAiImage, type AiRequestDeps } from './imageSource.js';
 import { captionTerms, vocabulary } from './vocabulary.js';
 import { zeroShotMany } from './zeroShot.js';
 
@@ -18,15 +17,15 @@ const round4 = (x: number) => Math.round(x * 10_000) / 10_000;
  * reads as "how much more this than the alternatives", not an independent
  * probability; tags below 1% are dropped.
  */
-export async function tagFree(s: Services, input: { image: string; prompt?: string }) {
-  const image = await loadAiImage(s, input.image);
+export async function tagFree(deps: AiRequestDeps, input: { image: string; prompt?: string }) {
+  const image = await loadAiImage(deps, input.image);
   let terms: string[] = [];
-  if (s.models.roles().caption) {
-    const [caption] = await s.models.caption([image.buffer], DESCRIBE_TASK);
+  if (deps.models.roles().caption) {
+    const [caption] = await deps.models.caption([image.buffer], DESCRIBE_TASK);
     terms = captionTerms(caption.text);
   }
   const labels = [...new Set([...vocabulary(), ...terms])];
-  const scores = await zeroShotMany(s, image.buffer, labels);
+  const scores = await zeroShotMany(deps, image.buffer, labels);
   const tags = scores
     .filter((x) => x.score >= MIN_TAG_CONFIDENCE)
     .slice(0, MAX_TAGS)
@@ -35,10 +34,10 @@ export async function tagFree(s: Services, input: { image: string; prompt?: stri
 }
 
 /** Shape 1 with choices: zero-shot classification over the client's choices. */
-export async function classify(s: Services, input: { image: string; choices: string[]; single?: boolean }) {
+export async function classify(deps: AiRequestDeps, input: { image: string; choices: string[]; single?: boolean }) {
   const choices = cleanList(input.choices, 'choices');
-  const image = await loadAiImage(s, input.image);
-  const scores = await zeroShotMany(s, image.buffer, choices);
+  const image = await loadAiImage(deps, input.image);
+  const scores = await zeroShotMany(deps, image.buffer, choices);
   const best = scores[0];
   const all = input.single ? [best] : scores;
   return {
@@ -55,21 +54,21 @@ export async function classify(s: Services, input: { image: string; choices: str
  * model and method answered, with what it produced.
  */
 export async function tagWithPrompt(
-  s: Services,
+  deps: AiRequestDeps,
   input: { image: string; prompt: string; options?: string[]; multiple?: boolean },
 ) {
   const multiple = input.multiple ?? true;
   const options = input.options ? cleanList(input.options, 'options') : null;
-  const image = await loadAiImage(s, input.image);
-  const promptModel = s.models.roles().prompt;
-  if (promptModel && s.models.modelInfo(promptModel).installed) {
+  const image = await loadAiImage(deps, input.image);
+  const promptModel = deps.models.roles().prompt;
+  if (promptModel && deps.models.modelInfo(promptModel).installed) {
     const question = [
       input.prompt.trim(),
       options
         ? `Answer only with ${multiple ? 'the matching values' : 'the single best value'} from this list: ${options.join(', ')}.`
         : 'Answer with short comma-separated tags.',
     ].join('\n');
-    const [answer] = await s.models.caption([image.buffer], question);
+    const [answer] = await deps.models.caption([image.buffer], question);
     const said = answer.text
       .split(/[,\n;]+/)
       .map((t) => t.trim().replace(/^[-*•\d.\s]+/, ''))
@@ -79,25 +78,25 @@ export async function tagWithPrompt(
     return { tags, raw: { model: answer.model, method: 'prompt', text: answer.text } };
   }
   if (!options) {
-    const free = await tagFree(s, { image: input.image });
+    const free = await tagFree(deps, { image: input.image });
     const tags = free.tags.filter((t) => t.confidence >= 0.05).map((t) => t.tag);
     return {
       tags: multiple ? tags : tags.slice(0, 1),
       raw: {
-        model: s.models.modelInfo().name,
+        model: deps.models.modelInfo().name,
         method: 'zero-shot-vocabulary',
         note: 'no prompt-following model installed; the prompt was not used',
         scores: free.tags,
       },
     };
   }
-  const scores = await zeroShotMany(s, image.buffer, options);
+  const scores = await zeroShotMany(deps, image.buffer, options);
   // Several options can apply: keep those close to the best one (within half its score).
   const picked = multiple ? scores.filter((x) => x.score >= scores[0].score / 2) : [scores[0]];
   return {
     tags: picked.map((x) => x.label),
     raw: {
-      model: s.models.modelInfo().name,
+      model: deps.models.modelInfo().name,
       method: 'zero-shot',
       note: 'no prompt-following model installed; options were scored against the image',
       scores: scores.map((x) => ({ option: x.label, score: round4(x.score) })),

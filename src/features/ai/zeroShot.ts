@@ -9,11 +9,16 @@ const CACHE_LIMIT = 20_000;
 /** Text embeddings of labels, per model id: the vocabulary is embedded once, not on every request. */
 const labelCache = new Map<string, Float32Array>();
 
-async function labelVectors(s: Services, model: string, modelId: string, labels: string[]): Promise<Float32Array[]> {
+async function labelVectors(
+  deps: Pick<Services, 'models'>,
+  model: string,
+  modelId: string,
+  labels: string[],
+): Promise<Float32Array[]> {
   const missing = [...new Set(labels.filter((l) => !labelCache.has(`${modelId}\u0000${l}`)))];
   for (let i = 0; i < missing.length; i += BATCH) {
     const chunk = missing.slice(i, i + BATCH);
-    const vectors = await s.models.embedTexts(
+    const vectors = await deps.models.embedTexts(
       model,
       chunk.map((l) => TEMPLATE.replace('{}', l)),
     );
@@ -35,14 +40,14 @@ export interface LabelScore {
  * (The runner's own zeroShot caps a call at 256 labels and embeds them every time.)
  */
 export async function zeroShotMany(
-  s: Services,
+  deps: Pick<Services, 'models'>,
   image: Buffer,
   labels: string[],
   modelName?: string,
 ): Promise<LabelScore[]> {
-  const info = s.models.modelInfo(modelName);
-  const [imageVector] = await s.models.embedImages(info.name, [image]);
-  const vectors = await labelVectors(s, info.name, info.id, labels);
+  const info = deps.models.modelInfo(modelName);
+  const [imageVector] = await deps.models.embedImages(info.name, [image]);
+  const vectors = await labelVectors(deps, info.name, info.id, labels);
   const sims = vectors.map((v) => {
     let d = 0;
     for (let i = 0; i < v.length; i++) d += v[i] * imageVector[i];

@@ -2,7 +2,6 @@
  * Runs an edit plan on image bytes and encodes the result: the part of an
  * edit that knows nothing about HTTP, URLs or the library.
  */
-import type { Services } from '../kernel/services.js';
 import { background } from './operations/background.js';
 import { adjust, blur, grade, sharpen } from './operations/colour.js';
 import { crop, flip, rotate } from './operations/geometry.js';
@@ -13,6 +12,7 @@ import {
   flatten,
   hasTransparency,
   type EditContext,
+  type EditDeps,
   type Work,
 } from './operations/image.js';
 import { border, resize } from './operations/size.js';
@@ -76,13 +76,13 @@ async function step(w: Work, op: EditOperation, ctx: EditContext): Promise<Work>
  * the transparency the prompt asked for survives. Both are noted.
  */
 export async function applyPlan(
-  s: Services,
+  deps: EditDeps,
   input: Buffer,
   operations: EditOperation[],
   opts: ApplyOptions,
 ): Promise<ApplyResult> {
-  const ctx: EditContext = { s, notes: [], models: {} };
-  let w = await decode(input, s.config.maxImagePixels);
+  const ctx: EditContext = { deps, notes: [], models: {} };
+  let w = await decode(input, deps.config.maxImagePixels);
   const applied: ApplyResult['applied'] = [];
   for (const op of operations) {
     w = await step(w, op, ctx);

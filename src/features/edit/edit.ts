@@ -12,12 +12,14 @@
  */
 import { performance } from 'node:perf_hooks';
 import { EDIT_FORMATS, loadAiImage } from '../ai/index.js';
-import type { Principal, Services } from '../kernel/services.js';
+import type { GenerateDeps } from '../generate/index.js';
+import type { Principal } from '../kernel/services.js';
 import { applyPlan } from './apply.js';
+import type { EditDeps } from './operations/image.js';
 import { canGenerate, generativeEdit } from './generative.js';
 import { assertEditable, orderOperations, parsePrompt } from './parse.js';
 import type { EditOperation, OutputFormat } from './types.js';
-import { findLibraryItem, saveVersion } from './version.js';
+import { findLibraryItem, saveVersion, type SaveVersionDeps } from './version.js';
 
 /** Shape 2's aspect ratios (interface.md). */
 export const ASPECT_RATIOS = ['match_input_image', '1:1', '16:9', '9:16', '4:3', '3:4'] as const;
@@ -58,22 +60,25 @@ function withAspectRatio(ops: EditOperation[], aspectRatio: AspectRatio | undefi
   return orderOperations([...ops, { op: 'crop', aspect, subject: false }]);
 }
 
-export async function editImage(s: Services, p: Principal, input: EditInput) {
+/** What an edit uses: the image source, the operations' models, the generation queue and the library. */
+export type EditImageDeps = EditDeps & GenerateDeps & SaveVersionDeps;
+
+export async function editImage(deps: EditImageDeps, principal: Principal, input: EditInput) {
   const started = performance.now();
   const shape =
     input.aspectRatio !== undefined || input.outputFormat !== undefined || input.model !== undefined ? 2 : 1;
   const plan = parsePrompt(input.prompt);
   // What the editor cannot do goes to the generation model when one is installed (generative.ts), else 422.
-  const handOver = (plan.unrecognised.length > 0 || plan.operations.length === 0) && canGenerate(s);
+  const handOver = (plan.unrecognised.length > 0 || plan.operations.length === 0) && canGenerate(deps);
   if (!handOver) assertEditable(plan);
   const operations = withAspectRatio(plan.operations, input.aspectRatio);
 
   // Check the library item before the work, so a refused version costs nothing.
-  const item = input.saveAsVersion ? await findLibraryItem(s, p, input.image) : null;
-  const source = await loadAiImage(s, input.image, EDIT_FORMATS);
+  const item = input.saveAsVersion ? await findLibraryItem(deps, principal, input.image) : null;
+  const source = await loadAiImage(deps, input.image, EDIT_FORMATS);
 
   const generated = handOver
-    ? await generativeEdit(s, p, {
+    ? await generativeEdit(deps, principal, {
         image: source.buffer,
         mimeType: `image/${source.format}`,
         instruction: input.prompt,
@@ -81,18 +86,18 @@ export async function editImage(s: Services, p: Principal, input: EditInput) {
     : null;
   const requestFormat = shape === 2 ? (input.outputFormat ?? null) : (input.output_format ?? null);
   const quality = Math.round(input.quality ?? DEFAULT_QUALITY);
-  const result = await applyPlan(s, generated?.png ?? source.buffer, operations, {
+  const result = await applyPlan(deps, generated?.png ?? source.buffer, operations, {
     format: requestFormat,
     defaultFormat: 'jpg',
     quality,
   });
 
-  const edited = await s.outputs.save(result.bytes, result.format);
+  const edited = await deps.outputs.save(result.bytes, result.format);
   const originalUrl =
     source.source === 'data-uri'
-      ? (await s.outputs.save(source.buffer, source.format === 'jpeg' ? 'jpg' : (source.format as OutputFormat))).url
+      ? (await deps.outputs.save(source.buffer, source.format === 'jpeg' ? 'jpg' : (source.format as OutputFormat))).url
       : input.image.trim();
-  const version = item ? await saveVersion(s, p, item, result.bytes, result.format) : undefined;
+  const version = item ? await saveVersion(deps, principal, item, result.bytes, result.format) : undefined;
   const seconds = Math.round(performance.now() - started) / 1000;
 
   return {

@@ -15,15 +15,15 @@
 import { readFile } from 'node:fs/promises';
 import type { Principal, Services } from '../kernel/services.js';
 import { DomainError } from '../../errors.js';
-import { generate } from '../generate/index.js';
+import { generate, type GenerateDeps } from '../generate/index.js';
 import { OUTPUT_URL_SEGMENT } from '../../files/tempOutputs.js';
 
 /** Whether a generation model can take prompts the local editor does not understand. */
-export function canGenerate(s: Services): boolean {
-  const name = s.models.roles().generate;
-  if (!name || !s.generation) return false;
+export function canGenerate(deps: Pick<Services, 'models' | 'generation'>): boolean {
+  const name = deps.models.roles().generate;
+  if (!name || !deps.generation) return false;
   try {
-    return s.models.modelInfo(name).installed;
+    return deps.models.modelInfo(name).installed;
   } catch {
     return false; // a role naming a model the catalog lacks
   }
@@ -41,13 +41,13 @@ export interface GeneratedEdit {
 const MAX_PROMPT = 2000;
 
 export async function generativeEdit(
-  s: Services,
-  p: Principal,
+  deps: GenerateDeps,
+  principal: Principal,
   input: { image: Buffer; mimeType: string; instruction: string },
 ): Promise<GeneratedEdit> {
   let caption = '';
   try {
-    caption = (await s.models.caption([input.image]))[0]?.text.trim() ?? '';
+    caption = (await deps.models.caption([input.image]))[0]?.text.trim() ?? '';
   } catch {
     caption = ''; // no captioner: the instruction alone
   }
@@ -55,8 +55,8 @@ export async function generativeEdit(
   const prompt = (caption ? `${caption.replace(/[.\s]+$/, '')}. ${instruction}` : instruction).slice(0, MAX_PROMPT);
   const reference = `data:${input.mimeType};base64,${input.image.toString('base64')}`;
   const out = await generate(
-    s,
-    p,
+    deps,
+    principal,
     { prompt, referenceImages: [reference], aspectRatio: 'match_input_image' },
     { async: false },
   );
@@ -67,7 +67,7 @@ export async function generativeEdit(
     );
   }
   const key = out.answer.url.slice(out.answer.url.lastIndexOf('/') + 1);
-  const file = await s.outputs.pathOf(key);
+  const file = await deps.outputs.pathOf(key);
   if (!file || !out.answer.url.includes(`/files/${OUTPUT_URL_SEGMENT}/`))
     throw new DomainError('unavailable', 'the generated image expired before it was read');
   return {

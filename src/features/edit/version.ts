@@ -25,22 +25,29 @@ const LIBRARY_FILE = /^\/files\/([A-Za-z0-9_-]+)\/([0-9a-f]{64}\.[a-z0-9]{2,5})(
  * is not a library file URL of this server; 404 when no item of the caller's
  * organization has that file.
  */
-export async function findLibraryItem(s: Services, p: Principal, image: string): Promise<MediaRecord> {
+export async function findLibraryItem(
+  deps: Pick<Services, 'config' | 'storage' | 'urls'>,
+  principal: Principal,
+  image: string,
+): Promise<MediaRecord> {
   let url: URL | null = null;
   try {
     url = new URL(image.trim());
   } catch {
     url = null;
   }
-  const m = url && url.origin === new URL(s.config.publicUrl).origin ? LIBRARY_FILE.exec(url.pathname) : null;
-  if (!m || !s.urls.verify(m[1], m[2])) {
+  const m = url && url.origin === new URL(deps.config.publicUrl).origin ? LIBRARY_FILE.exec(url.pathname) : null;
+  if (!m || !deps.urls.verify(m[1], m[2])) {
     throw invalid('saveAsVersion needs image to be the file URL of a library item (its `blob` URL from this server)');
   }
-  requireRole(p, 'member');
-  const [item] = await s.storage.media.findByBlobKey(p.organizationId, m[2]);
+  requireRole(principal, 'member');
+  const [item] = await deps.storage.media.findByBlobKey(principal.organizationId, m[2]);
   if (!item) throw notFound('media not found');
   return item;
 }
+
+/** What storing an edit as a version uses: limits, the file store, the library and the ingest queue. */
+export type SaveVersionDeps = Pick<Services, 'config' | 'storage' | 'blobs' | 'urls' | 'wakeJobs'>;
 
 const MIME: Record<OutputFormat, string> = { jpg: 'image/jpeg', png: 'image/png', webp: 'image/webp' };
 
@@ -51,17 +58,26 @@ export function versionName(name: string, format: OutputFormat): string {
 }
 
 /** Stores the edited bytes as the new current version of the item's root; returns the presented version. */
-export async function saveVersion(s: Services, p: Principal, item: MediaRecord, bytes: Buffer, format: OutputFormat) {
-  const temp = s.blobs.tempPath('edit');
+export async function saveVersion(
+  deps: SaveVersionDeps,
+  principal: Principal,
+  item: MediaRecord,
+  bytes: Buffer,
+  format: OutputFormat,
+) {
+  const temp = deps.blobs.tempPath('edit');
   await writeFile(temp, bytes, { flag: 'wx' });
   try {
-    const probe = await probeImage(temp, { maxPixels: s.config.maxImagePixels, frameMaxSide: s.config.frameMaxSide });
-    const original = await s.blobs.putFile(temp, format);
-    const frame = await s.blobs.putBuffer(probe.frame.buffer, probe.frame.ext);
+    const probe = await probeImage(temp, {
+      maxPixels: deps.config.maxImagePixels,
+      frameMaxSide: deps.config.frameMaxSide,
+    });
+    const original = await deps.blobs.putFile(temp, format);
+    const frame = await deps.blobs.putBuffer(probe.frame.buffer, probe.frame.ext);
     const frames: NewFrame[] = [
       { id: newMediaId(), timestamp: '0', blobKey: frame.key, width: probe.frame.width, height: probe.frame.height },
     ];
-    const record = await s.storage.media.insert(
+    const record = await deps.storage.media.insert(
       {
         id: newMediaId(),
         datasetId: item.datasetId,
@@ -78,13 +94,13 @@ export async function saveVersion(s: Services, p: Principal, item: MediaRecord, 
         exif: probe.exif,
         metadata: item.metadata,
         processingStatus: 'pending',
-        createdById: p.userId,
+        createdById: principal.userId,
         rootId: item.rootId,
       },
       frames,
     );
-    await enqueueIngest(s, record.id);
-    return presentOne(s, record);
+    await enqueueIngest(deps, record.id);
+    return presentOne(deps, record);
   } finally {
     await rm(temp, { force: true });
   }

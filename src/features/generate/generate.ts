@@ -12,7 +12,7 @@
 import type { GenerationQueuePort, Principal, Services } from '../kernel/services.js';
 import { DomainError, invalid } from '../../errors.js';
 import { requireInOrganization } from '../kernel/access.js';
-import { loadAiImage, EDIT_FORMATS } from '../ai/index.js';
+import { EDIT_FORMATS, loadAiImage, type AiRequestDeps } from '../ai/index.js';
 import type { Job } from '../../jobs/types.js';
 import { fitToAspect, planAspect, type AspectMethod } from './aspectRatio.js';
 import { applyColourGuidance, averageStats, colourStats, REFERENCE_GUIDANCE, type ColourStats } from './guidance.js';
@@ -80,6 +80,9 @@ export interface GenerationStatus {
   error?: { code: string; message: string };
 }
 
+/** What queueing a generation uses: the AI request's image source and models, and the generation queue. */
+export type GenerateDeps = AiRequestDeps & Pick<Services, 'generation'>;
+
 export type GenerationQueueOf = GenerationQueue<GeneratePayload, GenerateAnswer>;
 
 /** FNV-1a: the default seed, so the same prompt gives the same image. */
@@ -89,17 +92,20 @@ function promptSeed(prompt: string): number {
   return h >>> 0;
 }
 
-function queueOf(s: Services): GenerationQueuePort<GeneratePayload> {
-  if (!s.generation) throw new DomainError('unavailable', 'image generation is not running in this process');
-  return s.generation;
+function queueOf(deps: Pick<Services, 'generation'>): GenerationQueuePort<GeneratePayload> {
+  if (!deps.generation) throw new DomainError('unavailable', 'image generation is not running in this process');
+  return deps.generation;
 }
 
 /** The catalog model that serves a request; hosted model names map to the local default (never refused). */
-function pickModel(s: Services, requested: string | undefined): { model: string; requested: string | null } {
-  const local = s.models.listModels().filter((m) => m.task === 'generate');
+function pickModel(
+  deps: Pick<Services, 'models'>,
+  requested: string | undefined,
+): { model: string; requested: string | null } {
+  const local = deps.models.listModels().filter((m) => m.task === 'generate');
   const named = requested?.trim();
   if (named && local.some((m) => m.name === named)) return { model: named, requested: null };
-  const fallback = s.models.roles().generate;
+  const fallback = deps.models.roles().generate;
   if (!fallback)
     throw new DomainError(
       'unavailable',
@@ -110,7 +116,7 @@ function pickModel(s: Services, requested: string | undefined): { model: string;
 
 /** Checks and prepares a request into a job payload (fails fast: 400, 422, 503). */
 export async function prepareGeneration(
-  s: Services,
+  deps: AiRequestDeps,
   principal: Principal,
   req: GenerateRequest,
 ): Promise<GeneratePayload> {
@@ -122,8 +128,8 @@ export async function prepareGeneration(
   // Validate the ratio before any fetching, so a bad value costs nothing.
   if (req.aspectRatio !== 'match_input_image') planAspect(req.aspectRatio, null);
 
-  const { model, requested } = pickModel(s, req.model);
-  const info = s.models.modelInfo(model);
+  const { model, requested } = pickModel(deps, req.model);
+  const info = deps.models.modelInfo(model);
   if (!info.installed) {
     throw new DomainError(
       'unavailable',
@@ -131,7 +137,7 @@ export async function prepareGeneration(
     );
   }
 
-  const loaded = await Promise.all(refs.map((r) => loadAiImage(s, r, EDIT_FORMATS)));
+  const loaded = await Promise.all(refs.map((r) => loadAiImage(deps, r, EDIT_FORMATS)));
   const aspect = planAspect(req.aspectRatio, loaded[0] ?? null);
   const guidance = loaded.length ? averageStats(await Promise.all(loaded.map((l) => colourStats(l.buffer)))) : null;
   return {
@@ -150,15 +156,15 @@ export async function prepareGeneration(
 
 /** Runs one generation job: model → ratio → colour guidance → temporary output. */
 export async function runGeneration(
-  s: Services,
+  deps: Pick<Services, 'outputs' | 'models'>,
   p: GeneratePayload,
   progress: (done: number, total: number) => void,
 ): Promise<GenerateAnswer> {
   const started = performance.now();
-  const image = await s.models.generateImage(p.prompt, { model: p.model, seed: p.seed, onProgress: progress });
+  const image = await deps.models.generateImage(p.prompt, { model: p.model, seed: p.seed, onProgress: progress });
   const fitted = await fitToAspect(image.png, p.ratio);
   const png = p.guidance ? await applyColourGuidance(fitted.png, p.guidance) : fitted.png;
-  const { url } = await s.outputs.save(png, 'png');
+  const { url } = await deps.outputs.save(png, 'png');
   return {
     url,
     result: url,
@@ -183,39 +189,41 @@ export async function runGeneration(
 }
 
 /** Builds the generation queue of an app (started by the caller). */
-export function createGenerationQueue(s: Services): GenerationQueueOf {
+export function createGenerationQueue(
+  deps: Pick<Services, 'config' | 'storage' | 'outputs' | 'logger' | 'models'>,
+): GenerationQueueOf {
   return new GenerationQueue<GeneratePayload, GenerateAnswer>({
-    store: s.storage.jobs,
-    logger: s.logger.child({ component: 'generate' }),
-    maxQueue: s.config.generateMaxQueue,
-    leaseMs: s.config.jobLeaseSeconds * 1000,
-    initialSeconds: s.config.modelProfile === 'test' ? 1 : 120,
-    run: (payload, _ctx, progress) => runGeneration(s, payload, progress),
+    store: deps.storage.jobs,
+    logger: deps.logger.child({ component: 'generate' }),
+    maxQueue: deps.config.generateMaxQueue,
+    leaseMs: deps.config.jobLeaseSeconds * 1000,
+    initialSeconds: deps.config.modelProfile === 'test' ? 1 : 120,
+    run: (payload, _ctx, progress) => runGeneration(deps, payload, progress),
   });
 }
 
-const statusUrl = (s: Services, id: number) => `${s.config.publicUrl}/api/ai/jobs/${id}`;
+const statusUrl = (deps: Pick<Services, 'config'>, id: number) => `${deps.config.publicUrl}/api/ai/jobs/${id}`;
 
 /**
  * Queues a generation. Async: answers the job at once. Sync: waits for it and
  * answers the image, or the job when the wait runs out.
  */
 export async function generate(
-  s: Services,
+  deps: GenerateDeps,
   principal: Principal,
   req: GenerateRequest,
   opts: { async: boolean },
 ): Promise<{ kind: 'done'; answer: GenerateAnswer } | { kind: 'accepted'; accepted: GenerateAccepted }> {
-  const queue = queueOf(s);
-  const payload = await prepareGeneration(s, principal, req);
+  const queue = queueOf(deps);
+  const payload = await prepareGeneration(deps, principal, req);
   const job = await queue.enqueue(payload);
   const accepted = (status: 'queued' | 'running'): GenerateAccepted => ({
     jobId: String(job.id),
     status,
-    statusUrl: statusUrl(s, job.id),
+    statusUrl: statusUrl(deps, job.id),
   });
   if (opts.async) return { kind: 'accepted', accepted: accepted('queued') };
-  const settled = await queue.wait(job.id, s.config.generateSyncTimeoutSeconds * 1000);
+  const settled = await queue.wait(job.id, deps.config.generateSyncTimeoutSeconds * 1000);
   if (!settled) throw new DomainError('unavailable', 'the generation job disappeared');
   const view = present(settled);
   if (view.status === 'succeeded' && view.result) return { kind: 'done', answer: view.result };
@@ -248,9 +256,13 @@ function present(job: Job): GenerationStatus {
 }
 
 /** A generation job of the caller's organization; any other id answers 404. */
-export async function generationStatus(s: Services, principal: Principal, id: string): Promise<GenerationStatus> {
+export async function generationStatus(
+  deps: Pick<Services, 'generation'>,
+  principal: Principal,
+  id: string,
+): Promise<GenerationStatus> {
   const n = /^\d{1,15}$/.test(id) ? Number(id) : NaN;
-  const job = Number.isSafeInteger(n) ? await queueOf(s).get(n) : null;
+  const job = Number.isSafeInteger(n) ? await queueOf(deps).get(n) : null;
   const payload = job?.type === GENERATE_JOB ? (job.payload as GeneratePayload) : null;
   requireInOrganization(principal, payload, 'no such generation job');
   return present(job!); // a payload means there is a job

@@ -47,8 +47,12 @@ function iou(a: Point[], b: Point[]): number {
  * installed is skipped; any other failure throws (the job retries).
  * Objects the user edited or deleted on this frame are not detected again.
  */
-export async function analyzeFrame(s: Services, frame: FrameRecord, bytes: Buffer): Promise<FrameAnalysis> {
-  const m = s.models;
+export async function analyzeFrame(
+  deps: Pick<Services, 'storage' | 'blobs' | 'models'>,
+  frame: FrameRecord,
+  bytes: Buffer,
+): Promise<FrameAnalysis> {
+  const m = deps.models;
   const roles = m.roles();
   const objects: NewObject[] = [];
   const captions: NewCaption[] = [];
@@ -74,7 +78,7 @@ export async function analyzeFrame(s: Services, frame: FrameRecord, bytes: Buffe
     embedding: { modelId: embedInfo.id, vector: frameVector },
   });
 
-  const userObjects = await s.storage.analysis.userObjects(frame.id);
+  const userObjects = await deps.storage.analysis.userObjects(frame.id);
   const notTheUsers = (type: string, d: Detection) =>
     !userObjects.some((u: ObjectRecord) => u.type === type && iou(u.polygon, d.polygon) > 0.5);
 
@@ -94,14 +98,14 @@ export async function analyzeFrame(s: Services, frame: FrameRecord, bytes: Buffe
   const usable = cropped.map((c, i) => ({ ...c, crop: crops[i] })).filter((c) => c.crop !== null);
   const vectors = usable.length
     ? await embedInBatches(
-        s,
+        deps,
         embedInfo.name,
         usable.map((c) => c.crop!),
       )
     : [];
   for (let i = 0; i < usable.length; i++) {
     const { type, d, modelId, crop: bytesOfCrop } = usable[i];
-    const stored = await s.blobs.putBuffer(bytesOfCrop!, 'jpg');
+    const stored = await deps.blobs.putBuffer(bytesOfCrop!, 'jpg');
     objects.push({
       id: newMediaId(),
       type,
@@ -122,7 +126,7 @@ export async function analyzeFrame(s: Services, frame: FrameRecord, bytes: Buffe
     for (let i = 0; i < faceDetections.length; i++) {
       const d = faceDetections[i];
       const c = await crop(bytes, d);
-      const stored = c ? await s.blobs.putBuffer(c, 'jpg') : null;
+      const stored = c ? await deps.blobs.putBuffer(c, 'jpg') : null;
       objects.push({
         id: newMediaId(),
         type: 'face',
@@ -139,9 +143,14 @@ export async function analyzeFrame(s: Services, frame: FrameRecord, bytes: Buffe
   return { captions, objects, captionText };
 }
 
-async function embedInBatches(s: Services, model: string, images: Buffer[]): Promise<Float32Array[]> {
+async function embedInBatches(
+  deps: Pick<Services, 'models'>,
+  model: string,
+  images: Buffer[],
+): Promise<Float32Array[]> {
   const out: Float32Array[] = [];
-  for (let i = 0; i < images.length; i += 16) out.push(...(await s.models.embedImages(model, images.slice(i, i + 16))));
+  for (let i = 0; i < images.length; i += 16)
+    out.push(...(await deps.models.embedImages(model, images.slice(i, i + 16))));
   return out;
 }
 

@@ -1,2 +1,2 @@
 /** Public API of the ingest feature for the other features: queueing an item's analysis. */
-export { enqueueIngest } from './jobs.js';
+export { enqueueIngest, type JobQueueDeps } from './jobs.js';

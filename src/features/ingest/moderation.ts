@@ -35,11 +35,11 @@ export interface Moderation {
   source: 'model';
 }
 
-export async function moderate(s: Services, frames: Buffer[]): Promise<Moderation> {
+export async function moderate(deps: Pick<Services, 'models'>, frames: Buffer[]): Promise<Moderation> {
   const labels = [SAFE, ...Object.values(MODERATION_CATEGORIES)];
   const fired = new Set<string>();
   for (const frame of frames) {
-    const scores = await zeroShotMany(s, frame, labels);
+    const scores = await zeroShotMany(deps, frame, labels);
     const safe = scores.find((x) => x.label === SAFE)!;
     for (const [category, label] of Object.entries(MODERATION_CATEGORIES)) {
       const x = scores.find((y) => y.label === label)!;
@@ -55,7 +55,7 @@ export async function moderate(s: Services, frames: Buffer[]): Promise<Moderatio
     status: fired.size ? 'flagged' : 'approved',
     categories: [...fired].sort(),
     moderatedAt: new Date().toISOString(),
-    model: s.models.modelInfo().id,
+    model: deps.models.modelInfo().id,
     source: 'model',
   };
 }

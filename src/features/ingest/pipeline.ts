@@ -9,6 +9,9 @@ import { analyzeFrame } from './frameAnalysis.js';
 import { moderate } from './moderation.js';
 import { sampleVideoFrames } from './videoFrames.js';
 
+/** What analysing an item uses: limits and binaries, the library, the file store, the models. */
+export type IngestDeps = Pick<Services, 'config' | 'storage' | 'blobs' | 'models'>;
+
 /** The payload of an `ingest` job. */
 export interface IngestPayload {
   mediaId: string;
@@ -27,26 +30,26 @@ export const PRIORITY_REINDEX = 10;
  * duplicates anything; what the user wrote is kept.
  */
 export async function ingestMedia(
-  s: Services,
+  deps: IngestDeps,
   mediaId: string,
   ctx: Pick<JobContext, 'signal' | 'progress' | 'logger'>,
 ): Promise<'done' | 'gone'> {
-  const media = await s.storage.media.get(mediaId);
+  const media = await deps.storage.media.get(mediaId);
   if (!media || media.status !== 'active' || media.type === 'folder') return 'gone';
-  await s.storage.media.setProcessingStatus(mediaId, 'processing', null);
+  await deps.storage.media.setProcessingStatus(mediaId, 'processing', null);
 
   const frames =
-    media.type === 'video' ? await videoFrames(s, media, ctx.signal) : await s.storage.analysis.framesOf(mediaId);
+    media.type === 'video' ? await videoFrames(deps, media, ctx.signal) : await deps.storage.analysis.framesOf(mediaId);
   if (frames.length === 0) throw new DomainError('unprocessable', 'the item has no frame to analyse');
 
   const frameBytes: Buffer[] = [];
   let firstCaption: string | null = null;
   for (let i = 0; i < frames.length; i++) {
     if (ctx.signal.aborted) throw ctx.signal.reason;
-    const bytes = await readFile(s.blobs.pathFor(frames[i].blobKey));
+    const bytes = await readFile(deps.blobs.pathFor(frames[i].blobKey));
     frameBytes.push(bytes);
-    const result = await analyzeFrame(s, frames[i], bytes);
-    await s.storage.analysis.replaceFrameAnalysis(frames[i].id, result);
+    const result = await analyzeFrame(deps, frames[i], bytes);
+    await deps.storage.analysis.replaceFrameAnalysis(frames[i].id, result);
     firstCaption ??= result.captionText;
     await ctx.progress({ frames: frames.length, done: i + 1 });
   }
@@ -54,10 +57,10 @@ export async function ingestMedia(
   // Moderation looks at up to 8 frames spread over the item.
   const step = Math.max(1, Math.ceil(frameBytes.length / 8));
   const moderation = await moderate(
-    s,
+    deps,
     frameBytes.filter((_, i) => i % step === 0),
   );
-  await s.storage.media.mutateMetadata(mediaId, media.createdById, (metadata) => {
+  await deps.storage.media.mutateMetadata(mediaId, media.createdById, (metadata) => {
     const next = { ...metadata };
     const existing = metadata.moderation as { source?: string } | undefined;
     // Never overwrite what a user wrote: only our own earlier verdict is replaced.
@@ -70,21 +73,25 @@ export async function ingestMedia(
     }
     return next;
   });
-  await s.storage.media.setProcessingStatus(mediaId, 'ready', null);
+  await deps.storage.media.setProcessingStatus(mediaId, 'ready', null);
   return 'done';
 }
 
 /** Samples a video's frames with ffmpeg and makes them the item's frames (poster = frame 0). */
-async function videoFrames(s: Services, media: MediaRecord, signal: AbortSignal): Promise<FrameRecord[]> {
-  const sampled = await sampleVideoFrames(s.blobs.pathFor(media.blobKey!), {
-    ffmpegPath: resolveFfmpeg(s.config.ffmpegPath),
+async function videoFrames(
+  deps: Pick<Services, 'config' | 'storage' | 'blobs'>,
+  media: MediaRecord,
+  signal: AbortSignal,
+): Promise<FrameRecord[]> {
+  const sampled = await sampleVideoFrames(deps.blobs.pathFor(media.blobKey!), {
+    ffmpegPath: resolveFfmpeg(deps.config.ffmpegPath),
     duration: media.duration,
-    workDir: s.blobs.tmpDir,
+    workDir: deps.blobs.tmpDir,
     signal,
   });
   const frames = [];
   for (const f of sampled) {
-    const stored = await s.blobs.putBuffer(f.jpeg, 'jpg');
+    const stored = await deps.blobs.putBuffer(f.jpeg, 'jpg');
     frames.push({
       id: newMediaId(),
       timestamp: formatTimestamp(f.timestamp),
@@ -93,7 +100,7 @@ async function videoFrames(s: Services, media: MediaRecord, signal: AbortSignal)
       height: f.height,
     });
   }
-  return s.storage.analysis.syncFrames(media.id, frames, media.createdById);
+  return deps.storage.analysis.syncFrames(media.id, frames, media.createdById);
 }
 
 /** Seconds as the spec's string, to the millisecond, without trailing zeros ("0", "2.5", "12.042"). */

@@ -1,4 +1,4 @@
-import { enqueueIngest } from './jobs.js';
+import { enqueueIngest, type JobQueueDeps } from './jobs.js';
 import { enqueueReindex } from './reindex.js';
 import { INGEST_JOB, type IngestPayload } from './pipeline.js';
 import type { JobStatus } from '../../jobs/types.js';
@@ -6,19 +6,19 @@ import { inCallersOrganization, loadMedia, requireRole } from '../kernel/access.
 import type { Principal, Services } from '../kernel/services.js';
 
 /** POST /api/admin/reindex: one `reembed` job per item of the caller's organization. */
-export async function reindex(s: Services, p: Principal) {
-  requireRole(p, 'admin');
-  const queued = await enqueueReindex(s, p.organizationId);
-  return { queued, model: s.models.modelInfo().id };
+export async function reindex(deps: JobQueueDeps & Pick<Services, 'models'>, principal: Principal) {
+  requireRole(principal, 'admin');
+  const queued = await enqueueReindex(deps, principal.organizationId);
+  return { queued, model: deps.models.modelInfo().id };
 }
 
 /** POST /api/media/{id}/reprocess: queue the item's analysis again (the user's own corrections survive it). */
-export async function reprocess(s: Services, p: Principal, mediaId: string) {
-  const media = await loadMedia(s, p, mediaId, 'member');
+export async function reprocess(deps: JobQueueDeps, principal: Principal, mediaId: string) {
+  const media = await loadMedia(deps, principal, mediaId, 'member');
   if (media.type === 'folder')
     return { mediaId: media.id, status: 'skipped', message: 'folders have nothing to analyse' };
-  await s.storage.media.setProcessingStatus(media.id, 'pending', null);
-  const job = await enqueueIngest(s, media.id);
+  await deps.storage.media.setProcessingStatus(media.id, 'pending', null);
+  const job = await enqueueIngest(deps, media.id);
   return { mediaId: media.id, jobId: job.id, status: job.status };
 }
 
@@ -26,15 +26,19 @@ export async function reprocess(s: Services, p: Principal, mediaId: string) {
  * GET /api/jobs: queue depth for the whole server (numbers only) and the
  * jobs of the caller's organization: running, failed with reasons, queued.
  */
-export async function listJobs(s: Services, p: Principal, q: { status?: JobStatus; limit: number; offset: number }) {
-  requireRole(p, 'admin');
-  const stats = await s.storage.jobs.stats();
-  const page = await s.storage.jobs.list({ status: q.status, type: INGEST_JOB, limit: q.limit, offset: q.offset });
+export async function listJobs(
+  deps: Pick<Services, 'storage'>,
+  principal: Principal,
+  q: { status?: JobStatus; limit: number; offset: number },
+) {
+  requireRole(principal, 'admin');
+  const stats = await deps.storage.jobs.stats();
+  const page = await deps.storage.jobs.list({ status: q.status, type: INGEST_JOB, limit: q.limit, offset: q.offset });
   const jobs = [];
   for (const job of page.items) {
     const mediaId = (job.payload as IngestPayload).mediaId;
-    const media = await s.storage.media.get(mediaId);
-    if (!media || !inCallersOrganization(p, media)) continue;
+    const media = await deps.storage.media.get(mediaId);
+    if (!media || !inCallersOrganization(principal, media)) continue;
     jobs.push({
       id: job.id,
       type: job.type,

@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
 import type { Services } from '../kernel/services.js';
 import type { JobRunner } from '../../jobs/runner.js';
+import type { JobQueueDeps } from './jobs.js';
 import { PRIORITY_REINDEX } from './pipeline.js';
 
 /**
@@ -14,18 +15,18 @@ import { PRIORITY_REINDEX } from './pipeline.js';
 export const REEMBED_JOB = 'reembed';
 const payload = z.object({ mediaId: z.string().regex(/^[0-9a-f]{32}$/) });
 
-export function registerReindexJobs(runner: JobRunner, s: Services): void {
+export function registerReindexJobs(runner: JobRunner, deps: Pick<Services, 'storage' | 'blobs' | 'models'>): void {
   runner.register<{ mediaId: string }>(
     REEMBED_JOB,
     async (job, ctx) => {
-      const info = s.models.modelInfo();
-      const objects = await s.storage.analysis.objectsToReembed(job.payload.mediaId);
+      const info = deps.models.modelInfo();
+      const objects = await deps.storage.analysis.objectsToReembed(job.payload.mediaId);
       for (let i = 0; i < objects.length; i += 16) {
         if (ctx.signal.aborted) throw ctx.signal.reason;
         const batch = objects.slice(i, i + 16);
-        const images = await Promise.all(batch.map((o) => readFile(s.blobs.pathFor(o.blobKey))));
-        const vectors = await s.models.embedImages(info.name, images);
-        await s.storage.analysis.addEmbeddings(
+        const images = await Promise.all(batch.map((o) => readFile(deps.blobs.pathFor(o.blobKey))));
+        const vectors = await deps.models.embedImages(info.name, images);
+        await deps.storage.analysis.addEmbeddings(
           batch.map((o, j) => ({
             objectId: o.objectId,
             modelId: info.id,
@@ -40,10 +41,10 @@ export function registerReindexJobs(runner: JobRunner, s: Services): void {
 }
 
 /** Queues a `reembed` job for every active image and video of the organization; returns how many. */
-export async function enqueueReindex(s: Services, organizationId: string): Promise<number> {
+export async function enqueueReindex(deps: JobQueueDeps, organizationId: string): Promise<number> {
   let count = 0;
-  for (const c of await s.storage.collections.list(organizationId)) {
-    const ids = await s.storage.media.browseIds(
+  for (const c of await deps.storage.collections.list(organizationId)) {
+    const ids = await deps.storage.media.browseIds(
       {
         datasetId: c.id,
         path: c.id.replace(/-/g, ''),
@@ -63,7 +64,7 @@ export async function enqueueReindex(s: Services, organizationId: string): Promi
       10_000_000,
     );
     for (const id of ids)
-      await s.storage.jobs.enqueue({
+      await deps.storage.jobs.enqueue({
         type: REEMBED_JOB,
         payload: { mediaId: id },
         key: id,
@@ -71,6 +72,6 @@ export async function enqueueReindex(s: Services, organizationId: string): Promi
       });
     count += ids.length;
   }
-  s.wakeJobs();
+  deps.wakeJobs();
   return count;
 }

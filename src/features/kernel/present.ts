@@ -88,15 +88,18 @@ export function presentMedia(urls: FileUrls, m: MediaRecord, extras: PresentExtr
 export type PresentedMedia = ReturnType<typeof presentMedia>;
 
 /** Presents a page of records, fetching frames, folder summaries and version counts in three queries. */
-export async function presentMany(s: Services, items: MediaRecord[]): Promise<PresentedMedia[]> {
+export async function presentMany(
+  deps: Pick<Services, 'storage' | 'urls'>,
+  items: MediaRecord[],
+): Promise<PresentedMedia[]> {
   const nonFolders = items.filter((m) => m.type !== 'folder');
   const [frames, summaries, versions] = await Promise.all([
-    s.storage.media.frames(nonFolders.map((m) => m.id)),
-    s.storage.media.folderSummaries(items.filter((m) => m.type === 'folder').map((m) => m.path)),
-    s.storage.media.versionCounts([...new Set(nonFolders.map((m) => m.rootId))]),
+    deps.storage.media.frames(nonFolders.map((m) => m.id)),
+    deps.storage.media.folderSummaries(items.filter((m) => m.type === 'folder').map((m) => m.path)),
+    deps.storage.media.versionCounts([...new Set(nonFolders.map((m) => m.rootId))]),
   ]);
   return items.map((m) =>
-    presentMedia(s.urls, m, {
+    presentMedia(deps.urls, m, {
       frames: frames.get(m.id),
       folder: summaries.get(m.path),
       totalVersions: m.type === 'folder' ? 1 : (versions.get(m.rootId) ?? 1),
@@ -104,6 +107,6 @@ export async function presentMany(s: Services, items: MediaRecord[]): Promise<Pr
   );
 }
 
-export async function presentOne(s: Services, m: MediaRecord): Promise<PresentedMedia> {
-  return (await presentMany(s, [m]))[0];
+export async function presentOne(deps: Pick<Services, 'storage' | 'urls'>, m: MediaRecord): Promise<PresentedMedia> {
+  return (await presentMany(deps, [m]))[0];
 }

@@ -1,5 +1,5 @@
 import { invalid } from '../../errors.js';
-import { scoredBrowse } from '../search/index.js';
+import { scoredBrowse, type SearchDeps } from '../search/index.js';
 import type { BrowseQuery, MediaType, SortField } from '../../storage/types.js';
 import { loadCollection } from '../kernel/access.js';
 import { resolveFolderPath } from './folders.js';
@@ -90,9 +90,14 @@ export function toBrowseQuery(datasetId: string, path: string, params: BrowsePar
   };
 }
 
-export async function browse(s: Services, p: Principal, collectionId: string, params: BrowseParams) {
-  const collection = await loadCollection(s, p, collectionId, 'viewer');
-  const path = await resolveFolderPath(s, collection, params.path);
+export async function browse(
+  deps: SearchDeps & Pick<Services, 'urls'>,
+  principal: Principal,
+  collectionId: string,
+  params: BrowseParams,
+) {
+  const collection = await loadCollection(deps, principal, collectionId, 'viewer');
+  const path = await resolveFolderPath(deps, collection, params.path);
   if (params.q !== undefined || params.similarToObjectId !== undefined) {
     // Scored mode searches the whole collection unless the client names a path
     // (then `recursive` applies as in browse); every other filter still applies.
@@ -107,7 +112,7 @@ export async function browse(s: Services, p: Principal, collectionId: string, pa
       !!scope.tagValues ||
       !!scope.mediaId ||
       !!scope.clusterId;
-    return scoredBrowse(s, p.organizationId, scope, filtered, {
+    return scoredBrowse(deps, principal.organizationId, scope, filtered, {
       q: params.q,
       similarToObjectId: params.similarToObjectId,
       similarToObjectModel: params.similarToObjectModel,
@@ -116,9 +121,9 @@ export async function browse(s: Services, p: Principal, collectionId: string, pa
     });
   }
   const query = toBrowseQuery(collection.id, path, params);
-  const { items, total } = await s.storage.media.browse(query);
+  const { items, total } = await deps.storage.media.browse(query);
   return {
-    media: await presentMany(s, items),
+    media: await presentMany(deps, items),
     pagination: { total, limit: query.limit, offset: query.offset, hasMore: query.offset + items.length < total },
   };
 }

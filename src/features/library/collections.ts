@@ -15,23 +15,23 @@ export const presentCollection = (c: Collection) => ({
   updatedAt: c.updatedAt,
 });
 
-export async function listCollections(s: Services, p: Principal, orgId: string) {
-  const id = await loadOrganizationId(s, p, orgId);
-  return (await s.storage.collections.list(id)).map(presentCollection);
+export async function listCollections(deps: Pick<Services, 'storage'>, principal: Principal, orgId: string) {
+  const id = await loadOrganizationId(deps, principal, orgId);
+  return (await deps.storage.collections.list(id)).map(presentCollection);
 }
 
 export async function createCollection(
-  s: Services,
-  p: Principal,
+  deps: Pick<Services, 'storage'>,
+  principal: Principal,
   orgId: string,
   input: { name: string; icon?: string | null },
 ) {
-  const organizationId = await loadOrganizationId(s, p, orgId);
-  requireRole(p, 'admin');
+  const organizationId = await loadOrganizationId(deps, principal, orgId);
+  requireRole(principal, 'admin');
   const name = input.name.trim();
   if (!name) throw invalid('name must not be empty');
   const at = nowIso();
-  const c = await s.storage.collections.create({
+  const c = await deps.storage.collections.create({
     id: newUuid(),
     organizationId,
     name,
@@ -39,23 +39,23 @@ export async function createCollection(
     type: 'media',
     createdAt: at,
     updatedAt: at,
-    createdById: p.userId,
+    createdById: principal.userId,
   });
   return presentCollection(c);
 }
 
-export async function getCollection(s: Services, p: Principal, id: string) {
-  return presentCollection(await loadCollection(s, p, id, 'viewer'));
+export async function getCollection(deps: Pick<Services, 'storage'>, principal: Principal, id: string) {
+  return presentCollection(await loadCollection(deps, principal, id, 'viewer'));
 }
 
 export async function updateCollection(
-  s: Services,
-  p: Principal,
+  deps: Pick<Services, 'storage'>,
+  principal: Principal,
   id: string,
   patch: { name?: string; icon?: string | null },
 ) {
-  const c = await loadCollection(s, p, id, 'admin');
+  const c = await loadCollection(deps, principal, id, 'admin');
   if (patch.name !== undefined && !patch.name.trim()) throw invalid('name must not be empty');
-  const updated = await s.storage.collections.update(c.id, { name: patch.name?.trim(), icon: patch.icon }, nowIso());
+  const updated = await deps.storage.collections.update(c.id, { name: patch.name?.trim(), icon: patch.icon }, nowIso());
   return presentCollection(updated!);
 }

@@ -11,7 +11,7 @@ import type { Principal, Services } from '../kernel/services.js';
  * collection and returns it normalised; `undefined` means the root.
  */
 export async function resolveFolderPath(
-  s: Services,
+  deps: Pick<Services, 'storage'>,
   collection: Collection,
   path: string | undefined,
   field = 'path',
@@ -22,7 +22,7 @@ export async function resolveFolderPath(
   if (!isLtreePath(p)) throw invalid(`${field} must be an ltree path such as a returned folder's path`);
   if (p.split('.')[0] !== root) throw invalid(`${field} belongs to another collection`);
   if (p === root) return root;
-  const folder = await s.storage.media.get(p.split('.').pop()!);
+  const folder = await deps.storage.media.get(p.split('.').pop()!);
   if (!folder || folder.status !== 'active' || folder.type !== 'folder' || folder.path !== p) {
     throw notFound(`no folder at ${field} ${p}`);
   }
@@ -30,16 +30,16 @@ export async function resolveFolderPath(
 }
 
 export async function createFolder(
-  s: Services,
-  p: Principal,
+  deps: Pick<Services, 'storage' | 'urls'>,
+  principal: Principal,
   input: { datasetId: string; name: string; path?: string; reuse?: boolean },
 ) {
-  const collection = await loadCollection(s, p, input.datasetId, 'admin');
+  const collection = await loadCollection(deps, principal, input.datasetId, 'admin');
   const name = input.name.trim();
   if (!name) throw invalid('name must not be empty');
   if (name.length > 255) throw invalid('name must be at most 255 characters');
-  const parentPath = await resolveFolderPath(s, collection, input.path);
-  const { folder } = await s.storage.media.insertFolder(
+  const parentPath = await resolveFolderPath(deps, collection, input.path);
+  const { folder } = await deps.storage.media.insertFolder(
     {
       id: newMediaId(),
       datasetId: collection.id,
@@ -56,34 +56,39 @@ export async function createFolder(
       exif: {},
       metadata: {},
       processingStatus: 'ready',
-      createdById: p.userId,
+      createdById: principal.userId,
     },
     input.reuse === true,
   );
-  return presentOne(s, folder);
+  return presentOne(deps, folder);
 }
 
-async function loadFolder(s: Services, p: Principal, id: string, need: 'viewer' | 'member'): Promise<MediaRecord> {
-  const folder = await loadMedia(s, p, id, need);
+async function loadFolder(
+  deps: Pick<Services, 'storage'>,
+  principal: Principal,
+  id: string,
+  need: 'viewer' | 'member',
+): Promise<MediaRecord> {
+  const folder = await loadMedia(deps, principal, id, need);
   if (folder.type !== 'folder') throw notFound('folder not found');
   return folder;
 }
 
-export async function getFolder(s: Services, p: Principal, id: string) {
-  return presentOne(s, await loadFolder(s, p, id, 'viewer'));
+export async function getFolder(deps: Pick<Services, 'storage' | 'urls'>, principal: Principal, id: string) {
+  return presentOne(deps, await loadFolder(deps, principal, id, 'viewer'));
 }
 
 export async function updateFolder(
-  s: Services,
-  p: Principal,
+  deps: Pick<Services, 'storage' | 'urls'>,
+  principal: Principal,
   id: string,
   patch: { name?: string; metadata?: Metadata },
 ) {
-  const folder = await loadFolder(s, p, id, 'member');
-  return presentOne(s, await updateMedia(s, p, folder.id, patch));
+  const folder = await loadFolder(deps, principal, id, 'member');
+  return presentOne(deps, await updateMedia(deps, principal, folder.id, patch));
 }
 
-export async function deleteFolder(s: Services, p: Principal, id: string) {
-  const folder = await loadFolder(s, p, id, 'member');
-  return deleteMedia(s, p, folder.id);
+export async function deleteFolder(deps: Pick<Services, 'storage'>, principal: Principal, id: string) {
+  const folder = await loadFolder(deps, principal, id, 'member');
+  return deleteMedia(deps, principal, folder.id);
 }

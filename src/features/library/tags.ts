@@ -35,11 +35,17 @@ function clean(label: string, field: string) {
   return v;
 }
 
-export async function addTag(s: Services, p: Principal, id: string, label: string, value: string) {
-  const media = await loadMedia(s, p, id, 'member');
+export async function addTag(
+  deps: Pick<Services, 'storage'>,
+  principal: Principal,
+  id: string,
+  label: string,
+  value: string,
+) {
+  const media = await loadMedia(deps, principal, id, 'member');
   const group = clean(label, 'label');
   const v = clean(value, 'value');
-  return s.storage.media.mutateMetadata(media.id, p.userId, (metadata) => {
+  return deps.storage.media.mutateMetadata(media.id, principal.userId, (metadata) => {
     const tags = tagsOf(metadata);
     if ((tags[group] ?? []).includes(v)) throw conflict(`"${v}" is already in tag group "${group}"`);
     tags[group] = sortedUnique([...(tags[group] ?? []), v]);
@@ -48,10 +54,16 @@ export async function addTag(s: Services, p: Principal, id: string, label: strin
 }
 
 /** Removes one value (the group goes with its last value), or the whole group when `value` is absent (compat). */
-export async function removeTag(s: Services, p: Principal, id: string, label: string, value: string | undefined) {
-  const media = await loadMedia(s, p, id, 'member');
+export async function removeTag(
+  deps: Pick<Services, 'storage'>,
+  principal: Principal,
+  id: string,
+  label: string,
+  value: string | undefined,
+) {
+  const media = await loadMedia(deps, principal, id, 'member');
   const group = clean(label, 'label');
-  return s.storage.media.mutateMetadata(media.id, p.userId, (metadata) => {
+  return deps.storage.media.mutateMetadata(media.id, principal.userId, (metadata) => {
     const tags = tagsOf(metadata);
     if (!tags[group]) throw notFound(`tag group "${group}" is not on this item`);
     if (value === undefined) {
@@ -66,11 +78,17 @@ export async function removeTag(s: Services, p: Principal, id: string, label: st
 }
 
 /** Renames a tag group on one item; values merge when the new group exists already. */
-export async function renameTagGroup(s: Services, p: Principal, id: string, oldLabel: string, newLabel: string) {
-  const media = await loadMedia(s, p, id, 'member');
+export async function renameTagGroup(
+  deps: Pick<Services, 'storage'>,
+  principal: Principal,
+  id: string,
+  oldLabel: string,
+  newLabel: string,
+) {
+  const media = await loadMedia(deps, principal, id, 'member');
   const from = clean(oldLabel, 'oldLabel');
   const to = clean(newLabel, 'newLabel');
-  return s.storage.media.mutateMetadata(media.id, p.userId, (metadata) => {
+  return deps.storage.media.mutateMetadata(media.id, principal.userId, (metadata) => {
     const tags = tagsOf(metadata);
     if (!tags[from]) throw notFound(`tag group "${from}" is not on this item`);
     if (from === to) return metadata;
@@ -80,7 +98,7 @@ export async function renameTagGroup(s: Services, p: Principal, id: string, oldL
   });
 }
 
-export async function tagGroups(s: Services, p: Principal, collectionId: string) {
-  const c = await loadCollection(s, p, collectionId, 'viewer');
-  return s.storage.media.tagGroups(c.id);
+export async function tagGroups(deps: Pick<Services, 'storage'>, principal: Principal, collectionId: string) {
+  const c = await loadCollection(deps, principal, collectionId, 'viewer');
+  return deps.storage.media.tagGroups(c.id);
 }

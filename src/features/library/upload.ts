@@ -28,10 +28,14 @@ const ACCEPTED = 'JPEG, PNG, WebP, GIF, TIFF, AVIF images and MP4, WebM, MOV, MK
  * one transaction. A crash before the last step leaves only unreferenced files,
  * which the start-up sweep removes; after it, a complete item.
  */
-export async function uploadMedia(s: Services, p: Principal, input: UploadInput) {
+export async function uploadMedia(
+  deps: Pick<Services, 'config' | 'storage' | 'blobs' | 'wakeJobs'>,
+  principal: Principal,
+  input: UploadInput,
+) {
   try {
-    const collection = await loadCollection(s, p, input.datasetId, 'member');
-    const parentPath = await resolveFolderPath(s, collection, input.path);
+    const collection = await loadCollection(deps, principal, input.datasetId, 'member');
+    const parentPath = await resolveFolderPath(deps, collection, input.path);
     const name = (input.name ?? input.file.originalName ?? '').trim() || 'untitled';
     if (name.length > 1024) throw invalid('name must be at most 1024 characters');
 
@@ -56,17 +60,17 @@ export async function uploadMedia(s: Services, p: Principal, input: UploadInput)
       name,
       mimeType: sniffed.mime,
       metadata: {},
-      createdById: p.userId,
+      createdById: principal.userId,
     };
     let media: NewMedia;
     const frames: NewFrame[] = [];
     if (sniffed.kind === 'image') {
       const probe = await probeImage(input.file.tempPath, {
-        maxPixels: s.config.maxImagePixels,
-        frameMaxSide: s.config.frameMaxSide,
+        maxPixels: deps.config.maxImagePixels,
+        frameMaxSide: deps.config.frameMaxSide,
       });
-      const original = await s.blobs.putFile(input.file.tempPath, sniffed.ext, input.file.sha256 ?? undefined);
-      const frame = await s.blobs.putBuffer(probe.frame.buffer, probe.frame.ext);
+      const original = await deps.blobs.putFile(input.file.tempPath, sniffed.ext, input.file.sha256 ?? undefined);
+      const frame = await deps.blobs.putBuffer(probe.frame.buffer, probe.frame.ext);
       frames.push({
         id: newMediaId(),
         timestamp: '0',
@@ -86,8 +90,8 @@ export async function uploadMedia(s: Services, p: Principal, input: UploadInput)
         processingStatus: 'pending',
       };
     } else {
-      const probe = await probeVideo(input.file.tempPath, resolveFfprobe(s.config.ffprobePath));
-      const original = await s.blobs.putFile(input.file.tempPath, sniffed.ext, input.file.sha256 ?? undefined);
+      const probe = await probeVideo(input.file.tempPath, resolveFfprobe(deps.config.ffprobePath));
+      const original = await deps.blobs.putFile(input.file.tempPath, sniffed.ext, input.file.sha256 ?? undefined);
       media = {
         ...base,
         type: 'video',
@@ -107,9 +111,9 @@ export async function uploadMedia(s: Services, p: Principal, input: UploadInput)
         processingStatus: 'pending',
       };
     }
-    const record = await s.storage.media.insert(media, frames);
+    const record = await deps.storage.media.insert(media, frames);
     // The row is written first: a crash before the job exists is repaired at start-up (resumeUnfinished).
-    await enqueueIngest(s, record.id);
+    await enqueueIngest(deps, record.id);
     return record;
   } finally {
     await rm(input.file.tempPath, { force: true });

@@ -22,7 +22,10 @@ export interface SearchMaintenance {
 /** A big import gets its coarse lists within this long (the check itself reads a few counters). */
 const CHECK_EVERY_MS = 15 * 60_000;
 
-export function startSearchMaintenance(s: Services, opts: { checkEveryMs?: number } = {}): SearchMaintenance {
+export function startSearchMaintenance(
+  s: Pick<Services, 'storage' | 'logger'>,
+  opts: { checkEveryMs?: number } = {},
+): SearchMaintenance {
   const log = s.logger.child({ component: 'search-maintenance' });
   const abort = new AbortController();
   let busy: Promise<void> = Promise.resolve();

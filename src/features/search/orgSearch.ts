@@ -3,7 +3,7 @@ import { invalid } from '../../errors.js';
 import { loadOrganizationId } from '../kernel/access.js';
 import { presentFrame } from '../kernel/present.js';
 import { round4 } from '../../search/ranking.js';
-import { scoreFrames } from './scoring.js';
+import { scoreFrames, type SearchDeps } from './scoring.js';
 import type { FrameDetail, MediaSummary } from '../../storage/types.js';
 
 /**
@@ -11,15 +11,15 @@ import type { FrameDetail, MediaSummary } from '../../storage/types.js';
  * organization, shaped as the spec's SearchResult, ordered by rank.
  */
 export async function searchOrganization(
-  s: Services,
-  p: Principal,
+  deps: SearchDeps & Pick<Services, 'urls'>,
+  principal: Principal,
   input: { q: string; organizationId: string; limit: number },
 ) {
   const q = input.q.trim();
   if (!q) throw invalid('q is required');
-  const orgId = await loadOrganizationId(s, p, input.organizationId);
-  const datasetIds = (await s.storage.collections.list(orgId)).map((c) => c.id);
-  const scored = await scoreFrames(s, { q, datasetIds, mediaIds: null, organizationId: orgId, want: input.limit });
+  const orgId = await loadOrganizationId(deps, principal, input.organizationId);
+  const datasetIds = (await deps.storage.collections.list(orgId)).map((c) => c.id);
+  const scored = await scoreFrames(deps, { q, datasetIds, mediaIds: null, organizationId: orgId, want: input.limit });
   // Hits that scored nothing (below every calibration floor) are never shown: their items are not read.
   const positive = scored.filter((f) => f.total > 0);
   // The page, best first: items and frame details are read only for the candidates it needs. Each batch
@@ -35,7 +35,7 @@ export async function searchOrganization(
   while (results.length < input.limit && from < positive.length) {
     const batch = positive.slice(from, from + input.limit - results.length);
     from += batch.length;
-    for (const m of await s.storage.media.summaries([
+    for (const m of await deps.storage.media.summaries([
       ...new Set(batch.map((f) => f.mediaId).filter((id) => !media.has(id))),
     ]))
       media.set(m.id, m);
@@ -47,7 +47,7 @@ export async function searchOrganization(
     });
     if (live.length === 0) continue;
     // Only the frames shown are read (not every frame of a long video).
-    const frames = await s.storage.media.pickFrames(live.map((f) => ({ mediaId: f.mediaId, frameId: f.frameId })));
+    const frames = await deps.storage.media.pickFrames(live.map((f) => ({ mediaId: f.mediaId, frameId: f.frameId })));
     for (const [i, f] of live.entries()) {
       const frame = frames[i];
       if (!frame || seen.has(frame.id)) continue;
@@ -58,7 +58,7 @@ export async function searchOrganization(
   const m = (id: string) => media.get(id)!;
   return {
     results: results.slice(0, input.limit).map(({ f, frame }) => {
-      const shown = presentFrame(s.urls, frame);
+      const shown = presentFrame(deps.urls, frame);
       const item = m(f.mediaId);
       return {
         id: frame.id,
@@ -70,7 +70,7 @@ export async function searchOrganization(
           id: item.id,
           name: item.name,
           type: item.type,
-          blob: item.blobKey ? s.urls.urlFor(item.blobKey, item.name) : '',
+          blob: item.blobKey ? deps.urls.urlFor(item.blobKey, item.name) : '',
           width: item.width,
           height: item.height,
           duration: item.duration,

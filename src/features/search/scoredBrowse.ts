@@ -2,7 +2,7 @@ import type { Services } from '../kernel/services.js';
 import type { BrowseQuery, MediaRecord, SortField } from '../../storage/types.js';
 import { presentMany } from '../kernel/present.js';
 import { round4 } from '../../search/ranking.js';
-import { scoreFrames } from './scoring.js';
+import { scoreFrames, type SearchDeps } from './scoring.js';
 import type { SimilarityModel } from '../../storage/types.js';
 
 /** Most items a filter may let through before scored search gives up restricting by id (the filters still apply after). */
@@ -32,14 +32,14 @@ const SORT_KEY: Record<SortField, (m: MediaRecord) => string> = {
  * matched (`_matchingFrames`, best first). Pagination as in browse.
  */
 export async function scoredBrowse(
-  s: Services,
+  deps: SearchDeps & Pick<Services, 'urls'>,
   organizationId: string,
   scope: BrowseQuery,
   filtered: boolean,
   params: ScoredParams,
 ) {
-  const mediaIds = filtered ? await s.storage.media.browseIds(scope, FILTER_CAP) : null;
-  const frames = await scoreFrames(s, {
+  const mediaIds = filtered ? await deps.storage.media.browseIds(scope, FILTER_CAP) : null;
+  const frames = await scoreFrames(deps, {
     q: params.q,
     similarToObjectId: params.similarToObjectId,
     similarToObjectModel: params.similarToObjectModel,
@@ -56,7 +56,7 @@ export async function scoredBrowse(
     perItem.set(f.mediaId, item);
   }
   const allowed = mediaIds ? new Set(mediaIds) : null;
-  const records = (await s.storage.media.getMany([...perItem.keys()])).filter(
+  const records = (await deps.storage.media.getMany([...perItem.keys()])).filter(
     (m) => m.status === 'active' && m.isCurrent && m.datasetId === scope.datasetId && (!allowed || allowed.has(m.id)),
   );
   const dir = scope.sortDirection === 'asc' ? 1 : -1;
@@ -67,7 +67,7 @@ export async function scoredBrowse(
     records.sort((a, b) => perItem.get(b.id)!.score - perItem.get(a.id)!.score || (a.id < b.id ? -1 : 1));
   }
   const page = records.slice(scope.offset, scope.offset + scope.limit);
-  const presented = await presentMany(s, page);
+  const presented = await presentMany(deps, page);
   return {
     media: presented.map((m) => ({
       ...m,

@@ -4,6 +4,9 @@ import type { SimilarityModel } from '../../storage/types.js';
 import { calibrate, combine, familyOf, IMAGE_TO_IMAGE, TEXT_TO_IMAGE } from '../../search/ranking.js';
 import { exactRescoreFor } from '../../search/vectorIndex.js';
 
+/** What scoring a query uses: the stored vectors and text, and the embedding models. */
+export type SearchDeps = Pick<Services, 'storage' | 'models'>;
+
 /**
  * Vector hits (and text hits) fetched per query: enough for deep pages of
  * scored browse and its totals (vec0's k is at most 4096).
@@ -40,7 +43,7 @@ const exactTopFor = (want: number | undefined): number | undefined =>
  * it only runs when another model's index exists, and its answer is kept for
  * a minute per set of collections.
  */
-export async function searchModel(s: Services, datasetIds: string[]) {
+export async function searchModel(s: SearchDeps, datasetIds: string[]) {
   const current = s.models.modelInfo();
   const others = (await s.storage.vectors.stats()).filter(
     (st) => st.modelId !== current.id && st.state === 'live' && st.rows > 0,
@@ -67,7 +70,7 @@ type ModelInfoOf = ReturnType<Services['models']['modelInfo']>;
 const modelMemos = new WeakMap<object, Map<string, { model: ModelInfoOf; until: number }>>();
 
 async function chooseModel(
-  s: Services,
+  s: SearchDeps,
   current: ModelInfoOf,
   datasetIds: string[],
   otherIds: string[],
@@ -117,7 +120,7 @@ export interface ScoreQuery {
  * one object's embedding; combined per src/search/ranking.ts. Returns every
  * scored frame (best first); callers group by item and apply minScore.
  */
-export async function scoreFrames(s: Services, query: ScoreQuery): Promise<FrameScore[]> {
+export async function scoreFrames(s: SearchDeps, query: ScoreQuery): Promise<FrameScore[]> {
   const byFrame = new Map<string, FrameScore>();
   const key = (mediaId: string, frameId: string | null) => `${mediaId}/${frameId ?? ''}`;
   const entry = (mediaId: string, frameId: string | null, datasetId: string) => {

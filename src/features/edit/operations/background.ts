@@ -32,7 +32,7 @@ export async function foregroundMatte(w: Work, ctx: EditContext): Promise<Buffer
     .resize(Math.max(1, Math.round(w.width * scale)), Math.max(1, Math.round(w.height * scale)), { kernel: 'lanczos3' })
     .png({ compressionLevel: 1, adaptiveFiltering: false })
     .toBuffer();
-  const result = await ctx.s.models.matte(input);
+  const result = await ctx.deps.models.matte(input);
   if (!result) {
     throw new DomainError(
       'unavailable',

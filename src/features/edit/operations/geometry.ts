@@ -83,7 +83,7 @@ function extract(w: Work, box: Box): Promise<Work> {
  * the best score × √area, found on a copy at most 1280 px on its longer side.
  */
 async function findSubject(w: Work, ctx: EditContext): Promise<Box | null> {
-  if (!ctx.s.models.roles().detect) return null;
+  if (!ctx.deps.models.roles().detect) return null;
   const scale = Math.min(1, 1280 / Math.max(w.width, w.height));
   const small = await toSharp(w)
     .resize(Math.max(1, Math.round(w.width * scale)), Math.max(1, Math.round(w.height * scale)), { kernel: 'lanczos3' })
@@ -92,9 +92,9 @@ async function findSubject(w: Work, ctx: EditContext): Promise<Box | null> {
     .toBuffer();
   let result;
   try {
-    result = await ctx.s.models.detect('detect', small, { minScore: 0.3 });
+    result = await ctx.deps.models.detect('detect', small, { minScore: 0.3 });
   } catch (err) {
-    ctx.s.logger.warn('edit: subject detection failed; using saliency', { err });
+    ctx.deps.logger.warn('edit: subject detection failed; using saliency', { err });
     return null;
   }
   if (!result || result.detections.length === 0) return null;

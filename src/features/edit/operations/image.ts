@@ -17,9 +17,12 @@ export interface Work {
   channels: 3 | 4;
 }
 
+/** What the edit operations use of the services: limits, the device, the models, the log. */
+export type EditDeps = Pick<Services, 'config' | 'logger' | 'models'>;
+
 /** What the operations share while one plan runs. */
 export interface EditContext {
-  s: Services;
+  deps: EditDeps;
   /** Things the answer should mention (a fallback taken, a format switched). */
   notes: string[];
   /** Model (catalog name) used per purpose, e.g. { upscale: 'swin2sr-x2' }. */

@@ -45,9 +45,9 @@ function target(w: Work, op: Resize): { width: number; height: number } {
  */
 export async function resize(w: Work, op: Resize, ctx: EditContext): Promise<Work> {
   const t = target(w, op);
-  if (t.width > MAX_OUTPUT_SIDE || t.height > MAX_OUTPUT_SIDE || t.width * t.height > ctx.s.config.maxImagePixels) {
+  if (t.width > MAX_OUTPUT_SIDE || t.height > MAX_OUTPUT_SIDE || t.width * t.height > ctx.deps.config.maxImagePixels) {
     throw unprocessable(
-      `the result would be ${t.width}×${t.height} pixels; the editor makes images up to ${MAX_OUTPUT_SIDE} px a side and ${ctx.s.config.maxImagePixels} pixels`,
+      `the result would be ${t.width}×${t.height} pixels; the editor makes images up to ${MAX_OUTPUT_SIDE} px a side and ${ctx.deps.config.maxImagePixels} pixels`,
     );
   }
   let current = w;
@@ -61,7 +61,7 @@ export async function resize(w: Work, op: Resize, ctx: EditContext): Promise<Wor
 /** Doubles with the model while the result stays at or below about the target; returns the image as far as it got. */
 async function modelUpscale(w: Work, t: { width: number; height: number }, ctx: EditContext): Promise<Work> {
   let current = w;
-  const maxPixels = UPSCALE_MAX_INPUT_PIXELS[ctx.s.config.device] ?? UPSCALE_MAX_INPUT_PIXELS.cpu;
+  const maxPixels = UPSCALE_MAX_INPUT_PIXELS[ctx.deps.config.device] ?? UPSCALE_MAX_INPUT_PIXELS.cpu;
   for (let pass = 0; pass < 3 && current.width * 2 <= t.width * 1.5 && current.height * 2 <= t.height * 1.5; pass++) {
     if (current.width * current.height > maxPixels) {
       ctx.notes.push(
@@ -72,7 +72,7 @@ async function modelUpscale(w: Work, t: { width: number; height: number }, ctx: 
     const { rgb, alpha } = await splitAlpha(current);
     let result;
     try {
-      result = await ctx.s.models.upscale(await toPng(rgb));
+      result = await ctx.deps.models.upscale(await toPng(rgb));
     } catch (err) {
       if (err instanceof DomainError && err.code === 'invalid_input') {
         ctx.notes.push(`upscaled with lanczos3: ${err.message}`);
