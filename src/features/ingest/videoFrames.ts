@@ -30,9 +30,9 @@
  *    Very busy footage may still reach the cap before the end; `-frames:v`
  *    stops there.
  *
- * Measured with the bundled 2018 static ffmpeg on the shared fixtures: a
- * 1.6 s clip gives 2 frames, the 30 s and 40 s clips 5 each (no cut in them
- * scores above 0.3: their highest scene scores are 0.06 and 0.02); see the test.
+ * On the shared fixtures a short clip gives two frames and the longer ones a
+ * handful, since none of their cuts scores above the scene threshold (the
+ * counts: docs/measurements/features.md; the test checks them).
  *
  * Failures: a file ffmpeg cannot open or decode → DomainError 'unprocessable'
  * with a short reason a user can read; ffmpeg not installed → 'unavailable';

@@ -1,7 +1,8 @@
 /**
  * Keeps the vector index fast without anyone asking:
- * - at start-up, loads the int8 copies into memory (a cold query at 1M
- *   vectors reads them from disk: ~200 ms instead of tens of ms) and builds
+ * - at start-up, loads the int8 copies into memory (a cold query in a big
+ *   library reads them from disk, several times slower; numbers:
+ *   docs/measurements/features.md) and builds
  *   an index for any model that has stored embeddings but none (a database
  *   from before the index, or one whose index generation was lost);
  * - then at start-up and every 15 minutes (a cheap look at the stats), rebuilds an index whose deletes left many holes

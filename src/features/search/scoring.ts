@@ -17,9 +17,9 @@ export const TEXT_K = 1000;
  * Hits fetched when the caller needs only the best `want` results (organization
  * search): three a result (an item's frame and its objects may each bring one),
  * at least 50. Every vector hit past the first pass costs an int8 re-rank and
- * the best ~100 an exact row read, so k = 1,000 cost ~18 ms even over a
- * 2k-frame library where k = 60 costs ~4; text hits are read back and scored
- * one by one (200 text hits: 11 ms at 20k frames, 60: 6 ms).
+ * the best an exact row read, and text hits are read back and scored one by
+ * one, so a small k is several times cheaper than the full 1,000 (numbers:
+ * docs/measurements/features.md).
  */
 export const hitsFor = (want: number | undefined): number =>
   want === undefined ? VECTOR_K : Math.min(VECTOR_K, Math.max(50, want * 3));
@@ -28,9 +28,10 @@ const textHitsFor = (want: number | undefined): number => (want === undefined ? 
  * Vector hits rescored from float32 when the caller shows only the best `want`
  * (organization search): about a page's worth, the rest ranked by their int8
  * similarity. Each exact rescore reads a float32 row, a disk read once the
- * library outgrows the OS cache (90 of them were most of a 1M-frame query
- * here); ranking by int8 alone cost 0.02 of recall@10 at 100k. Scored browse
- * keeps the default (its scores are compared with minScore over every page).
+ * library outgrows the OS cache (a few dozen are most of a large query's
+ * time); ranking by int8 alone costs measurable recall (numbers:
+ * docs/measurements/features.md). Scored browse keeps the default (its
+ * scores are compared with minScore over every page).
  */
 const exactTopFor = (want: number | undefined): number | undefined =>
   want === undefined ? undefined : exactRescoreFor(want);
@@ -39,9 +40,10 @@ const exactTopFor = (want: number | undefined): number | undefined =>
  * The embedding model text queries use: the current default model once its
  * vectors cover every object of these collections; until then (a re-index in
  * progress) the newest other installed embedder whose vectors do.
- * Counting coverage reads every object of the collections (~0.2 s at 1M), so
- * it only runs when another model's index exists, and its answer is kept for
- * a minute per set of collections.
+ * Counting coverage reads every object of the collections (slow in a big
+ * library; numbers: docs/measurements/features.md), so it only runs when
+ * another model's index exists, and its answer is kept for a minute per set
+ * of collections.
  */
 export async function searchModel(s: SearchDeps, datasetIds: string[]) {
   const current = s.models.modelInfo();

@@ -31,7 +31,8 @@ const HALF_SEPIA = SEPIA.map((row, i) => row.map((v, j) => 0.5 * v + (i === j ? 
 /**
  * Saturation as one colour matrix: each channel moves toward (s < 1) or away
  * from (s > 1) the pixel's Rec. 709 luma, which stays as it was. A linear
- * recomb is several times faster on a large photo than sharp's LCh modulate.
+ * recomb is much faster on a large photo than sharp's LCh modulate (numbers:
+ * docs/measurements/features.md).
  */
 export function saturationMatrix(s: number): M3 {
   const luma = GREY[0];
@@ -66,11 +67,11 @@ const VIGNETTE_GRID = 512;
 /**
  * The vignette's factor 1 − strength·(dx² + dy²)/r²max as a one-byte-a-pixel
  * image (255 = 1) the size of the image. It is computed in JavaScript on a
- * grid of at most VIGNETTE_GRID cells a side (at most 262k values, about a
- * millisecond, whatever the photo's size; exact for an image that small), each
- * cell the factor at its block's centre, and sharp repeats each cell over its
- * k×k block (a nearest-neighbour upscale: about ten times faster than a linear
- * one on a 12 MP photo). The factor changes by at most
+ * grid of at most VIGNETTE_GRID cells a side (cheap whatever the photo's size;
+ * exact for an image that small), each cell the factor at its block's centre,
+ * and sharp repeats each cell over its k×k block (a nearest-neighbour upscale,
+ * much faster than a linear one on a large photo; numbers:
+ * docs/measurements/features.md). The factor changes by at most
  * 255·2·strength·cx/r²max levels a pixel, so a block's edge is off by about
  * 255·strength·k/cx: under 0.4 of a level at any size.
  */

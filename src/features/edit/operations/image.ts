@@ -68,8 +68,8 @@ export const rawOf = (w: { width: number; height: number }, channels: 1 | 2 | 3 
 
 /*
  * Pixel work below runs in sharp (libvips on libuv's thread pool), never in a
- * JavaScript loop over the pixels: on a 12 MP photo such a loop blocks the
- * HTTP thread for tens of milliseconds.
+ * JavaScript loop over the pixels: on a large photo such a loop would block the
+ * HTTP thread (numbers: docs/measurements/features.md).
  */
 
 /** Splits off the alpha channel: colour operations then never touch transparency. */
