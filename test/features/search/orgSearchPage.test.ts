@@ -1,8 +1,8 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import type { SqliteStorage } from '../../src/storage/sqlite/index.js';
-import type { TextHit } from '../../src/search/textIndex.js';
-import { startTestApp, type TestApp } from '../helpers/testApp.js';
+import type { SqliteStorage } from '../../../src/storage/sqlite/index.js';
+import type { TextHit } from '../../../src/search/textIndex.js';
+import { startTestApp, type TestApp } from '../../helpers/testApp.js';
 
 /**
  * GET /api/search's page assembly (src/features/search/orgSearch.ts) over the real

@@ -10,7 +10,7 @@ import sharp from 'sharp';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { makeImage, startTestApp, type TestApp } from '../helpers/testApp.js';
+import { makeImage, startTestApp, type TestApp } from '../../helpers/testApp.js';
 
 let app: TestApp;
 

@@ -6,8 +6,8 @@ import { promisify } from 'node:util';
 import sharp from 'sharp';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { DomainError } from '../../src/errors.js';
-import { resolveFfmpeg } from '../../src/files/binaries.js';
+import { DomainError } from '../../../src/errors.js';
+import { resolveFfmpeg } from '../../../src/files/binaries.js';
 import {
   jpegSize,
   parseShowinfo,
@@ -16,8 +16,8 @@ import {
   samplingPlan,
   selectExpression,
   type SampledFrame,
-} from '../../src/features/ingest/videoFrames.js';
-import { sharedPath } from '../helpers/skip.js';
+} from '../../../src/features/ingest/videoFrames.js';
+import { sharedPath } from '../../helpers/skip.js';
 
 const run = promisify(execFile);
 /** The ffmpeg that samples (TEST_FFMPEG tries another build); synthetic videos are always made with the bundled one. */

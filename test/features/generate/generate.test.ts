@@ -1,7 +1,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import sharp from 'sharp';
-import { makeImage, startTestApp, type TestApp } from '../helpers/testApp.js';
+import { makeImage, startTestApp, type TestApp } from '../../helpers/testApp.js';
 
 /**
  * POST /api/ai/generate and GET /api/ai/jobs/{id} end to end with the Janus

@@ -19,20 +19,20 @@ import path from 'node:path';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { isIP, type AddressInfo } from 'node:net';
 import sharp from 'sharp';
-import { DomainError } from '../../src/errors.js';
+import { DomainError } from '../../../src/errors.js';
 import {
   fetchImageUrl,
   httpFetchHop,
   loadImageInput,
   type HopFetcher,
   type ImageInputOptions,
-} from '../../src/features/ai/imageInput.js';
+} from '../../../src/features/ai/imageInput.js';
 import {
   assertPublicHost,
   isBlockedHostname,
   isPrivateAddress,
   type LookupFn,
-} from '../../src/features/ai/netGuard.js';
+} from '../../../src/features/ai/netGuard.js';
 
 // --- tripwire: no real DNS from this process ---------------------------------
 const realLookup = dns.lookup;

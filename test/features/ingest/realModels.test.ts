@@ -24,9 +24,9 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, 
 import os from 'node:os';
 import path from 'node:path';
 import sharp from 'sharp';
-import { mergeLocal, parseCatalog, type Roles } from '../../src/models/catalog.js';
-import { SHARED_DIR } from '../helpers/skip.js';
-import { startTestApp, waitForProcessing, type TestApp } from '../helpers/testApp.js';
+import { mergeLocal, parseCatalog, type Roles } from '../../../src/models/catalog.js';
+import { SHARED_DIR } from '../../helpers/skip.js';
+import { startTestApp, waitForProcessing, type TestApp } from '../../helpers/testApp.js';
 
 interface Point {
   x: number;
@@ -131,7 +131,7 @@ const ULF1_FACES: readonly (readonly [number, number])[] = [
 
 /** The shipped catalog's test-profile roles. */
 const SHIPPED_TEST_ROLES = (
-  JSON.parse(readFileSync(path.resolve(import.meta.dirname, '../../models/catalog.json'), 'utf8')) as {
+  JSON.parse(readFileSync(path.resolve(import.meta.dirname, '../../../models/catalog.json'), 'utf8')) as {
     roles: { test: Roles };
   }
 ).roles.test;
@@ -411,7 +411,7 @@ if (missing.length) {
 const catalogTest = suite('catalog.local.json role override');
 catalogTest('overriding one role keeps the other roles of the profile', () => {
   const shipped = parseCatalog(
-    JSON.parse(readFileSync(path.resolve(import.meta.dirname, '../../models/catalog.json'), 'utf8')),
+    JSON.parse(readFileSync(path.resolve(import.meta.dirname, '../../../models/catalog.json'), 'utf8')),
   );
   const merged = mergeLocal(shipped, { version: 1, roles: { test: { detect: 'yolox-nano' } } });
   assert.equal(merged.roles.test, { ...shipped.roles.test, detect: 'yolox-nano' });

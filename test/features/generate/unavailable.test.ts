@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { startTestApp } from '../helpers/testApp.js';
+import { startTestApp } from '../../helpers/testApp.js';
 
 test('default profile without the model files: 503 {error, message} saying how to fetch the model', async () => {
   const modelsDir = mkdtempSync(path.join(os.tmpdir(), 'gen-nomodels-'));

@@ -4,9 +4,9 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { DomainError } from '../../src/errors.js';
-import { ABILITIES, assertEditable, parsePrompt } from '../../src/features/edit/parse.js';
-import type { EditOperation } from '../../src/features/edit/types.js';
+import { DomainError } from '../../../src/errors.js';
+import { ABILITIES, assertEditable, parsePrompt } from '../../../src/features/edit/parse.js';
+import type { EditOperation } from '../../../src/features/edit/types.js';
 
 const WHITE = { r: 255, g: 255, b: 255 };
 const BLACK = { r: 0, g: 0, b: 0 };
@@ -231,7 +231,7 @@ test('assertEditable: 422 (unprocessable) naming the part and listing abilities;
 });
 
 test('descriptions: every operation of the table has one', async () => {
-  const { describeOperation } = await import('../../src/features/edit/parse.js');
+  const { describeOperation } = await import('../../../src/features/edit/parse.js');
   for (const [, ops] of TABLE) for (const op of ops) assert.ok(describeOperation(op).length > 3, JSON.stringify(op));
 });
 
