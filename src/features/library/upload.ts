@@ -49,10 +49,7 @@ export async function uploadMedia(
     }
 
     const id = newMediaId();
-    const base: Omit<
-      NewMedia,
-      'type' | 'width' | 'height' | 'duration' | 'exif' | 'processingStatus' | 'blobKey' | 'sizeBytes'
-    > = {
+    const base: Omit<NewMedia, keyof StoredUpload['fields'] | 'processingStatus'> = {
       id,
       datasetId: collection.id,
       organizationId: collection.organizationId,
@@ -62,60 +59,73 @@ export async function uploadMedia(
       metadata: {},
       createdById: principal.userId,
     };
-    let media: NewMedia;
-    const frames: NewFrame[] = [];
-    if (sniffed.kind === 'image') {
-      const probe = await probeImage(input.file.tempPath, {
-        maxPixels: deps.config.maxImagePixels,
-        frameMaxSide: deps.config.frameMaxSide,
-      });
-      const original = await deps.blobs.putFile(input.file.tempPath, sniffed.ext, input.file.sha256 ?? undefined);
-      const frame = await deps.blobs.putBuffer(probe.frame.buffer, probe.frame.ext);
-      frames.push({
-        id: newMediaId(),
-        timestamp: '0',
-        blobKey: frame.key,
-        width: probe.frame.width,
-        height: probe.frame.height,
-      });
-      media = {
-        ...base,
-        type: 'image',
-        blobKey: original.key,
-        sizeBytes: original.sizeBytes,
-        width: probe.width,
-        height: probe.height,
-        duration: null,
-        exif: probe.exif,
-        processingStatus: 'pending',
-      };
-    } else {
-      const probe = await probeVideo(input.file.tempPath, resolveFfprobe(deps.config.ffprobePath));
-      const original = await deps.blobs.putFile(input.file.tempPath, sniffed.ext, input.file.sha256 ?? undefined);
-      media = {
-        ...base,
-        type: 'video',
-        blobKey: original.key,
-        sizeBytes: original.sizeBytes,
-        width: probe.width,
-        height: probe.height,
-        duration: probe.duration,
-        exif: {
-          tags: {},
-          codec: probe.codec,
-          container: probe.container,
-          fps: probe.fps,
-          hasAudio: probe.hasAudio,
-          rotation: probe.rotation,
-        },
-        processingStatus: 'pending',
-      };
-    }
-    const record = await deps.storage.media.insert(media, frames);
+    const stored =
+      sniffed.kind === 'image'
+        ? await storeImage(deps, input.file, sniffed.ext)
+        : await storeVideo(deps, input.file, sniffed.ext);
+    const media: NewMedia = { ...base, ...stored.fields, processingStatus: 'pending' };
+    const record = await deps.storage.media.insert(media, stored.frames);
     // The row is written first: a crash before the job exists is repaired at start-up (resumeUnfinished).
     await enqueueIngest(deps, record.id);
     return record;
   } finally {
     await rm(input.file.tempPath, { force: true });
   }
+}
+
+/** What an upload's kind decides: the media fields its probe gives and the frames stored with it. */
+interface StoredUpload {
+  fields: Pick<NewMedia, 'type' | 'blobKey' | 'sizeBytes' | 'width' | 'height' | 'duration' | 'exif'>;
+  frames: NewFrame[];
+}
+
+type UploadStoreDeps = Pick<Services, 'config' | 'blobs'>;
+
+/** Probes an image, then moves the original and its processed frame into the store. */
+async function storeImage(deps: UploadStoreDeps, file: UploadInput['file'], ext: string): Promise<StoredUpload> {
+  const probe = await probeImage(file.tempPath, {
+    maxPixels: deps.config.maxImagePixels,
+    frameMaxSide: deps.config.frameMaxSide,
+  });
+  const original = await deps.blobs.putFile(file.tempPath, ext, file.sha256 ?? undefined);
+  const frame = await deps.blobs.putBuffer(probe.frame.buffer, probe.frame.ext);
+  return {
+    fields: {
+      type: 'image',
+      blobKey: original.key,
+      sizeBytes: original.sizeBytes,
+      width: probe.width,
+      height: probe.height,
+      duration: null,
+      exif: probe.exif,
+    },
+    frames: [
+      { id: newMediaId(), timestamp: '0', blobKey: frame.key, width: probe.frame.width, height: probe.frame.height },
+    ],
+  };
+}
+
+/** Probes a video, then moves the original into the store (its frames come from ingest). */
+async function storeVideo(deps: UploadStoreDeps, file: UploadInput['file'], ext: string): Promise<StoredUpload> {
+  const probe = await probeVideo(file.tempPath, resolveFfprobe(deps.config.ffprobePath));
+  const original = await deps.blobs.putFile(file.tempPath, ext, file.sha256 ?? undefined);
+  return {
+    fields: {
+      type: 'video',
+      blobKey: original.key,
+      sizeBytes: original.sizeBytes,
+      width: probe.width,
+      height: probe.height,
+      duration: probe.duration,
+      exif: {
+        tags: {},
+        codec: probe.codec,
+        container: probe.container,
+        fps: probe.fps,
+        hasAudio: probe.hasAudio,
+        rotation: probe.rotation,
+      },
+    },
+    frames: [],
+  };
 }

@@ -8,9 +8,8 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { DomainError } from '../../../src/errors.js';
 import { resolveFfmpeg } from '../../../src/files/binaries.js';
+import { jpegSize, parseShowinfo } from '../../../src/features/ingest/ffmpegRun.js';
 import {
-  jpegSize,
-  parseShowinfo,
   posterFrame,
   sampleVideoFrames,
   samplingPlan,
