@@ -7,8 +7,8 @@
  */
 import path from 'node:path';
 import { loadConfig } from '../src/config.js';
-import type { Services } from '../src/domain/services.js';
-import { enqueueReindex } from '../src/ingest/reindex.js';
+import type { Services } from '../src/features/kernel/services.js';
+import { enqueueReindex } from '../src/features/ingest/reindex.js';
 import { openSqliteStorage } from '../src/storage/sqlite/index.js';
 
 const config = loadConfig();

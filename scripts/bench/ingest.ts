@@ -19,7 +19,7 @@
  *    last `ready`; and per item from its job's start to its end (job rows).
  * 2. Where the time goes (in process): a second app with INGEST_CONCURRENCY=0
  *    (no job runner), the same uploads, then `ingestMedia()` of
- *    src/ingest/pipeline.ts called here, one item at a time, over a copy of
+ *    src/features/ingest/pipeline.ts called here, one item at a time, over a copy of
  *    the services whose `models`, `blobs` and `storage.{media,analysis}` are
  *    wrapped to time every call. Per item: wall time of ingestMedia; the time
  *    some model call was in flight (union of intervals: the pipeline runs the
@@ -63,8 +63,8 @@ import { fileURLToPath } from 'node:url';
 import sharp from 'sharp';
 import { createApp, type App } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
-import type { Services } from '../../src/domain/services.js';
-import { ingestMedia } from '../../src/ingest/pipeline.js';
+import type { Services } from '../../src/features/kernel/services.js';
+import { ingestMedia } from '../../src/features/ingest/pipeline.js';
 import { createLogger } from '../../src/logger.js';
 import { loadCatalog } from '../../src/models/catalog.js';
 import { decodeImage, processorSide } from '../../src/models/engine/images.js';

@@ -20,7 +20,7 @@ import sharp from 'sharp';
 import { createApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
 import { newMediaId, pathLabel } from '../../src/ids.js';
-import { presentMany } from '../../src/domain/present.js';
+import { presentMany } from '../../src/features/kernel/present.js';
 import { createLogger } from '../../src/logger.js';
 import { openSqliteStorage, type SqliteStorage } from '../../src/storage/sqlite/index.js';
 import { sqliteMediaStore } from '../../src/storage/sqlite/mediaStore.js';

@@ -1,6 +1,6 @@
 import type { Context } from 'koa';
-import { authenticate, hashKey } from '../domain/auth.js';
-import type { Principal, Services } from '../domain/services.js';
+import { authenticate, hashKey } from '../features/accounts/index.js';
+import type { Principal, Services } from '../features/kernel/services.js';
 import { DomainError } from '../errors.js';
 
 export interface RequestGuards {

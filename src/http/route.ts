@@ -3,7 +3,7 @@ import 'koa-body';
 import type { Context, Middleware } from 'koa';
 import { z } from 'zod';
 import { invalid } from '../errors.js';
-import type { Principal, Services } from '../domain/services.js';
+import type { Principal, Services } from '../features/kernel/services.js';
 import type { RequestGuards } from './guards.js';
 
 export type Method = 'get' | 'post' | 'patch' | 'put' | 'delete';

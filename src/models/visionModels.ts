@@ -226,7 +226,7 @@ export function createVisionModels(config: Config, logger: Logger, options: Visi
   /**
    * The generation worker: its own thread (started on first use), one job at a
    * time. Its queue is not the 429 gate: the durable generation queue in front
-   * of it (src/generate/queue.ts) bounds what waits.
+   * of it (src/features/generate/queue.ts) bounds what waits.
    */
   let genPool: WorkerPool | null = null;
   let closed = false;

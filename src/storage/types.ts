@@ -1,7 +1,7 @@
 /**
  * Records the storage layer stores and hands back. They are plain data in
  * domain terms (camelCase, ISO timestamps, parsed JSON); the HTTP layer
- * presents them (src/domain/present.ts) and never sees SQL rows.
+ * presents them (src/features/kernel/present.ts) and never sees SQL rows.
  */
 
 export type Role = 'owner' | 'admin' | 'member' | 'viewer';

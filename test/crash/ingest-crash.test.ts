@@ -33,8 +33,8 @@ import sharp from 'sharp';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { resolveFfmpeg } from '../../src/files/binaries.js';
-import { formatTimestamp } from '../../src/ingest/pipeline.js';
-import { sampleVideoFrames } from '../../src/ingest/videoFrames.js';
+import { formatTimestamp } from '../../src/features/ingest/pipeline.js';
+import { sampleVideoFrames } from '../../src/features/ingest/videoFrames.js';
 import { startServerProcess, type ServerProcess } from '../helpers/serverProcess.js';
 import { sharedPath } from '../helpers/skip.js';
 

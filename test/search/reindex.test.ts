@@ -48,7 +48,9 @@ test('re-index to a new embedding model: search answers from the old vectors unt
       before.body.media.map((m: { id: string }) => m.id),
       [ids[0]],
     );
-    const used = await import('../../src/search/scoring.js').then((m) => m.searchModel(app.app.services, [ds]));
+    const used = await import('../../src/features/search/scoring.js').then((m) =>
+      m.searchModel(app.app.services, [ds]),
+    );
     assert.is(used.name, 'default', 'the old model answers while the new one covers nothing');
     const sim = await app.request('GET', `/api/dataset/${ds}/media?q=blue&minScore=0.5`);
     assert.equal(
@@ -72,7 +74,9 @@ test('re-index to a new embedding model: search answers from the old vectors unt
       after.body.media.map((m: { id: string }) => m.id),
       [ids[0]],
     );
-    const model = await import('../../src/search/scoring.js').then((m) => m.searchModel(app.app.services, [ds]));
+    const model = await import('../../src/features/search/scoring.js').then((m) =>
+      m.searchModel(app.app.services, [ds]),
+    );
     assert.is(model.name, 'clip-vit-b32', 'search switched to the new model');
     const viewer = (await app.request('POST', '/api/keys', { body: { role: 'member' } })).body.key;
     assert.is((await app.request('POST', '/api/admin/reindex', { key: viewer })).status, 403);

@@ -1,0 +1,169 @@
+import sharp from 'sharp';
+import { captionTerms } from '../ai/index.js';
+import type { Services } from '../kernel/services.js';
+import { newMediaId } from '../../ids.js';
+import type { FrameRecord, NewCaption, NewObject, ObjectRecord, Point } from '../../storage/types.js';
+import type { Detection } from '../../vision/types.js';
+
+/** The Florence-2 task for frame captions. */
+export const FRAME_CAPTION_TASK = '<DETAILED_CAPTION>';
+/** Crops smaller than this (either side, pixels) are not worth a file or an embedding. */
+const MIN_CROP = 8;
+
+export interface FrameAnalysis {
+  captions: NewCaption[];
+  objects: NewObject[];
+  /** The caption's text, for the item's description. */
+  captionText: string | null;
+}
+
+const wholeFrame = (w: number, h: number): Point[] => [
+  { x: 0, y: 0 },
+  { x: w, y: 0 },
+  { x: w, y: h },
+  { x: 0, y: h },
+];
+
+function iou(a: Point[], b: Point[]): number {
+  const box = (p: Point[]) => {
+    const xs = p.map((q) => q.x);
+    const ys = p.map((q) => q.y);
+    return { x1: Math.min(...xs), y1: Math.min(...ys), x2: Math.max(...xs), y2: Math.max(...ys) };
+  };
+  const A = box(a);
+  const B = box(b);
+  const iw = Math.max(0, Math.min(A.x2, B.x2) - Math.max(A.x1, B.x1));
+  const ih = Math.max(0, Math.min(A.y2, B.y2) - Math.max(A.y1, B.y1));
+  const inter = iw * ih;
+  const union = (A.x2 - A.x1) * (A.y2 - A.y1) + (B.x2 - B.x1) * (B.y2 - B.y1) - inter;
+  return union > 0 ? inter / union : 0;
+}
+
+/**
+ * Everything the models say about one frame: a caption, the whole-frame
+ * object (carrying the frame's embedding, so every frame is reachable by
+ * similarToObjectId), detected objects, faces and text, each with a crop file
+ * and an embedding under its similarity model. A detector whose model is not
+ * installed is skipped; any other failure throws (the job retries).
+ * Objects the user edited or deleted on this frame are not detected again.
+ */
+export async function analyzeFrame(
+  deps: Pick<Services, 'storage' | 'blobs' | 'models'>,
+  frame: FrameRecord,
+  bytes: Buffer,
+): Promise<FrameAnalysis> {
+  const m = deps.models;
+  const roles = m.roles();
+  const objects: NewObject[] = [];
+  const captions: NewCaption[] = [];
+  const embedInfo = m.modelInfo();
+
+  let captionText: string | null = null;
+  if (roles.caption && m.modelInfo(roles.caption).installed) {
+    const [c] = await m.caption([bytes], FRAME_CAPTION_TASK);
+    captionText = c.text.trim();
+    if (captionText) captions.push({ id: newMediaId(), text: captionText, model: m.modelInfo(c.model).id });
+  }
+
+  const [frameVector] = await m.embedImages(embedInfo.name, [bytes]);
+  objects.push({
+    id: newMediaId(),
+    type: 'frame',
+    label: (captionText && captionTerms(captionText)[0]) || 'frame',
+    blobKey: frame.blobKey,
+    polygon: wholeFrame(frame.width, frame.height),
+    confidence: null,
+    model: embedInfo.id,
+    similarityModel: 'objects',
+    embedding: { modelId: embedInfo.id, vector: frameVector },
+  });
+
+  const userObjects = await deps.storage.analysis.userObjects(frame.id);
+  const notTheUsers = (type: string, d: Detection) =>
+    !userObjects.some((u: ObjectRecord) => u.type === type && iou(u.polygon, d.polygon) > 0.5);
+
+  const [found, faces, texts] = await Promise.all([
+    m.detect('detect', bytes),
+    m.detect('detectFaces', bytes),
+    m.detect('ocr', bytes),
+  ]);
+
+  // Objects and text: crop, store, embed the crops with the default embedder ('objects' model).
+  const cropped: Array<{ type: string; d: Detection; modelId: string }> = [];
+  for (const d of found?.detections ?? [])
+    if (notTheUsers('object', d)) cropped.push({ type: 'object', d, modelId: found!.modelId });
+  for (const d of texts?.detections ?? [])
+    if (notTheUsers('text', d)) cropped.push({ type: 'text', d, modelId: texts!.modelId });
+  const crops = await Promise.all(cropped.map((c) => crop(bytes, c.d)));
+  const usable = cropped.map((c, i) => ({ ...c, crop: crops[i] })).filter((c) => c.crop !== null);
+  const vectors = usable.length
+    ? await embedInBatches(
+        deps,
+        embedInfo.name,
+        usable.map((c) => c.crop!),
+      )
+    : [];
+  for (let i = 0; i < usable.length; i++) {
+    const { type, d, modelId, crop: bytesOfCrop } = usable[i];
+    const stored = await deps.blobs.putBuffer(bytesOfCrop!, 'jpg');
+    objects.push({
+      id: newMediaId(),
+      type,
+      label: d.label,
+      blobKey: stored.key,
+      polygon: d.polygon,
+      confidence: d.score,
+      model: modelId,
+      similarityModel: 'objects',
+      embedding: { modelId: embedInfo.id, vector: vectors[i] },
+    });
+  }
+
+  // Faces: crop and store; embed with the face model ('faces' similarity model).
+  const faceDetections = (faces?.detections ?? []).filter((d) => notTheUsers('face', d));
+  if (faces && faceDetections.length) {
+    const faceVectors = await m.embedFaces(bytes, faceDetections);
+    for (let i = 0; i < faceDetections.length; i++) {
+      const d = faceDetections[i];
+      const c = await crop(bytes, d);
+      const stored = c ? await deps.blobs.putBuffer(c, 'jpg') : null;
+      objects.push({
+        id: newMediaId(),
+        type: 'face',
+        label: 'face',
+        blobKey: stored?.key ?? null,
+        polygon: d.polygon,
+        confidence: d.score,
+        model: faces.modelId,
+        similarityModel: faceVectors ? 'faces' : null,
+        embedding: faceVectors ? { modelId: faceVectors.modelId, vector: faceVectors.vectors[i] } : null,
+      });
+    }
+  }
+  return { captions, objects, captionText };
+}
+
+async function embedInBatches(
+  deps: Pick<Services, 'models'>,
+  model: string,
+  images: Buffer[],
+): Promise<Float32Array[]> {
+  const out: Float32Array[] = [];
+  for (let i = 0; i < images.length; i += 16)
+    out.push(...(await deps.models.embedImages(model, images.slice(i, i + 16))));
+  return out;
+}
+
+/** The detection's bounding box cut from the frame, as JPEG; null when too small. */
+async function crop(frame: Buffer, d: Detection): Promise<Buffer | null> {
+  const left = Math.max(0, Math.floor(d.box.x));
+  const top = Math.max(0, Math.floor(d.box.y));
+  const width = Math.floor(d.box.width);
+  const height = Math.floor(d.box.height);
+  if (width < MIN_CROP || height < MIN_CROP) return null;
+  try {
+    return await sharp(frame).extract({ left, top, width, height }).jpeg({ quality: 85 }).toBuffer();
+  } catch {
+    return null; // a box reaching past the edge by rounding: not worth failing the frame
+  }
+}

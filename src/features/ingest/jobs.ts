@@ -1,0 +1,103 @@
+import { z } from 'zod';
+import type { Services } from '../kernel/services.js';
+import { isPermanent, JobAbort, type JobRunner } from '../../jobs/runner.js';
+import { CLUSTER_FACES_JOB, clusterFacesJob, type ClusterFacesPayload } from '../../search/clusters.js';
+import {
+  describeFailure,
+  ingestMedia,
+  INGEST_JOB,
+  PRIORITY_FRESH,
+  type IngestDeps,
+  type IngestPayload,
+} from './pipeline.js';
+
+const payload = z.object({ mediaId: z.string().regex(/^[0-9a-f]{32}$/) });
+
+/** What queueing jobs uses: the job store and the runner's wake-up. */
+export type JobQueueDeps = Pick<Services, 'storage' | 'wakeJobs'>;
+
+/**
+ * The `ingest` job: runs the pipeline for one item. When the last attempt
+ * fails (or the failure is permanent, like an undecodable video) the item is
+ * marked `failed` with the reason in words; its file and everything else stay,
+ * and POST /api/media/{id}/reprocess queues it again.
+ */
+export function registerIngestJobs(runner: JobRunner, deps: IngestDeps & JobQueueDeps): void {
+  runner.register<IngestPayload>(
+    INGEST_JOB,
+    async (job, ctx) => {
+      try {
+        const outcome = await ingestMedia(deps, job.payload.mediaId, ctx);
+        if (outcome === 'done') {
+          const media = await deps.storage.media.get(job.payload.mediaId);
+          if (media) await enqueueClustering(deps, media.datasetId);
+        }
+      } catch (err) {
+        if (err instanceof JobAbort || ctx.signal.aborted) throw err; // shutdown or lost lease: the job runs again
+        const final = isPermanent(err) || job.attempts >= job.maxAttempts;
+        if (final) await deps.storage.media.setProcessingStatus(job.payload.mediaId, 'failed', describeFailure(err));
+        throw err;
+      }
+    },
+    { parse: (p) => payload.parse(p) },
+  );
+  runner.register<ClusterFacesPayload>(
+    CLUSTER_FACES_JOB,
+    async (job, ctx) => {
+      await clusterFacesJob(deps.storage.clusters, job.payload, {
+        signal: ctx.signal,
+        progress: ctx.progress,
+        thresholds: deps.config.faceClusterThresholds,
+      });
+    },
+    { parse: (p) => z.object({ datasetId: z.string().nullable() }).parse(p) },
+  );
+}
+
+/** Queues face clustering of a collection a moment later, so a burst of uploads is clustered in one run. */
+export async function enqueueClustering(deps: JobQueueDeps, datasetId: string | null) {
+  await deps.storage.jobs.enqueue<ClusterFacesPayload>({
+    type: CLUSTER_FACES_JOB,
+    payload: { datasetId },
+    key: datasetId ?? 'all',
+    priority: 5,
+    runAfter: new Date(Date.now() + 2000).toISOString(),
+  });
+  deps.wakeJobs();
+}
+
+/** Queues (or re-prioritises) the ingest of one item and wakes the runner. */
+export async function enqueueIngest(deps: JobQueueDeps, mediaId: string, priority = PRIORITY_FRESH) {
+  const job = await deps.storage.jobs.enqueue<IngestPayload>({
+    type: INGEST_JOB,
+    payload: { mediaId },
+    key: mediaId,
+    priority,
+  });
+  deps.wakeJobs();
+  return job;
+}
+
+/**
+ * Makes sure every unfinished item has its ingest job: the upload writes the
+ * row before queueing the job, so a crash in between leaves a pending item
+ * without one. Enqueueing is keyed by item, so this never duplicates a job.
+ */
+export async function resumeUnfinished(deps: JobQueueDeps): Promise<number> {
+  let after = '';
+  let count = 0;
+  for (;;) {
+    const ids = await deps.storage.media.unfinishedIds(500, after);
+    if (ids.length === 0) return count;
+    for (const id of ids)
+      await deps.storage.jobs.enqueue<IngestPayload>({
+        type: INGEST_JOB,
+        payload: { mediaId: id },
+        key: id,
+        priority: PRIORITY_FRESH,
+      });
+    count += ids.length;
+    after = ids[ids.length - 1];
+    deps.wakeJobs();
+  }
+}

@@ -1,0 +1,119 @@
+import { readFile } from 'node:fs/promises';
+import type { Services } from '../kernel/services.js';
+import { DomainError } from '../../errors.js';
+import { newMediaId } from '../../ids.js';
+import { resolveFfmpeg } from '../../files/binaries.js';
+import type { JobContext } from '../../jobs/runner.js';
+import type { FrameRecord, MediaRecord } from '../../storage/types.js';
+import { analyzeFrame } from './frameAnalysis.js';
+import { moderate } from './moderation.js';
+import { sampleVideoFrames } from './videoFrames.js';
+
+/** What analysing an item uses: limits and binaries, the library, the file store, the models. */
+export type IngestDeps = Pick<Services, 'config' | 'storage' | 'blobs' | 'models'>;
+
+/** The payload of an `ingest` job. */
+export interface IngestPayload {
+  mediaId: string;
+}
+export const INGEST_JOB = 'ingest';
+/** Fresh uploads and user-requested reprocessing run before re-indexing. */
+export const PRIORITY_FRESH = 0;
+export const PRIORITY_REINDEX = 10;
+
+/**
+ * Analyses one item: frames (an image's one frame; a video's sampled frames),
+ * then per frame a caption, the whole-frame object with its embedding,
+ * objects, faces and text with crops and embeddings, then moderation and a
+ * description, and finally `ready`. Every step replaces its own earlier
+ * output, so running it again (a retry, a crash, a reprocess) never
+ * duplicates anything; what the user wrote is kept.
+ */
+export async function ingestMedia(
+  deps: IngestDeps,
+  mediaId: string,
+  ctx: Pick<JobContext, 'signal' | 'progress' | 'logger'>,
+): Promise<'done' | 'gone'> {
+  const media = await deps.storage.media.get(mediaId);
+  if (!media || media.status !== 'active' || media.type === 'folder') return 'gone';
+  await deps.storage.media.setProcessingStatus(mediaId, 'processing', null);
+
+  const frames =
+    media.type === 'video' ? await videoFrames(deps, media, ctx.signal) : await deps.storage.analysis.framesOf(mediaId);
+  if (frames.length === 0) throw new DomainError('unprocessable', 'the item has no frame to analyse');
+
+  const frameBytes: Buffer[] = [];
+  let firstCaption: string | null = null;
+  for (let i = 0; i < frames.length; i++) {
+    if (ctx.signal.aborted) throw ctx.signal.reason;
+    const bytes = await readFile(deps.blobs.pathFor(frames[i].blobKey));
+    frameBytes.push(bytes);
+    const result = await analyzeFrame(deps, frames[i], bytes);
+    await deps.storage.analysis.replaceFrameAnalysis(frames[i].id, result);
+    firstCaption ??= result.captionText;
+    await ctx.progress({ frames: frames.length, done: i + 1 });
+  }
+
+  // Moderation looks at up to 8 frames spread over the item.
+  const step = Math.max(1, Math.ceil(frameBytes.length / 8));
+  const moderation = await moderate(
+    deps,
+    frameBytes.filter((_, i) => i % step === 0),
+  );
+  await deps.storage.media.mutateMetadata(mediaId, media.createdById, (metadata) => {
+    const next = { ...metadata };
+    const existing = metadata.moderation as { source?: string } | undefined;
+    // Never overwrite what a user wrote: only our own earlier verdict is replaced.
+    if (!existing || existing.source === 'model') next.moderation = moderation;
+    if (
+      firstCaption &&
+      (metadata.description === undefined || metadata.description === null || metadata.description === '')
+    ) {
+      next.description = firstCaption;
+    }
+    return next;
+  });
+  await deps.storage.media.setProcessingStatus(mediaId, 'ready', null);
+  return 'done';
+}
+
+/** Samples a video's frames with ffmpeg and makes them the item's frames (poster = frame 0). */
+async function videoFrames(
+  deps: Pick<Services, 'config' | 'storage' | 'blobs'>,
+  media: MediaRecord,
+  signal: AbortSignal,
+): Promise<FrameRecord[]> {
+  const sampled = await sampleVideoFrames(deps.blobs.pathFor(media.blobKey!), {
+    ffmpegPath: resolveFfmpeg(deps.config.ffmpegPath),
+    duration: media.duration,
+    workDir: deps.blobs.tmpDir,
+    signal,
+  });
+  const frames = [];
+  for (const f of sampled) {
+    const stored = await deps.blobs.putBuffer(f.jpeg, 'jpg');
+    frames.push({
+      id: newMediaId(),
+      timestamp: formatTimestamp(f.timestamp),
+      blobKey: stored.key,
+      width: f.width,
+      height: f.height,
+    });
+  }
+  return deps.storage.analysis.syncFrames(media.id, frames, media.createdById);
+}
+
+/** Seconds as the spec's string, to the millisecond, without trailing zeros ("0", "2.5", "12.042"). */
+export function formatTimestamp(seconds: number): string {
+  return String(Math.round(seconds * 1000) / 1000);
+}
+
+/** Words for processingError: what went wrong, without stack traces or paths. */
+export function describeFailure(err: unknown): string {
+  if (err instanceof DomainError) return err.message;
+  const message = err instanceof Error ? err.message : String(err);
+  return `analysis failed: ${message
+    .split('\n')[0]
+    .replace(/\/[^\s:]+/g, '…')
+    .slice(0, 300)}`;
+}

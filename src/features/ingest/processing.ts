@@ -1,0 +1,70 @@
+import { enqueueIngest, type JobQueueDeps } from './jobs.js';
+import { enqueueReindex } from './reindex.js';
+import { INGEST_JOB, type IngestPayload } from './pipeline.js';
+import type { JobStatus } from '../../jobs/types.js';
+import { inCallersOrganization, loadMedia, requireRole } from '../kernel/access.js';
+import type { Principal, Services } from '../kernel/services.js';
+
+/** POST /api/admin/reindex: one `reembed` job per item of the caller's organization. */
+export async function reindex(deps: JobQueueDeps & Pick<Services, 'models'>, principal: Principal) {
+  requireRole(principal, 'admin');
+  const queued = await enqueueReindex(deps, principal.organizationId);
+  return { queued, model: deps.models.modelInfo().id };
+}
+
+/** POST /api/media/{id}/reprocess: queue the item's analysis again (the user's own corrections survive it). */
+export async function reprocess(deps: JobQueueDeps, principal: Principal, mediaId: string) {
+  const media = await loadMedia(deps, principal, mediaId, 'member');
+  if (media.type === 'folder')
+    return { mediaId: media.id, status: 'skipped', message: 'folders have nothing to analyse' };
+  await deps.storage.media.setProcessingStatus(media.id, 'pending', null);
+  const job = await enqueueIngest(deps, media.id);
+  return { mediaId: media.id, jobId: job.id, status: job.status };
+}
+
+/**
+ * GET /api/jobs: queue depth for the whole server (numbers only) and the
+ * jobs of the caller's organization: running, failed with reasons, queued.
+ */
+export async function listJobs(
+  deps: Pick<Services, 'storage'>,
+  principal: Principal,
+  q: { status?: JobStatus; limit: number; offset: number },
+) {
+  requireRole(principal, 'admin');
+  const stats = await deps.storage.jobs.stats();
+  const page = await deps.storage.jobs.list({ status: q.status, type: INGEST_JOB, limit: q.limit, offset: q.offset });
+  const jobs = [];
+  for (const job of page.items) {
+    const mediaId = (job.payload as IngestPayload).mediaId;
+    const media = await deps.storage.media.get(mediaId);
+    if (!media || !inCallersOrganization(principal, media)) continue;
+    jobs.push({
+      id: job.id,
+      type: job.type,
+      status: job.status,
+      mediaId,
+      mediaName: media.name,
+      processingStatus: media.processingStatus,
+      attempts: job.attempts,
+      maxAttempts: job.maxAttempts,
+      priority: job.priority,
+      lastError: job.lastError,
+      progress: job.progress,
+      runAfter: job.runAfter,
+      createdAt: job.createdAt,
+      startedAt: job.startedAt,
+      finishedAt: job.finishedAt,
+    });
+  }
+  return {
+    stats,
+    jobs,
+    pagination: {
+      total: page.total,
+      limit: q.limit,
+      offset: q.offset,
+      hasMore: q.offset + page.items.length < page.total,
+    },
+  };
+}

@@ -1,0 +1,112 @@
+import type { FileUrls } from '../../files/fileUrls.js';
+import type { FolderSummary, FrameDetail, MediaRecord } from '../../storage/types.js';
+import type { Services } from './services.js';
+
+/**
+ * Turns records into the JSON the spec's Media, Frame, Caption and
+ * DetectedObject tables describe. Everything a listing shows goes through here.
+ */
+export function presentFrame(urls: FileUrls, f: FrameDetail) {
+  return {
+    id: f.id,
+    timestamp: f.timestamp,
+    blob: urls.urlFor(f.blobKey),
+    width: f.width,
+    height: f.height,
+    createdAt: f.createdAt,
+    updatedAt: f.updatedAt,
+    status: f.status,
+    createdById: f.createdById,
+    metadata: f.metadata,
+    mediaId: f.mediaId,
+    captions: f.captions.map((c) => ({
+      id: c.id,
+      text: c.text,
+      frameId: c.frameId,
+      createdAt: c.createdAt,
+      updatedAt: c.updatedAt,
+      status: c.status,
+      createdById: c.createdById,
+      metadata: c.metadata,
+      model: c.model,
+    })),
+    objects: f.objects.map((o) => ({
+      id: o.id,
+      type: o.type,
+      label: o.label,
+      blob: o.blobKey ? urls.urlFor(o.blobKey) : '',
+      polygon: o.polygon,
+      confidence: o.confidence,
+      model: o.model,
+    })),
+  };
+}
+
+export interface PresentExtras {
+  frames?: FrameDetail[];
+  folder?: FolderSummary;
+  totalVersions?: number;
+}
+
+export function presentMedia(urls: FileUrls, m: MediaRecord, extras: PresentExtras = {}) {
+  const isFolder = m.type === 'folder';
+  const frames = extras.frames ?? [];
+  const parentLabels = m.parentPath.split('.');
+  return {
+    id: m.id,
+    name: m.name,
+    type: m.type,
+    blob: isFolder ? 'folder' : m.blobKey ? urls.urlFor(m.blobKey, m.name) : '',
+    path: m.path,
+    datasetId: m.datasetId,
+    ...(isFolder ? { collectionId: m.datasetId } : {}),
+    entityId: parentLabels.length > 1 ? parentLabels[parentLabels.length - 1] : null,
+    width: m.width,
+    height: m.height,
+    duration: m.duration,
+    sizeBytes: m.sizeBytes,
+    mimeType: m.mimeType,
+    exif: m.exif,
+    createdAt: m.createdAt,
+    updatedAt: m.updatedAt,
+    createdById: m.createdById,
+    updatedById: m.updatedById,
+    status: m.status,
+    metadata: m.metadata,
+    processingStatus: m.processingStatus,
+    processingError: m.processingError,
+    totalVersions: extras.totalVersions ?? 1,
+    rootMediaId: m.rootId,
+    isCurrentVersion: m.isCurrent,
+    frameObjectId: frames[0]?.objects.find((o) => o.type === 'frame')?.id ?? null,
+    folderItemCount: isFolder ? (extras.folder?.itemCount ?? 0) : null,
+    folderPreviews: isFolder ? (extras.folder?.previewBlobKeys ?? []).map((k) => urls.urlFor(k)) : null,
+    frames: frames.map((f) => presentFrame(urls, f)),
+  };
+}
+
+export type PresentedMedia = ReturnType<typeof presentMedia>;
+
+/** Presents a page of records, fetching frames, folder summaries and version counts in three queries. */
+export async function presentMany(
+  deps: Pick<Services, 'storage' | 'urls'>,
+  items: MediaRecord[],
+): Promise<PresentedMedia[]> {
+  const nonFolders = items.filter((m) => m.type !== 'folder');
+  const [frames, summaries, versions] = await Promise.all([
+    deps.storage.media.frames(nonFolders.map((m) => m.id)),
+    deps.storage.media.folderSummaries(items.filter((m) => m.type === 'folder').map((m) => m.path)),
+    deps.storage.media.versionCounts([...new Set(nonFolders.map((m) => m.rootId))]),
+  ]);
+  return items.map((m) =>
+    presentMedia(deps.urls, m, {
+      frames: frames.get(m.id),
+      folder: summaries.get(m.path),
+      totalVersions: m.type === 'folder' ? 1 : (versions.get(m.rootId) ?? 1),
+    }),
+  );
+}
+
+export async function presentOne(deps: Pick<Services, 'storage' | 'urls'>, m: MediaRecord): Promise<PresentedMedia> {
+  return (await presentMany(deps, [m]))[0];
+}

@@ -1,0 +1,57 @@
+import type { Config } from '../../config.js';
+import type { BlobStore } from '../../files/blobStore.js';
+import type { FileUrls } from '../../files/fileUrls.js';
+import type { TempOutputs } from '../../files/tempOutputs.js';
+import type { Job } from '../../jobs/types.js';
+import type { Logger } from '../../logger.js';
+import type { VisionModels } from '../../models/types.js';
+import type { Storage } from '../../storage/storage.js';
+import type { Role } from '../../storage/types.js';
+
+/**
+ * The image generation queue as the kernel sees it: a durable queue that runs one generation at a time.
+ * Declared here, not taken from features/generate, so that the kernel imports no feature: the generate
+ * feature builds it (createGenerationQueue) and reads its own payloads back; the composition root starts
+ * and stops it; edit only asks whether it runs.
+ */
+export interface GenerationQueuePort<Payload = unknown> {
+  start(): void;
+  /** Stops taking jobs; resolves once the running one ended or `graceMs` passed. */
+  stop(graceMs: number): Promise<unknown>;
+  /** Queues a job, or refuses with rate_limited when too many wait. */
+  enqueue(payload: Payload): Promise<Job>;
+  get(id: number): Promise<Job | null>;
+  /** Waits until the job settles or `timeoutMs` passes; returns its latest record. */
+  wait(id: number, timeoutMs: number): Promise<Job | null>;
+}
+
+/**
+ * What use cases receive: the stores, indexes and helpers they work with. Built once by the composition
+ * root (src/app.ts); tests build their own over temp directories. A use case names the members it needs
+ * with `Pick<Services, ...>` (or a small interface), so the whole bag is only ever handed over by routes.
+ */
+export interface Services {
+  config: Config;
+  storage: Storage;
+  blobs: BlobStore;
+  urls: FileUrls;
+  /** Temporary area for edited and generated images (expire after OUTPUT_RETENTION_HOURS). */
+  outputs: TempOutputs;
+  logger: Logger;
+  /** Local vision models (inference off the event loop, in worker threads). */
+  models: VisionModels;
+  /** The image generation queue (one generation at a time); absent in scripts that build their own services. */
+  generation?: GenerationQueuePort;
+  /** Wakes the job runner after something was queued (a no-op when none runs in this process). */
+  wakeJobs: () => void;
+  /** HMAC key for Bearer tokens (kept in the database's settings). */
+  tokenKey: Buffer;
+}
+
+/** Who is calling: resolved from an API key or a Bearer token by src/features/accounts/auth.ts. */
+export interface Principal {
+  userId: string;
+  organizationId: string;
+  role: Role;
+  keyId: string;
+}

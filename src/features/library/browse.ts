@@ -1,0 +1,129 @@
+import { invalid } from '../../errors.js';
+import { scoredBrowse, type SearchDeps } from '../search/index.js';
+import type { BrowseQuery, MediaType, SortField } from '../../storage/types.js';
+import { loadCollection } from '../kernel/access.js';
+import { resolveFolderPath } from './folders.js';
+import { presentMany } from '../kernel/present.js';
+import type { Principal, Services } from '../kernel/services.js';
+
+export const BROWSE_MAX_LIMIT = 1000;
+
+/** Browse parameters after schema validation (src/features/library/routes/browse.ts). */
+export interface BrowseParams {
+  path?: string;
+  recursive: boolean;
+  limit: number;
+  offset: number;
+  type: MediaType | 'all';
+  dateFrom?: string;
+  dateTo?: string;
+  sortBy: SortField;
+  sortDirection: 'asc' | 'desc';
+  tags?: string;
+  tagFilters?: string;
+  mediaId?: string;
+  clusterId?: string;
+  q?: string;
+  similarToObjectId?: string;
+  similarToObjectModel?: 'faces' | 'objects' | 'shoeprints';
+  minScore: number;
+  /** Whether the client named sortBy (scored mode then orders by it instead of by score). */
+  sortExplicit?: boolean;
+}
+
+/** `YYYY-MM-DD` → the UTC instant the day starts, or a 400 naming the field. */
+export function dayStart(value: string, field: string): Date {
+  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(value);
+  const d = m ? new Date(Date.UTC(+m[1], +m[2] - 1, +m[3])) : null;
+  if (!d || d.getUTCMonth() !== +m![2] - 1 || d.getUTCDate() !== +m![3])
+    throw invalid(`${field} must be a date as YYYY-MM-DD`);
+  return d;
+}
+
+/** tagFilters is a URL-encoded JSON object: group → array of values. */
+export function parseTagFilters(raw: string): Record<string, string[]> {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(raw);
+  } catch {
+    throw invalid('tagFilters must be a JSON object mapping a tag group to an array of values');
+  }
+  if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) {
+    throw invalid('tagFilters must be a JSON object mapping a tag group to an array of values');
+  }
+  const out: Record<string, string[]> = {};
+  for (const [group, values] of Object.entries(parsed)) {
+    if (!Array.isArray(values) || values.some((v) => typeof v !== 'string')) {
+      throw invalid(`tagFilters.${group} must be an array of strings`);
+    }
+    out[group] = values as string[];
+  }
+  return out;
+}
+
+export function toBrowseQuery(datasetId: string, path: string, params: BrowseParams): BrowseQuery {
+  let createdFrom: string | null = null;
+  let createdBefore: string | null = null;
+  if (params.dateFrom) createdFrom = dayStart(params.dateFrom, 'dateFrom').toISOString();
+  if (params.dateTo) createdBefore = new Date(dayStart(params.dateTo, 'dateTo').getTime() + 86_400_000).toISOString();
+  if (createdFrom && createdBefore && createdFrom >= createdBefore) throw invalid('dateFrom must not be after dateTo');
+  return {
+    datasetId,
+    path,
+    recursive: params.recursive,
+    types: params.type === 'all' ? null : [params.type],
+    createdFrom,
+    createdBefore,
+    tagFilters: params.tagFilters ? parseTagFilters(params.tagFilters) : null,
+    tagValues: params.tags
+      ? params.tags
+          .split(',')
+          .map((t) => t.trim())
+          .filter(Boolean)
+      : null,
+    mediaId: params.mediaId ? params.mediaId.toLowerCase() : null,
+    clusterId: params.clusterId ?? null,
+    sortBy: params.sortBy,
+    sortDirection: params.sortDirection,
+    limit: params.limit,
+    offset: params.offset,
+  };
+}
+
+export async function browse(
+  deps: SearchDeps & Pick<Services, 'urls'>,
+  principal: Principal,
+  collectionId: string,
+  params: BrowseParams,
+) {
+  const collection = await loadCollection(deps, principal, collectionId, 'viewer');
+  const path = await resolveFolderPath(deps, collection, params.path);
+  if (params.q !== undefined || params.similarToObjectId !== undefined) {
+    // Scored mode searches the whole collection unless the client names a path
+    // (then `recursive` applies as in browse); every other filter still applies.
+    const pathGiven = params.path !== undefined && params.path.trim() !== '';
+    const scope = toBrowseQuery(collection.id, path, { ...params, recursive: pathGiven ? params.recursive : true });
+    const filtered =
+      pathGiven ||
+      !!scope.types ||
+      !!scope.createdFrom ||
+      !!scope.createdBefore ||
+      !!scope.tagFilters ||
+      !!scope.tagValues ||
+      !!scope.mediaId ||
+      !!scope.clusterId;
+    return scoredBrowse(deps, principal.organizationId, scope, filtered, {
+      q: params.q,
+      similarToObjectId: params.similarToObjectId,
+      similarToObjectModel: params.similarToObjectModel,
+      minScore: params.minScore,
+      explicitSort: params.sortExplicit ? params.sortBy : null,
+    });
+  }
+  const query = toBrowseQuery(collection.id, path, params);
+  const { items, total } = await deps.storage.media.browse(query);
+  return {
+    media: await presentMany(deps, items),
+    pagination: { total, limit: query.limit, offset: query.offset, hasMore: query.offset + items.length < total },
+  };
+}

@@ -1,0 +1,54 @@
+import { z } from 'zod';
+import { createFolder, deleteFolder, getFolder, updateFolder } from '../folders.js';
+import { defineRoute } from '../../../http/route.js';
+
+const folderParams = z.object({ folderId: z.string() });
+
+export const folderRoutes = [
+  defineRoute({
+    method: 'post',
+    path: '/api/folder',
+    tag: 'folders',
+    summary: 'Create a folder (admin or owner)',
+    body: z.object({
+      datasetId: z.string().min(1, 'datasetId is required'),
+      name: z.string().max(255),
+      path: z.string().optional(),
+      reuse: z.boolean().optional(),
+    }),
+    responses: { 400: 'missing datasetId or name', 403: 'role too low', 404: 'collection or parent folder not found' },
+    handle: async ({ services, principal, body }) => ({ folder: await createFolder(services, principal, body) }),
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/api/folder/:folderId',
+    tag: 'folders',
+    summary: 'One folder',
+    params: folderParams,
+    responses: { 404: 'not found' },
+    handle: async ({ services, principal, params }) => ({
+      folder: await getFolder(services, principal, params.folderId),
+    }),
+  }),
+  defineRoute({
+    method: 'patch',
+    path: '/api/folder/:folderId',
+    tag: 'folders',
+    summary: 'Rename a folder or replace its metadata',
+    params: folderParams,
+    body: z.object({ name: z.string().max(255).optional(), metadata: z.record(z.string(), z.unknown()).optional() }),
+    responses: { 400: 'neither name nor metadata', 404: 'not found' },
+    handle: async ({ services, principal, params, body }) => ({
+      folder: await updateFolder(services, principal, params.folderId, body),
+    }),
+  }),
+  defineRoute({
+    method: 'delete',
+    path: '/api/folder/:folderId',
+    tag: 'folders',
+    summary: 'Soft-delete a folder and everything beneath it',
+    params: folderParams,
+    responses: { 404: 'not found' },
+    handle: ({ services, principal, params }) => deleteFolder(services, principal, params.folderId),
+  }),
+];

@@ -1,0 +1,50 @@
+import { z } from 'zod';
+import { presentOne } from '../../kernel/present.js';
+import { uploadMedia } from '../upload.js';
+import { invalid } from '../../../errors.js';
+import { defineRoute } from '../../../http/route.js';
+
+interface ParsedFile {
+  filepath: string;
+  originalFilename: string | null;
+  hash?: string | null;
+}
+
+const field = z.union([z.string(), z.array(z.string()).transform((a) => a[0])]);
+
+export const uploadRoutes = [
+  defineRoute({
+    method: 'post',
+    path: '/api/upload/multipart',
+    tag: 'library',
+    summary: 'Upload an image or video (multipart/form-data: datasetId, path?, name?, file)',
+    bodyType: 'multipart',
+    body: z.object({
+      datasetId: field.pipe(z.string().min(1, 'datasetId is required')),
+      path: field.optional(),
+      name: field.optional(),
+    }),
+    responses: {
+      400: 'missing datasetId or file',
+      403: 'role too low or no access',
+      404: 'collection or folder not found',
+      413: 'file too large',
+      415: 'not a supported image or video',
+      422: 'the bytes do not decode',
+    },
+    handle: async ({ services, principal, body, ctx }) => {
+      const files = ctx.request.files ?? {};
+      const all = Object.values(files).flat() as unknown as ParsedFile[];
+      const file = (files.file ? [files.file].flat()[0] : all[0]) as unknown as ParsedFile | undefined;
+      if (!file) throw invalid('file is required (multipart field "file")');
+      const record = await uploadMedia(services, principal, {
+        datasetId: body.datasetId,
+        path: body.path,
+        name: body.name,
+        file: { tempPath: file.filepath, originalName: file.originalFilename, sha256: file.hash },
+      });
+      const media = await presentOne(services, record);
+      return { mediaId: record.id, url: media.blob, message: 'uploaded', media };
+    },
+  }),
+];

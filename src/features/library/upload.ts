@@ -1,0 +1,131 @@
+import { rm } from 'node:fs/promises';
+import { DomainError, invalid } from '../../errors.js';
+import { newMediaId } from '../../ids.js';
+import { resolveFfprobe } from '../../files/binaries.js';
+import { canDecodeImage, probeImage } from '../../files/imageProbe.js';
+import { sniffFile } from '../../files/sniff.js';
+import { probeVideo } from '../../files/videoProbe.js';
+import type { NewFrame, NewMedia } from '../../storage/types.js';
+import { loadCollection } from '../kernel/access.js';
+import { resolveFolderPath } from './folders.js';
+import type { Principal, Services } from '../kernel/services.js';
+import { enqueueIngest } from '../ingest/index.js';
+
+export interface UploadInput {
+  datasetId: string;
+  path?: string;
+  name?: string;
+  /** The upload as the multipart parser left it in DATA_DIR/tmp. */
+  file: { tempPath: string; originalName: string | null; sha256?: string | null };
+}
+
+const ACCEPTED = 'JPEG, PNG, WebP, GIF, TIFF, AVIF images and MP4, WebM, MOV, MKV videos';
+
+/**
+ * Stores an upload. The order is what makes it crash-safe: the bytes are
+ * already in a temp file; probe them; move the original (and the processed
+ * frame) into the content-addressed store; only then write the database rows in
+ * one transaction. A crash before the last step leaves only unreferenced files,
+ * which the start-up sweep removes; after it, a complete item.
+ */
+export async function uploadMedia(
+  deps: Pick<Services, 'config' | 'storage' | 'blobs' | 'wakeJobs'>,
+  principal: Principal,
+  input: UploadInput,
+) {
+  try {
+    const collection = await loadCollection(deps, principal, input.datasetId, 'member');
+    const parentPath = await resolveFolderPath(deps, collection, input.path);
+    const name = (input.name ?? input.file.originalName ?? '').trim() || 'untitled';
+    if (name.length > 1024) throw invalid('name must be at most 1024 characters');
+
+    const sniffed = await sniffFile(input.file.tempPath);
+    if (!sniffed) throw new DomainError('unsupported_media', `unsupported file type; accepted: ${ACCEPTED}`);
+    if (sniffed.kind === 'image' && !canDecodeImage(sniffed.ext)) {
+      throw new DomainError(
+        'unsupported_media',
+        `${sniffed.ext.toUpperCase()} images cannot be decoded by this server's image library; convert to JPEG or AVIF first`,
+      );
+    }
+
+    const id = newMediaId();
+    const base: Omit<NewMedia, keyof StoredUpload['fields'] | 'processingStatus'> = {
+      id,
+      datasetId: collection.id,
+      organizationId: collection.organizationId,
+      parentPath,
+      name,
+      mimeType: sniffed.mime,
+      metadata: {},
+      createdById: principal.userId,
+    };
+    const stored =
+      sniffed.kind === 'image'
+        ? await storeImage(deps, input.file, sniffed.ext)
+        : await storeVideo(deps, input.file, sniffed.ext);
+    const media: NewMedia = { ...base, ...stored.fields, processingStatus: 'pending' };
+    const record = await deps.storage.media.insert(media, stored.frames);
+    // The row is written first: a crash before the job exists is repaired at start-up (resumeUnfinished).
+    await enqueueIngest(deps, record.id);
+    return record;
+  } finally {
+    await rm(input.file.tempPath, { force: true });
+  }
+}
+
+/** What an upload's kind decides: the media fields its probe gives and the frames stored with it. */
+interface StoredUpload {
+  fields: Pick<NewMedia, 'type' | 'blobKey' | 'sizeBytes' | 'width' | 'height' | 'duration' | 'exif'>;
+  frames: NewFrame[];
+}
+
+type UploadStoreDeps = Pick<Services, 'config' | 'blobs'>;
+
+/** Probes an image, then moves the original and its processed frame into the store. */
+async function storeImage(deps: UploadStoreDeps, file: UploadInput['file'], ext: string): Promise<StoredUpload> {
+  const probe = await probeImage(file.tempPath, {
+    maxPixels: deps.config.maxImagePixels,
+    frameMaxSide: deps.config.frameMaxSide,
+  });
+  const original = await deps.blobs.putFile(file.tempPath, ext, file.sha256 ?? undefined);
+  const frame = await deps.blobs.putBuffer(probe.frame.buffer, probe.frame.ext);
+  return {
+    fields: {
+      type: 'image',
+      blobKey: original.key,
+      sizeBytes: original.sizeBytes,
+      width: probe.width,
+      height: probe.height,
+      duration: null,
+      exif: probe.exif,
+    },
+    frames: [
+      { id: newMediaId(), timestamp: '0', blobKey: frame.key, width: probe.frame.width, height: probe.frame.height },
+    ],
+  };
+}
+
+/** Probes a video, then moves the original into the store (its frames come from ingest). */
+async function storeVideo(deps: UploadStoreDeps, file: UploadInput['file'], ext: string): Promise<StoredUpload> {
+  const probe = await probeVideo(file.tempPath, resolveFfprobe(deps.config.ffprobePath));
+  const original = await deps.blobs.putFile(file.tempPath, ext, file.sha256 ?? undefined);
+  return {
+    fields: {
+      type: 'video',
+      blobKey: original.key,
+      sizeBytes: original.sizeBytes,
+      width: probe.width,
+      height: probe.height,
+      duration: probe.duration,
+      exif: {
+        tags: {},
+        codec: probe.codec,
+        container: probe.container,
+        fps: probe.fps,
+        hasAudio: probe.hasAudio,
+        rotation: probe.rotation,
+      },
+    },
+    frames: [],
+  };
+}

@@ -1,0 +1,96 @@
+import type { Services, Principal } from '../kernel/services.js';
+import { invalid } from '../../errors.js';
+import { loadOrganizationId } from '../kernel/access.js';
+import { presentFrame } from '../kernel/present.js';
+import { round4 } from '../../search/ranking.js';
+import { scoreFrames, type SearchDeps } from './scoring.js';
+import type { FrameDetail, MediaSummary } from '../../storage/types.js';
+
+/**
+ * GET /api/search: frame-level results across every collection of the
+ * organization, shaped as the spec's SearchResult, ordered by rank.
+ */
+export async function searchOrganization(
+  deps: SearchDeps & Pick<Services, 'urls'>,
+  principal: Principal,
+  input: { q: string; organizationId: string; limit: number },
+) {
+  const q = input.q.trim();
+  if (!q) throw invalid('q is required');
+  const orgId = await loadOrganizationId(deps, principal, input.organizationId);
+  const datasetIds = (await deps.storage.collections.list(orgId)).map((c) => c.id);
+  const scored = await scoreFrames(deps, { q, datasetIds, mediaIds: null, organizationId: orgId, want: input.limit });
+  // Hits that scored nothing (below every calibration floor) are never shown: their items are not read.
+  const positive = scored.filter((f) => f.total > 0);
+  // The page, best first: items and frame details are read only for the candidates it needs. Each batch
+  // reads as many candidates as results are still missing (in a library bigger than the OS keeps cached,
+  // each item read is a disk read). Only live items count (deleted items and old versions are dropped); an
+  // item-level text match stands for the item's first frame; a frame is shown once. Which frames a page
+  // shows does not depend on the batch size (each candidate needs only its own item).
+  const media = new Map<string, MediaSummary>();
+  const results: Array<{ f: (typeof positive)[number]; frame: FrameDetail }> = [];
+  const seen = new Set<string>();
+  const dead = new Set<string>();
+  let from = 0;
+  while (results.length < input.limit && from < positive.length) {
+    const batch = positive.slice(from, from + input.limit - results.length);
+    from += batch.length;
+    for (const m of await deps.storage.media.summaries([
+      ...new Set(batch.map((f) => f.mediaId).filter((id) => !media.has(id))),
+    ]))
+      media.set(m.id, m);
+    const live = batch.filter((f) => {
+      const m = media.get(f.mediaId);
+      const ok = !!m && m.status === 'active' && m.isCurrent;
+      if (!ok) dead.add(f.frameId ?? f.mediaId);
+      return ok;
+    });
+    if (live.length === 0) continue;
+    // Only the frames shown are read (not every frame of a long video).
+    const frames = await deps.storage.media.pickFrames(live.map((f) => ({ mediaId: f.mediaId, frameId: f.frameId })));
+    for (const [i, f] of live.entries()) {
+      const frame = frames[i];
+      if (!frame || seen.has(frame.id)) continue;
+      seen.add(frame.id);
+      results.push({ f, frame });
+    }
+  }
+  const m = (id: string) => media.get(id)!;
+  return {
+    results: results.slice(0, input.limit).map(({ f, frame }) => {
+      const shown = presentFrame(deps.urls, frame);
+      const item = m(f.mediaId);
+      return {
+        id: frame.id,
+        timestamp: frame.timestamp,
+        blob: shown.blob,
+        width: frame.width,
+        height: frame.height,
+        media: {
+          id: item.id,
+          name: item.name,
+          type: item.type,
+          blob: item.blobKey ? deps.urls.urlFor(item.blobKey, item.name) : '',
+          width: item.width,
+          height: item.height,
+          duration: item.duration,
+          createdAt: item.createdAt,
+          datasetId: item.datasetId,
+        },
+        captions: shown.captions.map((c) => ({ id: c.id, text: c.text })),
+        objects: shown.objects,
+        rank: round4(f.total),
+        rankingMetrics: {
+          textRank: round4(f.textRank),
+          objectEmbeddingRank: round4(f.embeddingRank),
+          totalRank: round4(f.total),
+        },
+      };
+    }),
+    query: q,
+    limit: input.limit,
+    // Frames found among the hits fetched (see hitsFor), each once, less those of items found not live (the
+    // index drops deleted items and old versions as they change, so hits past the page are taken as live).
+    totalResults: Math.max(results.length, new Set(positive.map((f) => f.frameId ?? f.mediaId)).size - dead.size),
+  };
+}

@@ -1,0 +1,23 @@
+import { z } from 'zod';
+import { searchOrganization } from './orgSearch.js';
+import { defineRoute } from '../../http/route.js';
+
+export const searchRoutes = [
+  defineRoute({
+    method: 'get',
+    path: '/api/search',
+    tag: 'search',
+    summary: 'Frame-level natural-language search across every collection of the organization',
+    query: z.object({
+      q: z.string({ error: 'q is required' }).min(1, 'q is required').max(1000),
+      organizationId: z.string({ error: 'organizationId is required' }).min(1, 'organizationId is required'),
+      limit: z.coerce.number().int().min(1).max(200).default(20),
+    }),
+    responses: {
+      400: 'missing q or organizationId',
+      403: 'no access to the organization',
+      404: 'organization not found',
+    },
+    handle: ({ services, principal, query }) => searchOrganization(services, principal, query),
+  }),
+];

@@ -1,0 +1,84 @@
+import type { Services } from '../kernel/services.js';
+import type { BrowseQuery, MediaRecord, SortField } from '../../storage/types.js';
+import { presentMany } from '../kernel/present.js';
+import { round4 } from '../../search/ranking.js';
+import { scoreFrames, type SearchDeps } from './scoring.js';
+import type { SimilarityModel } from '../../storage/types.js';
+
+/** Most items a filter may let through before scored search gives up restricting by id (the filters still apply after). */
+const FILTER_CAP = 200_000;
+
+export interface ScoredParams {
+  q?: string;
+  similarToObjectId?: string;
+  similarToObjectModel?: SimilarityModel;
+  minScore: number;
+  /** Set when the client asked for an order: items above minScore come back in it instead of by score. */
+  explicitSort: SortField | null;
+}
+
+const SORT_KEY: Record<SortField, (m: MediaRecord) => string> = {
+  createdAt: (m) => m.createdAt,
+  name: (m) => m.name.toLowerCase(),
+  type: (m) => m.type,
+  description: (m) => (typeof m.metadata.description === 'string' ? m.metadata.description : ''),
+  prompt: (m) => (typeof m.metadata.prompt === 'string' ? m.metadata.prompt : ''),
+};
+
+/**
+ * The scored mode of GET /api/dataset/{id}/media (`q`, `similarToObjectId`):
+ * the browse filters decide which items may match, the query scores their
+ * frames, items rank by their best frame (`_score`) and list the frames that
+ * matched (`_matchingFrames`, best first). Pagination as in browse.
+ */
+export async function scoredBrowse(
+  deps: SearchDeps & Pick<Services, 'urls'>,
+  organizationId: string,
+  scope: BrowseQuery,
+  filtered: boolean,
+  params: ScoredParams,
+) {
+  const mediaIds = filtered ? await deps.storage.media.browseIds(scope, FILTER_CAP) : null;
+  const frames = await scoreFrames(deps, {
+    q: params.q,
+    similarToObjectId: params.similarToObjectId,
+    similarToObjectModel: params.similarToObjectModel,
+    datasetIds: [scope.datasetId],
+    mediaIds,
+    organizationId,
+  });
+  const perItem = new Map<string, { score: number; frames: Array<{ id: string; score: number }> }>();
+  for (const f of frames) {
+    if (f.total < params.minScore) continue;
+    const item = perItem.get(f.mediaId) ?? { score: 0, frames: [] };
+    item.score = Math.max(item.score, f.total);
+    if (f.frameId) item.frames.push({ id: f.frameId, score: round4(f.total) });
+    perItem.set(f.mediaId, item);
+  }
+  const allowed = mediaIds ? new Set(mediaIds) : null;
+  const records = (await deps.storage.media.getMany([...perItem.keys()])).filter(
+    (m) => m.status === 'active' && m.isCurrent && m.datasetId === scope.datasetId && (!allowed || allowed.has(m.id)),
+  );
+  const dir = scope.sortDirection === 'asc' ? 1 : -1;
+  if (params.explicitSort) {
+    const key = SORT_KEY[params.explicitSort];
+    records.sort((a, b) => (key(a) < key(b) ? -dir : key(a) > key(b) ? dir : a.id < b.id ? -dir : dir));
+  } else {
+    records.sort((a, b) => perItem.get(b.id)!.score - perItem.get(a.id)!.score || (a.id < b.id ? -1 : 1));
+  }
+  const page = records.slice(scope.offset, scope.offset + scope.limit);
+  const presented = await presentMany(deps, page);
+  return {
+    media: presented.map((m) => ({
+      ...m,
+      _score: round4(perItem.get(m.id)!.score),
+      _matchingFrames: perItem.get(m.id)!.frames,
+    })),
+    pagination: {
+      total: records.length,
+      limit: scope.limit,
+      offset: scope.offset,
+      hasMore: scope.offset + page.length < records.length,
+    },
+  };
+}

@@ -1,0 +1,223 @@
+import type { Services } from '../kernel/services.js';
+import { DomainError, invalid, notFound } from '../../errors.js';
+import type { SimilarityModel } from '../../storage/types.js';
+import { calibrate, combine, familyOf, IMAGE_TO_IMAGE, TEXT_TO_IMAGE } from '../../search/ranking.js';
+import { exactRescoreFor } from '../../search/vectorIndex.js';
+
+/** What scoring a query uses: the stored vectors and text, and the embedding models. */
+export type SearchDeps = Pick<Services, 'storage' | 'models'>;
+
+/**
+ * Vector hits (and text hits) fetched per query: enough for deep pages of
+ * scored browse and its totals (vec0's k is at most 4096).
+ */
+export const VECTOR_K = 1000;
+export const TEXT_K = 1000;
+/**
+ * Hits fetched when the caller needs only the best `want` results (organization
+ * search): three a result (an item's frame and its objects may each bring one),
+ * at least 50. Every vector hit past the first pass costs an int8 re-rank and
+ * the best an exact row read, and text hits are read back and scored one by
+ * one, so a small k is several times cheaper than the full 1,000 (numbers:
+ * docs/measurements/features.md).
+ */
+export const hitsFor = (want: number | undefined): number =>
+  want === undefined ? VECTOR_K : Math.min(VECTOR_K, Math.max(50, want * 3));
+const textHitsFor = (want: number | undefined): number => (want === undefined ? TEXT_K : hitsFor(want));
+/**
+ * Vector hits rescored from float32 when the caller shows only the best `want`
+ * (organization search): about a page's worth, the rest ranked by their int8
+ * similarity. Each exact rescore reads a float32 row, a disk read once the
+ * library outgrows the OS cache (a few dozen are most of a large query's
+ * time); ranking by int8 alone costs measurable recall (numbers:
+ * docs/measurements/features.md). Scored browse keeps the default (its
+ * scores are compared with minScore over every page).
+ */
+const exactTopFor = (want: number | undefined): number | undefined =>
+  want === undefined ? undefined : exactRescoreFor(want);
+
+/**
+ * The embedding model text queries use: the current default model once its
+ * vectors cover every object of these collections; until then (a re-index in
+ * progress) the newest other installed embedder whose vectors do.
+ * Counting coverage reads every object of the collections (slow in a big
+ * library; numbers: docs/measurements/features.md), so it only runs when
+ * another model's index exists, and its answer is kept for a minute per set
+ * of collections.
+ */
+export async function searchModel(s: SearchDeps, datasetIds: string[]) {
+  const current = s.models.modelInfo();
+  const others = (await s.storage.vectors.stats()).filter(
+    (st) => st.modelId !== current.id && st.state === 'live' && st.rows > 0,
+  );
+  if (others.length === 0) return current; // the usual case: one model, nothing to choose
+  const key = `${current.id}|${[...datasetIds].sort().join(',')}`;
+  let memos = modelMemos.get(s.storage);
+  if (!memos) modelMemos.set(s.storage, (memos = new Map()));
+  const memo = memos.get(key);
+  if (memo && memo.until > Date.now()) return memo.model;
+  const model = await chooseModel(
+    s,
+    current,
+    datasetIds,
+    others.reverse().map((st) => st.modelId),
+  );
+  if (memos.size >= 256) memos.clear();
+  memos.set(key, { model, until: Date.now() + 60_000 });
+  return model;
+}
+
+type ModelInfoOf = ReturnType<Services['models']['modelInfo']>;
+/** Per store (one per server; tests run several in a process). */
+const modelMemos = new WeakMap<object, Map<string, { model: ModelInfoOf; until: number }>>();
+
+async function chooseModel(
+  s: SearchDeps,
+  current: ModelInfoOf,
+  datasetIds: string[],
+  otherIds: string[],
+): Promise<ModelInfoOf> {
+  const coverage = await s.storage.vectors.coverage(current.id, datasetIds, 'objects');
+  if (coverage.fraction >= 0.999) return current;
+  for (const modelId of otherIds) {
+    const name = modelId.split(':')[0];
+    let other;
+    try {
+      other = s.models.modelInfo(name);
+    } catch {
+      continue; // no longer in the catalog
+    }
+    if (other.id !== modelId || !other.installed || other.task !== 'embed') continue;
+    if ((await s.storage.vectors.coverage(other.id, datasetIds, 'objects')).fraction >= 0.999) return other;
+  }
+  return current;
+}
+
+/** One frame's evidence for a query. */
+export interface FrameScore {
+  frameId: string | null;
+  mediaId: string;
+  datasetId: string;
+  textRank: number;
+  embeddingRank: number;
+  total: number;
+}
+
+export interface ScoreQuery {
+  q?: string;
+  similarToObjectId?: string;
+  similarToObjectModel?: SimilarityModel;
+  datasetIds: string[];
+  /** Items the filters let through (null: every item of the collections). */
+  mediaIds: string[] | null;
+  /** The caller's organization: a similarToObjectId elsewhere is "not found". */
+  organizationId: string;
+  /** How many results the caller will show, when it needs only the best (sizes the fetch; see hitsFor). */
+  want?: number;
+}
+
+/**
+ * Scores frames for a query: text embedding against frame and object
+ * embeddings, FTS over captions/OCR/names/descriptions/tags, or similarity to
+ * one object's embedding; combined per src/search/ranking.ts. Returns every
+ * scored frame (best first); callers group by item and apply minScore.
+ */
+export async function scoreFrames(s: SearchDeps, query: ScoreQuery): Promise<FrameScore[]> {
+  const byFrame = new Map<string, FrameScore>();
+  const key = (mediaId: string, frameId: string | null) => `${mediaId}/${frameId ?? ''}`;
+  const entry = (mediaId: string, frameId: string | null, datasetId: string) => {
+    const k = key(mediaId, frameId);
+    let e = byFrame.get(k);
+    if (!e) byFrame.set(k, (e = { frameId, mediaId, datasetId, textRank: 0, embeddingRank: 0, total: 0 }));
+    return e;
+  };
+  if (query.datasetIds.length === 0) return [];
+
+  if (query.similarToObjectId) {
+    const object = /^[0-9a-f]{32}$/i.test(query.similarToObjectId)
+      ? await s.storage.analysis.getObject(query.similarToObjectId.toLowerCase())
+      : null;
+    const media = object ? await s.storage.media.get(object.mediaId) : null;
+    if (!object || object.status !== 'active' || !media || media.organizationId !== query.organizationId)
+      throw notFound('object not found');
+    const similarityModel: SimilarityModel =
+      query.similarToObjectModel ?? (object.type === 'face' ? 'faces' : 'objects');
+    const stored = await s.storage.analysis.objectVector(object.id, similarityModel);
+    if (!stored) throw invalid(`object ${object.id} has no embedding for the ${similarityModel} model`);
+    const hits = await s.storage.vectors.search({
+      modelId: stored.modelId,
+      similarityModel,
+      vector: stored.vector,
+      datasetIds: query.datasetIds,
+      k: hitsFor(query.want),
+      mediaIds: query.mediaIds,
+      exactTop: exactTopFor(query.want),
+    });
+    const standin = stored.modelId.includes('standin') || stored.modelId.startsWith('sface:6791e2349554');
+    const family =
+      similarityModel === 'faces'
+        ? standin
+          ? 'faces-standin'
+          : 'faces'
+        : standin
+          ? 'standin'
+          : familyOf(s.models.modelInfo());
+    for (const h of hits) {
+      const e = entry(h.mediaId, h.frameId, h.datasetId);
+      e.embeddingRank = Math.max(e.embeddingRank, calibrate(h.similarity, IMAGE_TO_IMAGE[family]));
+    }
+  }
+
+  if (query.q !== undefined) {
+    const text = query.q.trim();
+    if (!text) throw invalid('q must not be empty');
+    const info = await searchModel(s, query.datasetIds);
+    let vector: Float32Array | null = null;
+    try {
+      [vector] = await s.models.embedTexts(info.name, [text]);
+    } catch (err) {
+      // Without the embedder, text matching still answers (and says nothing about meaning).
+      if (!(err instanceof DomainError && err.code === 'unavailable')) throw err;
+    }
+    // The text search is asked first: in a big library it runs in a worker thread (see textIndexThread.ts)
+    // while the vector search below runs here.
+    const textSearch = s.storage.text.search({
+      query: text,
+      datasetIds: query.datasetIds,
+      mediaIds: query.mediaIds,
+      limit: textHitsFor(query.want),
+    });
+    const [hits, textHits] = await Promise.all([
+      vector
+        ? s.storage.vectors.search({
+            modelId: info.id,
+            similarityModel: 'objects',
+            vector,
+            datasetIds: query.datasetIds,
+            k: hitsFor(query.want),
+            mediaIds: query.mediaIds,
+            exactTop: exactTopFor(query.want),
+          })
+        : Promise.resolve([]),
+      textSearch,
+    ]);
+    const calibration = TEXT_TO_IMAGE[familyOf(info)];
+    for (const h of hits) {
+      const e = entry(h.mediaId, h.frameId, h.datasetId);
+      e.embeddingRank = Math.max(e.embeddingRank, calibrate(h.similarity, calibration));
+    }
+    for (const t of textHits) {
+      const e = entry(t.mediaId, t.frameId, t.datasetId);
+      e.textRank = Math.max(e.textRank, t.score);
+    }
+  }
+  // An item-level text match (name, description, tags) counts for each of the item's scored frames too.
+  const itemText = new Map<string, number>();
+  for (const e of byFrame.values())
+    if (e.frameId === null) itemText.set(e.mediaId, Math.max(itemText.get(e.mediaId) ?? 0, e.textRank));
+  for (const e of byFrame.values()) {
+    if (e.frameId !== null) e.textRank = Math.max(e.textRank, itemText.get(e.mediaId) ?? 0);
+    e.total = combine(e.textRank, e.embeddingRank);
+  }
+  return [...byFrame.values()].sort((a, b) => b.total - a.total || a.mediaId.localeCompare(b.mediaId));
+}
