@@ -39,15 +39,15 @@ import {
   recallAt,
   vectorBytes,
   type VectorRow,
-} from '../../src/search/vectorIndex.js';
-import { BitCodeMirror } from '../../src/search/bitCodeMirror.js';
-import { IVF_MIN_ROWS, nearestList } from '../../src/search/ivf.js';
+} from '../../src/index/vector/types.js';
+import { BitCodeMirror } from '../../src/index/vector/bitCodeMirror.js';
+import { IVF_MIN_ROWS, nearestList } from '../../src/index/vector/ivf.js';
 import { openDatabase, type Db } from '../../src/storage/sqlite/database.js';
 import {
   sqliteVectorIndex,
   type SqliteVectorIndex,
   type VectorIndexTuning,
-} from '../../src/storage/sqlite/vectorIndex.js';
+} from '../../src/index/vector/sqlite/sqliteVectorIndex.js';
 import { fmtMs, measure, now, stats, type BenchOptions, type BenchRow, type SectionResult } from './harness.js';
 
 const D = 768;

@@ -33,7 +33,7 @@ import { performance } from 'node:perf_hooks';
 import { startTestApp, type TestApp } from '../../test/helpers/testApp.js';
 import type { SqliteStorage } from '../../src/storage/sqlite/index.js';
 import { vocabulary } from '../../src/ai/vocabulary.js';
-import { normalize, recallAt, vectorBytes } from '../../src/search/vectorIndex.js';
+import { normalize, recallAt, vectorBytes } from '../../src/index/vector/types.js';
 import { vectorStream, xorshift } from './search.js';
 import { fmtMs, measure, now, type BenchOptions, type BenchRow, type SectionResult } from './harness.js';
 import { measurePageFrames } from './pageFrames.js';

@@ -21,7 +21,7 @@ import type {
 import type { JobStore } from '../jobs/types.js';
 import type { ClusterStore } from '../search/clusters.js';
 import type { TextIndex } from '../search/textIndex.js';
-import type { VectorIndex } from '../search/vectorIndex.js';
+import type { VectorIndex } from '../index/vector/types.js';
 
 /**
  * The storage layer: every read and write of the database goes through these

@@ -1,6 +1,6 @@
 import { notFound } from '../../errors.js';
 import type { AnalysisStore } from '../storage.js';
-import type { VectorRow } from '../../search/vectorIndex.js';
+import type { VectorRow } from '../../index/vector/types.js';
 import type { Db } from './database.js';
 import { toFrame, toObject, type FrameRow, type ObjectRow } from './rows.js';
 

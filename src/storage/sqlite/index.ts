@@ -8,7 +8,7 @@ import { sqliteAnalysisStore } from './analysisStore.js';
 import { sqliteClusterStore } from './clusterStore.js';
 import { sqliteTextIndex } from './textIndex.js';
 import { threadedTextIndex, type ThreadedTextIndexOptions } from './textIndexThread.js';
-import { sqliteVectorIndex } from './vectorIndex.js';
+import { sqliteVectorIndex } from '../../index/vector/sqlite/sqliteVectorIndex.js';
 
 export interface SqliteStorage extends Storage {
   /** The raw handle, for the later search and job modules that share the file. */

@@ -10,7 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { newMediaId, newUuid, nowIso, pathLabel } from '../../src/ids.js';
+import { newMediaId, newUuid, nowIso, pathLabel } from '../../../src/ids.js';
 import {
   Int8Cache,
   normalize,
@@ -20,16 +20,16 @@ import {
   vectorBytes,
   type SimilarityModel,
   type VectorRow,
-} from '../../src/search/vectorIndex.js';
-import { openDatabase, type Db } from '../../src/storage/sqlite/database.js';
-import { openSqliteStorage } from '../../src/storage/sqlite/index.js';
+} from '../../../src/index/vector/types.js';
+import { openDatabase, type Db } from '../../../src/storage/sqlite/database.js';
+import { openSqliteStorage } from '../../../src/storage/sqlite/index.js';
 import {
   sqliteVectorIndex,
   type SqliteVectorIndex,
   type VectorIndexTuning,
-} from '../../src/storage/sqlite/vectorIndex.js';
-import type { NewObject } from '../../src/storage/types.js';
-import { clustered, dot, gauss, randomUnit, rng } from '../helpers/vectors.js';
+} from '../../../src/index/vector/sqlite/sqliteVectorIndex.js';
+import type { NewObject } from '../../../src/storage/types.js';
+import { clustered, dot, gauss, randomUnit, rng } from '../../helpers/vectors.js';
 
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'lumen-vectors-'));
 process.on('exit', () => rmSync(tmp, { recursive: true, force: true }));

@@ -37,7 +37,7 @@
  * A filtered query whose allowed rows are few skips the first pass and
  * re-ranks all of them: exact (exactMaxVectors).
  */
-import type { SimilarityModel } from '../storage/types.js';
+import type { SimilarityModel } from '../../storage/types.js';
 
 export type { SimilarityModel };
 export const SIMILARITY_MODELS: readonly SimilarityModel[] = ['objects', 'faces', 'shoeprints'];

@@ -1,5 +1,8 @@
-import type { Db } from './database.js';
-import { codeWords, type CodeChunk } from '../../search/bitCodeMirror.js';
+import type Database from 'better-sqlite3';
+
+import { codeWords, type CodeChunk } from '../bitCodeMirror.js';
+
+type Db = Database.Database;
 
 /**
  * Reads the 1-bit codes of a vec0 table straight from sqlite-vec's own chunk

@@ -26,7 +26,7 @@
  * products) put rebuild() at ~3.3k vectors/s.
  */
 import { setImmediate as turn } from 'node:timers/promises';
-import { seededRandom } from '../random.js';
+import { seededRandom } from '../../random.js';
 
 /**
  * A collection (per similarity model) gets coarse lists at rebuild from this

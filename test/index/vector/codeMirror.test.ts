@@ -13,18 +13,18 @@ import path from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { setImmediate as turn } from 'node:timers/promises';
-import { nowIso } from '../../src/ids.js';
-import { BitCodeMirror, codeWords, rowidBitmap } from '../../src/search/bitCodeMirror.js';
-import { simdHamming } from '../../src/search/hammingSimd.js';
-import { normalize, quantizeBits, vectorBytes, type VectorRow } from '../../src/search/vectorIndex.js';
-import { openDatabase, type Db } from '../../src/storage/sqlite/database.js';
+import { nowIso } from '../../../src/ids.js';
+import { BitCodeMirror, codeWords, rowidBitmap } from '../../../src/index/vector/bitCodeMirror.js';
+import { simdHamming } from '../../../src/index/vector/hammingSimd.js';
+import { normalize, quantizeBits, vectorBytes, type VectorRow } from '../../../src/index/vector/types.js';
+import { openDatabase, type Db } from '../../../src/storage/sqlite/database.js';
 import {
   sqliteVectorIndex,
   type SqliteVectorIndex,
   type VectorIndexTuning,
-} from '../../src/storage/sqlite/vectorIndex.js';
-import { vecChunkReader } from '../../src/storage/sqlite/vecChunks.js';
-import { clustered, rng } from '../helpers/vectors.js';
+} from '../../../src/index/vector/sqlite/sqliteVectorIndex.js';
+import { vecChunkReader } from '../../../src/index/vector/sqlite/vecChunks.js';
+import { clustered, rng } from '../../helpers/vectors.js';
 
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'lumen-codes-'));
 process.on('exit', () => rmSync(tmp, { recursive: true, force: true }));

@@ -61,7 +61,7 @@
  */
 import type Database from 'better-sqlite3';
 import { setImmediate as turn } from 'node:timers/promises';
-import { invalid } from '../../errors.js';
+import { invalid } from '../../../errors.js';
 import {
   IVF_MIN_ROWS,
   IVF_RETRAIN_FACTOR,
@@ -75,7 +75,7 @@ import {
   sampleFor,
   trainLists,
   type ProbePolicy,
-} from '../../search/ivf.js';
+} from '../ivf.js';
 import {
   candidatesFor,
   cosineFromL2,
@@ -97,10 +97,11 @@ import {
   type VectorQuery,
   type VectorRow,
   type VectorSearchInfo,
-} from '../../search/vectorIndex.js';
-import type { Db } from './database.js';
+} from '../types.js';
 import { genCodeMirror, type GenCodeMirror } from './codeMirror.js';
-import { rowidBitmap, type BitCodeMirror } from '../../search/bitCodeMirror.js';
+import { rowidBitmap, type BitCodeMirror } from '../bitCodeMirror.js';
+
+type Db = Database.Database;
 
 /** vec0's default chunk size (rows per chunk). */
 const CHUNK_SIZE = 1024;
