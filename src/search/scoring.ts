@@ -2,7 +2,7 @@ import type { Services } from '../domain/services.js';
 import { DomainError, invalid, notFound } from '../errors.js';
 import type { SimilarityModel } from '../storage/types.js';
 import { calibrate, combine, familyOf, IMAGE_TO_IMAGE, TEXT_TO_IMAGE } from './ranking.js';
-import { exactRescoreFor } from '../index/vector/types.js';
+import { exactRescoreFor } from '../index/vector/tuning.js';
 
 /**
  * Vector hits (and text hits) fetched per query: enough for deep pages of

@@ -1,6 +1,6 @@
 /**
- * The in-memory copy of the index's 1-bit codes (src/search/bitCodeMirror.ts,
- * src/storage/sqlite/codeMirror.ts, vecChunks.ts, src/search/hammingSimd.ts):
+ * The in-memory copy of the index's 1-bit codes (src/index/vector/bitCodeMirror.ts,
+ * sqlite/codeMirror.ts, sqlite/vecChunks.ts, hammingSimd.ts):
  * the scan agrees with brute force (SIMD and JavaScript counting); once loaded, searches run their first pass there and answer what
  * sqlite-vec's own KNN answers; writes, deletes and replacements are seen by
  * the next search; a rolled-back write leaves no trace; a write the mirror was
@@ -16,7 +16,9 @@ import { setImmediate as turn } from 'node:timers/promises';
 import { nowIso } from '../../../src/ids.js';
 import { BitCodeMirror, codeWords, rowidBitmap } from '../../../src/index/vector/bitCodeMirror.js';
 import { simdHamming } from '../../../src/index/vector/hammingSimd.js';
-import { normalize, quantizeBits, vectorBytes, type VectorRow } from '../../../src/index/vector/types.js';
+import { normalize, vectorBytes } from '../../../src/index/vector/math.js';
+import { quantizeBits } from '../../../src/index/vector/quantize.js';
+import { type VectorRow } from '../../../src/index/vector/types.js';
 import { openDatabase, type Db } from '../../../src/storage/sqlite/database.js';
 import {
   sqliteVectorIndex,

@@ -14,14 +14,9 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { nowIso } from '../../../src/ids.js';
 import { listsFor, nearestList, probeRowsFor, rankLists, residual, trainLists } from '../../../src/index/vector/ivf.js';
-import {
-  normalize,
-  recallAt,
-  vectorBytes,
-  vectorFromBytes,
-  type SimilarityModel,
-  type VectorRow,
-} from '../../../src/index/vector/types.js';
+import { normalize, vectorBytes, vectorFromBytes } from '../../../src/index/vector/math.js';
+import { recallAt } from '../../../src/index/vector/tuning.js';
+import { type SimilarityModel, type VectorRow } from '../../../src/index/vector/types.js';
 import { openDatabase, type Db } from '../../../src/storage/sqlite/database.js';
 import {
   sqliteVectorIndex,

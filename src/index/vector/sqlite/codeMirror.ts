@@ -1,6 +1,5 @@
 import { setImmediate as turn } from 'node:timers/promises';
 import type Database from 'better-sqlite3';
-
 import { BitCodeMirror, groupKey } from '../bitCodeMirror.js';
 import { vecChunkReader, type VecChunkReader } from './vecChunks.js';
 
