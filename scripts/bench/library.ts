@@ -379,7 +379,9 @@ export async function runLibraryBench(opts: BenchOptions): Promise<SectionResult
      * prepares once at construction are traced too (for the plans; timings use `st`).
      */
     const traceable = () =>
-      sqliteMediaStore(db, { upsert: () => undefined, remove: () => undefined, removeMedia: () => undefined });
+      sqliteMediaStore(db, {
+        vectors: { upsert: () => undefined, remove: () => undefined, removeMedia: () => undefined },
+      });
     const storageBrowseStats = new Map<string, Stats>();
     const browseRow = async (
       id: string,

@@ -42,7 +42,7 @@ const exactTopFor = (want: number | undefined): number | undefined =>
  */
 export async function searchModel(s: Services, datasetIds: string[]) {
   const current = s.models.modelInfo();
-  const others = (await s.storage.vectors.stats()).filter(
+  const others = (await s.indexes.vectors.stats()).filter(
     (st) => st.modelId !== current.id && st.state === 'live' && st.rows > 0,
   );
   if (others.length === 0) return current; // the usual case: one model, nothing to choose
@@ -72,7 +72,7 @@ async function chooseModel(
   datasetIds: string[],
   otherIds: string[],
 ): Promise<ModelInfoOf> {
-  const coverage = await s.storage.vectors.coverage(current.id, datasetIds, 'objects');
+  const coverage = await s.indexes.vectors.coverage(current.id, datasetIds, 'objects');
   if (coverage.fraction >= 0.999) return current;
   for (const modelId of otherIds) {
     const name = modelId.split(':')[0];
@@ -83,7 +83,7 @@ async function chooseModel(
       continue; // no longer in the catalog
     }
     if (other.id !== modelId || !other.installed || other.task !== 'embed') continue;
-    if ((await s.storage.vectors.coverage(other.id, datasetIds, 'objects')).fraction >= 0.999) return other;
+    if ((await s.indexes.vectors.coverage(other.id, datasetIds, 'objects')).fraction >= 0.999) return other;
   }
   return current;
 }
@@ -139,7 +139,7 @@ export async function scoreFrames(s: Services, query: ScoreQuery): Promise<Frame
       query.similarToObjectModel ?? (object.type === 'face' ? 'faces' : 'objects');
     const stored = await s.storage.analysis.objectVector(object.id, similarityModel);
     if (!stored) throw invalid(`object ${object.id} has no embedding for the ${similarityModel} model`);
-    const hits = await s.storage.vectors.search({
+    const hits = await s.indexes.vectors.search({
       modelId: stored.modelId,
       similarityModel,
       vector: stored.vector,
@@ -176,7 +176,7 @@ export async function scoreFrames(s: Services, query: ScoreQuery): Promise<Frame
     }
     // The text search is asked first: in a big library it runs in a worker thread (see textIndexThread.ts)
     // while the vector search below runs here.
-    const textSearch = s.storage.text.search({
+    const textSearch = s.indexes.text.search({
       query: text,
       datasetIds: query.datasetIds,
       mediaIds: query.mediaIds,
@@ -184,7 +184,7 @@ export async function scoreFrames(s: Services, query: ScoreQuery): Promise<Frame
     });
     const [hits, textHits] = await Promise.all([
       vector
-        ? s.storage.vectors.search({
+        ? s.indexes.vectors.search({
             modelId: info.id,
             similarityModel: 'objects',
             vector,

@@ -1,25 +1,20 @@
 import { notFound } from '../../errors.js';
 import type { AnalysisStore } from '../storage.js';
 import type { VectorRow } from '../../index/vector/types.js';
+import type { IndexWriters } from '../indexWriters.js';
 import type { Db } from './database.js';
 import { toFrame, toObject, type FrameRow, type ObjectRow } from './rows.js';
 
 const now = () => new Date().toISOString();
 
-/** Keeps the vector index in step inside this store's transactions. */
-export interface VectorSync {
-  upsert(rows: VectorRow[]): void;
-  remove(objectIds: string[]): void;
-  removeMedia(mediaIds: string[]): void;
-}
-
-export function sqliteAnalysisStore(db: Db, vectors: VectorSync): AnalysisStore {
+/** `indexes` are called inside this store's transactions (the vector index: embeddings written, objects deleted). */
+export function sqliteAnalysisStore(db: Db, indexes: IndexWriters): AnalysisStore {
   const activeFrames = db.prepare(`SELECT * FROM frames WHERE media_id = ? AND status = 'active' ORDER BY seconds, id`);
 
   /** Deletes what the model made on these frames (captions, objects, embeddings); the user's rows stay. */
   const dropModelRows = (frameIds: string[]) => {
     const ids = JSON.stringify(frameIds);
-    vectors.remove(
+    indexes.vectors.remove(
       db
         .prepare(
           `SELECT id FROM detected_objects WHERE frame_id IN (SELECT value FROM json_each(?)) AND source = 'model'`,
@@ -85,7 +80,7 @@ export function sqliteAnalysisStore(db: Db, vectors: VectorSync): AnalysisStore 
         db.prepare(
           `UPDATE detected_objects SET status = 'deleted', updated_at = ? WHERE frame_id IN (SELECT value FROM json_each(?))`,
         ).run(at, ids);
-        vectors.remove(
+        indexes.vectors.remove(
           db
             .prepare(`SELECT id FROM detected_objects WHERE frame_id IN (SELECT value FROM json_each(?))`)
             .pluck()
@@ -157,7 +152,7 @@ export function sqliteAnalysisStore(db: Db, vectors: VectorSync): AnalysisStore 
           });
         }
       }
-      vectors.upsert(indexed);
+      indexes.vectors.upsert(indexed);
     },
   );
 
@@ -194,7 +189,7 @@ export function sqliteAnalysisStore(db: Db, vectors: VectorSync): AnalysisStore 
         vector: v,
       });
     }
-    vectors.upsert(indexed);
+    indexes.vectors.upsert(indexed);
   });
 
   return {
@@ -230,7 +225,7 @@ export function sqliteAnalysisStore(db: Db, vectors: VectorSync): AnalysisStore 
     correctObject: async (id, change) => {
       const at = now();
       if ('deleted' in change) {
-        vectors.remove([id]);
+        indexes.vectors.remove([id]);
         db.prepare(`UPDATE detected_objects SET source = 'user', status = 'deleted', updated_at = ? WHERE id = ?`).run(
           at,
           id,

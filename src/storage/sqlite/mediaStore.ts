@@ -3,7 +3,7 @@ import type { MediaStore } from '../storage.js';
 import type { FrameDetail, MediaRecord, MediaSummary, Metadata, NewFrame, NewMedia } from '../types.js';
 import { sqliteBrowse } from './browse.js';
 import type { Db } from './database.js';
-import type { VectorSync } from './analysisStore.js';
+import type { IndexWriters } from '../indexWriters.js';
 import {
   toCaption,
   toFrame,
@@ -129,7 +129,8 @@ const OBJECT_COLUMNS = columnsOf<ObjectRow>({
   created_at: 1,
 });
 
-export function sqliteMediaStore(db: Db, vectors: VectorSync): MediaStore {
+/** `indexes` are called inside this store's transactions (the vector index: items deleted). */
+export function sqliteMediaStore(db: Db, indexes: IndexWriters): MediaStore {
   const getRow = db.prepare(`SELECT * FROM media WHERE id = ?`);
   const fetchRow = (id: string): MediaRow | undefined => getRow.get(id) as MediaRow | undefined;
   const mustRow = (id: string): MediaRow => {
@@ -265,7 +266,7 @@ export function sqliteMediaStore(db: Db, vectors: VectorSync): MediaStore {
       db,
       rows.map((r) => r.id),
     );
-    vectors.removeMedia(rows.map((r) => r.id));
+    indexes.vectors.removeMedia(rows.map((r) => r.id));
     addStorage.run(-rows.reduce((s, r) => s + r.size_bytes, 0), organizationId);
     return rows.length;
   };
