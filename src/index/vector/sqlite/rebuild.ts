@@ -49,15 +49,21 @@ async function planRebuild(
   if (!centered) return null;
   const { dims, center } = centered;
   const lists: TrainedLists[] = [];
-  for (const p of state.sql.partitionCounts.all(modelId) as Array<{ ds: string; sm: string; n: number }>) {
-    if (p.n < state.tuning.ivfMinRows || !SIMILARITY_MODELS.includes(p.sm as SimilarityModel)) continue;
-    const count = state.tuning.ivfLists || listsFor(p.n);
-    const sample = (state.sql.partitionSample.all(modelId, p.sm, p.ds, sampleFor(count)) as Buffer[])
+  for (const partition of state.sql.partitionCounts.all(modelId) as Array<{ ds: string; sm: string; n: number }>) {
+    if (partition.n < state.tuning.ivfMinRows || !SIMILARITY_MODELS.includes(partition.sm as SimilarityModel)) continue;
+    const count = state.tuning.ivfLists || listsFor(partition.n);
+    const sample = (state.sql.partitionSample.all(modelId, partition.sm, partition.ds, sampleFor(count)) as Buffer[])
       .filter((blob) => blob.byteLength === dims * 4)
       .map((blob) => residual(normalize(vectorFromBytes(blob)), center));
     if (sample.length < count) continue;
     if (signal?.aborted) throw signal.reason ?? new Error('rebuild aborted');
-    lists.push({ ds: p.ds, sm: p.sm, count, centroids: await trainLists(sample, count), trainedRows: p.n });
+    lists.push({
+      ds: partition.ds,
+      sm: partition.sm,
+      count,
+      centroids: await trainLists(sample, count),
+      trainedRows: partition.n,
+    });
   }
   return { dims, center, lists };
 }
