@@ -83,6 +83,7 @@ export async function createApp(config: Config, logger: Logger = createLogger(co
   const services: Services = {
     config,
     storage,
+    indexes: storage.indexes,
     blobs,
     logger,
     urls,

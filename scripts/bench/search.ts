@@ -32,22 +32,17 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import {
-  candidatesFor,
-  exactRescoreFor,
-  normalize,
-  recallAt,
-  vectorBytes,
-  type VectorRow,
-} from '../../src/search/vectorIndex.js';
-import { BitCodeMirror } from '../../src/search/bitCodeMirror.js';
-import { IVF_MIN_ROWS, nearestList } from '../../src/search/ivf.js';
+import { normalize, vectorBytes } from '../../src/index/vector/math.js';
+import { candidatesFor, exactRescoreFor, recallAt } from '../../src/index/vector/tuning.js';
+import { type VectorRow } from '../../src/index/vector/types.js';
+import { BitCodeMirror } from '../../src/index/vector/bitCodeMirror.js';
+import { IVF_MIN_ROWS, nearestList } from '../../src/index/vector/ivf.js';
 import { openDatabase, type Db } from '../../src/storage/sqlite/database.js';
 import {
   sqliteVectorIndex,
   type SqliteVectorIndex,
   type VectorIndexTuning,
-} from '../../src/storage/sqlite/vectorIndex.js';
+} from '../../src/index/vector/sqlite/sqliteVectorIndex.js';
 import { fmtMs, measure, now, stats, type BenchOptions, type BenchRow, type SectionResult } from './harness.js';
 
 const D = 768;
@@ -750,7 +745,7 @@ export async function runSearchBench(opts: BenchOptions): Promise<SectionResult>
       );
     }
 
-    // ---- the first pass's counting: WebAssembly SIMD (src/search/hammingSimd.ts) vs JavaScript, over the
+    // ---- the first pass's counting: WebAssembly SIMD (src/index/vector/hammingSimd.ts) vs JavaScript, over the
     // number of codes a 1M-frame search reads (16 coarse lists of ~8k rows)
     {
       const random = xorshift(99);

@@ -33,7 +33,8 @@ import { performance } from 'node:perf_hooks';
 import { startTestApp, type TestApp } from '../../test/helpers/testApp.js';
 import type { SqliteStorage } from '../../src/storage/sqlite/index.js';
 import { vocabulary } from '../../src/features/ai/vocabulary.js';
-import { normalize, recallAt, vectorBytes } from '../../src/search/vectorIndex.js';
+import { normalize, vectorBytes } from '../../src/index/vector/math.js';
+import { recallAt } from '../../src/index/vector/tuning.js';
 import { vectorStream, xorshift } from './search.js';
 import { fmtMs, measure, now, type BenchOptions, type BenchRow, type SectionResult } from './harness.js';
 import { measurePageFrames } from './pageFrames.js';
@@ -201,11 +202,11 @@ export async function runSearchApiBench(opts: BenchOptions): Promise<SectionResu
       // What the server's search maintenance does after a big import: (re)build the index from the
       // embeddings (coarse lists for a big collection, centring), then load the codes and int8 copies.
       const r0 = performance.now();
-      await storage.vectors.rebuild(model.id);
+      await storage.indexes.vectors.rebuild(model.id);
       const rebuildNote = `, rebuild ${((performance.now() - r0) / 1000).toFixed(1)} s`;
       const w0 = performance.now();
       // (The server warms both at start-up, the text index in its worker meanwhile.)
-      const [, text] = await Promise.all([storage.vectors.warm(model.id), storage.text.warm?.()]);
+      const [, text] = await Promise.all([storage.indexes.vectors.warm(model.id), storage.indexes.text.warm?.()]);
       const warmNote = `, warm ${((performance.now() - w0) / 1000).toFixed(1)} s (text index: ${text?.rows ?? 0} rows read)`;
       const label = size >= 1_000_000 ? `${size / 1_000_000}M` : `${size / 1000}k`;
       const queries = makeQueries(shape.reps);
@@ -223,8 +224,8 @@ export async function runSearchApiBench(opts: BenchOptions): Promise<SectionResu
       );
 
       // The baseline: the same request with the vector index replaced by an exact scan.
-      const original = storage.vectors.search.bind(storage.vectors);
-      storage.vectors.search = (q) => original({ ...q, strategy: 'exact' });
+      const original = storage.indexes.vectors.search.bind(storage.indexes.vectors);
+      storage.indexes.vectors.search = (q) => original({ ...q, strategy: 'exact' });
       const baseline = await measure(
         async (i) => {
           queryVector = queries[Math.abs(i) % queries.length];
@@ -232,7 +233,7 @@ export async function runSearchApiBench(opts: BenchOptions): Promise<SectionResu
         },
         { reps: shape.baselineReps, warmup: 1, budgetMs: 20_000, minReps: 2 },
       );
-      storage.vectors.search = original;
+      storage.indexes.vectors.search = original;
 
       // Recall@10 with embedding evidence only (words that match no caption).
       const rq = makeQueries(shape.recallQueries);

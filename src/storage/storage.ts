@@ -20,8 +20,6 @@ import type {
 } from './types.js';
 import type { JobStore } from '../jobs/types.js';
 import type { ClusterStore } from '../search/clusters.js';
-import type { TextIndex } from '../index/text/textIndex.js';
-import type { VectorIndex } from '../search/vectorIndex.js';
 
 /**
  * The storage layer: every read and write of the database goes through these
@@ -36,10 +34,6 @@ export interface Storage {
   media: MediaStore;
   /** What the ingest pipeline writes on frames: captions, objects, embeddings. */
   analysis: AnalysisStore;
-  /** Vector similarity search over object embeddings (src/search/vectorIndex.ts). */
-  vectors: VectorIndex;
-  /** Full-text search over captions, OCR text, names, descriptions and tags (src/search/textIndex.ts). */
-  text: TextIndex;
   /** Face clusters per collection (src/search/clusters.ts). */
   clusters: ClusterStore;
   /** The durable job queue (src/jobs): ingest, re-indexing, clustering. */

@@ -3,6 +3,7 @@
  * domain terms (camelCase, ISO timestamps, parsed JSON); the HTTP layer
  * presents them (src/features/kernel/present.ts) and never sees SQL rows.
  */
+import type { SimilarityModel } from '../index/vector/types.js';
 
 export type Role = 'owner' | 'admin' | 'member' | 'viewer';
 export const ROLES: readonly Role[] = ['viewer', 'member', 'admin', 'owner'];
@@ -223,7 +224,8 @@ export interface NewFrame {
   metadata?: Record<string, unknown>;
 }
 
-export type SimilarityModel = 'objects' | 'faces' | 'shoeprints';
+/** Defined by the vector index (which kind of thing an embedding describes). */
+export type { SimilarityModel };
 
 export interface NewCaption {
   id: string;

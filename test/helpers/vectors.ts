@@ -1,5 +1,5 @@
 /** Synthetic embeddings for the vector index tests (seeded: every run builds the same vectors). */
-import { normalize } from '../../src/search/vectorIndex.js';
+import { normalize } from '../../src/index/vector/math.js';
 import { seededRandom } from '../../src/random.js';
 
 export const rng = seededRandom;

@@ -33,15 +33,15 @@ test('start-up builds a missing vector index and warms it', async () => {
     await waitForProcessing(app, red);
     await waitForProcessing(app, blue);
     modelId = app.app.services.models.modelInfo().id;
-    await app.app.services.storage.vectors.dropModel(modelId);
-    assert.equal(await app.app.services.storage.vectors.unindexedModels(), [modelId]);
+    await app.app.services.indexes.vectors.dropModel(modelId);
+    assert.equal(await app.app.services.indexes.vectors.unindexedModels(), [modelId]);
   } finally {
     await app.close();
   }
 
   app = await startTestApp({ dataDir, ingestConcurrency: 0 });
   try {
-    const vectors = app.app.services.storage.vectors;
+    const vectors = app.app.services.indexes.vectors;
     for (let i = 0; i < 100 && (await vectors.unindexedModels()).length; i++)
       await new Promise((r) => setTimeout(r, 50));
     assert.equal(await vectors.unindexedModels(), [], 'the index was rebuilt at start-up');

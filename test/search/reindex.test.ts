@@ -66,7 +66,7 @@ test('re-index to a new embedding model: search answers from the old vectors unt
     assert.is(r.status, 202, JSON.stringify(r.body));
     assert.is(r.body.queued, 2);
     assert.match(r.body.model, /^clip-vit-b32:/);
-    const coverage = () => app.app.services.storage.vectors.coverage(r.body.model, [ds], 'objects');
+    const coverage = () => app.app.services.indexes.vectors.coverage(r.body.model, [ds], 'objects');
     for (let i = 0; i < 600 && (await coverage()).fraction < 1; i++) await new Promise((res) => setTimeout(res, 100));
     assert.is((await coverage()).fraction, 1, 'the new model covers every object');
     const after = await app.request('GET', `/api/dataset/${ds}/media?q=red&minScore=0.5`);

@@ -5,6 +5,7 @@ import type { TempOutputs } from '../../files/tempOutputs.js';
 import type { Job } from '../../jobs/types.js';
 import type { Logger } from '../../logger.js';
 import type { VisionModels } from '../../models/types.js';
+import type { SearchIndexes } from '../../index/searchIndexes.js';
 import type { Storage } from '../../storage/storage.js';
 import type { Role } from '../../storage/types.js';
 
@@ -33,6 +34,8 @@ export interface GenerationQueuePort<Payload = unknown> {
 export interface Services {
   config: Config;
   storage: Storage;
+  /** The search indexes (vector, text), kept in step with the stores by the stores themselves. */
+  indexes: SearchIndexes;
   blobs: BlobStore;
   urls: FileUrls;
   /** Temporary area for edited and generated images (expire after OUTPUT_RETENTION_HOURS). */

@@ -2,10 +2,10 @@ import type { Services } from '../kernel/services.js';
 import { DomainError, invalid, notFound } from '../../errors.js';
 import type { SimilarityModel } from '../../storage/types.js';
 import { calibrate, combine, familyOf, IMAGE_TO_IMAGE, TEXT_TO_IMAGE } from '../../search/ranking.js';
-import { exactRescoreFor } from '../../search/vectorIndex.js';
+import { exactRescoreFor } from '../../index/vector/tuning.js';
 
 /** What scoring a query uses: the stored vectors and text, and the embedding models. */
-export type SearchDeps = Pick<Services, 'storage' | 'models'>;
+export type SearchDeps = Pick<Services, 'storage' | 'indexes' | 'models'>;
 
 /**
  * Vector hits (and text hits) fetched per query: enough for deep pages of
@@ -47,7 +47,7 @@ const exactTopFor = (want: number | undefined): number | undefined =>
  */
 export async function searchModel(s: SearchDeps, datasetIds: string[]) {
   const current = s.models.modelInfo();
-  const others = (await s.storage.vectors.stats()).filter(
+  const others = (await s.indexes.vectors.stats()).filter(
     (st) => st.modelId !== current.id && st.state === 'live' && st.rows > 0,
   );
   if (others.length === 0) return current; // the usual case: one model, nothing to choose
@@ -77,7 +77,7 @@ async function chooseModel(
   datasetIds: string[],
   otherIds: string[],
 ): Promise<ModelInfoOf> {
-  const coverage = await s.storage.vectors.coverage(current.id, datasetIds, 'objects');
+  const coverage = await s.indexes.vectors.coverage(current.id, datasetIds, 'objects');
   if (coverage.fraction >= 0.999) return current;
   for (const modelId of otherIds) {
     const name = modelId.split(':')[0];
@@ -88,7 +88,7 @@ async function chooseModel(
       continue; // no longer in the catalog
     }
     if (other.id !== modelId || !other.installed || other.task !== 'embed') continue;
-    if ((await s.storage.vectors.coverage(other.id, datasetIds, 'objects')).fraction >= 0.999) return other;
+    if ((await s.indexes.vectors.coverage(other.id, datasetIds, 'objects')).fraction >= 0.999) return other;
   }
   return current;
 }
@@ -144,7 +144,7 @@ export async function scoreFrames(s: SearchDeps, query: ScoreQuery): Promise<Fra
       query.similarToObjectModel ?? (object.type === 'face' ? 'faces' : 'objects');
     const stored = await s.storage.analysis.objectVector(object.id, similarityModel);
     if (!stored) throw invalid(`object ${object.id} has no embedding for the ${similarityModel} model`);
-    const hits = await s.storage.vectors.search({
+    const hits = await s.indexes.vectors.search({
       modelId: stored.modelId,
       similarityModel,
       vector: stored.vector,
@@ -181,7 +181,7 @@ export async function scoreFrames(s: SearchDeps, query: ScoreQuery): Promise<Fra
     }
     // The text search is asked first: in a big library it runs in a worker thread (see textIndexThread.ts)
     // while the vector search below runs here.
-    const textSearch = s.storage.text.search({
+    const textSearch = s.indexes.text.search({
       query: text,
       datasetIds: query.datasetIds,
       mediaIds: query.mediaIds,
@@ -189,7 +189,7 @@ export async function scoreFrames(s: SearchDeps, query: ScoreQuery): Promise<Fra
     });
     const [hits, textHits] = await Promise.all([
       vector
-        ? s.storage.vectors.search({
+        ? s.indexes.vectors.search({
             modelId: info.id,
             similarityModel: 'objects',
             vector,

@@ -1,19 +1,12 @@
 import { notFound } from '../../errors.js';
 import type { AnalysisStore } from '../storage.js';
 import type { NewCaption } from '../types.js';
-import type { VectorRow } from '../../search/vectorIndex.js';
+import type { VectorRow } from '../../index/vector/types.js';
 import type { IndexWriters } from '../indexWriters.js';
 import type { Db } from './database.js';
 import { toFrame, toObject, type FrameRow, type ObjectRow } from './rows.js';
 
 const now = () => new Date().toISOString();
-
-/** Keeps the vector index in step inside this store's transactions. */
-export interface VectorSync {
-  upsert(rows: VectorRow[]): void;
-  remove(objectIds: string[]): void;
-  removeMedia(mediaIds: string[]): void;
-}
 
 export function sqliteAnalysisStore(db: Db, writers: IndexWriters): AnalysisStore {
   const { vectors, text } = writers;

@@ -1,3 +1,6 @@
+import type { SearchIndexes } from '../../index/searchIndexes.js';
+import { sqliteVectorIndex } from '../../index/vector/sqlite/sqliteVectorIndex.js';
+import type { IndexWriters } from '../indexWriters.js';
 import type { Storage } from '../storage.js';
 import { sqliteAccountStore } from './accountStore.js';
 import { sqliteCollectionStore } from './collectionStore.js';
@@ -8,13 +11,16 @@ import { sqliteAnalysisStore } from './analysisStore.js';
 import { sqliteClusterStore } from './clusterStore.js';
 import { sqliteTextIndex } from '../../index/text/sqlite/textIndex.js';
 import { threadedTextIndex, type ThreadedTextIndexOptions } from '../../index/text/sqlite/thread.js';
-import { sqliteVectorIndex } from './vectorIndex.js';
 import { sqliteTextIndexWriter } from '../../index/text/sqlite/writer.js';
-import type { IndexWriters } from '../indexWriters.js';
 
 export interface SqliteStorage extends Storage {
   /** The raw handle, for the later search and job modules that share the file. */
   db: Db;
+  /**
+   * The search indexes over the same file, beside the stores (the composition
+   * root hands them out as Services.indexes); close() closes them too.
+   */
+  indexes: SearchIndexes;
 }
 
 export interface SqliteStorageOptions {
@@ -27,7 +33,6 @@ export function openSqliteStorage(file: string, options: SqliteStorageOptions = 
   const db = openDatabase(file);
   // A file's text index may be searched from a worker thread with a connection of its own.
   const text = file === ':memory:' ? null : threadedTextIndex(db, file, options.text);
-  // The vector index is written inside the transactions that write embeddings and delete items.
   const vectors = sqliteVectorIndex(db);
   // Both indexes are written by the stores, inside the transactions that change what they hold.
   const writers: IndexWriters = { vectors: vectors.sync, text: sqliteTextIndexWriter(db) };
@@ -38,8 +43,7 @@ export function openSqliteStorage(file: string, options: SqliteStorageOptions = 
     media: sqliteMediaStore(db, writers),
     analysis: sqliteAnalysisStore(db, writers),
     clusters: sqliteClusterStore(db),
-    vectors,
-    text: text ?? sqliteTextIndex(db),
+    indexes: { vectors, text: text ?? sqliteTextIndex(db) },
     jobs: sqliteJobStore(db),
     async close() {
       await text?.close();

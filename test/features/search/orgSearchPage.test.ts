@@ -133,8 +133,8 @@ t.before(async (ctx) => {
     matchedFields: ['caption'],
   }));
   ctx.app.app.services.models.embedTexts = async () => [new Float32Array(8)];
-  ctx.storage.vectors.search = async () => [];
-  ctx.storage.text.search = async () => hits;
+  ctx.app.app.services.indexes.vectors.search = async () => [];
+  ctx.app.app.services.indexes.text.search = async () => hits;
   ctx.frameReads = [];
   ctx.itemReads = [];
   const summaries0 = ctx.storage.media.summaries.bind(ctx.storage.media);

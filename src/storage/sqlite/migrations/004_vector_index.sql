@@ -1,4 +1,4 @@
--- The vector index (src/storage/sqlite/vectorIndex.ts): one generation per
+-- The vector index (src/index/vector/sqlite/): one generation per
 -- embedding model, each a set of tables the code creates when the model's
 -- first vector arrives (their dims are only known then):
 --   vec_index_<id>         vec0(dataset_id text partition key, similarity_model text partition key,

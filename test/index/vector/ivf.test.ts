@@ -12,23 +12,18 @@ import os from 'node:os';
 import path from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { nowIso } from '../../src/ids.js';
-import { listsFor, nearestList, probeRowsFor, rankLists, residual, trainLists } from '../../src/search/ivf.js';
-import {
-  normalize,
-  recallAt,
-  vectorBytes,
-  vectorFromBytes,
-  type SimilarityModel,
-  type VectorRow,
-} from '../../src/search/vectorIndex.js';
-import { openDatabase, type Db } from '../../src/storage/sqlite/database.js';
+import { nowIso } from '../../../src/ids.js';
+import { listsFor, nearestList, probeRowsFor, rankLists, residual, trainLists } from '../../../src/index/vector/ivf.js';
+import { normalize, vectorBytes, vectorFromBytes } from '../../../src/index/vector/math.js';
+import { recallAt } from '../../../src/index/vector/tuning.js';
+import { type SimilarityModel, type VectorRow } from '../../../src/index/vector/types.js';
+import { openDatabase, type Db } from '../../../src/storage/sqlite/database.js';
 import {
   sqliteVectorIndex,
   type SqliteVectorIndex,
   type VectorIndexTuning,
-} from '../../src/storage/sqlite/vectorIndex.js';
-import { clustered, dot, gauss, randomUnit, rng } from '../helpers/vectors.js';
+} from '../../../src/index/vector/sqlite/sqliteVectorIndex.js';
+import { clustered, dot, gauss, randomUnit, rng } from '../../helpers/vectors.js';
 
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'lumen-ivf-'));
 process.on('exit', () => rmSync(tmp, { recursive: true, force: true }));

@@ -1,6 +1,6 @@
 /**
- * The in-memory copy of the index's 1-bit codes (src/search/bitCodeMirror.ts,
- * src/storage/sqlite/codeMirror.ts, vecChunks.ts, src/search/hammingSimd.ts):
+ * The in-memory copy of the index's 1-bit codes (src/index/vector/bitCodeMirror.ts,
+ * sqlite/codeMirror.ts, sqlite/vecChunks.ts, hammingSimd.ts):
  * the scan agrees with brute force (SIMD and JavaScript counting); once loaded, searches run their first pass there and answer what
  * sqlite-vec's own KNN answers; writes, deletes and replacements are seen by
  * the next search; a rolled-back write leaves no trace; a write the mirror was
@@ -13,18 +13,20 @@ import path from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { setImmediate as turn } from 'node:timers/promises';
-import { nowIso } from '../../src/ids.js';
-import { BitCodeMirror, codeWords, rowidBitmap } from '../../src/search/bitCodeMirror.js';
-import { simdHamming } from '../../src/search/hammingSimd.js';
-import { normalize, quantizeBits, vectorBytes, type VectorRow } from '../../src/search/vectorIndex.js';
-import { openDatabase, type Db } from '../../src/storage/sqlite/database.js';
+import { nowIso } from '../../../src/ids.js';
+import { BitCodeMirror, codeWords, rowidBitmap } from '../../../src/index/vector/bitCodeMirror.js';
+import { simdHamming } from '../../../src/index/vector/hammingSimd.js';
+import { normalize, vectorBytes } from '../../../src/index/vector/math.js';
+import { quantizeBits } from '../../../src/index/vector/quantize.js';
+import { type VectorRow } from '../../../src/index/vector/types.js';
+import { openDatabase, type Db } from '../../../src/storage/sqlite/database.js';
 import {
   sqliteVectorIndex,
   type SqliteVectorIndex,
   type VectorIndexTuning,
-} from '../../src/storage/sqlite/vectorIndex.js';
-import { vecChunkReader } from '../../src/storage/sqlite/vecChunks.js';
-import { clustered, rng } from '../helpers/vectors.js';
+} from '../../../src/index/vector/sqlite/sqliteVectorIndex.js';
+import { vecChunkReader } from '../../../src/index/vector/sqlite/vecChunks.js';
+import { clustered, rng } from '../../helpers/vectors.js';
 
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'lumen-codes-'));
 process.on('exit', () => rmSync(tmp, { recursive: true, force: true }));

@@ -1,5 +1,5 @@
 /**
- * The vector index (src/storage/sqlite/vectorIndex.ts) on synthetic vectors:
+ * The vector index (src/index/vector/sqlite/) on synthetic vectors:
  * collections as partitions, models kept apart, the similarity model filter,
  * item filters that never come back short (exact set, inside the scan, after
  * an over-fetching scan), keeping in step, recall of the quantised pass
@@ -10,26 +10,21 @@ import os from 'node:os';
 import path from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { newMediaId, newUuid, nowIso, pathLabel } from '../../src/ids.js';
-import {
-  Int8Cache,
-  normalize,
-  quantizeBits,
-  quantizeInt8,
-  recallAt,
-  vectorBytes,
-  type SimilarityModel,
-  type VectorRow,
-} from '../../src/search/vectorIndex.js';
-import { openDatabase, type Db } from '../../src/storage/sqlite/database.js';
-import { openSqliteStorage } from '../../src/storage/sqlite/index.js';
+import { newMediaId, newUuid, nowIso, pathLabel } from '../../../src/ids.js';
+import { Int8Cache } from '../../../src/index/vector/int8Cache.js';
+import { normalize, vectorBytes } from '../../../src/index/vector/math.js';
+import { quantizeBits, quantizeInt8 } from '../../../src/index/vector/quantize.js';
+import { recallAt } from '../../../src/index/vector/tuning.js';
+import { type SimilarityModel, type VectorRow } from '../../../src/index/vector/types.js';
+import { openDatabase, type Db } from '../../../src/storage/sqlite/database.js';
+import { openSqliteStorage } from '../../../src/storage/sqlite/index.js';
 import {
   sqliteVectorIndex,
   type SqliteVectorIndex,
   type VectorIndexTuning,
-} from '../../src/storage/sqlite/vectorIndex.js';
-import type { NewObject } from '../../src/storage/types.js';
-import { clustered, dot, gauss, randomUnit, rng } from '../helpers/vectors.js';
+} from '../../../src/index/vector/sqlite/sqliteVectorIndex.js';
+import type { NewObject } from '../../../src/storage/types.js';
+import { clustered, dot, gauss, randomUnit, rng } from '../../helpers/vectors.js';
 
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'lumen-vectors-'));
 process.on('exit', () => rmSync(tmp, { recursive: true, force: true }));
@@ -639,17 +634,15 @@ lib('coverage: a new model fills while the old one answers; switch at 1', async 
   // Re-embed half of collection One's objects with a new model (512 → 48 dims here).
   const one = items.filter((x) => x.coll === L.colls[0]);
   ix.sync.upsert(
-    one
-      .slice(0, 5)
-      .map((x) => ({
-        objectId: x.objs[0].id,
-        modelId: 'clip:new',
-        similarityModel: 'objects' as const,
-        mediaId: x.mediaId,
-        datasetId: x.coll,
-        frameId: x.frameId,
-        vector: randomUnit(r, 48),
-      })),
+    one.slice(0, 5).map((x) => ({
+      objectId: x.objs[0].id,
+      modelId: 'clip:new',
+      similarityModel: 'objects' as const,
+      mediaId: x.mediaId,
+      datasetId: x.coll,
+      frameId: x.frameId,
+      vector: randomUnit(r, 48),
+    })),
   );
   c = await ix.coverage('clip:new', [L.colls[0]], 'objects');
   assert.equal([c.indexed, c.objects, c.fraction], [5, 10, 0.5]);

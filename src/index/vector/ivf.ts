@@ -11,28 +11,18 @@
  * centroids are nearest to it; recall against the exact answer is measured
  * (npm run bench -- search) rather than assumed.
  *
- * Measured (npm run bench -- search, this 2-core machine under other load, k = 10,
- * clustered 768-d set, the same run for every figure of a row):
- *   1M:   nearest lists (15.8 of 125, 129k of 1M codes) p50 40 ms, recall@10 0.970;
- *         every list (the first pass before IVF) p50 130 ms, recall 1.000;
- *         exact float scan 3.7 s. With 1/16 of the codes (8 lists) in an
- *         earlier run: p50 32 ms vs 101 ms every list, recall 0.940.
- *   100k: nearest lists (7.2 of 40, 18k codes) p50 20 ms vs 27 ms every list,
- *         recall 1.000 both: below ~100k the fixed costs (candidate re-rank,
- *         the bounded KNN's selection of 1,024 candidates) dominate.
- * A query costs ~0.25 ms a vec0 statement (two a list: the sample bound and
- * the KNN) plus ~90 ns a code scanned; training a 1M collection's 125 lists
- * (k-means on 8k vectors) and assigning 1M vectors (~0.1 ms each: 125 dot
- * products) put rebuild() at ~3.3k vectors/s.
+ * The figures behind the numbers below (recall and time per probe width,
+ * rebuild speed) are in docs/measurements/vector-index.md.
  */
 import { setImmediate as turn } from 'node:timers/promises';
-import { seededRandom } from '../random.js';
+import { seededRandom } from '../../random.js';
+import { dotRow, normalizeRow } from './math.js';
 
 /**
  * A collection (per similarity model) gets coarse lists at rebuild from this
- * many vectors. Below it the full bit scan is cheap (50k codes: ~3–5 ms on this
- * loaded 2-core machine) and one list keeps small collections as they were;
- * at 100k it is ~10 ms, a large part of the 20 ms the search request may take.
+ * many vectors. Below it the full bit scan is cheap and one list keeps small
+ * collections as they were; past it the scan becomes a large part of the time
+ * a search request may take.
  */
 export const IVF_MIN_ROWS = 50_000;
 
@@ -45,8 +35,8 @@ export const IVF_RETRAIN_FACTOR = 4;
 /**
  * Lists for a collection of `rows` vectors: √rows / 8, 8..256 (100k: 40 lists
  * of 2,500; 1M: 125 lists of 8,000). Fewer, longer lists than the usual IVF
- * rule (4–16 √rows) because each list scanned is one vec0 statement (~50 µs of
- * overhead) and the bit scan of a list is cheap (~50 ns a row).
+ * rule (4–16 √rows) because each list scanned is one vec0 statement (a fixed
+ * overhead) while the bit scan of a list's rows is cheap.
  */
 export function listsFor(rows: number): number {
   return Math.max(8, Math.min(256, Math.round(Math.sqrt(rows) / 8)));
@@ -60,16 +50,11 @@ export const sampleFor = (lists: number): number => Math.max(8_192, Math.min(16_
  * until they hold at least max(rows × PROBE_FRACTION, want × PROBE_PER_CANDIDATE,
  * PROBE_MIN_ROWS) vectors, and at least PROBE_MIN_LISTS lists. At 1M rows and
  * k = 10 that is ~125k rows (~16 lists of 125); at 100k, 32k rows (~13 of 40).
- * Measured on the clustered 1M bench set (npm run bench -- search; lists
- * probed → recall@10 against the exact answer, 30 queries): 1: 0.877,
- * 2: 0.890, 4: 0.917, 8: 0.940, 16: 0.970; every list: 1.000. The misses
- * are neighbours in lists not probed (more candidates do not help: 2,048
- * gave the same 0.940 at 8 lists), so the fraction of the collection read is
- * what buys recall: 1/16 (8 lists) missed the 0.95 target, 1/8 meets it.
- * At 100k rows in 1,000 smaller clusters (the search-api bench set: 100
- * vectors a cluster), 16k rows (7 of 40 lists) gave recall@10 0.92–0.94,
- * 24k (10 lists) 0.957, 35k (14 lists) 0.980, at about the same time (the
- * fixed costs dominate there): hence the 32k floor.
+ * The misses of a probe are neighbours in lists not probed (more candidates
+ * do not help), so the fraction of the collection read is what buys recall:
+ * 1/8 meets the 0.95 recall@10 target on the clustered bench set where 1/16
+ * misses it, and the row floor keeps recall up in collections of many small
+ * clusters.
  */
 export const PROBE_FRACTION = 1 / 8;
 export const PROBE_PER_CANDIDATE = 16;
@@ -97,8 +82,8 @@ export function probeRowsFor(rows: number, want: number, p: ProbePolicy = PROBE_
  * model's mean (the quantiser's centre), normalised again. Real embeddings
  * share a common direction, and on raw vectors a list whose centroid is that
  * direction is the most similar list for nearly everyone: trained on raw
- * vectors the clustered 1M bench set got lists of ~50k rows beside lists of a
- * few hundred (a query then read 205k rows in 4 lists, recall@10 0.93).
+ * vectors the lists come out badly unbalanced (a few huge ones beside tiny
+ * ones), and a query reads far more rows for worse recall.
  */
 export function residual(unit: Float32Array, center: Float32Array | null): Float32Array {
   const out = new Float32Array(unit.length);
@@ -112,24 +97,6 @@ export function residual(unit: Float32Array, center: Float32Array | null): Float
   const inv = 1 / Math.sqrt(s);
   for (let i = 0; i < out.length; i++) out[i] *= inv;
   return out;
-}
-
-/** Dot product of v with row `j` of a row-major matrix of `d` columns. */
-function dotRow(m: Float32Array, j: number, d: number, v: Float32Array): number {
-  const off = j * d;
-  let s0 = 0;
-  let s1 = 0;
-  let s2 = 0;
-  let s3 = 0;
-  let i = 0;
-  for (; i + 3 < d; i += 4) {
-    s0 += m[off + i] * v[i];
-    s1 += m[off + i + 1] * v[i + 1];
-    s2 += m[off + i + 2] * v[i + 2];
-    s3 += m[off + i + 3] * v[i + 3];
-  }
-  for (; i < d; i++) s0 += m[off + i] * v[i];
-  return s0 + s1 + s2 + s3;
 }
 
 /** The list whose centroid is most similar to v, a residual() (ties: the lower list). */
@@ -153,14 +120,6 @@ export function rankLists(centroids: Float32Array, lists: number, v: Float32Arra
   const s = new Float64Array(lists);
   for (let j = 0; j < lists; j++) s[j] = dotRow(centroids, j, d, v);
   return Array.from({ length: lists }, (_, j) => j).sort((a, b) => s[b] - s[a] || a - b);
-}
-
-function normalizeRow(m: Float32Array, j: number, d: number): void {
-  let s = 0;
-  for (let i = 0; i < d; i++) s += m[j * d + i] * m[j * d + i];
-  if (s === 0) return;
-  const inv = 1 / Math.sqrt(s);
-  for (let i = 0; i < d; i++) m[j * d + i] *= inv;
 }
 
 export interface TrainOptions {

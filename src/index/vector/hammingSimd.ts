@@ -1,17 +1,17 @@
 /**
  * Hamming distances of 1-bit codes with WebAssembly SIMD: 128 bits a step
  * (XOR, then i8x16.popcnt), where JavaScript can only count 32 at a time
- * with shifts and masks. The first pass of a 1M-frame search counts ~130k
- * codes of 768 bits: ~11 ms in JavaScript here, a few ms this way (see
- * `npm run bench -- search`).
+ * with shifts and masks (hamming.ts), so the first pass of a big search takes
+ * a fraction of the JavaScript time (figures: docs/measurements/vector-index.md).
  *
  * The module is a few hundred bytes written out below (no toolchain, no
  * dependency). Its one function reads codes from its own memory, so the
- * caller copies each chunk in (a memcpy, ~10 GB/s) and reads the distances
- * out. Used only when the code is a whole number of 128-bit blocks (at most
- * 31 of them, so that byte counters cannot overflow) and the runtime has
- * SIMD; otherwise the caller counts in JavaScript.
+ * caller copies each chunk in (a memcpy, cheap beside the counting) and reads
+ * the distances out. Used only when the code is a whole number of 128-bit
+ * blocks (at most 31 of them, so that byte counters cannot overflow) and the
+ * runtime has SIMD; otherwise the caller counts in JavaScript.
  */
+import type { HammingKernel } from './hamming.js';
 
 // The parts of the WebAssembly global used here (this project's TypeScript libs do not declare it).
 interface WasmMemory {
@@ -23,11 +23,6 @@ declare const WebAssembly: {
   Module: new (bytes: Uint8Array) => object;
   Instance: new (module: object) => { exports: Record<string, unknown> };
 };
-
-/** Distances of `rows` codes of `blocks` × 128 bits each to the query, written to `out` from `at`. */
-export interface HammingKernel {
-  distances(codes: Uint32Array, rows: number, query: Uint32Array, out: Uint16Array, at: number): void;
-}
 
 /** Byte counters (i8x16) add up to 8 a block: 31 blocks stay under 256. */
 const MAX_BLOCKS = 31;

@@ -1,7 +1,9 @@
 import { setImmediate as turn } from 'node:timers/promises';
-import type { Db } from './database.js';
-import { BitCodeMirror, groupKey } from '../../search/bitCodeMirror.js';
+import type Database from 'better-sqlite3';
+import { BitCodeMirror, groupKey } from '../bitCodeMirror.js';
 import { vecChunkReader, type VecChunkReader } from './vecChunks.js';
+
+type Db = Database.Database;
 
 /** Chunks read per batch of a full load (~100 KB each at 768-d), between turns of the event loop. */
 const LOAD_BATCH = 32;

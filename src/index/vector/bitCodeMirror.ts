@@ -5,19 +5,19 @@
  *
  * Why: sqlite-vec 0.1.9 answers a KNN statement by reading each chunk of the
  * partition (a 96 KB blob for 1,024 rows of 768 bits) and selecting the top k
- * with k passes over it; every statement costs ~0.2 ms before the first row and
- * a search over the nearest coarse lists runs two of them a list (the sample
- * bound, then the KNN). Measured over a 100k-vector collection (14 lists,
- * 35k rows read, 1,024 candidates): ~20 ms through vec0, where XOR + popcount
- * over the same codes in memory takes ~2 ms and a histogram picks the best
- * 1,024 in linear time. The codes stay in sqlite-vec (the store of record);
- * this is a cache of its chunks, replaced chunk by chunk when a write touches
- * one (see src/storage/sqlite/vecChunks.ts).
+ * with k passes over it; every statement has a fixed cost before the first row
+ * and a search over the nearest coarse lists runs two of them a list (the
+ * sample bound, then the KNN). XOR + popcount over the same codes in memory is
+ * an order of magnitude faster, and a histogram picks the best candidates in
+ * linear time (figures: docs/measurements/vector-index.md). The codes stay in
+ * sqlite-vec (the store of record); this is a cache of its chunks, replaced
+ * chunk by chunk when a write touches one (see sqlite/vecChunks.ts).
  *
  * Memory: dims/8 bytes plus 8 a row (768-d: ~104 MB at 1M rows).
  */
 
-import { simdHamming, type HammingKernel } from './hammingSimd.js';
+import { jsHamming, type HammingKernel } from './hamming.js';
+import { simdHamming } from './hammingSimd.js';
 
 /** One chunk of the index as stored: its partition and its live rows. */
 export interface CodeChunk {
@@ -63,6 +63,7 @@ export function codeWords(bytes: Uint8Array, words: number, out = new Uint32Arra
   return out;
 }
 
+/** The codes of one index generation, chunk by chunk, and the Hamming first pass over them. */
 export class BitCodeMirror {
   /** 32-bit words a code. */
   readonly words: number;
@@ -72,8 +73,8 @@ export class BitCodeMirror {
   /** Live rows by group. */
   private counts = new Map<string, number>();
   private distances = new Uint16Array(0);
-  /** WebAssembly SIMD counting when the code size allows (4× faster), else JavaScript's. */
-  private readonly kernel: HammingKernel | null;
+  /** WebAssembly SIMD counting when the code size and runtime allow (several times faster), else JavaScript's. */
+  private readonly kernel: HammingKernel;
 
   /** `simd: false` counts in JavaScript always (the bench's baseline). */
   constructor(
@@ -81,7 +82,7 @@ export class BitCodeMirror {
     options: { simd?: boolean } = {},
   ) {
     this.words = Math.ceil(dims / 32);
-    this.kernel = options.simd === false ? null : simdHamming(this.words);
+    this.kernel = (options.simd === false ? null : simdHamming(this.words)) ?? jsHamming(this.words);
   }
 
   /** Replaces (or adds) a chunk. */
@@ -154,10 +155,8 @@ export class BitCodeMirror {
     let n = 0;
     for (const c of chunks) {
       const from = n;
-      if (this.kernel) {
-        this.kernel.distances(c.codes, c.rowids.length, q, dist, n);
-        n += c.rowids.length;
-      } else n = distances(c.codes, c.rowids.length, q, W, dist, n);
+      this.kernel.distances(c.codes, c.rowids.length, q, dist, n);
+      n += c.rowids.length;
       // Rows not allowed get a distance past every real one.
       if (allowed !== null) {
         const rowids = c.rowids;
@@ -183,49 +182,6 @@ export class BitCodeMirror {
     out.sort((a, b) => a.distance - b.distance || a.rowid - b.rowid);
     return out.length > want ? out.slice(0, want) : out;
   }
-}
-
-/**
- * Hamming distances of `rows` codes (W words each) to the query `q`, written
- * to out[at..]; returns at + rows. Kept apart and branch-free: it is the loop
- * a query spends its first pass in when SIMD cannot (~50 ns a 768-bit row here).
- */
-function distances(codes: Uint32Array, rows: number, q: Uint32Array, W: number, out: Uint16Array, at: number): number {
-  // SWAR popcount written out (a helper function is not inlined this many times a loop), four words a step.
-  const W4 = W & ~3;
-  for (let r = 0, o = 0; r < rows; r++, o += W) {
-    let d = 0;
-    let w = 0;
-    for (; w < W4; w += 4) {
-      let a = codes[o + w] ^ q[w];
-      let b = codes[o + w + 1] ^ q[w + 1];
-      let c = codes[o + w + 2] ^ q[w + 2];
-      let e = codes[o + w + 3] ^ q[w + 3];
-      a -= (a >>> 1) & 0x55555555;
-      b -= (b >>> 1) & 0x55555555;
-      c -= (c >>> 1) & 0x55555555;
-      e -= (e >>> 1) & 0x55555555;
-      a = (a & 0x33333333) + ((a >>> 2) & 0x33333333);
-      b = (b & 0x33333333) + ((b >>> 2) & 0x33333333);
-      c = (c & 0x33333333) + ((c >>> 2) & 0x33333333);
-      e = (e & 0x33333333) + ((e >>> 2) & 0x33333333);
-      // Four 4-bit-per-nibble sums fit a byte each: add them before the final multiply.
-      const s =
-        ((a + (a >>> 4)) & 0x0f0f0f0f) +
-        ((b + (b >>> 4)) & 0x0f0f0f0f) +
-        ((c + (c >>> 4)) & 0x0f0f0f0f) +
-        ((e + (e >>> 4)) & 0x0f0f0f0f);
-      d += Math.imul(s, 0x01010101) >>> 24;
-    }
-    for (; w < W; w++) {
-      let v = codes[o + w] ^ q[w];
-      v -= (v >>> 1) & 0x55555555;
-      v = (v & 0x33333333) + ((v >>> 2) & 0x33333333);
-      d += Math.imul((v + (v >>> 4)) & 0x0f0f0f0f, 0x01010101) >>> 24;
-    }
-    out[at + r] = d;
-  }
-  return at + rows;
 }
 
 /** A bitmap of rowids (bit r set for each allowed r), for scan's `allowed`. */

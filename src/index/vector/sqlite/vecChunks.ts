@@ -1,12 +1,13 @@
-import type { Db } from './database.js';
-import { codeWords, type CodeChunk } from '../../search/bitCodeMirror.js';
+import type Database from 'better-sqlite3';
+import { codeWords, type CodeChunk } from '../bitCodeMirror.js';
+
+type Db = Database.Database;
 
 /**
  * Reads the 1-bit codes of a vec0 table straight from sqlite-vec's own chunk
- * storage, for the in-memory mirror (src/search/bitCodeMirror.ts). vec0 has no
- * fast way to read its vectors back (a scan through the virtual table costs
- * ~15 µs a row: 1.5 s for 100k), while its shadow tables hold them 1,024 rows
- * to a blob:
+ * storage, for the in-memory mirror (../bitCodeMirror.ts). vec0 has no
+ * fast way to read its vectors back (a scan through the virtual table is
+ * slow row by row), while its shadow tables hold them 1,024 rows to a blob:
  *   <t>_chunks          chunk_id, size (slots), partition00.. (the partition
  *                       key values in declaration order), validity (a bit a
  *                       slot, least significant first), rowids (int64 LE a slot)
