@@ -12,7 +12,7 @@
  *   or the worker failed.
  */
 import type { Arch, Dtype, Task } from './catalog.js';
-import type { Detection } from '../vision/types.js';
+import type { Detection } from './vision/types.js';
 
 export interface ModelInfo {
   /** Catalog name (`default`, `clip-vit-b32`, a user's own name). */

@@ -11,7 +11,7 @@ import { DomainError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { loadCatalog, modelFolder, ORT_ARCHES, type Catalog, type ModelEntry, type Task } from './catalog.js';
 import { DETECTOR_STANDINS } from './engine/detectors.js';
-import type { Detection } from '../vision/types.js';
+import type { Detection } from './vision/types.js';
 import { FLORENCE_TEXT_TASKS } from './tasks.js';
 import { hasStandin, STANDIN_VERSION } from './standins/index.js';
 import { asBuffer, checkUpscaleInput, imageSize, pngSize, UPSCALE_MAX_INPUT_PIXELS, UPSCALE_QUEUE_LENGTH } from './imageToImage.js';

@@ -39,7 +39,7 @@
  */
 import { createHash } from 'node:crypto';
 import { newMediaId } from '../ids.js';
-import { sfaceStandinModel } from '../vision/standins/faces.js';
+import { sfaceStandinModel } from '../models/standins/vision/sface.js';
 
 // ------------------------------------------------------------------ thresholds
 

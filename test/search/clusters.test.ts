@@ -28,10 +28,10 @@ import {
 import { CLUSTER_BROWSE_CLAUSE, sqliteClusterStore } from '../../src/storage/sqlite/clusterStore.js';
 import { openSqliteStorage, type SqliteStorage } from '../../src/storage/sqlite/index.js';
 import type { NewObject } from '../../src/storage/types.js';
-import { loadFaceEmbedder, type FaceEmbedder } from '../../src/vision/faceEmbedder.js';
-import { writeSfaceStandin } from '../../src/vision/standins/faces.js';
-import type { Detection } from '../../src/vision/types.js';
-import { loadUltraFaceDetector, toRawImage, type UltraFaceDetector } from '../../src/vision/ultraface.js';
+import { loadFaceEmbedder, type FaceEmbedder } from '../../src/models/vision/faceEmbedder.js';
+import { writeSfaceStandin } from '../../src/models/standins/vision/sface.js';
+import type { Detection } from '../../src/models/vision/types.js';
+import { loadUltraFaceDetector, toRawImage, type UltraFaceDetector } from '../../src/models/vision/ultraface.js';
 import { sharedPath } from '../helpers/skip.js';
 import { seededRandom } from '../../src/random.js';
 

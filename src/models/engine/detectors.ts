@@ -7,13 +7,13 @@
 import { existsSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { DomainError } from '../../errors.js';
-import { loadFaceEmbedder, type FaceEmbedder } from '../../vision/faceEmbedder.js';
-import { loadOcr } from '../../vision/ocr/index.js';
-import { sfaceStandinModel, SFACE_FILE } from '../../vision/standins/faces.js';
-import { yoloxStandinModel } from '../../vision/standins/yolox.js';
-import type { Detection, Detector } from '../../vision/types.js';
-import { loadUltraFaceDetector } from '../../vision/ultraface.js';
-import { loadYoloxDetector } from '../../vision/yolox.js';
+import { loadFaceEmbedder, type FaceEmbedder } from '../vision/faceEmbedder.js';
+import { loadOcr } from '../vision/ocr/index.js';
+import { sfaceStandinModel, SFACE_FILE } from '../standins/vision/sface.js';
+import { yoloxStandinModel } from '../standins/vision/yolox.js';
+import type { Detection, Detector } from '../vision/types.js';
+import { loadUltraFaceDetector } from '../vision/ultraface.js';
+import { loadYoloxDetector } from '../vision/yolox.js';
 import type { ModelEntry } from '../catalog.js';
 
 /**

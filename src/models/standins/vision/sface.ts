@@ -18,9 +18,9 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { GraphBuilder } from '../../models/onnx/graphBuilder.js';
-import { hashSeed } from '../../models/standins/colours.js';
-import { seededRandom } from '../../random.js';
+import { GraphBuilder } from '../onnx/graphBuilder.js';
+import { hashSeed } from '../colours.js';
+import { seededRandom } from '../../../random.js';
 
 /** The real file's name, so a stand-in folder looks like a fetched one. */
 export const SFACE_FILE = 'face_recognition_sface_2021dec.onnx';
