@@ -1,6 +1,6 @@
 /**
  * Main-thread side of the image-to-image models (upscale, matte): the input
- * checks made before a job queues, and reading the result PNG's size.
+ * checks made before a request queues, and reading the result PNG's size.
  */
 import sharp, { type Metadata } from 'sharp';
 import { DomainError } from '../errors.js';
@@ -14,7 +14,7 @@ import { DomainError } from '../errors.js';
  */
 export const UPSCALE_MAX_INPUT_PIXELS: Record<'cpu' | 'cuda', number> = { cpu: 1024 * 1024, cuda: 2048 * 2048 };
 
-/** Upscale jobs allowed to wait for the upscale worker before rate_limited (each can take minutes). */
+/** Upscale requests allowed to wait for the upscale worker before rate_limited (each can take minutes). */
 export const UPSCALE_QUEUE_LENGTH = 4;
 
 /** Upright width and height from the image header (no full decode); unprocessable when it is not an image. */

@@ -16,7 +16,7 @@ import { FLORENCE_TEXT_TASKS } from './tasks.js';
 import { hasStandin, STANDIN_VERSION } from './standins/index.js';
 import { asBuffer, checkUpscaleInput, imageSize, pngSize, UPSCALE_MAX_INPUT_PIXELS, UPSCALE_QUEUE_LENGTH } from './imageToImage.js';
 import type { CaptionOptions, CaptionResult, DetectionResult, DetectionRole, FaceVectors, GeneratedImage, GenerateOptions, LoadedModel, ModelInfo, ModelRoles, VisionModels, ZeroShotScore } from './types.js';
-import type { JobKind, WorkerSetup } from './worker/protocol.js';
+import type { RequestKind, WorkerSetup } from './worker/protocol.js';
 import { WorkerPool } from './worker/pool.js';
 
 export interface VisionModelsOptions {
@@ -24,12 +24,12 @@ export interface VisionModelsOptions {
   catalog?: Catalog;
   /** Worker threads (default 1). */
   workers?: number;
-  /** Jobs allowed to wait before rate_limited (default 32). */
+  /** Requests allowed to wait before rate_limited (default 32). */
   maxQueue?: number;
   /** Unload LRU idle models above this many MB (default: env MODEL_MEMORY_BUDGET_MB, else no limit). */
   memoryBudgetMB?: number | null;
   /** Most inputs merged into one worker batch, per kind. */
-  maxBatch?: Partial<Record<JobKind, number>>;
+  maxBatch?: Partial<Record<RequestKind, number>>;
   /** Largest input of upscale(), in pixels (default: UPSCALE_MAX_INPUT_PIXELS for the configured device). */
   upscaleMaxPixels?: number;
 }
@@ -224,7 +224,7 @@ export function createVisionModels(config: Config, logger: Logger, options: Visi
   }
 
   /**
-   * The generation worker: its own thread (started on first use), one job at a
+   * The generation worker: its own thread (started on first use), one request at a
    * time. Its queue is not the 429 gate: the durable generation queue in front
    * of it (src/generate/queue.ts) bounds what waits.
    */
@@ -246,7 +246,7 @@ export function createVisionModels(config: Config, logger: Logger, options: Visi
   }
 
   /**
-   * The upscale worker: its own thread (started on first use), one job at a
+   * The upscale worker: its own thread (started on first use), one request at a
    * time, so an upscale that takes minutes on a CPU never holds up the
    * embeddings, captions and detections of the main worker.
    */

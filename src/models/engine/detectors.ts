@@ -67,7 +67,7 @@ export class DetectorHost {
             throw new DomainError('invalid_input', `model ${entry.name} is not a detector`);
         }
       })();
-      // A failed load is not cached: the next job tries again (e.g. after the user fetched the model).
+      // A failed load is not cached: the next request tries again (e.g. after the user fetched the model).
       p.catch(() => this.loading.delete(entry.name));
       this.loading.set(entry.name, p);
     }

@@ -1,6 +1,6 @@
 /**
  * The in-worker model engine: configures transformers.js for offline use,
- * then serves jobs (embed images/texts, caption, warm up) with models loaded
+ * then serves requests (embed images/texts, caption, warm up) with models loaded
  * lazily and kept warm in a PartRegistry.
  */
 import { existsSync } from 'node:fs';
@@ -10,7 +10,7 @@ import { DomainError } from '../../errors.js';
 import type { ModelEntry } from '../catalog.js';
 import { ensureStandin, standinRoot } from '../standins/index.js';
 import type { LoadedModel } from '../types.js';
-import type { JobRequest, WorkerSetup } from '../worker/protocol.js';
+import type { WorkerRequest, WorkerSetup } from '../worker/protocol.js';
 import { generateTexts } from './caption.js';
 import { generateImage } from './generate.js';
 import { matteImages } from './matte.js';
@@ -75,30 +75,30 @@ export class Engine {
     return e;
   }
 
-  /** `progress` receives steps done / total from long jobs (generate). */
-  async run(job: JobRequest, progress: (done: number, total: number) => void = () => {}): Promise<(Float32Array | string | Uint8Array)[]> {
-    const entry = this.entry(job.model);
-    const bytes = () => job.inputs.map((x) => (typeof x === 'string' ? Buffer.from(x) : x));
-    const strings = () => job.inputs.map(String);
-    switch (job.kind) {
+  /** `progress` receives steps done / total from long requests (generate). */
+  async run(request: WorkerRequest, progress: (done: number, total: number) => void = () => {}): Promise<(Float32Array | string | Uint8Array)[]> {
+    const entry = this.entry(request.model);
+    const bytes = () => request.inputs.map((x) => (typeof x === 'string' ? Buffer.from(x) : x));
+    const strings = () => request.inputs.map(String);
+    switch (request.kind) {
       case 'embedImages':
         return embedImages(this.ctx, entry, bytes());
       case 'embedTexts':
         return embedTexts(this.ctx, entry, strings());
       case 'caption':
-        return generateTexts(this.ctx, entry, bytes(), job.options);
+        return generateTexts(this.ctx, entry, bytes(), request.options);
       case 'warm':
         return this.warm(entry);
       case 'detect':
-        return this.detectors.detect(entry, job.inputs.map((x) => (typeof x === 'string' ? Buffer.from(x) : x)), job.options.minScore);
+        return this.detectors.detect(entry, request.inputs.map((x) => (typeof x === 'string' ? Buffer.from(x) : x)), request.options.minScore);
       case 'embedFaces':
-        return [await this.detectors.embedFaces(entry, bytes()[0], JSON.parse(job.options.faces ?? '[]'))];
+        return [await this.detectors.embedFaces(entry, bytes()[0], JSON.parse(request.options.faces ?? '[]'))];
       case 'modelId':
         return [await this.detectors.modelId(entry)];
       case 'generate':
-        return generateImage(this.ctx, entry, strings()[0], job.options.seed ?? 0, progress);
+        return generateImage(this.ctx, entry, strings()[0], request.options.seed ?? 0, progress);
       case 'upscale':
-        return upscaleImages(this.ctx, entry, bytes(), job.options.maxInputPixels ?? Infinity);
+        return upscaleImages(this.ctx, entry, bytes(), request.options.maxInputPixels ?? Infinity);
       case 'matte':
         return matteImages(this.ctx, entry, bytes());
     }

@@ -1,6 +1,6 @@
 /**
  * Model worker thread: runs the Engine off the main event loop. Handles one
- * job at a time (the pool never sends a second before the first answers), so
+ * request at a time (the pool never sends a second before the first answers), so
  * the CPU-heavy inference of one batch never interleaves with another.
  */
 import { readlinkSync } from 'node:fs';
@@ -8,7 +8,7 @@ import os from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import { serializeError } from '../../errors.js';
 import { Engine } from '../engine/engine.js';
-import type { JobRequest, WorkerMessage, WorkerSetup } from './protocol.js';
+import type { WorkerRequest, WorkerMessage, WorkerSetup } from './protocol.js';
 
 const port = parentPort;
 if (!port) throw new Error('src/models/worker/entry must run in a worker thread');
@@ -34,16 +34,16 @@ const engine = new Engine(
   (loaded) => post({ type: 'models', loaded }),
 );
 
-port.on('message', async (msg: JobRequest) => {
+port.on('message', async (request: WorkerRequest) => {
   try {
-    const outputs = await engine.run(msg, (done, total) => post({ type: 'progress', id: msg.id, done, total }));
+    const outputs = await engine.run(request, (done, total) => post({ type: 'progress', id: request.id, done, total }));
     // Only buffers a typed array owns whole are transferred (never a slice of a shared Buffer pool).
     const transfer = outputs
       .filter((o): o is Float32Array | Uint8Array => typeof o !== 'string' && o.byteOffset === 0 && o.byteLength === o.buffer.byteLength)
       .map((o) => o.buffer as ArrayBuffer);
-    post({ type: 'result', id: msg.id, outputs }, transfer);
+    post({ type: 'result', id: request.id, outputs }, transfer);
   } catch (err) {
-    post({ type: 'error', id: msg.id, error: serializeError(err) });
+    post({ type: 'error', id: request.id, error: serializeError(err) });
   }
 });
 
