@@ -8,7 +8,7 @@ import path from 'node:path';
 import { env } from '@huggingface/transformers';
 import { DomainError } from '../../errors.js';
 import type { ModelEntry } from '../catalog.js';
-import { ensureStandin, standinRoot } from '../standins/index.js';
+import { loadStandins, type Standins } from '../loadStandins.js';
 import type { LoadedModel } from '../types.js';
 import type { WorkerRequest, WorkerSetup } from '../worker/protocol.js';
 import { generateTexts } from './caption.js';
@@ -27,17 +27,26 @@ export type EngineLog = (level: 'debug' | 'info' | 'warn' | 'error', msg: string
 export class Engine {
   private readonly entries: Map<string, ModelEntry>;
   private readonly ctx: EngineContext;
+  /** The test profile's stand-in generators; null in production. */
+  private readonly standins: Standins | null;
   private readonly test: boolean;
   private readonly root: string;
   /** Stand-ins already checked in this worker. */
   private readonly ensured = new Set<string>();
   private readonly detectors: DetectorHost;
 
-  constructor(setup: WorkerSetup, log: EngineLog, onModels: (loaded: LoadedModel[]) => void) {
+  /** An engine for a worker's setup; the test profile's stand-ins are loaded here, and only there. */
+  static async create(setup: WorkerSetup, log: EngineLog, onModels: (loaded: LoadedModel[]) => void): Promise<Engine> {
+    const standins = setup.profile === 'test' ? await loadStandins() : null;
+    return new Engine(setup, standins, log, onModels);
+  }
+
+  private constructor(setup: WorkerSetup, standins: Standins | null, log: EngineLog, onModels: (loaded: LoadedModel[]) => void) {
     this.entries = new Map(setup.entries.map((e) => [e.name, e]));
-    this.test = setup.profile === 'test';
-    this.root = this.test ? standinRoot(setup.modelsDir) : setup.modelsDir;
-    this.detectors = new DetectorHost({ modelsDir: setup.modelsDir, standinRoot: standinRoot(setup.modelsDir), test: this.test });
+    this.standins = standins;
+    this.test = standins !== null;
+    this.root = standins ? standins.root(setup.modelsDir) : setup.modelsDir;
+    this.detectors = new DetectorHost({ modelsDir: setup.modelsDir, standins });
     // Never reach for the network: every file must already be on disk.
     env.allowRemoteModels = false;
     env.allowLocalModels = true;
@@ -63,8 +72,8 @@ export class Engine {
     const e = this.entries.get(name);
     if (!e) throw new DomainError('invalid_input', `unknown model ${name}`);
     if (ORT_ARCHES.includes(e.arch)) return e; // the DetectorHost finds (or makes) their files
-    if (this.test) {
-      if (!this.ensured.has(name)) ensureStandin(e, this.root); // milliseconds, and only once per version
+    if (this.standins) {
+      if (!this.ensured.has(name)) this.standins.ensure(e, this.root); // milliseconds, and only once per version
       this.ensured.add(name);
     } else {
       // transformers.js reports a missing tokenizer file as "Cannot read properties of undefined": say what is missing instead.

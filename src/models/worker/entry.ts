@@ -28,7 +28,7 @@ if (setup.nice > 0 && process.platform === 'linux') {
 
 const post = (msg: WorkerMessage, transfer: ArrayBuffer[] = []) => port.postMessage(msg, transfer);
 
-const engine = new Engine(
+const engine = await Engine.create(
   workerData as WorkerSetup,
   (level, msg, fields) => post({ type: 'log', level, msg, fields }),
   (loaded) => post({ type: 'models', loaded }),
