@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import type { Services } from '../domain/services.js';
 import { isPermanent, JobAbort, type JobRunner } from '../jobs/runner.js';
-import { CLUSTER_FACES_JOB, clusterFacesJob, type ClusterFacesPayload } from '../search/clusters.js';
+import { CLUSTER_FACES_JOB, clusterFacesJob, type ClusterFacesPayload } from '../features/faces/clusterFacesJob.js';
+import { declaredThresholds } from '../features/faces/thresholds.js';
 import { describeFailure, ingestMedia, INGEST_JOB, PRIORITY_FRESH, type IngestPayload } from './pipeline.js';
 
 const payload = z.object({ mediaId: z.string().regex(/^[0-9a-f]{32}$/) });
@@ -38,6 +39,7 @@ export function registerIngestJobs(runner: JobRunner, s: Services): void {
         signal: ctx.signal,
         progress: ctx.progress,
         thresholds: s.config.faceClusterThresholds,
+        declaredThresholds: declaredThresholds(s.models),
       });
     },
     { parse: (p) => z.object({ datasetId: z.string().nullable() }).parse(p) },

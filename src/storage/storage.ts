@@ -19,7 +19,7 @@ import type {
   User,
 } from './types.js';
 import type { JobStore } from '../jobs/types.js';
-import type { ClusterStore } from '../search/clusters.js';
+import type { ClusterStore } from '../index/faces/types.js';
 import type { TextIndex } from '../search/textIndex.js';
 import type { VectorIndex } from '../search/vectorIndex.js';
 
@@ -40,7 +40,7 @@ export interface Storage {
   vectors: VectorIndex;
   /** Full-text search over captions, OCR text, names, descriptions and tags (src/search/textIndex.ts). */
   text: TextIndex;
-  /** Face clusters per collection (src/search/clusters.ts). */
+  /** Face clusters per collection (src/index/faces). */
   clusters: ClusterStore;
   /** The durable job queue (src/jobs): ingest, re-indexing, clustering. */
   jobs: JobStore;

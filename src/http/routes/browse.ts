@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { browse, BROWSE_MAX_LIMIT } from '../../domain/browse.js';
 import { tagGroups } from '../../domain/tags.js';
-import { listClusters } from '../../domain/clusters.js';
+import { listClusters } from '../../features/faces/listClusters.js';
 import { defineRoute, queryBool } from '../route.js';
 
 const datasetParams = z.object({ datasetId: z.string() });

@@ -13,8 +13,8 @@ import type { WorkerRequest, WorkerMessage, WorkerSetup } from './protocol.js';
 const port = parentPort;
 if (!port) throw new Error('src/models/worker/entry must run in a worker thread');
 
-// Inference yields the CPU to the HTTP thread: on a busy 2-core machine browse
-// p99 under inference load went from ~3x idle to ~1.3x at nice 10 (npm run bench -- ai).
+// Inference yields the CPU to the HTTP thread, so browse stays quick while models run
+// (docs/measurements/models.md has the effect of nice 10).
 // onnxruntime's threads are created from this thread and inherit its niceness.
 const setup = workerData as WorkerSetup;
 if (setup.nice > 0 && process.platform === 'linux') {

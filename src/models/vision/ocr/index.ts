@@ -61,7 +61,7 @@ export interface OcrOptions {
   minRecWidth?: number;
   /** Lines per recognition run (default 6); lines of similar width are batched together. */
   recBatchSize?: number;
-  /** Extra margin above and below each line for recognition, a fraction of its height (default 0.2: with the detector's tight boxes the model drops the spaces of condensed Latin text; 0.2 measured best on the fixtures). */
+  /** Extra margin above and below each line for recognition, a fraction of its height (default 0.2: with the detector's tight boxes the model drops the spaces of condensed Latin text; the best margin on the fixtures, docs/measurements/models.md). */
   recMargin?: number;
   /** Channel order fed to both models (default 'bgr', what PaddleOCR trains and infers with). */
   channelOrder?: ChannelOrder;

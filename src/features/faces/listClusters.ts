@@ -1,5 +1,5 @@
-import { loadCollection } from './access.js';
-import type { Principal, Services } from './services.js';
+import { loadCollection } from '../../domain/access.js';
+import type { Principal, Services } from '../../domain/services.js';
 
 /** GET /api/dataset/{id}/clusters (ours): face identities of a collection, biggest first, each with a preview face. */
 export async function listClusters(
