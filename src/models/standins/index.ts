@@ -31,7 +31,7 @@ export function standinRoot(modelsDir: string): string {
 
 /** Whether a stand-in of this entry's shape exists. */
 export function hasStandin(entry: ModelEntry): boolean {
-  // smolvlm has none; the onnxruntime detectors get theirs from src/models/engine/detectors.ts.
+  // smolvlm has none; the onnxruntime detectors get theirs from detectorStandin (below).
   return entry.arch !== 'smolvlm' && !ORT_ARCHES.includes(entry.arch);
 }
 
