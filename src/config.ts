@@ -1,6 +1,5 @@
 import path from 'node:path';
 import { z } from 'zod';
-import { parseThresholds, type ThresholdTable } from './search/clusters.js';
 
 /**
  * Every setting the server reads from the environment, with its default.
@@ -54,7 +53,7 @@ const EnvSchema = z.object({
   INGEST_CONCURRENCY: z.coerce.number().int().min(0).default(1),
   /** A job's lease: a crashed worker's job is picked up again this long after its last heartbeat. */
   JOB_LEASE_SECONDS: z.coerce.number().min(1).default(60),
-  /** Face clustering thresholds (average cosine) per model-id prefix, e.g. `sface=0.42,sface:abc=0.8`; defaults in src/search/clusters.ts. */
+  /** Face clustering thresholds (average cosine) per model-id prefix, e.g. `sface=0.42,sface:abc=0.8`; defaults: the models' own, in models/catalog.json. */
   FACE_CLUSTER_THRESHOLDS: z.string().optional(),
   /** Niceness of the model worker threads (0-19): inference yields the CPU to HTTP requests. 0 disables. */
   INFERENCE_NICE: z.coerce.number().int().min(0).max(19).default(10),
@@ -93,11 +92,32 @@ export interface Config {
   modelMemoryBudgetMB: number | null;
   ingestConcurrency: number;
   jobLeaseSeconds: number;
-  faceClusterThresholds: ThresholdTable;
+  /** Model-id prefix → face clustering join threshold (FACE_CLUSTER_THRESHOLDS), over the models' own. */
+  faceClusterThresholds: Readonly<Record<string, number>>;
   inferenceNice: number;
   outputRetentionHours: number;
   generateMaxQueue: number;
   generateSyncTimeoutSeconds: number;
+}
+
+/**
+ * Parses a setting such as `sface=0.45,sface:6791e2349554=0.8` (FACE_CLUSTER_THRESHOLDS)
+ * into model-id prefix → threshold. A bare number applies to every model (prefix '').
+ */
+export function parseThresholds(text: string | undefined | null): Readonly<Record<string, number>> {
+  const out: Record<string, number> = {};
+  for (const part of (text ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)) {
+    const eq = part.lastIndexOf('=');
+    const prefix = eq < 0 ? '' : part.slice(0, eq).trim();
+    const value = Number(eq < 0 ? part : part.slice(eq + 1));
+    if (!Number.isFinite(value) || value <= -1 || value >= 1)
+      throw new Error(`bad cluster threshold "${part}": want prefix=number in (-1, 1)`);
+    out[prefix] = value;
+  }
+  return out;
 }
 
 /** Reads the configuration from an environment (process.env by default). Throws on invalid values. */

@@ -48,9 +48,9 @@ import { newMediaId, pathLabel } from '../../src/ids.js';
 import { createLogger } from '../../src/logger.js';
 import { loadCatalog } from '../../src/models/catalog.js';
 import { decodeImage, processorSide } from '../../src/models/engine/images.js';
-import { createVisionModels, standinRoot, type VisionModels } from '../../src/models/index.js';
-import { ensureStandin } from '../../src/models/standins/index.js';
-import { float, GraphBuilder } from '../../src/models/onnx/graphBuilder.js';
+import { createVisionModels, type VisionModels } from '../../src/models/index.js';
+import { ensureStandin, standinRoot } from '../../src/models/standins/index.js';
+import { float, GraphBuilder } from '../../src/models/standins/onnx/graphBuilder.js';
 import { embedderStandinFiles } from '../../src/models/standins/embedder.js';
 import type { NewMedia } from '../../src/storage/types.js';
 import {
@@ -780,7 +780,7 @@ export async function runAiBench(opts: BenchOptions): Promise<SectionResult> {
     let vitReady = false;
     if (shape.fullSize) {
       mkdirSync(realDir, { recursive: true });
-      log('building a random-weight CLIP ViT-B/32 vision tower with src/models/onnx');
+      log('building a random-weight CLIP ViT-B/32 vision tower with src/models/standins/onnx');
       const built = writeVitModel(realDir);
       Object.assign(setup, {
         fullSizeModel: { params: built.params, onnxBytes: built.bytes, buildMs: Math.round(built.ms) },

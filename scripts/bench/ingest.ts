@@ -72,12 +72,12 @@ import { standinRoot } from '../../src/models/standins/index.js';
 import type { VisionModels } from '../../src/models/types.js';
 import type { Storage } from '../../src/storage/storage.js';
 import type { NewObject } from '../../src/storage/types.js';
-import { loadFaceEmbedder, type FaceEmbedder } from '../../src/vision/faceEmbedder.js';
-import { loadOcr } from '../../src/vision/ocr/index.js';
-import { SFACE_FILE } from '../../src/vision/standins/faces.js';
-import type { Detection, Detector, DetectorTimings } from '../../src/vision/types.js';
-import { loadUltraFaceDetector, toRawImage } from '../../src/vision/ultraface.js';
-import { loadYoloxDetector } from '../../src/vision/yolox.js';
+import { loadFaceEmbedder, type FaceEmbedder } from '../../src/models/vision/faceEmbedder.js';
+import { loadOcr } from '../../src/models/vision/ocr/index.js';
+import { SFACE_FILE } from '../../src/models/standins/vision/sface.js';
+import type { Detection, Detector, DetectorTimings } from '../../src/models/vision/types.js';
+import { loadUltraFaceDetector, toRawImage } from '../../src/models/vision/ultraface.js';
+import { loadYoloxDetector } from '../../src/models/vision/yolox.js';
 import { fmtMs, now, stats, type BenchOptions, type BenchRow, type SectionResult } from './harness.js';
 
 const KEY = 'bench-owner-key-0123456789abcdef';

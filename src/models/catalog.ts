@@ -62,6 +62,36 @@ export type ModelFile = z.infer<typeof FileSchema>;
 
 const NAME = /^[a-z0-9][a-z0-9._-]{0,63}$/;
 
+/**
+ * How a model's cosine similarities read as search evidence: `lo` (what
+ * unrelated pairs typically reach) maps to 0, `hi` (what a clear match
+ * reaches) maps to 1 (src/search/ranking.ts does the maths). Where the values
+ * come from: docs/measurements/models.md.
+ */
+const CalibrationSchema = z
+  .object({ lo: z.number(), hi: z.number() })
+  .refine((c) => c.hi > c.lo, '"hi" must be above "lo"');
+export type Calibration = z.infer<typeof CalibrationSchema>;
+
+const CalibrationsSchema = z.object({
+  /** A text query's embedding against image embeddings (embedders). */
+  textToImage: CalibrationSchema.optional(),
+  /** One image's (or face's) embedding against others of the same model (similarToObjectId). */
+  imageToImage: CalibrationSchema.optional(),
+});
+export type Calibrations = z.infer<typeof CalibrationsSchema>;
+
+/** Face clustering: the mean cosine with a cluster's members at which a face joins it. */
+const ClusterThresholdSchema = z.number().gt(-1).lt(1);
+
+/** What a model's similarities mean: declared per entry, per architecture (defaults) and per stand-in. */
+const FactsSchema = z.object({
+  calibration: CalibrationsSchema.optional(),
+  clusterThreshold: ClusterThresholdSchema.optional(),
+});
+export type ModelFacts = z.infer<typeof FactsSchema>;
+const ArchFactsSchema = z.partialRecord(z.enum(ARCHES), FactsSchema);
+
 const EntrySchema = z
   .object({
     name: z.string().regex(NAME, 'lower-case letters, digits, ".", "_" or "-"'),
@@ -84,6 +114,10 @@ const EntrySchema = z
     package: z.string().optional(),
     /** Input side for detectors whose model does not fix it. */
     inputSize: z.number().int().positive().optional(),
+    /** Embedders and face embedders: what their similarities mean (else the architecture's defaults). */
+    calibration: CalibrationsSchema.optional(),
+    /** Face embedders: the clustering join threshold for model ids starting with this entry's name. */
+    clusterThreshold: ClusterThresholdSchema.optional(),
   })
   .superRefine((e, ctx) => {
     if (ARCH_INFO[e.arch].task !== e.task) ctx.addIssue({ code: 'custom', message: `arch ${e.arch} serves task "${ARCH_INFO[e.arch].task}", not "${e.task}"` });
@@ -114,10 +148,26 @@ const RolesSchema = z.object({
 export type Roles = z.infer<typeof RolesSchema>;
 export type Profile = 'default' | 'test';
 
+/**
+ * The stand-ins the test profile serves (src/models/standins) declare their
+ * own facts here, per architecture: their similarities mean something else
+ * than the real weights'. `version` names the generated files in model ids
+ * (`<name>:standin-v<version>:fp32`); it must equal the generators' STANDIN_VERSION.
+ */
+const StandinsSchema = z.object({
+  version: z.number().int().positive(),
+  /** Architectures with a stand-in, and what its similarities mean. */
+  arches: ArchFactsSchema,
+});
+export type StandinCatalog = z.infer<typeof StandinsSchema>;
+
 const CatalogSchema = z.object({
   version: z.literal(1),
   roles: z.object({ default: RolesSchema, test: RolesSchema }),
+  /** Facts of entries that declare none (a user's own CLIP in catalog.local.json), per architecture. */
+  archDefaults: ArchFactsSchema.default({}),
   models: z.array(EntrySchema),
+  standins: StandinsSchema,
 });
 /** A local override names only the roles it changes: no defaults here, or they would blank the others. */
 const LocalRolesSchema = z.object({
@@ -142,6 +192,10 @@ const LocalSchema = z.object({
 export interface Catalog {
   models: Map<string, ModelEntry>;
   roles: Record<Profile, Roles>;
+  /** Facts per architecture for entries that declare none. */
+  archDefaults: Partial<Record<Arch, ModelFacts>>;
+  /** The test profile's stand-ins: their version and facts per architecture. */
+  standins: StandinCatalog;
   /** Files the catalog was read from, for messages. */
   sources: string[];
 }
@@ -192,8 +246,10 @@ export function parseCatalog(json: unknown, file = 'catalog.json'): Catalog {
     if (models.has(e.name)) throw new Error(`invalid model catalog ${file}: model "${e.name}" is listed twice`);
     models.set(e.name, toEntry(e, 'shipped'));
   }
-  const catalog: Catalog = { models, roles: parsed.data.roles, sources: [file] };
+  const { roles, archDefaults, standins } = parsed.data;
+  const catalog: Catalog = { models, roles, archDefaults, standins, sources: [file] };
   checkRoles(catalog, file);
+  checkFacts(catalog, file);
   return catalog;
 }
 
@@ -207,8 +263,9 @@ export function mergeLocal(base: Catalog, json: unknown, file = 'catalog.local.j
     default: { ...base.roles.default, ...parsed.data.roles?.default },
     test: { ...base.roles.test, ...parsed.data.roles?.test },
   };
-  const catalog: Catalog = { models, roles, sources: [...base.sources, file] };
+  const catalog: Catalog = { ...base, models, roles, sources: [...base.sources, file] };
   checkRoles(catalog, file);
+  checkFacts(catalog, file);
   return catalog;
 }
 
@@ -229,6 +286,26 @@ function checkRoles(c: Catalog, file: string): void {
   }
 }
 
+/** The calibrations search needs from the models that make vectors, per task. */
+const NEEDED_CALIBRATIONS: Partial<Record<Task, readonly (keyof Calibrations)[]>> = {
+  embed: ['textToImage', 'imageToImage'],
+  'embed-faces': ['imageToImage'],
+};
+
+/** Every vector-making model (and its stand-in) has the calibrations search reads, its own or its architecture's. */
+function checkFacts(c: Catalog, file: string): void {
+  for (const entry of c.models.values()) {
+    for (const standin of hasStandinFor(c, entry.arch) ? [false, true] : [false]) {
+      const calibration = factsOf(c, entry, standin).calibration ?? {};
+      for (const kind of NEEDED_CALIBRATIONS[entry.task] ?? []) {
+        if (calibration[kind]) continue;
+        const whose = standin ? `its stand-in (standins.arches.${entry.arch})` : `model "${entry.name}"`;
+        throw new Error(`invalid model catalog ${file}: ${whose} declares no calibration.${kind}`);
+      }
+    }
+  }
+}
+
 function readJson(file: string): unknown {
   try {
     return JSON.parse(readFileSync(file, 'utf8'));
@@ -244,6 +321,24 @@ export function loadCatalog(opts: { modelsDir: string; catalogPath?: string }): 
   const local = path.join(opts.modelsDir, 'catalog.local.json');
   if (existsSync(local)) catalog = mergeLocal(catalog, readJson(local), local);
   return catalog;
+}
+
+/**
+ * What an entry's similarities mean: its own declared facts, else its
+ * architecture's defaults; in the test profile (`standin`) the stand-in's facts.
+ */
+export function factsOf(catalog: Catalog, entry: ModelEntry, standin: boolean): ModelFacts {
+  if (standin) return catalog.standins.arches[entry.arch] ?? {};
+  const defaults = catalog.archDefaults[entry.arch] ?? {};
+  return {
+    calibration: entry.calibration ?? defaults.calibration,
+    clusterThreshold: entry.clusterThreshold ?? defaults.clusterThreshold,
+  };
+}
+
+/** Whether the test profile has a stand-in of this architecture. */
+export function hasStandinFor(catalog: Catalog, arch: Arch): boolean {
+  return catalog.standins.arches[arch] !== undefined;
 }
 
 /** The folder holding a model's files. */

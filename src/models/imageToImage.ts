@@ -1,20 +1,19 @@
 /**
  * Main-thread side of the image-to-image models (upscale, matte): the input
- * checks made before a job queues, and reading the result PNG's size.
+ * checks made before a request queues, and reading the result PNG's size.
  */
 import sharp, { type Metadata } from 'sharp';
 import { DomainError } from '../errors.js';
 
 /**
  * Largest input the upscaler accepts by default, per device: 1024×1024 on a
- * CPU, 2048×2048 on a GPU. Swin2SR (classical ×2) costs about 12 million
- * multiply-adds per input pixel; at the ~12 GMAC/s one onnxruntime thread
- * reached on the 2-core build machine that is over 15 minutes per megapixel
- * at best (README). Callers with bigger photos shrink or crop first.
+ * CPU, 2048×2048 on a GPU. Swin2SR (classical ×2) is costly per input pixel,
+ * so a big photo would hold the upscale worker for a very long time on a CPU
+ * (figures: docs/measurements/models.md). Callers with bigger photos shrink or crop first.
  */
 export const UPSCALE_MAX_INPUT_PIXELS: Record<'cpu' | 'cuda', number> = { cpu: 1024 * 1024, cuda: 2048 * 2048 };
 
-/** Upscale jobs allowed to wait for the upscale worker before rate_limited (each can take minutes). */
+/** Upscale requests allowed to wait for the upscale worker before rate_limited (each can take minutes). */
 export const UPSCALE_QUEUE_LENGTH = 4;
 
 /** Upright width and height from the image header (no full decode); unprocessable when it is not an image. */

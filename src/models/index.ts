@@ -5,5 +5,4 @@
  */
 export { createVisionModels, type VisionModelsOptions } from './visionModels.js';
 export type { CaptionOptions, CaptionResult, LoadedModel, ModelInfo, ModelRoles, VisionModels, ZeroShotScore } from './types.js';
-export { loadCatalog, type Catalog, type ModelEntry } from './catalog.js';
-export { ensureStandins, standinRoot } from './standins/index.js';
+export { loadCatalog, type Calibration, type Calibrations, type Catalog, type ModelEntry } from './catalog.js';

@@ -11,8 +11,8 @@
  * - unavailable: the model is not installed (run `npm run models -- fetch <name>`),
  *   or the worker failed.
  */
-import type { Arch, Dtype, Task } from './catalog.js';
-import type { Detection } from '../vision/types.js';
+import type { Arch, Calibrations, Dtype, Task } from './catalog.js';
+import type { Detection } from './vision/types.js';
 
 export interface ModelInfo {
   /** Catalog name (`default`, `clip-vit-b32`, a user's own name). */
@@ -31,6 +31,10 @@ export interface ModelInfo {
   standin: boolean;
   /** Whether its files are present (stand-ins: whether one can be generated). */
   installed: boolean;
+  /** What its similarities mean as search evidence (from the catalog; the stand-in's own in the test profile). */
+  calibration: Calibrations;
+  /** Face embedders: the clustering join threshold for ids starting with its name; null when none is declared. */
+  clusterThreshold: number | null;
 }
 
 export interface CaptionResult {
@@ -133,6 +137,12 @@ export interface VisionModels {
   zeroShot(image: Buffer, labels: string[], options?: { model?: string; template?: string }): Promise<ZeroShotScore[]>;
   /** Catalog facts of a model (default embedder when no name). Throws invalid_input for an unknown name. */
   modelInfo(name?: string): ModelInfo;
+  /**
+   * Catalog facts of the model that made a stored vector or result, from its
+   * model id (which starts with the catalog name); null when that model has
+   * left the catalog.
+   */
+  modelInfoById(modelId: string): ModelInfo | null;
   /** Every catalog model. */
   listModels(): ModelInfo[];
   /** Which model serves each role in the active profile. */

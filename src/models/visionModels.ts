@@ -9,14 +9,12 @@ import sharp from 'sharp';
 import type { Config } from '../config.js';
 import { DomainError } from '../errors.js';
 import type { Logger } from '../logger.js';
-import { loadCatalog, modelFolder, ORT_ARCHES, type Catalog, type ModelEntry, type Task } from './catalog.js';
-import { DETECTOR_STANDINS } from './engine/detectors.js';
-import type { Detection } from '../vision/types.js';
+import { factsOf, hasStandinFor, loadCatalog, modelFolder, ORT_ARCHES, type Catalog, type ModelEntry, type Task } from './catalog.js';
+import type { Detection } from './vision/types.js';
 import { FLORENCE_TEXT_TASKS } from './tasks.js';
-import { hasStandin, STANDIN_VERSION } from './standins/index.js';
 import { asBuffer, checkUpscaleInput, imageSize, pngSize, UPSCALE_MAX_INPUT_PIXELS, UPSCALE_QUEUE_LENGTH } from './imageToImage.js';
 import type { CaptionOptions, CaptionResult, DetectionResult, DetectionRole, FaceVectors, GeneratedImage, GenerateOptions, LoadedModel, ModelInfo, ModelRoles, VisionModels, ZeroShotScore } from './types.js';
-import type { JobKind, WorkerSetup } from './worker/protocol.js';
+import type { RequestKind, WorkerSetup } from './worker/protocol.js';
 import { WorkerPool } from './worker/pool.js';
 
 export interface VisionModelsOptions {
@@ -24,12 +22,12 @@ export interface VisionModelsOptions {
   catalog?: Catalog;
   /** Worker threads (default 1). */
   workers?: number;
-  /** Jobs allowed to wait before rate_limited (default 32). */
+  /** Requests allowed to wait before rate_limited (default 32). */
   maxQueue?: number;
   /** Unload LRU idle models above this many MB (default: env MODEL_MEMORY_BUDGET_MB, else no limit). */
   memoryBudgetMB?: number | null;
   /** Most inputs merged into one worker batch, per kind. */
-  maxBatch?: Partial<Record<JobKind, number>>;
+  maxBatch?: Partial<Record<RequestKind, number>>;
   /** Largest input of upscale(), in pixels (default: UPSCALE_MAX_INPUT_PIXELS for the configured device). */
   upscaleMaxPixels?: number;
 }
@@ -85,8 +83,8 @@ export function createVisionModels(config: Config, logger: Logger, options: Visi
 
   function isInstalled(entry: ModelEntry): boolean {
     if (entry.package) return true; // a dependency of the server, installed with it
-    if (test && DETECTOR_STANDINS.has(entry.arch)) return true; // real file or stand-in
-    if (test && !ORT_ARCHES.includes(entry.arch)) return hasStandin(entry);
+    if (test && hasStandinFor(catalog, entry.arch)) return true; // a stand-in (detectors: their real file when present)
+    if (test && !ORT_ARCHES.includes(entry.arch)) return false; // no stand-in of its shape
     if (installedCache.has(entry.name)) return true;
     const folder = modelFolder(entry, config.modelsDir);
     const ok = entry.files.every((f) => f.optional || existsSync(path.join(folder, f.path)));
@@ -95,9 +93,27 @@ export function createVisionModels(config: Config, logger: Logger, options: Visi
   }
 
   function info(entry: ModelEntry): ModelInfo {
-    const source = test ? `standin-v${STANDIN_VERSION}` : (entry.repo ?? `local:${entry.dir}`);
+    const source = test ? `standin-v${catalog.standins.version}` : (entry.repo ?? `local:${entry.dir}`);
     const dtype = test ? 'fp32' : entry.dtype;
-    return { name: entry.name, id: `${entry.name}:${source}:${dtype}`, task: entry.task, arch: entry.arch, dims: entry.dims, dtype, standin: test, installed: isInstalled(entry) };
+    const facts = factsOf(catalog, entry, test);
+    return {
+      name: entry.name,
+      id: `${entry.name}:${source}:${dtype}`,
+      task: entry.task,
+      arch: entry.arch,
+      dims: entry.dims,
+      dtype,
+      standin: test,
+      installed: isInstalled(entry),
+      calibration: facts.calibration ?? {},
+      clusterThreshold: facts.clusterThreshold ?? null,
+    };
+  }
+
+  /** The entry that made a stored vector or result: model ids start with the catalog name (`<name>:…`). */
+  function infoById(modelId: string): ModelInfo | null {
+    const entry = catalog.models.get(modelId.split(':')[0]);
+    return entry ? info(entry) : null;
   }
 
   function lookup(name: string): ModelEntry {
@@ -224,7 +240,7 @@ export function createVisionModels(config: Config, logger: Logger, options: Visi
   }
 
   /**
-   * The generation worker: its own thread (started on first use), one job at a
+   * The generation worker: its own thread (started on first use), one request at a
    * time. Its queue is not the 429 gate: the durable generation queue in front
    * of it (src/features/generate/queue.ts) bounds what waits.
    */
@@ -246,7 +262,7 @@ export function createVisionModels(config: Config, logger: Logger, options: Visi
   }
 
   /**
-   * The upscale worker: its own thread (started on first use), one job at a
+   * The upscale worker: its own thread (started on first use), one request at a
    * time, so an upscale that takes minutes on a CPU never holds up the
    * embeddings, captions and detections of the main worker.
    */
@@ -291,6 +307,7 @@ export function createVisionModels(config: Config, logger: Logger, options: Visi
     caption,
     zeroShot,
     modelInfo: (name) => info(lookup(name ?? roles.embed)),
+    modelInfoById: infoById,
     listModels: () => [...catalog.models.values()].map(info),
     roles: () => ({ ...roles }),
     loadedModels: () => [...loaded, ...upscaleLoaded].map((m) => ({ ...m })),

@@ -19,7 +19,7 @@ import type {
   User,
 } from './types.js';
 import type { JobStore } from '../jobs/types.js';
-import type { ClusterStore } from '../search/clusters.js';
+import type { ClusterStore } from '../index/faces/types.js';
 
 /**
  * The storage layer: every read and write of the database goes through these
@@ -34,7 +34,7 @@ export interface Storage {
   media: MediaStore;
   /** What the ingest pipeline writes on frames: captions, objects, embeddings. */
   analysis: AnalysisStore;
-  /** Face clusters per collection (src/search/clusters.ts). */
+  /** Face clusters per collection (src/index/faces). */
   clusters: ClusterStore;
   /** The durable job queue (src/jobs): ingest, re-indexing, clustering. */
   jobs: JobStore;

@@ -8,7 +8,7 @@ import * as assert from 'uvu/assert';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { loadConfig } from '../../src/config.js';
-import { loadCatalog, mergeLocal, parseCatalog, requiredFiles, shippedCatalogPath } from '../../src/models/catalog.js';
+import { factsOf, loadCatalog, mergeLocal, parseCatalog, requiredFiles, shippedCatalogPath } from '../../src/models/catalog.js';
 import { embedderStandinFiles } from '../../src/models/standins/embedder.js';
 import { createVisionModels } from '../../src/models/visionModels.js';
 import { dot, memoryLogger, solid, tempModelsDir } from './helpers.js';
@@ -39,6 +39,31 @@ test('the shipped catalog is valid and has the expected models and roles', () =>
     if (m.repo) assert.is(m.dir, m.repo, 'hub models live at <modelsDir>/<owner>/<name>, the transformers.js layout');
     else assert.ok(m.package || m.files.every((f) => f.url), `${m.name}: non-hub models name a package or a download URL per file`);
   }
+});
+
+test('model facts: calibrations and cluster thresholds live in the catalog, the stand-ins declare their own', () => {
+  const c = parseCatalog(shipped);
+  const facts = (name: string, standin = false) => factsOf(c, c.models.get(name)!, standin);
+  const clip = { textToImage: { lo: 0.15, hi: 0.32 }, imageToImage: { lo: 0.55, hi: 0.95 } };
+  const siglip = { textToImage: { lo: 0.0, hi: 0.16 }, imageToImage: { lo: 0.55, hi: 0.95 } };
+  assert.equal(facts('default').calibration, siglip);
+  assert.equal(facts('clip-vit-b32').calibration, clip);
+  assert.equal(facts('clip-vit-l14').calibration, clip);
+  assert.equal(facts('sface'), { calibration: { imageToImage: { lo: 0.25, hi: 0.75 } }, clusterThreshold: 0.45 });
+  const standinEmbedder = { textToImage: { lo: 0.05, hi: 0.85 }, imageToImage: { lo: 0.5, hi: 1.0 } };
+  assert.equal(facts('default', true).calibration, standinEmbedder);
+  assert.equal(facts('clip-vit-b32', true).calibration, standinEmbedder);
+  assert.equal(facts('sface', true), { calibration: { imageToImage: { lo: 0.6, hi: 1.0 } }, clusterThreshold: 0.9 });
+  // A user's own embedder without calibrations gets its architecture's.
+  const local = mergeLocal(c, { models: [{ name: 'my-siglip', task: 'embed', arch: 'siglip', dims: 768, licence: 'MIT' }] });
+  assert.equal(factsOf(local, local.models.get('my-siglip')!, false).calibration, siglip);
+  const uncalibrated = clone();
+  uncalibrated.archDefaults = {};
+  delete uncalibrated.models[0].calibration;
+  assert.throws(() => parseCatalog(uncalibrated), /model "default" declares no calibration.textToImage/);
+  const badRange = clone();
+  badRange.models[0].calibration.textToImage = { lo: 0.5, hi: 0.1 };
+  assert.throws(() => parseCatalog(badRange), /"hi" must be above "lo"/);
 });
 
 test('requiredFiles follows the dtype suffixes', () => {
@@ -109,6 +134,10 @@ test('a fine-tuned CLIP dropped into models/ works through the runner (default p
   try {
     const info = models.modelInfo('my-clip');
     assert.equal({ id: info.id, installed: info.installed, standin: info.standin }, { id: 'my-clip:local:my-clip:fp32', installed: true, standin: false });
+    assert.equal(info.calibration, { textToImage: { lo: 0.15, hi: 0.32 }, imageToImage: { lo: 0.55, hi: 0.95 } });
+    assert.equal(models.modelInfoById(info.id), info, 'a stored model id finds its entry');
+    assert.is(models.modelInfoById('sface:0123456789ab')!.clusterThreshold, 0.45);
+    assert.is(models.modelInfoById('gone:local:gone:fp32'), null);
     const [image] = await models.embedImages('my-clip', [await solid('red')]);
     const [red, blue] = await models.embedTexts('my-clip', ['red', 'blue']);
     assert.ok(dot(image, red) > dot(image, blue));

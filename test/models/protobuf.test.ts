@@ -6,8 +6,8 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import ort from 'onnxruntime-node';
-import { GraphBuilder, float } from '../../src/models/onnx/graphBuilder.js';
-import { ProtoWriter, encodeModel } from '../../src/models/onnx/protoWriter.js';
+import { GraphBuilder, float } from '../../src/models/standins/onnx/graphBuilder.js';
+import { ProtoWriter, encodeModel } from '../../src/models/standins/onnx/protoWriter.js';
 
 test('varints: small, multi-byte and negative (10-byte two\'s complement)', () => {
   const w = new ProtoWriter();

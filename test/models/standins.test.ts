@@ -10,7 +10,14 @@ import path from 'node:path';
 import { AutoTokenizer, CLIPTextModelWithProjection, RawImage, env, pipeline } from '@huggingface/transformers';
 import sharp from 'sharp';
 import { loadCatalog } from '../../src/models/catalog.js';
-import { ensureStandin, ensureStandins, hasStandin, standinRoot } from '../../src/models/standins/index.js';
+import {
+  detectorStandin,
+  ensureStandin,
+  ensureStandins,
+  hasStandin,
+  STANDIN_VERSION,
+  standinRoot,
+} from '../../src/models/standins/index.js';
 import { tempModelsDir } from './helpers.js';
 
 const tmp = tempModelsDir();
@@ -92,6 +99,15 @@ test("the captioner stand-in runs through pipeline('image-to-text')", async () =
   const out = await captioner(new RawImage(new Uint8ClampedArray(data), info.width, info.height, 3));
   assert.equal(out, [{ generated_text: 'a photo of a green thing' }]);
   await captioner.dispose();
+});
+
+
+test('the catalog declares the stand-ins the generators make, at their version', () => {
+  assert.is(catalog.standins.version, STANDIN_VERSION, 'model ids name the generated files');
+  for (const entry of catalog.models.values()) {
+    const generated = hasStandin(entry) || detectorStandin(entry) !== null;
+    assert.is(catalog.standins.arches[entry.arch] !== undefined, generated, `${entry.name} (${entry.arch})`);
+  }
 });
 
 test.run();

@@ -3,7 +3,7 @@ import { captionTerms } from '../ai/index.js';
 import type { Services } from '../kernel/services.js';
 import { newMediaId } from '../../ids.js';
 import type { FrameRecord, NewCaption, NewObject, ObjectRecord, Point } from '../../storage/types.js';
-import type { Detection } from '../../vision/types.js';
+import type { Detection } from '../../models/vision/types.js';
 
 /** The Florence-2 task for frame captions. */
 export const FRAME_CAPTION_TASK = '<DETAILED_CAPTION>';

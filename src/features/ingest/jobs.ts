@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { Services } from '../kernel/services.js';
 import { isPermanent, JobAbort, type JobRunner } from '../../jobs/runner.js';
-import { CLUSTER_FACES_JOB, clusterFacesJob, type ClusterFacesPayload } from '../../search/clusters.js';
+import { CLUSTER_FACES_JOB, clusterFacesJob, declaredThresholds, type ClusterFacesPayload } from '../faces/index.js';
 import {
   describeFailure,
   ingestMedia,
@@ -48,6 +48,7 @@ export function registerIngestJobs(runner: JobRunner, deps: IngestDeps & JobQueu
         signal: ctx.signal,
         progress: ctx.progress,
         thresholds: deps.config.faceClusterThresholds,
+        declaredThresholds: declaredThresholds(deps.models),
       });
     },
     { parse: (p) => z.object({ datasetId: z.string().nullable() }).parse(p) },

@@ -2,7 +2,7 @@ import type { Services, Principal } from '../kernel/services.js';
 import { invalid } from '../../errors.js';
 import { loadOrganizationId } from '../kernel/access.js';
 import { presentFrame } from '../kernel/present.js';
-import { round4 } from '../../search/ranking.js';
+import { round4 } from './ranking.js';
 import { scoreFrames, type SearchDeps } from './scoring.js';
 import type { FrameDetail, MediaSummary } from '../../storage/types.js';
 

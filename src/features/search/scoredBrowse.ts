@@ -1,7 +1,7 @@
 import type { Services } from '../kernel/services.js';
 import type { BrowseQuery, MediaRecord, SortField } from '../../storage/types.js';
 import { presentMany } from '../kernel/present.js';
-import { round4 } from '../../search/ranking.js';
+import { round4 } from './ranking.js';
 import { scoreFrames, type SearchDeps } from './scoring.js';
 import type { SimilarityModel } from '../../storage/types.js';
 

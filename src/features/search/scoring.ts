@@ -1,7 +1,7 @@
 import type { Services } from '../kernel/services.js';
 import { DomainError, invalid, notFound } from '../../errors.js';
 import type { SimilarityModel } from '../../storage/types.js';
-import { calibrate, combine, familyOf, IMAGE_TO_IMAGE, TEXT_TO_IMAGE } from '../../search/ranking.js';
+import { calibrate, combine } from './ranking.js';
 import { exactRescoreFor } from '../../index/vector/tuning.js';
 
 /** What scoring a query uses: the stored vectors and text, and the embedding models. */
@@ -153,18 +153,15 @@ export async function scoreFrames(s: SearchDeps, query: ScoreQuery): Promise<Fra
       mediaIds: query.mediaIds,
       exactTop: exactTopFor(query.want),
     });
-    const standin = stored.modelId.includes('standin') || stored.modelId.startsWith('sface:6791e2349554');
-    const family =
-      similarityModel === 'faces'
-        ? standin
-          ? 'faces-standin'
-          : 'faces'
-        : standin
-          ? 'standin'
-          : familyOf(s.models.modelInfo());
+    // Calibrated as the model that made the vector says (a model gone from the catalog: as the role's model).
+    const maker =
+      s.models.modelInfoById(stored.modelId) ??
+      s.models.modelInfo((similarityModel === 'faces' && s.models.roles().embedFaces) || undefined);
+    const calibration = maker.calibration.imageToImage;
+    if (!calibration) throw invalid(`model ${maker.name} declares no image-to-image calibration`);
     for (const h of hits) {
       const e = entry(h.mediaId, h.frameId, h.datasetId);
-      e.embeddingRank = Math.max(e.embeddingRank, calibrate(h.similarity, IMAGE_TO_IMAGE[family]));
+      e.embeddingRank = Math.max(e.embeddingRank, calibrate(h.similarity, calibration));
     }
   }
 
@@ -201,7 +198,8 @@ export async function scoreFrames(s: SearchDeps, query: ScoreQuery): Promise<Fra
         : Promise.resolve([]),
       textSearch,
     ]);
-    const calibration = TEXT_TO_IMAGE[familyOf(info)];
+    const calibration = info.calibration.textToImage;
+    if (!calibration) throw invalid(`model ${info.name} declares no text-to-image calibration`);
     for (const h of hits) {
       const e = entry(h.mediaId, h.frameId, h.datasetId);
       e.embeddingRank = Math.max(e.embeddingRank, calibrate(h.similarity, calibration));

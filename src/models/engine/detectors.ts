@@ -7,25 +7,19 @@
 import { existsSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { DomainError } from '../../errors.js';
-import { loadFaceEmbedder, type FaceEmbedder } from '../../vision/faceEmbedder.js';
-import { loadOcr } from '../../vision/ocr/index.js';
-import { sfaceStandinModel, SFACE_FILE } from '../../vision/standins/faces.js';
-import { yoloxStandinModel } from '../../vision/standins/yolox.js';
-import type { Detection, Detector } from '../../vision/types.js';
-import { loadUltraFaceDetector } from '../../vision/ultraface.js';
-import { loadYoloxDetector } from '../../vision/yolox.js';
+import { loadFaceEmbedder, type FaceEmbedder } from '../vision/faceEmbedder.js';
+import { loadOcr } from '../vision/ocr/index.js';
+import type { Detection, Detector } from '../vision/types.js';
+import { loadUltraFaceDetector } from '../vision/ultraface.js';
+import { loadYoloxDetector } from '../vision/yolox.js';
 import type { ModelEntry } from '../catalog.js';
-
-/**
- * Architectures with a generated stand-in for the test profile when their real
- * file is not installed; the others need their real files (OCR ships in a package).
- */
-export const DETECTOR_STANDINS: ReadonlySet<string> = new Set(['yolox', 'sface']);
+import type { Standins } from '../loadStandins.js';
 
 export class DetectorHost {
   private readonly loading = new Map<string, Promise<Detector | FaceEmbedder>>();
 
-  constructor(private readonly opts: { modelsDir: string; standinRoot: string; test: boolean }) {}
+  /** `standins`: the test profile's generators (null otherwise); detectors without a stand-in need their real files. */
+  constructor(private readonly opts: { modelsDir: string; standins: Standins | null }) {}
 
   /**
    * The model file of a detector entry: the installed file when present; in the
@@ -36,12 +30,13 @@ export class DetectorHost {
     if (!file) throw new DomainError('unavailable', `model ${entry.name} lists no file`);
     const real = path.join(this.opts.modelsDir, entry.dir, file);
     if (existsSync(real)) return real;
-    if (this.opts.test && DETECTOR_STANDINS.has(entry.arch)) {
-      const target = path.join(this.opts.standinRoot, entry.name, entry.arch === 'sface' ? SFACE_FILE : file);
+    const standin = this.opts.standins?.detector(entry);
+    if (this.opts.standins && standin) {
+      const target = path.join(this.opts.standins.root(this.opts.modelsDir), entry.name, standin.fileName);
       if (!existsSync(target)) {
         mkdirSync(path.dirname(target), { recursive: true });
         const tmp = `${target}.${process.pid}.${Math.random().toString(36).slice(2)}`;
-        writeFileSync(tmp, entry.arch === 'sface' ? sfaceStandinModel() : yoloxStandinModel({ inputSize: entry.inputSize ?? 640 }));
+        writeFileSync(tmp, standin.build());
         renameSync(tmp, target);
       }
       return target;
@@ -67,7 +62,7 @@ export class DetectorHost {
             throw new DomainError('invalid_input', `model ${entry.name} is not a detector`);
         }
       })();
-      // A failed load is not cached: the next job tries again (e.g. after the user fetched the model).
+      // A failed load is not cached: the next request tries again (e.g. after the user fetched the model).
       p.catch(() => this.loading.delete(entry.name));
       this.loading.set(entry.name, p);
     }

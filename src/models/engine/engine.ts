@@ -1,6 +1,6 @@
 /**
  * The in-worker model engine: configures transformers.js for offline use,
- * then serves jobs (embed images/texts, caption, warm up) with models loaded
+ * then serves requests (embed images/texts, caption, warm up) with models loaded
  * lazily and kept warm in a PartRegistry.
  */
 import { existsSync } from 'node:fs';
@@ -8,9 +8,9 @@ import path from 'node:path';
 import { env } from '@huggingface/transformers';
 import { DomainError } from '../../errors.js';
 import type { ModelEntry } from '../catalog.js';
-import { ensureStandin, standinRoot } from '../standins/index.js';
+import { loadStandins, type Standins } from '../loadStandins.js';
 import type { LoadedModel } from '../types.js';
-import type { JobRequest, WorkerSetup } from '../worker/protocol.js';
+import type { WorkerRequest, WorkerSetup } from '../worker/protocol.js';
 import { generateTexts } from './caption.js';
 import { generateImage } from './generate.js';
 import { matteImages } from './matte.js';
@@ -27,17 +27,26 @@ export type EngineLog = (level: 'debug' | 'info' | 'warn' | 'error', msg: string
 export class Engine {
   private readonly entries: Map<string, ModelEntry>;
   private readonly ctx: EngineContext;
+  /** The test profile's stand-in generators; null in production. */
+  private readonly standins: Standins | null;
   private readonly test: boolean;
   private readonly root: string;
   /** Stand-ins already checked in this worker. */
   private readonly ensured = new Set<string>();
   private readonly detectors: DetectorHost;
 
-  constructor(setup: WorkerSetup, log: EngineLog, onModels: (loaded: LoadedModel[]) => void) {
+  /** An engine for a worker's setup; the test profile's stand-ins are loaded here, and only there. */
+  static async create(setup: WorkerSetup, log: EngineLog, onModels: (loaded: LoadedModel[]) => void): Promise<Engine> {
+    const standins = setup.profile === 'test' ? await loadStandins() : null;
+    return new Engine(setup, standins, log, onModels);
+  }
+
+  private constructor(setup: WorkerSetup, standins: Standins | null, log: EngineLog, onModels: (loaded: LoadedModel[]) => void) {
     this.entries = new Map(setup.entries.map((e) => [e.name, e]));
-    this.test = setup.profile === 'test';
-    this.root = this.test ? standinRoot(setup.modelsDir) : setup.modelsDir;
-    this.detectors = new DetectorHost({ modelsDir: setup.modelsDir, standinRoot: standinRoot(setup.modelsDir), test: this.test });
+    this.standins = standins;
+    this.test = standins !== null;
+    this.root = standins ? standins.root(setup.modelsDir) : setup.modelsDir;
+    this.detectors = new DetectorHost({ modelsDir: setup.modelsDir, standins });
     // Never reach for the network: every file must already be on disk.
     env.allowRemoteModels = false;
     env.allowLocalModels = true;
@@ -63,8 +72,8 @@ export class Engine {
     const e = this.entries.get(name);
     if (!e) throw new DomainError('invalid_input', `unknown model ${name}`);
     if (ORT_ARCHES.includes(e.arch)) return e; // the DetectorHost finds (or makes) their files
-    if (this.test) {
-      if (!this.ensured.has(name)) ensureStandin(e, this.root); // milliseconds, and only once per version
+    if (this.standins) {
+      if (!this.ensured.has(name)) this.standins.ensure(e, this.root); // milliseconds, and only once per version
       this.ensured.add(name);
     } else {
       // transformers.js reports a missing tokenizer file as "Cannot read properties of undefined": say what is missing instead.
@@ -75,30 +84,30 @@ export class Engine {
     return e;
   }
 
-  /** `progress` receives steps done / total from long jobs (generate). */
-  async run(job: JobRequest, progress: (done: number, total: number) => void = () => {}): Promise<(Float32Array | string | Uint8Array)[]> {
-    const entry = this.entry(job.model);
-    const bytes = () => job.inputs.map((x) => (typeof x === 'string' ? Buffer.from(x) : x));
-    const strings = () => job.inputs.map(String);
-    switch (job.kind) {
+  /** `progress` receives steps done / total from long requests (generate). */
+  async run(request: WorkerRequest, progress: (done: number, total: number) => void = () => {}): Promise<(Float32Array | string | Uint8Array)[]> {
+    const entry = this.entry(request.model);
+    const bytes = () => request.inputs.map((x) => (typeof x === 'string' ? Buffer.from(x) : x));
+    const strings = () => request.inputs.map(String);
+    switch (request.kind) {
       case 'embedImages':
         return embedImages(this.ctx, entry, bytes());
       case 'embedTexts':
         return embedTexts(this.ctx, entry, strings());
       case 'caption':
-        return generateTexts(this.ctx, entry, bytes(), job.options);
+        return generateTexts(this.ctx, entry, bytes(), request.options);
       case 'warm':
         return this.warm(entry);
       case 'detect':
-        return this.detectors.detect(entry, job.inputs.map((x) => (typeof x === 'string' ? Buffer.from(x) : x)), job.options.minScore);
+        return this.detectors.detect(entry, request.inputs.map((x) => (typeof x === 'string' ? Buffer.from(x) : x)), request.options.minScore);
       case 'embedFaces':
-        return [await this.detectors.embedFaces(entry, bytes()[0], JSON.parse(job.options.faces ?? '[]'))];
+        return [await this.detectors.embedFaces(entry, bytes()[0], JSON.parse(request.options.faces ?? '[]'))];
       case 'modelId':
         return [await this.detectors.modelId(entry)];
       case 'generate':
-        return generateImage(this.ctx, entry, strings()[0], job.options.seed ?? 0, progress);
+        return generateImage(this.ctx, entry, strings()[0], request.options.seed ?? 0, progress);
       case 'upscale':
-        return upscaleImages(this.ctx, entry, bytes(), job.options.maxInputPixels ?? Infinity);
+        return upscaleImages(this.ctx, entry, bytes(), request.options.maxInputPixels ?? Infinity);
       case 'matte':
         return matteImages(this.ctx, entry, bytes());
     }

@@ -7,7 +7,7 @@
  *
  * plus the zero-filled key/value cache outputs real merged decoders have.
  */
-import type { GraphBuilder } from '../onnx/graphBuilder.js';
+import type { GraphBuilder } from './onnx/graphBuilder.js';
 import { COLOURS } from './colours.js';
 import type { BuiltTokenizer } from './tokenizer.js';
 

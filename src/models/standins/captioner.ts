@@ -14,7 +14,7 @@
  * numbers: transformers.js fills only a dimension named `batch_size` when it
  * builds the empty cache.
  */
-import { GraphBuilder } from '../onnx/graphBuilder.js';
+import { GraphBuilder } from './onnx/graphBuilder.js';
 import { CAPTION_PIECES, chainWeights, zeroCache } from './captionChain.js';
 import { COLOURS, colourHistogram } from './colours.js';
 import type { StandinFiles } from './embedder.js';

@@ -6,7 +6,7 @@
  * words onto the same directions. That gives tests a meaningful end-to-end
  * check ("red" ranks a red image first) through the real loading code.
  */
-import type { GraphBuilder } from '../onnx/graphBuilder.js';
+import type { GraphBuilder } from './onnx/graphBuilder.js';
 
 export interface Colour {
   name: string;

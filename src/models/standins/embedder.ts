@@ -12,7 +12,7 @@
  * only). Directions are permuted by a per-model seed so two stand-ins with the
  * same D give incompatible vector spaces, as two real models would.
  */
-import { GraphBuilder } from '../onnx/graphBuilder.js';
+import { GraphBuilder } from './onnx/graphBuilder.js';
 import { COLOURS, COLOUR_WORDS, colourHistogram, colourIndex, hashSeed } from './colours.js';
 import { seededRandom } from '../../random.js';
 import { buildByteLevelBpe } from './tokenizer.js';

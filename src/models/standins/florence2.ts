@@ -15,7 +15,7 @@
  * processor resizes to 768 px; the stand-in says 224 to keep tests fast (the
  * code path is the same).
  */
-import { GraphBuilder } from '../onnx/graphBuilder.js';
+import { GraphBuilder } from './onnx/graphBuilder.js';
 import { CAPTION_PIECES, chainWeights, zeroCache } from './captionChain.js';
 import { COLOURS, colourHistogram } from './colours.js';
 import type { StandinFiles } from './embedder.js';

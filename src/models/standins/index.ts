@@ -14,8 +14,13 @@ import { florence2StandinFiles } from './florence2.js';
 import { janusStandinFiles } from './janus.js';
 import { mattingStandinFiles } from './modnet.js';
 import { swin2srStandinFiles } from './swin2sr.js';
+import { SFACE_FILE, sfaceStandinModel } from './vision/sface.js';
+import { yoloxStandinModel } from './vision/yolox.js';
 
-/** Bump when generated files change, so old caches are rebuilt. */
+/**
+ * Bump when generated files change, so old caches are rebuilt; models/catalog.json
+ * `standins.version` (which names stand-ins in model ids) must follow.
+ */
 export const STANDIN_VERSION = 4;
 const MARKER = 'standin.json';
 
@@ -26,7 +31,7 @@ export function standinRoot(modelsDir: string): string {
 
 /** Whether a stand-in of this entry's shape exists. */
 export function hasStandin(entry: ModelEntry): boolean {
-  // smolvlm has none; the onnxruntime detectors get theirs from src/models/engine/detectors.ts.
+  // smolvlm has none; the onnxruntime detectors get theirs from detectorStandin (below).
   return entry.arch !== 'smolvlm' && !ORT_ARCHES.includes(entry.arch);
 }
 
@@ -95,3 +100,31 @@ export function ensureStandins(modelsDir: string, catalog: Catalog): { root: str
   }
   return { root, ms: performance.now() - started, names };
 }
+
+/** A detector's stand-in: the file name it takes in the entry's stand-in folder, and its bytes. */
+export interface DetectorStandin {
+  fileName: string;
+  build(): Uint8Array;
+}
+
+/** The stand-in of an onnxruntime detector entry (YOLOX, SFace); null for detectors without one. */
+export function detectorStandin(entry: ModelEntry): DetectorStandin | null {
+  if (entry.arch === 'sface') return { fileName: SFACE_FILE, build: () => sfaceStandinModel() };
+  const file = entry.files[0]?.path;
+  if (entry.arch === 'yolox' && file) {
+    return { fileName: file, build: () => yoloxStandinModel({ inputSize: entry.inputSize ?? 640 }) };
+  }
+  return null;
+}
+
+/**
+ * What the model engine takes from the stand-ins. Production code reaches it
+ * only through `await import` in the test profile (src/models/loadStandins.ts).
+ */
+export interface Standins {
+  root(modelsDir: string): string;
+  ensure(entry: ModelEntry, root: string): string;
+  detector(entry: ModelEntry): DetectorStandin | null;
+}
+
+export const standins: Standins = { root: standinRoot, ensure: ensureStandin, detector: detectorStandin };

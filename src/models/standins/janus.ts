@@ -27,7 +27,7 @@
  * Heads and head size are fixed numbers: transformers.js fills only a
  * dimension named `batch_size` when it builds the empty cache.
  */
-import { GraphBuilder } from '../onnx/graphBuilder.js';
+import { GraphBuilder } from './onnx/graphBuilder.js';
 import { COLOURS, COLOUR_WORDS, colourIndex } from './colours.js';
 import type { StandinFiles } from './embedder.js';
 import { buildByteLevelBpe } from './tokenizer.js';

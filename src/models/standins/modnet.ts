@@ -13,7 +13,7 @@
  * outputs the logit instead, so the sigmoid the real pipeline applies to
  * out-of-range outputs is exercised too.
  */
-import { GraphBuilder } from '../onnx/graphBuilder.js';
+import { GraphBuilder } from './onnx/graphBuilder.js';
 import type { StandinFiles } from './embedder.js';
 
 export type MattingArch = 'modnet' | 'birefnet';

@@ -10,7 +10,7 @@
  * 2×2 block of the same value. Tests can therefore check the upscaler exactly
  * (tiling and stitching included): output pixel (2x+i, 2y+j) = input (x, y).
  */
-import { GraphBuilder } from '../onnx/graphBuilder.js';
+import { GraphBuilder } from './onnx/graphBuilder.js';
 import type { StandinFiles } from './embedder.js';
 
 /** The real model's window size, which its processor pads to. */

@@ -1,6 +1,6 @@
 /**
  * Model worker thread: runs the Engine off the main event loop. Handles one
- * job at a time (the pool never sends a second before the first answers), so
+ * request at a time (the pool never sends a second before the first answers), so
  * the CPU-heavy inference of one batch never interleaves with another.
  */
 import { readlinkSync } from 'node:fs';
@@ -8,13 +8,13 @@ import os from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import { serializeError } from '../../errors.js';
 import { Engine } from '../engine/engine.js';
-import type { JobRequest, WorkerMessage, WorkerSetup } from './protocol.js';
+import type { WorkerRequest, WorkerMessage, WorkerSetup } from './protocol.js';
 
 const port = parentPort;
 if (!port) throw new Error('src/models/worker/entry must run in a worker thread');
 
-// Inference yields the CPU to the HTTP thread: on a busy 2-core machine browse
-// p99 under inference load went from ~3x idle to ~1.3x at nice 10 (npm run bench -- ai).
+// Inference yields the CPU to the HTTP thread, so browse stays quick while models run
+// (docs/measurements/models.md has the effect of nice 10).
 // onnxruntime's threads are created from this thread and inherit its niceness.
 const setup = workerData as WorkerSetup;
 if (setup.nice > 0 && process.platform === 'linux') {
@@ -28,22 +28,22 @@ if (setup.nice > 0 && process.platform === 'linux') {
 
 const post = (msg: WorkerMessage, transfer: ArrayBuffer[] = []) => port.postMessage(msg, transfer);
 
-const engine = new Engine(
+const engine = await Engine.create(
   workerData as WorkerSetup,
   (level, msg, fields) => post({ type: 'log', level, msg, fields }),
   (loaded) => post({ type: 'models', loaded }),
 );
 
-port.on('message', async (msg: JobRequest) => {
+port.on('message', async (request: WorkerRequest) => {
   try {
-    const outputs = await engine.run(msg, (done, total) => post({ type: 'progress', id: msg.id, done, total }));
+    const outputs = await engine.run(request, (done, total) => post({ type: 'progress', id: request.id, done, total }));
     // Only buffers a typed array owns whole are transferred (never a slice of a shared Buffer pool).
     const transfer = outputs
       .filter((o): o is Float32Array | Uint8Array => typeof o !== 'string' && o.byteOffset === 0 && o.byteLength === o.buffer.byteLength)
       .map((o) => o.buffer as ArrayBuffer);
-    post({ type: 'result', id: msg.id, outputs }, transfer);
+    post({ type: 'result', id: request.id, outputs }, transfer);
   } catch (err) {
-    post({ type: 'error', id: msg.id, error: serializeError(err) });
+    post({ type: 'error', id: request.id, error: serializeError(err) });
   }
 });
 

@@ -1,16 +1,16 @@
 /**
  * A pool of model worker threads with a bounded queue.
  *
- * - Inference never runs on the main event loop: jobs go to worker threads
+ * - Inference never runs on the main event loop: requests go to worker threads
  *   (one by default; each worker holds its own copy of the models it loads).
- * - The queue is bounded: when `maxQueue` jobs are waiting, submit() rejects
+ * - The queue is bounded: when `maxQueue` requests are waiting, submit() rejects
  *   with DomainError('rate_limited') and a Retry-After estimate, which the
  *   HTTP layer turns into 429.
- * - Queued jobs of the same kind, model and options are merged into one batch
+ * - Queued requests of the same kind, model and options are merged into one batch
  *   (up to maxBatch inputs) when a worker frees up: one session run for many
- *   small requests. If a merged batch fails, its jobs are retried one by one
+ *   small requests. If a merged batch fails, its requests are retried one by one
  *   so one bad image fails only its own request.
- * - A crashed worker fails its in-flight jobs with 'unavailable' and is
+ * - A crashed worker fails its in-flight requests with 'unavailable' and is
  *   replaced on the next dispatch.
  */
 import type { Worker } from 'node:worker_threads';
@@ -18,18 +18,18 @@ import { spawnWorker, stopWorker } from '../../spawnWorker.js';
 import { DomainError, deserializeError, type SerializedError } from '../../errors.js';
 import type { Logger } from '../../logger.js';
 import type { LoadedModel } from '../types.js';
-import type { JobKind, JobOptions, JobRequest, WorkerMessage, WorkerSetup } from './protocol.js';
+import type { RequestKind, RequestOptions, WorkerRequest, WorkerMessage, WorkerSetup } from './protocol.js';
 
 export type Output = Float32Array | string | Uint8Array;
 
 interface Pending {
-  kind: JobKind;
+  kind: RequestKind;
   model: string;
   inputs: (Uint8Array | string)[];
-  options: JobOptions;
+  options: RequestOptions;
   key: string;
   solo: boolean;
-  /** Progress reports of a long job (generate); such jobs are never merged. */
+  /** Progress reports of a long request (generate); such requests are never merged. */
   onProgress?: (done: number, total: number) => void;
   resolve(outputs: Output[]): void;
   reject(err: Error): void;
@@ -38,8 +38,8 @@ interface Pending {
 interface Slot {
   worker: Worker;
   ready: boolean;
-  /** Jobs of the batch in flight, with its request id. */
-  inFlight: { id: number; jobs: Pending[]; startedAt: number } | null;
+  /** Requests of the batch in flight, with its request id. */
+  inFlight: { id: number; requests: Pending[]; startedAt: number } | null;
 }
 
 export interface PoolOptions {
@@ -47,14 +47,14 @@ export interface PoolOptions {
   logger: Logger;
   /** Worker threads (default 1). */
   size?: number;
-  /** Most jobs waiting (not in flight) before rate limiting (default 32). */
+  /** Most requests waiting (not in flight) before rate limiting (default 32). */
   maxQueue?: number;
   /** Most inputs merged into one batch, per kind. */
-  maxBatch?: Partial<Record<JobKind, number>>;
+  maxBatch?: Partial<Record<RequestKind, number>>;
   onModels?(loaded: LoadedModel[]): void;
 }
 
-const DEFAULT_MAX_BATCH: Record<JobKind, number> = { embedImages: 16, embedTexts: 64, caption: 8, warm: 1, detect: 4, embedFaces: 1, modelId: 1, generate: 1, upscale: 1, matte: 1 };
+const DEFAULT_MAX_BATCH: Record<RequestKind, number> = { embedImages: 16, embedTexts: 64, caption: 8, warm: 1, detect: 4, embedFaces: 1, modelId: 1, generate: 1, upscale: 1, matte: 1 };
 
 function spawn(setup: WorkerSetup): Worker {
   return spawnWorker(import.meta.url, 'entry', setup, ['@huggingface/transformers', 'sharp']);
@@ -69,7 +69,7 @@ export class WorkerPool {
   private readonly slots: Slot[] = [];
   private readonly size: number;
   private readonly maxQueue: number;
-  private readonly maxBatch: Record<JobKind, number>;
+  private readonly maxBatch: Record<RequestKind, number>;
   private nextId = 1;
   private closed = false;
   /** Moving average of batch wall time, for Retry-After. */
@@ -82,12 +82,12 @@ export class WorkerPool {
     this.maxBatch = { ...DEFAULT_MAX_BATCH, ...opts.maxBatch };
   }
 
-  /** Queues a job; resolves with one output per input. */
+  /** Queues a request; resolves with one output per input. */
   submit(
-    kind: JobKind,
+    kind: RequestKind,
     model: string,
     inputs: (Uint8Array | string)[],
-    options: JobOptions = {},
+    options: RequestOptions = {},
     onProgress?: (done: number, total: number) => void,
   ): Promise<Output[]> {
     if (this.closed) return Promise.reject(new DomainError('unavailable', 'models are shutting down'));
@@ -104,7 +104,7 @@ export class WorkerPool {
     });
   }
 
-  /** Jobs waiting, batches in flight and sent so far, for health output and tests. */
+  /** Requests waiting, batches in flight and sent so far, for health output and tests. */
   stats(): { queued: number; inFlight: number; workers: number; batches: number } {
     return { queued: this.queue.length, inFlight: this.slots.filter((s) => s.inFlight).length, workers: this.slots.length, batches: this.batches };
   }
@@ -125,10 +125,10 @@ export class WorkerPool {
     if (first.solo) return batch;
     let count = first.inputs.length;
     for (let i = 0; i < this.queue.length && count < this.maxBatch[first.kind]; ) {
-      const job = this.queue[i];
-      if (!job.solo && job.key === first.key && count + job.inputs.length <= this.maxBatch[first.kind]) {
-        batch.push(job);
-        count += job.inputs.length;
+      const request = this.queue[i];
+      if (!request.solo && request.key === first.key && count + request.inputs.length <= this.maxBatch[first.kind]) {
+        batch.push(request);
+        count += request.inputs.length;
         this.queue.splice(i, 1);
       } else i++;
     }
@@ -136,12 +136,12 @@ export class WorkerPool {
   }
 
   private dispatch(slot: Slot): void {
-    const jobs = this.takeBatch();
+    const requests = this.takeBatch();
     const id = this.nextId++;
     this.batches++;
-    slot.inFlight = { id, jobs, startedAt: performance.now() };
+    slot.inFlight = { id, requests, startedAt: performance.now() };
     slot.worker.ref();
-    const request: JobRequest = { type: 'job', id, kind: jobs[0].kind, model: jobs[0].model, inputs: jobs.flatMap((j) => j.inputs), options: jobs[0].options };
+    const request: WorkerRequest = { type: 'request', id, kind: requests[0].kind, model: requests[0].model, inputs: requests.flatMap((pending) => pending.inputs), options: requests[0].options };
     slot.worker.postMessage(request);
   }
 
@@ -167,7 +167,7 @@ export class WorkerPool {
         this.opts.onModels?.(msg.loaded);
         return;
       case 'progress':
-        if (slot.inFlight?.id === msg.id) slot.inFlight.jobs[0].onProgress?.(msg.done, msg.total);
+        if (slot.inFlight?.id === msg.id) slot.inFlight.requests[0].onProgress?.(msg.done, msg.total);
         return;
       case 'result':
       case 'error': {
@@ -178,16 +178,16 @@ export class WorkerPool {
         this.avgBatchMs = 0.8 * this.avgBatchMs + 0.2 * (performance.now() - flight.startedAt);
         if (msg.type === 'result') {
           let offset = 0;
-          for (const job of flight.jobs) {
-            job.resolve(msg.outputs.slice(offset, offset + job.inputs.length));
-            offset += job.inputs.length;
+          for (const request of flight.requests) {
+            request.resolve(msg.outputs.slice(offset, offset + request.inputs.length));
+            offset += request.inputs.length;
           }
-        } else if (flight.jobs.length > 1) {
-          // Retry each merged job alone, at the front, in order.
-          for (const job of flight.jobs) job.solo = true;
-          this.queue.unshift(...flight.jobs);
+        } else if (flight.requests.length > 1) {
+          // Retry each merged request alone, at the front, in order.
+          for (const request of flight.requests) request.solo = true;
+          this.queue.unshift(...flight.requests);
         } else {
-          flight.jobs[0].reject(toError(msg.error));
+          flight.requests[0].reject(toError(msg.error));
         }
         break;
       }
@@ -202,26 +202,26 @@ export class WorkerPool {
     const flight = slot.inFlight;
     slot.inFlight = null;
     if (!this.closed) this.opts.logger.error('model worker stopped', { why });
-    for (const job of flight?.jobs ?? []) job.reject(new DomainError('unavailable', `model worker stopped: ${why}`));
+    for (const request of flight?.requests ?? []) request.reject(new DomainError('unavailable', `model worker stopped: ${why}`));
     this.opts.onModels?.([]);
     if (!slot.ready && !this.closed) {
       // It died while starting: fail what waits rather than respawn in a loop.
-      for (const job of this.queue.splice(0)) job.reject(new DomainError('unavailable', `model worker failed to start: ${why}`));
+      for (const request of this.queue.splice(0)) request.reject(new DomainError('unavailable', `model worker failed to start: ${why}`));
       return;
     }
     this.pump();
   }
 
-  /** Fails queued jobs, lets in-flight batches finish (up to graceMs), then stops the workers. */
+  /** Fails queued requests, lets in-flight batches finish (up to graceMs), then stops the workers. */
   async close(graceMs = 10_000): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    for (const job of this.queue.splice(0)) job.reject(new DomainError('unavailable', 'models are shutting down'));
+    for (const request of this.queue.splice(0)) request.reject(new DomainError('unavailable', 'models are shutting down'));
     const deadline = Date.now() + graceMs;
     while (this.slots.some((s) => s.inFlight) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
     await Promise.all(
       this.slots.splice(0).map(async (slot) => {
-        for (const job of slot.inFlight?.jobs ?? []) job.reject(new DomainError('unavailable', 'models are shutting down'));
+        for (const request of slot.inFlight?.requests ?? []) request.reject(new DomainError('unavailable', 'models are shutting down'));
         await stopWorker(slot.worker);
       }),
     );

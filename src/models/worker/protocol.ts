@@ -7,9 +7,9 @@ import type { SerializedError } from '../../errors.js';
 import type { ModelEntry, Profile } from '../catalog.js';
 import type { LoadedModel } from '../types.js';
 
-export type JobKind = 'embedImages' | 'embedTexts' | 'caption' | 'warm' | 'detect' | 'embedFaces' | 'modelId' | 'generate' | 'upscale' | 'matte';
+export type RequestKind = 'embedImages' | 'embedTexts' | 'caption' | 'warm' | 'detect' | 'embedFaces' | 'modelId' | 'generate' | 'upscale' | 'matte';
 
-export interface JobOptions {
+export interface RequestOptions {
   prompt?: string;
   maxNewTokens?: number;
   /** detect: drop detections scoring below this. */
@@ -36,19 +36,19 @@ export interface WorkerSetup {
   pinned: string[];
 }
 
-export interface JobRequest {
-  type: 'job';
+export interface WorkerRequest {
+  type: 'request';
   id: number;
-  kind: JobKind;
+  kind: RequestKind;
   model: string;
   inputs: (Uint8Array | string)[];
-  options: JobOptions;
+  options: RequestOptions;
 }
 
 export type WorkerMessage =
   | { type: 'ready' }
   | { type: 'result'; id: number; outputs: (Float32Array | string | Uint8Array)[] }
-  /** Long jobs (generate) report steps done of total while they run. */
+  /** Long requests (generate) report steps done of total while they run. */
   | { type: 'progress'; id: number; done: number; total: number }
   | { type: 'error'; id: number; error: SerializedError }
   | { type: 'log'; level: 'debug' | 'info' | 'warn' | 'error'; msg: string; fields?: Record<string, unknown> }

@@ -1,6 +1,6 @@
 /**
  * Face clusters in SQLite (tables and triggers: migrations/006_clusters.sql;
- * the algorithm: src/search/clusters.ts).
+ * the algorithm: src/index/faces/clusterer.ts).
  *
  * assignPending works in batches, each one IMMEDIATE write transaction: it
  * takes the oldest pending faces of one (collection, model), loads that
@@ -11,18 +11,11 @@
  * second sees only what the first left pending: no face is clustered twice.
  * The event loop gets a turn between batches.
  */
-import {
-  faceClusterThreshold,
-  OnlineClusterer,
-  summarise,
-  unit,
-  vectorFromBlob,
-  vectorToBlob,
-  type AssignOptions,
-  type AssignResult,
-  type ClusterStore,
-  type ClusterSummary,
-} from '../../search/clusters.js';
+import { OnlineClusterer } from '../../index/faces/clusterer.js';
+import { faceClusterThreshold } from '../../index/faces/thresholds.js';
+import type { AssignOptions, AssignResult, ClusterStore, ClusterSummary } from '../../index/faces/types.js';
+import { vectorFromBlob, vectorToBlob } from '../../index/faces/vectorBlob.js';
+import { summarise, unit } from '../../index/faces/vectorMath.js';
 import type { Db } from './database.js';
 
 const now = () => new Date().toISOString();
@@ -178,7 +171,7 @@ export function sqliteClusterStore(db: Db): ClusterStore {
       if (rows.length === 0) return 0;
       const firstVector = rows.find((r) => r.vector)?.vector;
       const dims = loaded[0]?.dims ?? (firstVector ? firstVector.byteLength / 4 : 0);
-      const threshold = faceClusterThreshold(modelId, opts.thresholds);
+      const threshold = faceClusterThreshold(modelId, opts.thresholds, opts.declaredThresholds);
       const clusterer = new OnlineClusterer(Math.max(1, dims), {
         threshold,
         mergeThreshold: threshold + (opts.mergeMargin ?? 0),

@@ -70,7 +70,7 @@ type PhotoKey = keyof typeof PHOTOS;
 
 /**
  * The 52 visible faces of ulf_1.jpg (720×478): box centres, counted by eye
- * (see test/vision/faces.test.ts, where the same list is explained). A face is
+ * (see test/models/vision/faces.test.ts, where the same list is explained). A face is
  * found when its centre lies inside a face object's box, each box used once.
  */
 const ULF1_SIZE = { width: 720, height: 478 };

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { browse, BROWSE_MAX_LIMIT } from '../browse.js';
 import { tagGroups } from '../tags.js';
-import { listClusters } from '../../../domain/clusters.js';
+import { listClusters } from '../../faces/index.js';
 import { defineRoute, queryBool } from '../../../http/route.js';
 
 const datasetParams = z.object({ datasetId: z.string() });

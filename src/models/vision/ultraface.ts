@@ -29,10 +29,9 @@
  *     grow in number when looked at closer);
  *   - the rest joins the full pass's boxes in NMS, which also drops a box
  *     lying mostly (60%) inside a better-scored one.
- * Measured on ulf_1.jpg (52 visible faces, 720×478, 6 tiles): 44 found
- * without tiles, 51 with. Looking 3× finer found all 52 but added 4–6 false
- * faces over 17 fixture photos without people, where 2× added none (the
- * full pass alone has 3 there: a bear, a zebra, a bowl of apples).
+ * Twice as fine, not more: finer tiles find the last few faces of a group
+ * photo but start finding faces where there are none (the fixture counts
+ * behind this choice: docs/measurements/models.md).
  */
 import * as ort from 'onnxruntime-node';
 import sharp from 'sharp';

@@ -14,8 +14,8 @@
  * pixels all run as for a real model; an image with no red gives no detection.
  */
 import { writeFileSync } from 'node:fs';
-import { GraphBuilder } from '../../models/onnx/graphBuilder.js';
-import { COCO_CLASSES, YOLOX_STRIDES } from '../yolox.js';
+import { GraphBuilder } from '../onnx/graphBuilder.js';
+import { COCO_CLASSES, YOLOX_STRIDES } from '../../vision/yolox.js';
 
 export interface YoloxStandinOptions {
   /** Square input side (multiple of 32). Default 416, as yolox-nano. */

@@ -11,29 +11,26 @@ import path from 'node:path';
 import sharp from 'sharp';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { newMediaId, newUuid, nowIso, pathLabel } from '../../src/ids.js';
-import {
-  clusterFacesJob,
-  clusterVectors,
-  faceClusterThreshold,
-  OnlineClusterer,
-  parseThresholds,
-  randIndex,
-  SFACE_CLUSTER_THRESHOLD,
-  SFACE_STANDIN_CLUSTER_THRESHOLD,
-  sfaceStandinModelId,
-  unit,
-  type ClusterStore,
-} from '../../src/search/clusters.js';
-import { CLUSTER_BROWSE_CLAUSE, sqliteClusterStore } from '../../src/storage/sqlite/clusterStore.js';
-import { openSqliteStorage, type SqliteStorage } from '../../src/storage/sqlite/index.js';
-import type { NewObject } from '../../src/storage/types.js';
-import { loadFaceEmbedder, type FaceEmbedder } from '../../src/vision/faceEmbedder.js';
-import { writeSfaceStandin } from '../../src/vision/standins/faces.js';
-import type { Detection } from '../../src/vision/types.js';
-import { loadUltraFaceDetector, toRawImage, type UltraFaceDetector } from '../../src/vision/ultraface.js';
-import { sharedPath } from '../helpers/skip.js';
-import { seededRandom } from '../../src/random.js';
+import { newMediaId, newUuid, nowIso, pathLabel } from '../../../src/ids.js';
+import { parseThresholds } from '../../../src/config.js';
+import { clusterFacesJob } from '../../../src/features/faces/clusterFacesJob.js';
+import { declaredThresholds } from '../../../src/features/faces/thresholds.js';
+import { OnlineClusterer } from '../../../src/index/faces/clusterer.js';
+import { faceClusterThreshold } from '../../../src/index/faces/thresholds.js';
+import type { ClusterStore } from '../../../src/index/faces/types.js';
+import { unit } from '../../../src/index/faces/vectorMath.js';
+import { factsOf, loadCatalog } from '../../../src/models/catalog.js';
+import type { ModelInfo } from '../../../src/models/types.js';
+import { CLUSTER_BROWSE_CLAUSE, sqliteClusterStore } from '../../../src/storage/sqlite/clusterStore.js';
+import { openSqliteStorage, type SqliteStorage } from '../../../src/storage/sqlite/index.js';
+import type { NewObject } from '../../../src/storage/types.js';
+import { loadFaceEmbedder, type FaceEmbedder } from '../../../src/models/vision/faceEmbedder.js';
+import { sfaceStandinModelId, writeSfaceStandin } from '../../../src/models/standins/vision/sface.js';
+import type { Detection } from '../../../src/models/vision/types.js';
+import { loadUltraFaceDetector, toRawImage, type UltraFaceDetector } from '../../../src/models/vision/ultraface.js';
+import { clusterVectors, randIndex } from '../../helpers/clustering.js';
+import { sharedPath } from '../../helpers/skip.js';
+import { seededRandom } from '../../../src/random.js';
 
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'lumen-clusters-'));
 process.on('exit', () => rmSync(tmp, { recursive: true, force: true }));
@@ -197,20 +194,33 @@ pure('deleting faces moves the centroid back; an emptied cluster goes', () => {
   assert.is(c.count, 1);
 });
 
-pure('thresholds per model: stand-in by its hash, real SFace by name, overrides by longest prefix', () => {
+/** The thresholds the catalog's face models declare: the real SFace's, and the stand-in's (the test profile's). */
+const catalog = loadCatalog({ modelsDir: tmp });
+const sfaceEntry = catalog.models.get('sface')!;
+const DECLARED = { sface: factsOf(catalog, sfaceEntry, false).clusterThreshold! };
+const STANDIN_DECLARED = { sface: factsOf(catalog, sfaceEntry, true).clusterThreshold! };
+
+pure('thresholds per model: each declares its own (the stand-in too), overrides by longest prefix', () => {
+  assert.equal(DECLARED, { sface: 0.45 });
+  assert.equal(STANDIN_DECLARED, { sface: 0.9 });
   const standin = sfaceStandinModelId();
   assert.match(standin, /^sface:[0-9a-f]{12}$/);
-  assert.is(faceClusterThreshold(standin), SFACE_STANDIN_CLUSTER_THRESHOLD);
-  assert.is(faceClusterThreshold('sface:0123456789ab'), SFACE_CLUSTER_THRESHOLD);
-  assert.is(faceClusterThreshold('arcface:0123456789ab'), 0.5);
+  assert.is(faceClusterThreshold(standin, {}, STANDIN_DECLARED), 0.9);
+  assert.is(faceClusterThreshold('sface:0123456789ab', {}, DECLARED), 0.45);
+  assert.is(faceClusterThreshold('arcface:0123456789ab', {}, DECLARED), 0.5);
   const table = parseThresholds('sface=0.4, sface:0123=0.6,0.3');
   assert.equal(table, { sface: 0.4, 'sface:0123': 0.6, '': 0.3 });
-  assert.is(faceClusterThreshold('sface:0123456789ab', table), 0.6);
-  assert.is(faceClusterThreshold('sface:ffff', table), 0.4);
-  assert.is(faceClusterThreshold('arcface:1', table), 0.3);
-  assert.is(faceClusterThreshold(standin, { sface: 0.4 }), 0.4, 'an override wins over the built-in table');
+  assert.is(faceClusterThreshold('sface:0123456789ab', table, DECLARED), 0.6);
+  assert.is(faceClusterThreshold('sface:ffff', table, DECLARED), 0.4);
+  assert.is(faceClusterThreshold('arcface:1', table, DECLARED), 0.3);
+  assert.is(faceClusterThreshold(standin, { sface: 0.4 }, STANDIN_DECLARED), 0.4, 'an override wins over the declared');
   assert.throws(() => parseThresholds('sface=abc'));
   assert.throws(() => parseThresholds('sface=1.5'));
+  const infos = [
+    { name: 'sface', clusterThreshold: 0.45 },
+    { name: 'default', clusterThreshold: null },
+  ] as ModelInfo[];
+  assert.equal(declaredThresholds({ listModels: () => infos }), DECLARED, 'the models that declare one, by name');
 });
 
 pure.run();
@@ -719,7 +729,7 @@ real('the same woman across copies and crops is one cluster; the school group st
   assert.is(
     embedder.modelId,
     sfaceStandinModelId(),
-    'the stand-in is recognised by its hash (threshold 0.8 with no setting)',
+    'the stand-in: sface and the hash of its bytes (its declared threshold applies)',
   );
   const photo = (name: string) => readFileSync(path.join(imagesDir, name));
   const lib = await openLib();
@@ -786,7 +796,7 @@ real('the same woman across copies and crops is one cluster; the school group st
     const g2 = await upload(await sharp(photo('ulf_1.jpg')).jpeg({ quality: 80 }).toBuffer());
 
     const t = performance.now();
-    const res = await lib.clusters.assignPending(lib.collId, 10_000);
+    const res = await lib.clusters.assignPending(lib.collId, 10_000, { declaredThresholds: STANDIN_DECLARED });
     const assignMs = ms(t);
     const of = async (id: string) => (await lib.clusters.clusterOfObject(id))!;
 

@@ -17,10 +17,11 @@
  * identity: two photos of one person in different light are not near.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
 import path from 'node:path';
-import { GraphBuilder } from '../../models/onnx/graphBuilder.js';
-import { hashSeed } from '../../models/standins/colours.js';
-import { seededRandom } from '../../random.js';
+import { GraphBuilder } from '../onnx/graphBuilder.js';
+import { hashSeed } from '../colours.js';
+import { seededRandom } from '../../../random.js';
 
 /** The real file's name, so a stand-in folder looks like a fetched one. */
 export const SFACE_FILE = 'face_recognition_sface_2021dec.onnx';
@@ -41,6 +42,16 @@ function gaussian(random: () => number): number {
   const u = Math.max(random(), 1e-12);
   const v = random();
   return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * v);
+}
+
+let standinId: string | null = null;
+/**
+ * The model id the default stand-in gets under the catalog name `sface`
+ * (`sface:<sha12 of its bytes>`, as the face embedder names any SFace file).
+ */
+export function sfaceStandinModelId(): string {
+  standinId ??= `sface:${createHash('sha256').update(sfaceStandinModel()).digest('hex').slice(0, 12)}`;
+  return standinId;
 }
 
 /** The ONNX bytes of the stand-in. */

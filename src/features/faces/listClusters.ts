@@ -1,5 +1,5 @@
-import { loadCollection } from '../features/kernel/access.js';
-import type { Principal, Services } from '../features/kernel/services.js';
+import { loadCollection } from '../kernel/access.js';
+import type { Principal, Services } from '../kernel/services.js';
 
 /** GET /api/dataset/{id}/clusters (ours): face identities of a collection, biggest first, each with a preview face. */
 export async function listClusters(

@@ -61,7 +61,7 @@ export interface OcrOptions {
   minRecWidth?: number;
   /** Lines per recognition run (default 6); lines of similar width are batched together. */
   recBatchSize?: number;
-  /** Extra margin above and below each line for recognition, a fraction of its height (default 0.2: with the detector's tight boxes the model drops the spaces of condensed Latin text; 0.2 measured best on the fixtures). */
+  /** Extra margin above and below each line for recognition, a fraction of its height (default 0.2: with the detector's tight boxes the model drops the spaces of condensed Latin text; the best margin on the fixtures, docs/measurements/models.md). */
   recMargin?: number;
   /** Channel order fed to both models (default 'bgr', what PaddleOCR trains and infers with). */
   channelOrder?: ChannelOrder;
@@ -242,22 +242,22 @@ export async function loadOcr(opts: OcrOptions = {}): Promise<OcrDetector> {
     const byWidth = (list: Strip[]) => list.map((_, i) => i).sort((a, b) => list[a].width - list[b].width || a - b);
     const strips = [...planned];
     const turned = await classifyAngles(img, strips, byWidth(strips));
-    // Jobs: every line as classified; a turned line also as detected, the better reading wins
+    // Attempts: every line as classified; a turned line also as detected, the better reading wins
     // (the classifier sometimes turns symmetric-looking words such as "Seoul").
-    const jobs: { line: number; strip: Strip; turned: boolean }[] = strips.map((strip, line) => ({
+    const attempts: { line: number; strip: Strip; turned: boolean }[] = strips.map((strip, line) => ({
       line,
       strip,
       turned: turned[line],
     }));
     turned.forEach((t, line) => {
-      if (t) jobs.push({ line, strip: planned[line], turned: false });
+      if (t) attempts.push({ line, strip: planned[line], turned: false });
     });
     const results: Read[] = new Array(boxes.length);
     // Similar widths together: less padding per batch.
-    const idx = byWidth(jobs.map((j) => j.strip));
+    const idx = byWidth(attempts.map((attempt) => attempt.strip));
     for (let start = 0; start < idx.length; start += batchSize) {
       let t = performance.now();
-      const group = idx.slice(start, start + batchSize).map((i) => jobs[i]);
+      const group = idx.slice(start, start + batchSize).map((i) => attempts[i]);
       const width = Math.max(minRecWidth, ...group.map((j) => j.strip.width));
       const block = 3 * REC_HEIGHT * width;
       const input = new Float32Array(group.length * block);

@@ -7,9 +7,9 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { readFileSync } from 'node:fs';
 import sharp from 'sharp';
-import { findRegions } from '../../src/vision/ocr/components.js';
-import { charsetFromText, ctcGreedyDecode } from '../../src/vision/ocr/ctc.js';
-import { detInputSize, detPostprocess, rectMean } from '../../src/vision/ocr/detect.js';
+import { findRegions } from '../../../src/models/vision/ocr/components.js';
+import { charsetFromText, ctcGreedyDecode } from '../../../src/models/vision/ocr/ctc.js';
+import { detInputSize, detPostprocess, rectMean } from '../../../src/models/vision/ocr/detect.js';
 import {
   convexHull,
   minAreaRect,
@@ -18,12 +18,12 @@ import {
   polygonArea,
   rectCorners,
   unclipRect,
-} from '../../src/vision/ocr/geometry.js';
-import { loadOcr, packagedOcrModels, sortReadingOrder, type OcrDetector } from '../../src/vision/ocr/index.js';
-import { fillStrip, planStrip, REC_HEIGHT } from '../../src/vision/ocr/recognize.js';
-import type { Detection, Point, RawImage } from '../../src/vision/types.js';
-import { sharedPath } from '../helpers/skip.js';
-import { seededRandom } from '../../src/random.js';
+} from '../../../src/models/vision/ocr/geometry.js';
+import { loadOcr, packagedOcrModels, sortReadingOrder, type OcrDetector } from '../../../src/models/vision/ocr/index.js';
+import { fillStrip, planStrip, REC_HEIGHT } from '../../../src/models/vision/ocr/recognize.js';
+import type { Detection, Point, RawImage } from '../../../src/models/vision/types.js';
+import { sharedPath } from '../../helpers/skip.js';
+import { seededRandom } from '../../../src/random.js';
 
 const near = (a: number, b: number, eps: number, msg?: string) =>
   assert.ok(Math.abs(a - b) <= eps, `${msg ?? ''} ${a} ≉ ${b} (±${eps})`);

@@ -25,17 +25,17 @@ import {
   l2Normalise,
   loadFaceEmbedder,
   type FaceEmbedder,
-} from '../../src/vision/faceEmbedder.js';
-import { SFACE_FILE, sfaceStandinModel, writeSfaceStandin } from '../../src/vision/standins/faces.js';
-import type { Detection, RawImage } from '../../src/vision/types.js';
+} from '../../../src/models/vision/faceEmbedder.js';
+import { SFACE_FILE, sfaceStandinModel, writeSfaceStandin } from '../../../src/models/standins/vision/sface.js';
+import type { Detection, RawImage } from '../../../src/models/vision/types.js';
 import {
   loadUltraFaceDetector,
   nmsCandidates,
   planTiles,
   toRawImage,
   type UltraFaceDetector,
-} from '../../src/vision/ultraface.js';
-import { sharedPath } from '../helpers/skip.js';
+} from '../../../src/models/vision/ultraface.js';
+import { sharedPath } from '../../helpers/skip.js';
 
 const ULF1_FACES: readonly (readonly [number, number])[] = [
   [349, 41],

@@ -157,7 +157,7 @@ export async function letterbox(
     pixels = data;
     channels = info.channels;
   }
-  // A reused tensor saves the page faults of a fresh multi-MB allocation (≈3 ms at 416², more at 640²).
+  // A reused tensor saves the page faults of a fresh multi-MB allocation (docs/measurements/models.md).
   const tensor =
     opts.out && opts.out.length === 3 * dstWidth * dstHeight ? opts.out : new Float32Array(3 * dstWidth * dstHeight);
   packPlanar(pixels, geo.width, geo.height, channels, tensor, dstWidth, dstHeight, opts);

@@ -9,10 +9,10 @@ import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync
 import os from 'node:os';
 import path from 'node:path';
 import sharp from 'sharp';
-import { letterbox, letterboxGeometry, packPlanar } from '../../src/vision/letterbox.js';
-import { iou, nms } from '../../src/vision/nms.js';
-import { STANDIN_CELL, writeYoloxStandin, yoloxStandinFiles } from '../../src/vision/standins/yolox.js';
-import type { Detection, RawImage } from '../../src/vision/types.js';
+import { letterbox, letterboxGeometry, packPlanar } from '../../../src/models/vision/letterbox.js';
+import { iou, nms } from '../../../src/models/vision/nms.js';
+import { STANDIN_CELL, writeYoloxStandin, yoloxStandinFiles } from '../../../src/models/standins/vision/yolox.js';
+import type { Detection, RawImage } from '../../../src/models/vision/types.js';
 import {
   COCO_CLASSES,
   defaultYoloxInputSize,
@@ -21,8 +21,8 @@ import {
   postprocessYolox,
   yoloxGrid,
   type YoloxDetector,
-} from '../../src/vision/yolox.js';
-import { sharedPath } from '../helpers/skip.js';
+} from '../../../src/models/vision/yolox.js';
+import { sharedPath } from '../../helpers/skip.js';
 
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'lumen-yolox-'));
 test.after(() => rmSync(tmp, { recursive: true, force: true }));
