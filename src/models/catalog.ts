@@ -12,27 +12,97 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
 
-export const ARCHES = ['clip', 'siglip', 'vit-gpt2', 'florence2', 'smolvlm', 'yolox', 'ultraface', 'sface', 'ppocr', 'swin2sr', 'modnet', 'birefnet', 'janus'] as const;
+export const ARCHES = [
+  'clip',
+  'siglip',
+  'vit-gpt2',
+  'florence2',
+  'smolvlm',
+  'yolox',
+  'ultraface',
+  'sface',
+  'ppocr',
+  'swin2sr',
+  'modnet',
+  'birefnet',
+  'janus',
+] as const;
 export type Arch = (typeof ARCHES)[number];
 export const DTYPES = ['fp32', 'fp16', 'q8', 'int8', 'uint8', 'q4', 'q4f16', 'bnb4'] as const;
 export type Dtype = (typeof DTYPES)[number];
-export const TASKS = ['embed', 'caption', 'prompt', 'detect', 'detect-faces', 'embed-faces', 'ocr', 'upscale', 'remove-background', 'generate'] as const;
+export const TASKS = [
+  'embed',
+  'caption',
+  'prompt',
+  'detect',
+  'detect-faces',
+  'embed-faces',
+  'ocr',
+  'upscale',
+  'remove-background',
+  'generate',
+] as const;
 export type Task = (typeof TASKS)[number];
 /** Architectures run directly with onnxruntime-node (not transformers.js): their files are listed explicitly. */
 export const ORT_ARCHES: readonly Arch[] = ['yolox', 'ultraface', 'sface', 'ppocr'];
 
 /** transformers.js file-name suffix of each dtype (onnx/<part><suffix>.onnx). */
 export const DTYPE_SUFFIX: Record<Dtype, string> = {
-  fp32: '', fp16: '_fp16', q8: '_quantized', int8: '_int8', uint8: '_uint8', q4: '_q4', q4f16: '_q4f16', bnb4: '_bnb4',
+  fp32: '',
+  fp16: '_fp16',
+  q8: '_quantized',
+  int8: '_int8',
+  uint8: '_uint8',
+  q4: '_q4',
+  q4f16: '_q4f16',
+  bnb4: '_bnb4',
 };
 
 /** ONNX parts and which task each architecture serves. */
 export const ARCH_INFO: Record<Arch, { task: Task; parts: readonly string[]; configs: readonly string[] }> = {
-  clip: { task: 'embed', parts: ['vision_model', 'text_model'], configs: ['config.json', 'preprocessor_config.json', 'tokenizer.json', 'tokenizer_config.json'] },
-  siglip: { task: 'embed', parts: ['vision_model', 'text_model'], configs: ['config.json', 'preprocessor_config.json', 'tokenizer.json', 'tokenizer_config.json'] },
-  'vit-gpt2': { task: 'caption', parts: ['encoder_model', 'decoder_model_merged'], configs: ['config.json', 'generation_config.json', 'preprocessor_config.json', 'tokenizer.json', 'tokenizer_config.json'] },
-  florence2: { task: 'caption', parts: ['vision_encoder', 'embed_tokens', 'encoder_model', 'decoder_model_merged'], configs: ['config.json', 'generation_config.json', 'preprocessor_config.json', 'tokenizer.json', 'tokenizer_config.json'] },
-  smolvlm: { task: 'prompt', parts: ['vision_encoder', 'embed_tokens', 'decoder_model_merged'], configs: ['config.json', 'generation_config.json', 'preprocessor_config.json', 'tokenizer.json', 'tokenizer_config.json'] },
+  clip: {
+    task: 'embed',
+    parts: ['vision_model', 'text_model'],
+    configs: ['config.json', 'preprocessor_config.json', 'tokenizer.json', 'tokenizer_config.json'],
+  },
+  siglip: {
+    task: 'embed',
+    parts: ['vision_model', 'text_model'],
+    configs: ['config.json', 'preprocessor_config.json', 'tokenizer.json', 'tokenizer_config.json'],
+  },
+  'vit-gpt2': {
+    task: 'caption',
+    parts: ['encoder_model', 'decoder_model_merged'],
+    configs: [
+      'config.json',
+      'generation_config.json',
+      'preprocessor_config.json',
+      'tokenizer.json',
+      'tokenizer_config.json',
+    ],
+  },
+  florence2: {
+    task: 'caption',
+    parts: ['vision_encoder', 'embed_tokens', 'encoder_model', 'decoder_model_merged'],
+    configs: [
+      'config.json',
+      'generation_config.json',
+      'preprocessor_config.json',
+      'tokenizer.json',
+      'tokenizer_config.json',
+    ],
+  },
+  smolvlm: {
+    task: 'prompt',
+    parts: ['vision_encoder', 'embed_tokens', 'decoder_model_merged'],
+    configs: [
+      'config.json',
+      'generation_config.json',
+      'preprocessor_config.json',
+      'tokenizer.json',
+      'tokenizer_config.json',
+    ],
+  },
   yolox: { task: 'detect', parts: [], configs: [] },
   ultraface: { task: 'detect-faces', parts: [], configs: [] },
   sface: { task: 'embed-faces', parts: [], configs: [] },
@@ -45,14 +115,31 @@ export const ARCH_INFO: Record<Arch, { task: Task; parts: readonly string[]; con
   janus: {
     task: 'generate',
     parts: ['prepare_inputs_embeds', 'language_model', 'lm_head', 'gen_head', 'gen_img_embeds', 'image_decode'],
-    configs: ['config.json', 'generation_config.json', 'preprocessor_config.json', 'processor_config.json', 'tokenizer.json', 'tokenizer_config.json'],
+    configs: [
+      'config.json',
+      'generation_config.json',
+      'preprocessor_config.json',
+      'processor_config.json',
+      'tokenizer.json',
+      'tokenizer_config.json',
+    ],
   },
 };
 
 const FileSchema = z.object({
-  path: z.string().min(1).refine((p) => !p.startsWith('/') && !p.split('/').includes('..'), 'must be a relative path inside the model folder'),
+  path: z
+    .string()
+    .min(1)
+    .refine(
+      (p) => !p.startsWith('/') && !p.split('/').includes('..'),
+      'must be a relative path inside the model folder',
+    ),
   /** Known digest, or null: recorded in checksums.lock.json at first fetch. */
-  sha256: z.string().regex(/^[0-9a-f]{64}$/, 'must be 64 lower-case hex digits').nullable().default(null),
+  sha256: z
+    .string()
+    .regex(/^[0-9a-f]{64}$/, 'must be 64 lower-case hex digits')
+    .nullable()
+    .default(null),
   /** A file some revisions of the repository lack: fetch skips it on 404. */
   optional: z.boolean().default(false),
   /** Download address when the file is not on the Hugging Face hub (e.g. a GitHub release). */
@@ -99,8 +186,15 @@ const EntrySchema = z
     task: z.enum(TASKS),
     arch: z.enum(ARCHES),
     /** Hugging Face repository id; null for a folder the user provides. */
-    repo: z.string().regex(/^[\w.-]+\/[\w.-]+$/, 'owner/name').nullable().default(null),
-    revision: z.string().regex(/^[\w.-]+$/).default('main'),
+    repo: z
+      .string()
+      .regex(/^[\w.-]+\/[\w.-]+$/, 'owner/name')
+      .nullable()
+      .default(null),
+    revision: z
+      .string()
+      .regex(/^[\w.-]+$/)
+      .default('main'),
     /** Folder under the models directory; defaults to the repo id (the transformers.js layout), else the name. */
     dir: z.string().optional(),
     licence: z.string().min(1),
@@ -120,17 +214,29 @@ const EntrySchema = z
     clusterThreshold: ClusterThresholdSchema.optional(),
   })
   .superRefine((e, ctx) => {
-    if (ARCH_INFO[e.arch].task !== e.task) ctx.addIssue({ code: 'custom', message: `arch ${e.arch} serves task "${ARCH_INFO[e.arch].task}", not "${e.task}"` });
-    if (e.task === 'embed' && e.dims === null) ctx.addIssue({ code: 'custom', message: 'embedding models need "dims"' });
-    if (e.dir !== undefined && (path.isAbsolute(e.dir) || e.dir.split(/[\\/]/).includes('..'))) ctx.addIssue({ code: 'custom', message: '"dir" must stay inside the models folder' });
-    if (ORT_ARCHES.includes(e.arch) && !e.package && !e.files?.length) ctx.addIssue({ code: 'custom', message: `${e.arch} models must list their files` });
+    if (ARCH_INFO[e.arch].task !== e.task)
+      ctx.addIssue({
+        code: 'custom',
+        message: `arch ${e.arch} serves task "${ARCH_INFO[e.arch].task}", not "${e.task}"`,
+      });
+    if (e.task === 'embed' && e.dims === null)
+      ctx.addIssue({ code: 'custom', message: 'embedding models need "dims"' });
+    if (e.dir !== undefined && (path.isAbsolute(e.dir) || e.dir.split(/[\\/]/).includes('..')))
+      ctx.addIssue({ code: 'custom', message: '"dir" must stay inside the models folder' });
+    if (ORT_ARCHES.includes(e.arch) && !e.package && !e.files?.length)
+      ctx.addIssue({ code: 'custom', message: `${e.arch} models must list their files` });
     if (e.files) {
       const listed = new Set(e.files.map((f) => f.path));
-      for (const f of requiredFiles(e.arch, e.dtype, e.partDtypes)) if (!listed.has(f)) ctx.addIssue({ code: 'custom', message: `files lacks ${f}` });
+      for (const f of requiredFiles(e.arch, e.dtype, e.partDtypes))
+        if (!listed.has(f)) ctx.addIssue({ code: 'custom', message: `files lacks ${f}` });
     }
   });
 
-export type ModelEntry = Omit<z.infer<typeof EntrySchema>, 'files' | 'dir'> & { files: ModelFile[]; dir: string; source: 'shipped' | 'local' };
+export type ModelEntry = Omit<z.infer<typeof EntrySchema>, 'files' | 'dir'> & {
+  files: ModelFile[];
+  dir: string;
+  source: 'shipped' | 'local';
+};
 
 const RolesSchema = z.object({
   embed: z.string(),
@@ -223,7 +329,8 @@ function describe(error: z.ZodError, file: string, json: unknown): string {
   // Name the model rather than its index when the problem is inside models[i].
   if (issue.path[0] === 'models' && typeof issue.path[1] === 'number') {
     const name = (json as { models?: { name?: unknown }[] }).models?.[issue.path[1]]?.name;
-    if (typeof name === 'string') where = `model "${name}"${issue.path.length > 2 ? ' ' + issue.path.slice(2).join('.') : ''}`;
+    if (typeof name === 'string')
+      where = `model "${name}"${issue.path.length > 2 ? ' ' + issue.path.slice(2).join('.') : ''}`;
   }
   return `invalid model catalog ${file}: ${where}: ${issue.message}`;
 }
@@ -232,7 +339,8 @@ function toEntry(e: z.infer<typeof EntrySchema>, source: ModelEntry['source']): 
   return {
     ...e,
     dir: e.dir ?? e.repo ?? e.name,
-    files: e.files ?? requiredFiles(e.arch, e.dtype, e.partDtypes).map((p) => ({ path: p, sha256: null, optional: false })),
+    files:
+      e.files ?? requiredFiles(e.arch, e.dtype, e.partDtypes).map((p) => ({ path: p, sha256: null, optional: false })),
     source,
   };
 }
@@ -271,17 +379,29 @@ export function mergeLocal(base: Catalog, json: unknown, file = 'catalog.local.j
 
 function checkRoles(c: Catalog, file: string): void {
   const want: Record<keyof Roles, Task> = {
-    embed: 'embed', embedFast: 'embed', caption: 'caption', prompt: 'prompt',
-    detect: 'detect', detectFaces: 'detect-faces', embedFaces: 'embed-faces', ocr: 'ocr',
-    upscale: 'upscale', removeBackground: 'remove-background', generate: 'generate',
+    embed: 'embed',
+    embedFast: 'embed',
+    caption: 'caption',
+    prompt: 'prompt',
+    detect: 'detect',
+    detectFaces: 'detect-faces',
+    embedFaces: 'embed-faces',
+    ocr: 'ocr',
+    upscale: 'upscale',
+    removeBackground: 'remove-background',
+    generate: 'generate',
   };
   for (const profile of ['default', 'test'] as const) {
     for (const [role, task] of Object.entries(want) as [keyof Roles, Task][]) {
       const name = c.roles[profile][role];
       if (name === null) continue;
       const entry = c.models.get(name);
-      if (!entry) throw new Error(`invalid model catalog ${file}: roles.${profile}.${role} names unknown model "${name}"`);
-      if (entry.task !== task) throw new Error(`invalid model catalog ${file}: roles.${profile}.${role} needs a ${task} model, "${name}" is ${entry.task}`);
+      if (!entry)
+        throw new Error(`invalid model catalog ${file}: roles.${profile}.${role} names unknown model "${name}"`);
+      if (entry.task !== task)
+        throw new Error(
+          `invalid model catalog ${file}: roles.${profile}.${role} needs a ${task} model, "${name}" is ${entry.task}`,
+        );
     }
   }
 }

@@ -31,7 +31,8 @@ export function readLock(modelsDir: string): LockFile {
   const file = lockPath(modelsDir);
   if (!existsSync(file)) return { version: 1, files: {} };
   const json = JSON.parse(readFileSync(file, 'utf8')) as Partial<LockFile>;
-  if (json.version !== 1 || typeof json.files !== 'object' || json.files === null) throw new Error(`${file}: not a version 1 checksum lock`);
+  if (json.version !== 1 || typeof json.files !== 'object' || json.files === null)
+    throw new Error(`${file}: not a version 1 checksum lock`);
   return { version: 1, files: json.files };
 }
 
@@ -51,7 +52,11 @@ export function lockKey(entry: ModelEntry, file: ModelFile): string {
 export type ChecksumSource = 'known' | 'recorded' | 'none';
 
 /** The digest a file must have, and where that expectation comes from. */
-export function expectedChecksum(entry: ModelEntry, file: ModelFile, lock: LockFile): { sha256: string | null; bytes: number | null; source: ChecksumSource } {
+export function expectedChecksum(
+  entry: ModelEntry,
+  file: ModelFile,
+  lock: LockFile,
+): { sha256: string | null; bytes: number | null; source: ChecksumSource } {
   if (file.sha256) return { sha256: file.sha256, bytes: null, source: 'known' };
   const rec = lock.files[lockKey(entry, file)];
   if (rec) return { sha256: rec.sha256, bytes: rec.bytes, source: 'recorded' };

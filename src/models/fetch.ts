@@ -37,14 +37,18 @@ export interface FetchResult {
 }
 
 function isLoopback(hostname: string): boolean {
-  return hostname === 'localhost' || hostname === '[::1]' || hostname === '::1' || /^127\.\d+\.\d+\.\d+$/.test(hostname);
+  return (
+    hostname === 'localhost' || hostname === '[::1]' || hostname === '::1' || /^127\.\d+\.\d+\.\d+$/.test(hostname)
+  );
 }
 
 /** Throws unless the URL is https, or http to a loopback address. */
 export function checkDownloadUrl(url: URL): void {
   if (url.protocol === 'https:') return;
   if (url.protocol === 'http:' && isLoopback(url.hostname)) return;
-  throw new Error(`refusing to download from ${url.origin}: only https is allowed (plain http only to loopback, for tests)`);
+  throw new Error(
+    `refusing to download from ${url.origin}: only https is allowed (plain http only to loopback, for tests)`,
+  );
 }
 
 export function fileUrl(hubUrl: string, entry: ModelEntry, file: string): URL {
@@ -106,7 +110,9 @@ async function download(url: URL, tmp: string): Promise<{ sha256: string; bytes:
 export async function fetchModel(entry: ModelEntry, opts: FetchOptions): Promise<FetchResult> {
   if (entry.package) return { name: entry.name, files: [] }; // its files ship inside an installed npm package
   if (!entry.repo && entry.files.some((f) => !f.url)) {
-    throw new Error(`model ${entry.name} is a local model (no hub repository): put its files in ${modelFolder(entry, opts.modelsDir)}`);
+    throw new Error(
+      `model ${entry.name} is a local model (no hub repository): put its files in ${modelFolder(entry, opts.modelsDir)}`,
+    );
   }
   const hubUrl = opts.hubUrl ?? DEFAULT_HUB_URL;
   const log = opts.log ?? (() => undefined);
@@ -151,12 +157,16 @@ export async function fetchModel(entry: ModelEntry, opts: FetchOptions): Promise
       if (expected.sha256 !== null && got.sha256 !== expected.sha256) {
         throw new Error(
           `${entry.name}: checksum mismatch for ${file.path}: expected ${expected.sha256} (${expected.source}), got ${got.sha256}` +
-            (expected.source === 'recorded' ? ' — if the upstream file changed on purpose, remove its line from checksums.lock.json' : ''),
+            (expected.source === 'recorded'
+              ? ' — if the upstream file changed on purpose, remove its line from checksums.lock.json'
+              : ''),
         );
       }
       renameSync(tmp, dest);
       const seconds = (performance.now() - started) / 1000;
-      log(`${entry.name}: ${file.path} ${(got.bytes / 2 ** 20).toFixed(1)} MB in ${seconds.toFixed(1)} s, sha256 ${got.sha256.slice(0, 12)}…`);
+      log(
+        `${entry.name}: ${file.path} ${(got.bytes / 2 ** 20).toFixed(1)} MB in ${seconds.toFixed(1)} s, sha256 ${got.sha256.slice(0, 12)}…`,
+      );
       result.files.push({ path: file.path, outcome: 'downloaded', ...got, recorded: record(got.sha256, got.bytes) });
     } finally {
       rmSync(tmp, { force: true });

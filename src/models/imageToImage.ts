@@ -26,7 +26,11 @@ export async function imageSize(image: Buffer, maxImagePixels: number): Promise<
   }
   const { width, height } = meta.autoOrient ?? meta;
   if (!width || !height) throw new DomainError('unprocessable', 'cannot decode image: no dimensions');
-  if (width * height > maxImagePixels) throw new DomainError('unprocessable', `image has ${width * height} pixels; at most ${maxImagePixels} are accepted`);
+  if (width * height > maxImagePixels)
+    throw new DomainError(
+      'unprocessable',
+      `image has ${width * height} pixels; at most ${maxImagePixels} are accepted`,
+    );
   return { width, height };
 }
 
@@ -34,14 +38,18 @@ export async function imageSize(image: Buffer, maxImagePixels: number): Promise<
 export async function checkUpscaleInput(image: Buffer, maxPixels: number, maxImagePixels: number): Promise<void> {
   const { width, height } = await imageSize(image, maxImagePixels);
   if (width * height > maxPixels) {
-    throw new DomainError('invalid_input', `image too large to upscale: ${width}×${height}; at most ${maxPixels} pixels (shrink or crop it first)`);
+    throw new DomainError(
+      'invalid_input',
+      `image too large to upscale: ${width}×${height}; at most ${maxPixels} pixels (shrink or crop it first)`,
+    );
   }
 }
 
 /** Width and height of a PNG from its IHDR chunk. */
 export function pngSize(png: Uint8Array): { width: number; height: number } {
   const view = new DataView(png.buffer, png.byteOffset, png.byteLength);
-  if (png.byteLength < 24 || view.getUint32(12) !== 0x49484452) throw new DomainError('unavailable', 'model worker returned no PNG');
+  if (png.byteLength < 24 || view.getUint32(12) !== 0x49484452)
+    throw new DomainError('unavailable', 'model worker returned no PNG');
   return { width: view.getUint32(16), height: view.getUint32(20) };
 }
 

@@ -4,5 +4,13 @@
  * models script and tests.
  */
 export { createVisionModels, type VisionModelsOptions } from './visionModels.js';
-export type { CaptionOptions, CaptionResult, LoadedModel, ModelInfo, ModelRoles, VisionModels, ZeroShotScore } from './types.js';
+export type {
+  CaptionOptions,
+  CaptionResult,
+  LoadedModel,
+  ModelInfo,
+  ModelRoles,
+  VisionModels,
+  ZeroShotScore,
+} from './types.js';
 export { loadCatalog, type Calibration, type Calibrations, type Catalog, type ModelEntry } from './catalog.js';

@@ -38,7 +38,11 @@ export interface ModelStatus {
 function summarise(entry: ModelEntry, files: FileStatus[]): ModelStatus {
   const required = files.filter((f) => !f.optional);
   const present = required.filter((f) => f.state !== 'missing').length;
-  return { name: entry.name, presence: present === required.length ? 'installed' : present === 0 ? 'missing' : 'partial', files };
+  return {
+    name: entry.name,
+    presence: present === required.length ? 'installed' : present === 0 ? 'missing' : 'partial',
+    files,
+  };
 }
 
 function sizeOf(file: string): number | null {
@@ -76,7 +80,12 @@ export async function verifyModel(entry: ModelEntry, modelsDir: string, lock: Lo
       continue;
     }
     const have = await hashFile(file);
-    const state: FileState = expected.sha256 === null ? 'unrecorded' : have.sha256 === expected.sha256 ? expected.source as 'known' | 'recorded' : 'mismatch';
+    const state: FileState =
+      expected.sha256 === null
+        ? 'unrecorded'
+        : have.sha256 === expected.sha256
+          ? (expected.source as 'known' | 'recorded')
+          : 'mismatch';
     files.push({ ...base, state, bytes: have.bytes, sha256: have.sha256 });
   }
   return summarise(entry, files);

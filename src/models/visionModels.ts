@@ -9,11 +9,40 @@ import sharp from 'sharp';
 import type { Config } from '../config.js';
 import { DomainError } from '../errors.js';
 import type { Logger } from '../logger.js';
-import { factsOf, hasStandinFor, loadCatalog, modelFolder, ORT_ARCHES, type Catalog, type ModelEntry, type Task } from './catalog.js';
+import {
+  factsOf,
+  hasStandinFor,
+  loadCatalog,
+  modelFolder,
+  ORT_ARCHES,
+  type Catalog,
+  type ModelEntry,
+  type Task,
+} from './catalog.js';
 import type { Detection } from './vision/types.js';
 import { FLORENCE_TEXT_TASKS } from './tasks.js';
-import { asBuffer, checkUpscaleInput, imageSize, pngSize, UPSCALE_MAX_INPUT_PIXELS, UPSCALE_QUEUE_LENGTH } from './imageToImage.js';
-import type { CaptionOptions, CaptionResult, DetectionResult, DetectionRole, FaceVectors, GeneratedImage, GenerateOptions, LoadedModel, ModelInfo, ModelRoles, VisionModels, ZeroShotScore } from './types.js';
+import {
+  asBuffer,
+  checkUpscaleInput,
+  imageSize,
+  pngSize,
+  UPSCALE_MAX_INPUT_PIXELS,
+  UPSCALE_QUEUE_LENGTH,
+} from './imageToImage.js';
+import type {
+  CaptionOptions,
+  CaptionResult,
+  DetectionResult,
+  DetectionRole,
+  FaceVectors,
+  GeneratedImage,
+  GenerateOptions,
+  LoadedModel,
+  ModelInfo,
+  ModelRoles,
+  VisionModels,
+  ZeroShotScore,
+} from './types.js';
 import type { RequestKind, WorkerSetup } from './worker/protocol.js';
 import { WorkerPool } from './worker/pool.js';
 
@@ -49,7 +78,8 @@ function budgetFromEnv(): number | null {
   const raw = process.env.MODEL_MEMORY_BUDGET_MB;
   if (raw === undefined || raw === '') return null;
   const n = Number(raw);
-  if (!Number.isFinite(n) || n <= 0) throw new Error(`Invalid configuration: MODEL_MEMORY_BUDGET_MB must be a positive number, got ${raw}`);
+  if (!Number.isFinite(n) || n <= 0)
+    throw new Error(`Invalid configuration: MODEL_MEMORY_BUDGET_MB must be a positive number, got ${raw}`);
   return n;
 }
 
@@ -118,18 +148,25 @@ export function createVisionModels(config: Config, logger: Logger, options: Visi
 
   function lookup(name: string): ModelEntry {
     const entry = catalog.models.get(name);
-    if (!entry) throw new DomainError('invalid_input', `unknown model ${JSON.stringify(name)}; known: ${[...catalog.models.keys()].join(', ')}`);
+    if (!entry)
+      throw new DomainError(
+        'invalid_input',
+        `unknown model ${JSON.stringify(name)}; known: ${[...catalog.models.keys()].join(', ')}`,
+      );
     return entry;
   }
 
   /** The entry for a request, checked for task and presence. */
   function usable(name: string, tasks: readonly Task[]): ModelEntry {
     const entry = lookup(name);
-    if (!tasks.includes(entry.task)) throw new DomainError('invalid_input', `model ${name} is a ${entry.task} model, not ${tasks.join(' or ')}`);
+    if (!tasks.includes(entry.task))
+      throw new DomainError('invalid_input', `model ${name} is a ${entry.task} model, not ${tasks.join(' or ')}`);
     if (!isInstalled(entry)) {
       throw new DomainError(
         'unavailable',
-        test ? `model ${name} has no stand-in in the test profile` : `model ${name} is not installed: run \`npm run models -- fetch ${name}\``,
+        test
+          ? `model ${name} has no stand-in in the test profile`
+          : `model ${name} is not installed: run \`npm run models -- fetch ${name}\``,
       );
     }
     return entry;
@@ -142,7 +179,8 @@ export function createVisionModels(config: Config, logger: Logger, options: Visi
 
   function checkImages(images: Buffer[]): void {
     checkList(images, 'images');
-    if (images.some((b) => !(b instanceof Uint8Array) || b.length === 0)) throw new DomainError('invalid_input', 'images must be non-empty encoded image bytes');
+    if (images.some((b) => !(b instanceof Uint8Array) || b.length === 0))
+      throw new DomainError('invalid_input', 'images must be non-empty encoded image bytes');
   }
 
   async function embedImages(model: string | null | undefined, images: Buffer[]): Promise<Float32Array[]> {
@@ -154,7 +192,8 @@ export function createVisionModels(config: Config, logger: Logger, options: Visi
   async function embedTexts(model: string | null | undefined, texts: string[]): Promise<Float32Array[]> {
     const entry = usable(model ?? roles.embed, ['embed']);
     checkList(texts, 'texts');
-    if (texts.some((t) => typeof t !== 'string' || t.length > MAX_TEXT_CHARS)) throw new DomainError('invalid_input', `texts must be strings of at most ${MAX_TEXT_CHARS} characters`);
+    if (texts.some((t) => typeof t !== 'string' || t.length > MAX_TEXT_CHARS))
+      throw new DomainError('invalid_input', `texts must be strings of at most ${MAX_TEXT_CHARS} characters`);
     return (await pool.submit('embedTexts', entry.name, texts)) as Float32Array[];
   }
 
@@ -164,15 +203,20 @@ export function createVisionModels(config: Config, logger: Logger, options: Visi
     const freeForm = p !== undefined && !isTask(p);
     const name = model ?? (freeForm ? roles.prompt : roles.caption);
     if (!name) {
-      throw new DomainError('unavailable', freeForm ? 'no prompt-following model is configured for free-form prompts' : 'no caption model is configured');
+      throw new DomainError(
+        'unavailable',
+        freeForm ? 'no prompt-following model is configured for free-form prompts' : 'no caption model is configured',
+      );
     }
     const entry = usable(name, ['caption', 'prompt']);
     switch (entry.arch) {
       case 'vit-gpt2':
-        if (freeForm) throw new DomainError('invalid_input', `model ${name} writes plain captions and cannot follow a prompt`);
+        if (freeForm)
+          throw new DomainError('invalid_input', `model ${name} writes plain captions and cannot follow a prompt`);
         return { entry }; // task tokens all mean "a caption" to it
       case 'florence2':
-        if (freeForm) throw new DomainError('invalid_input', `model ${name} takes only ${FLORENCE_TEXT_TASKS.join(', ')}`);
+        if (freeForm)
+          throw new DomainError('invalid_input', `model ${name} takes only ${FLORENCE_TEXT_TASKS.join(', ')}`);
         return { entry, prompt: p };
       default:
         return { entry, prompt: p === undefined ? TASK_AS_PROMPT['<DETAILED_CAPTION>'] : (TASK_AS_PROMPT[p] ?? p) };
@@ -181,25 +225,38 @@ export function createVisionModels(config: Config, logger: Logger, options: Visi
 
   async function caption(images: Buffer[], prompt?: string, opts: CaptionOptions = {}): Promise<CaptionResult[]> {
     checkImages(images);
-    if (prompt !== undefined && (typeof prompt !== 'string' || prompt.length > MAX_TEXT_CHARS)) throw new DomainError('invalid_input', 'prompt too long');
+    if (prompt !== undefined && (typeof prompt !== 'string' || prompt.length > MAX_TEXT_CHARS))
+      throw new DomainError('invalid_input', 'prompt too long');
     const plan = captionPlan(prompt, opts.model);
-    const texts = await pool.submit('caption', plan.entry.name, images, { prompt: plan.prompt, maxNewTokens: opts.maxNewTokens });
+    const texts = await pool.submit('caption', plan.entry.name, images, {
+      prompt: plan.prompt,
+      maxNewTokens: opts.maxNewTokens,
+    });
     return texts.map((text) => ({ text: String(text), model: plan.entry.name }));
   }
 
-  async function zeroShot(image: Buffer, labels: string[], opts: { model?: string; template?: string } = {}): Promise<ZeroShotScore[]> {
+  async function zeroShot(
+    image: Buffer,
+    labels: string[],
+    opts: { model?: string; template?: string } = {},
+  ): Promise<ZeroShotScore[]> {
     checkList(labels, 'labels');
     const template = opts.template ?? 'a photo of {}';
     if (!template.includes('{}')) throw new DomainError('invalid_input', 'template must contain {}');
     const [[imageVector], textVectors] = await Promise.all([
       embedImages(opts.model, [image]),
-      embedTexts(opts.model, labels.map((l) => template.replaceAll('{}', l))),
+      embedTexts(
+        opts.model,
+        labels.map((l) => template.replaceAll('{}', l)),
+      ),
     ]);
     const similarity = textVectors.map((t) => t.reduce((s, x, i) => s + x * imageVector[i], 0));
     const max = Math.max(...similarity);
     const exp = similarity.map((s) => Math.exp(100 * (s - max)));
     const sum = exp.reduce((a, b) => a + b, 0);
-    return labels.map((label, i) => ({ label, score: exp[i] / sum, similarity: similarity[i] })).sort((a, b) => b.score - a.score);
+    return labels
+      .map((label, i) => ({ label, score: exp[i] / sum, similarity: similarity[i] }))
+      .sort((a, b) => b.score - a.score);
   }
 
   const detectorIds = new Map<string, string>();
@@ -221,7 +278,11 @@ export function createVisionModels(config: Config, logger: Logger, options: Visi
     return id;
   }
 
-  async function detect(role: DetectionRole, image: Buffer, opts: { minScore?: number } = {}): Promise<DetectionResult | null> {
+  async function detect(
+    role: DetectionRole,
+    image: Buffer,
+    opts: { minScore?: number } = {},
+  ): Promise<DetectionResult | null> {
     const entry = roleEntry(role);
     if (!entry) return null;
     checkImages([image]);
@@ -233,7 +294,9 @@ export function createVisionModels(config: Config, logger: Logger, options: Visi
     const entry = roleEntry('embedFaces');
     if (!entry) return null;
     if (faces.length === 0) return { model: entry.name, modelId: await detectorId(entry), vectors: [] };
-    const [flat] = (await pool.submit('embedFaces', entry.name, [image], { faces: JSON.stringify(faces) })) as Float32Array[];
+    const [flat] = (await pool.submit('embedFaces', entry.name, [image], {
+      faces: JSON.stringify(faces),
+    })) as Float32Array[];
     const dims = flat.length / faces.length;
     const vectors = faces.map((_, i) => flat.slice(i * dims, (i + 1) * dims));
     return { model: entry.name, modelId: await detectorId(entry), vectors };
@@ -251,11 +314,24 @@ export function createVisionModels(config: Config, logger: Logger, options: Visi
     const name = opts.model ?? roles.generate;
     if (!name) throw new DomainError('unavailable', 'no image generation model is configured');
     const entry = usable(name, ['generate']);
-    if (typeof prompt !== 'string' || !prompt.trim()) throw new DomainError('invalid_input', 'prompt must not be empty');
-    if (prompt.length > MAX_TEXT_CHARS) throw new DomainError('invalid_input', `prompt must be at most ${MAX_TEXT_CHARS} characters`);
+    if (typeof prompt !== 'string' || !prompt.trim())
+      throw new DomainError('invalid_input', 'prompt must not be empty');
+    if (prompt.length > MAX_TEXT_CHARS)
+      throw new DomainError('invalid_input', `prompt must be at most ${MAX_TEXT_CHARS} characters`);
     if (closed) throw new DomainError('unavailable', 'models are shutting down');
-    genPool ??= new WorkerPool({ setup: { ...setup, pinned: [] }, logger: log.child({ worker: 'generate' }), size: 1, maxQueue: 1000 });
-    const [out] = await genPool.submit('generate', entry.name, [prompt], { seed: opts.seed ?? 0 }, opts.onProgress ?? (() => {}));
+    genPool ??= new WorkerPool({
+      setup: { ...setup, pinned: [] },
+      logger: log.child({ worker: 'generate' }),
+      size: 1,
+      maxQueue: 1000,
+    });
+    const [out] = await genPool.submit(
+      'generate',
+      entry.name,
+      [prompt],
+      { seed: opts.seed ?? 0 },
+      opts.onProgress ?? (() => {}),
+    );
     const png = Buffer.from(out as Uint8Array);
     const { width = 0, height = 0 } = await sharp(png).metadata();
     return { png, width, height, model: entry.name };
@@ -269,7 +345,9 @@ export function createVisionModels(config: Config, logger: Logger, options: Visi
   let upscalePool: WorkerPool | null = null;
   let upscaleLoaded: LoadedModel[] = [];
 
-  async function upscale(image: Buffer): Promise<{ image: Buffer; model: string; width: number; height: number } | null> {
+  async function upscale(
+    image: Buffer,
+  ): Promise<{ image: Buffer; model: string; width: number; height: number } | null> {
     const entry = roleEntry('upscale');
     if (!entry) return null;
     checkImages([image]);
@@ -298,7 +376,11 @@ export function createVisionModels(config: Config, logger: Logger, options: Visi
 
   async function warmUp(names?: string[]): Promise<void> {
     const wanted = names ?? [roles.embed];
-    await Promise.all(wanted.map((n) => pool.submit('warm', usable(n, ['embed', 'caption', 'prompt', 'upscale', 'remove-background']).name, [])));
+    await Promise.all(
+      wanted.map((n) =>
+        pool.submit('warm', usable(n, ['embed', 'caption', 'prompt', 'upscale', 'remove-background']).name, []),
+      ),
+    );
   }
 
   return {

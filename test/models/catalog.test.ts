@@ -8,7 +8,14 @@ import * as assert from 'uvu/assert';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { loadConfig } from '../../src/config.js';
-import { factsOf, loadCatalog, mergeLocal, parseCatalog, requiredFiles, shippedCatalogPath } from '../../src/models/catalog.js';
+import {
+  factsOf,
+  loadCatalog,
+  mergeLocal,
+  parseCatalog,
+  requiredFiles,
+  shippedCatalogPath,
+} from '../../src/models/catalog.js';
 import { embedderStandinFiles } from '../../src/models/standins/embedder.js';
 import { createVisionModels } from '../../src/models/visionModels.js';
 import { dot, memoryLogger, solid, tempModelsDir } from './helpers.js';
@@ -21,23 +28,45 @@ test.after(() => tmp.cleanup());
 test('the shipped catalog is valid and has the expected models and roles', () => {
   const c = parseCatalog(shipped);
   const def = c.models.get('default')!;
-  assert.equal({ arch: def.arch, dims: def.dims, task: def.task, repo: def.repo }, { arch: 'siglip', dims: 768, task: 'embed', repo: 'Xenova/siglip-base-patch16-224' });
+  assert.equal(
+    { arch: def.arch, dims: def.dims, task: def.task, repo: def.repo },
+    { arch: 'siglip', dims: 768, task: 'embed', repo: 'Xenova/siglip-base-patch16-224' },
+  );
   assert.is(c.models.get('clip-vit-l14')!.dims, 768);
   assert.is(c.models.get('clip-vit-b32')!.dims, 512);
   assert.is(c.models.get('florence-2-base')!.task, 'caption');
   assert.is(c.models.get('smolvlm-256m-instruct')!.task, 'prompt');
   assert.equal(c.roles.default, {
-    embed: 'default', embedFast: 'clip-vit-b32', caption: 'florence-2-base', prompt: 'smolvlm-256m-instruct',
-    detect: 'yolox-s', detectFaces: 'ultraface-rfb-320', embedFaces: 'sface', ocr: 'pp-ocrv4',
-    upscale: 'swin2sr-x2', removeBackground: 'modnet', generate: 'janus-pro-1b',
+    embed: 'default',
+    embedFast: 'clip-vit-b32',
+    caption: 'florence-2-base',
+    prompt: 'smolvlm-256m-instruct',
+    detect: 'yolox-s',
+    detectFaces: 'ultraface-rfb-320',
+    embedFaces: 'sface',
+    ocr: 'pp-ocrv4',
+    upscale: 'swin2sr-x2',
+    removeBackground: 'modnet',
+    generate: 'janus-pro-1b',
   });
-  assert.equal(c.roles.test, { ...c.roles.default, prompt: null }, 'the test profile differs only where no stand-in exists');
+  assert.equal(
+    c.roles.test,
+    { ...c.roles.default, prompt: null },
+    'the test profile differs only where no stand-in exists',
+  );
   for (const m of c.models.values()) {
     // Janus-Pro's weights come under the DeepSeek Model License: commercial use allowed, with use-based restrictions.
-    assert.ok(['MIT', 'Apache-2.0', 'DeepSeek Model License (commercial use allowed)'].includes(m.licence), `${m.name}: ${m.licence}`);
+    assert.ok(
+      ['MIT', 'Apache-2.0', 'DeepSeek Model License (commercial use allowed)'].includes(m.licence),
+      `${m.name}: ${m.licence}`,
+    );
     assert.ok(m.files.every((f) => f.sha256 === null || /^[0-9a-f]{64}$/.test(f.sha256)));
     if (m.repo) assert.is(m.dir, m.repo, 'hub models live at <modelsDir>/<owner>/<name>, the transformers.js layout');
-    else assert.ok(m.package || m.files.every((f) => f.url), `${m.name}: non-hub models name a package or a download URL per file`);
+    else
+      assert.ok(
+        m.package || m.files.every((f) => f.url),
+        `${m.name}: non-hub models name a package or a download URL per file`,
+      );
   }
 });
 
@@ -55,7 +84,9 @@ test('model facts: calibrations and cluster thresholds live in the catalog, the 
   assert.equal(facts('clip-vit-b32', true).calibration, standinEmbedder);
   assert.equal(facts('sface', true), { calibration: { imageToImage: { lo: 0.6, hi: 1.0 } }, clusterThreshold: 0.9 });
   // A user's own embedder without calibrations gets its architecture's.
-  const local = mergeLocal(c, { models: [{ name: 'my-siglip', task: 'embed', arch: 'siglip', dims: 768, licence: 'MIT' }] });
+  const local = mergeLocal(c, {
+    models: [{ name: 'my-siglip', task: 'embed', arch: 'siglip', dims: 768, licence: 'MIT' }],
+  });
   assert.equal(factsOf(local, local.models.get('my-siglip')!, false).calibration, siglip);
   const uncalibrated = clone();
   uncalibrated.archDefaults = {};
@@ -67,7 +98,10 @@ test('model facts: calibrations and cluster thresholds live in the catalog, the 
 });
 
 test('requiredFiles follows the dtype suffixes', () => {
-  assert.equal(requiredFiles('clip', 'q8').slice(-2), ['onnx/vision_model_quantized.onnx', 'onnx/text_model_quantized.onnx']);
+  assert.equal(requiredFiles('clip', 'q8').slice(-2), [
+    'onnx/vision_model_quantized.onnx',
+    'onnx/text_model_quantized.onnx',
+  ]);
   assert.ok(requiredFiles('vit-gpt2', 'fp32').includes('generation_config.json'));
 });
 
@@ -110,11 +144,23 @@ test('catalog.local.json: user entries get default files, may override roles, an
   const mine = merged.models.get('my-clip')!;
   assert.is(mine.source, 'local');
   assert.is(mine.repo, null);
-  assert.equal(mine.files.map((f) => f.path), requiredFiles('clip', 'fp32'));
+  assert.equal(
+    mine.files.map((f) => f.path),
+    requiredFiles('clip', 'fp32'),
+  );
   assert.is(merged.roles.default.embedFast, 'my-clip');
   assert.is(merged.roles.default.embed, 'default');
-  assert.throws(() => mergeLocal(base, { models: [{ name: 'Bad Name', task: 'embed', arch: 'clip', dims: 3, licence: 'x' }] }), /catalog.local.json: model "Bad Name" name: lower-case/);
-  assert.throws(() => mergeLocal(base, { models: [{ name: 'x', task: 'embed', arch: 'clip', dims: 3, licence: 'x', dir: '../outside' }] }), /inside the models folder/);
+  assert.throws(
+    () => mergeLocal(base, { models: [{ name: 'Bad Name', task: 'embed', arch: 'clip', dims: 3, licence: 'x' }] }),
+    /catalog.local.json: model "Bad Name" name: lower-case/,
+  );
+  assert.throws(
+    () =>
+      mergeLocal(base, {
+        models: [{ name: 'x', task: 'embed', arch: 'clip', dims: 3, licence: 'x', dir: '../outside' }],
+      }),
+    /inside the models folder/,
+  );
 });
 
 test('a fine-tuned CLIP dropped into models/ works through the runner (default profile)', async () => {
@@ -126,14 +172,20 @@ test('a fine-tuned CLIP dropped into models/ works through the runner (default p
   }
   writeFileSync(
     path.join(tmp.dir, 'catalog.local.json'),
-    JSON.stringify({ version: 1, models: [{ name: 'my-clip', task: 'embed', arch: 'clip', dir: 'my-clip', dims: 512, licence: 'MIT' }] }),
+    JSON.stringify({
+      version: 1,
+      models: [{ name: 'my-clip', task: 'embed', arch: 'clip', dir: 'my-clip', dims: 512, licence: 'MIT' }],
+    }),
   );
   const config = loadConfig({ MODEL_PROFILE: 'default', MODELS_DIR: tmp.dir });
   assert.ok(loadCatalog({ modelsDir: tmp.dir }).models.has('my-clip'));
   const models = createVisionModels(config, memoryLogger());
   try {
     const info = models.modelInfo('my-clip');
-    assert.equal({ id: info.id, installed: info.installed, standin: info.standin }, { id: 'my-clip:local:my-clip:fp32', installed: true, standin: false });
+    assert.equal(
+      { id: info.id, installed: info.installed, standin: info.standin },
+      { id: 'my-clip:local:my-clip:fp32', installed: true, standin: false },
+    );
     assert.equal(info.calibration, { textToImage: { lo: 0.15, hi: 0.32 }, imageToImage: { lo: 0.55, hi: 0.95 } });
     assert.equal(models.modelInfoById(info.id), info, 'a stored model id finds its entry');
     assert.is(models.modelInfoById('sface:0123456789ab')!.clusterThreshold, 0.45);

@@ -18,7 +18,9 @@ test('cuda requested: clean fallback to CPU with a warning, or real CUDA', async
     assert.is(a.length, 768);
     assert.is(b.length, 512);
     const devices = models.loadedModels().map((m) => m.device);
-    const warnings = logger.lines.filter((l) => l.level === 'warn' && l.msg === 'CUDA unavailable, running models on CPU');
+    const warnings = logger.lines.filter(
+      (l) => l.level === 'warn' && l.msg === 'CUDA unavailable, running models on CPU',
+    );
     if (devices.every((d) => d === 'cpu')) {
       assert.is(warnings.length, 1, 'one warning, then CPU for later loads without retrying CUDA');
       assert.match(String(warnings[0].err), /shared library|cuda/i);

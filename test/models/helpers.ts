@@ -34,9 +34,14 @@ export const RGB = {
 export type ColourName = keyof typeof RGB;
 
 /** A solid-colour image, encoded (PNG by default). */
-export function solid(colour: ColourName, opts: { width?: number; height?: number; format?: 'png' | 'jpeg' | 'webp' } = {}): Promise<Buffer> {
+export function solid(
+  colour: ColourName,
+  opts: { width?: number; height?: number; format?: 'png' | 'jpeg' | 'webp' } = {},
+): Promise<Buffer> {
   const [r, g, b] = RGB[colour];
-  const img = sharp({ create: { width: opts.width ?? 96, height: opts.height ?? 64, channels: 3, background: { r, g, b } } });
+  const img = sharp({
+    create: { width: opts.width ?? 96, height: opts.height ?? 64, channels: 3, background: { r, g, b } },
+  });
   return (opts.format === 'jpeg' ? img.jpeg() : opts.format === 'webp' ? img.webp() : img.png()).toBuffer();
 }
 

@@ -49,12 +49,25 @@ async function pattern(width: number, height: number): Promise<{ png: Buffer; ra
       raw[i + 2] = (x ^ y) & 255;
     }
   }
-  return { png: await sharp(raw, { raw: { width, height, channels: 3 } }).png().toBuffer(), raw };
+  return {
+    png: await sharp(raw, { raw: { width, height, channels: 3 } })
+      .png()
+      .toBuffer(),
+    raw,
+  };
 }
 
 /** A red square on a white background. */
-async function redSquare(width: number, height: number, square: { left: number; top: number; size: number }): Promise<Buffer> {
-  const red = await sharp({ create: { width: square.size, height: square.size, channels: 3, background: { r: 220, g: 20, b: 25 } } }).png().toBuffer();
+async function redSquare(
+  width: number,
+  height: number,
+  square: { left: number; top: number; size: number },
+): Promise<Buffer> {
+  const red = await sharp({
+    create: { width: square.size, height: square.size, channels: 3, background: { r: 220, g: 20, b: 25 } },
+  })
+    .png()
+    .toBuffer();
   return sharp({ create: { width, height, channels: 3, background: '#ffffff' } })
     .composite([{ input: red, left: square.left, top: square.top }])
     .png()
@@ -96,7 +109,9 @@ test('upscale doubles width and height and keeps the picture exactly (tiles stit
   assert.is(wrong, 0, `${wrong} output pixels differ from their source pixel`);
   t = performance.now();
   await models.upscale(png);
-  console.log(`upscale 600×400 → 1200×800 (stand-in, 6 tiles): first ${first.toFixed(0)} ms (worker start, load), warm ${(performance.now() - t).toFixed(0)} ms`);
+  console.log(
+    `upscale 600×400 → 1200×800 (stand-in, 6 tiles): first ${first.toFixed(0)} ms (worker start, load), warm ${(performance.now() - t).toFixed(0)} ms`,
+  );
   assert.ok(models.loadedModels().some((m) => m.name === 'swin2sr-x2' && m.part === 'model'));
 });
 
@@ -105,19 +120,29 @@ test('upscale keeps the mean colour, handles odd and tiny sizes, applies EXIF or
   const out = (await models.upscale(photo))!;
   assert.equal([out.width, out.height], [74, 46]);
   const [inStats, outStats] = await Promise.all([sharp(photo).stats(), sharp(out.image).stats()]);
-  for (let c = 0; c < 3; c++) assert.ok(Math.abs(inStats.channels[c].mean - outStats.channels[c].mean) < 1, `channel ${c} mean`);
+  for (let c = 0; c < 3; c++)
+    assert.ok(Math.abs(inStats.channels[c].mean - outStats.channels[c].mean) < 1, `channel ${c} mean`);
 
-  const tiny = await sharp({ create: { width: 1, height: 1, channels: 3, background: '#3366cc' } }).png().toBuffer();
+  const tiny = await sharp({ create: { width: 1, height: 1, channels: 3, background: '#3366cc' } })
+    .png()
+    .toBuffer();
   const small = (await models.upscale(tiny))!;
   assert.equal([small.width, small.height], [2, 2]);
   assert.equal([...(await rawOf(small.image)).data.subarray(0, 3)], [0x33, 0x66, 0xcc]);
 
   // EXIF orientation 6 (rotate 90° clockwise): a 40×20 JPEG is upright 20×40.
-  const rotated = await sharp({ create: { width: 40, height: 20, channels: 3, background: '#808080' } }).jpeg().withMetadata({ orientation: 6 }).toBuffer();
+  const rotated = await sharp({ create: { width: 40, height: 20, channels: 3, background: '#808080' } })
+    .jpeg()
+    .withMetadata({ orientation: 6 })
+    .toBuffer();
   const up = (await models.upscale(rotated))!;
   assert.equal([up.width, up.height], [40, 80]);
 
-  const translucent = await sharp({ create: { width: 30, height: 20, channels: 4, background: { r: 0, g: 128, b: 0, alpha: 0.5 } } }).png().toBuffer();
+  const translucent = await sharp({
+    create: { width: 30, height: 20, channels: 4, background: { r: 0, g: 128, b: 0, alpha: 0.5 } },
+  })
+    .png()
+    .toBuffer();
   const withAlpha = await rawOf((await models.upscale(translucent))!.image);
   assert.equal([withAlpha.width, withAlpha.height, withAlpha.channels], [60, 40, 4]);
   assert.ok(Math.abs(withAlpha.data[3] - 128) <= 1, `alpha ${withAlpha.data[3]}`);
@@ -136,11 +161,26 @@ test('matte of a red square on white: high alpha inside, low outside, same size 
   assert.equal([meta.format, meta.channels, meta.depth, meta.width, meta.height], ['png', 1, 'uchar', 300, 200]);
   const data = await maskOf(out.mask);
   const at = (x: number, y: number) => data[y * 300 + x];
-  for (const [x, y] of [[150, 100], [110, 60], [190, 140]]) assert.ok(at(x, y) > 240, `inside (${x},${y}): ${at(x, y)}`);
-  for (const [x, y] of [[5, 5], [295, 195], [50, 100], [250, 100], [150, 20], [150, 180]]) assert.ok(at(x, y) < 15, `outside (${x},${y}): ${at(x, y)}`);
+  for (const [x, y] of [
+    [150, 100],
+    [110, 60],
+    [190, 140],
+  ])
+    assert.ok(at(x, y) > 240, `inside (${x},${y}): ${at(x, y)}`);
+  for (const [x, y] of [
+    [5, 5],
+    [295, 195],
+    [50, 100],
+    [250, 100],
+    [150, 20],
+    [150, 180],
+  ])
+    assert.ok(at(x, y) < 15, `outside (${x},${y}): ${at(x, y)}`);
   t = performance.now();
   await models.matte(image);
-  console.log(`matte 300×200 (stand-in): first ${first.toFixed(0)} ms (load), warm ${(performance.now() - t).toFixed(0)} ms`);
+  console.log(
+    `matte 300×200 (stand-in): first ${first.toFixed(0)} ms (load), warm ${(performance.now() - t).toFixed(0)} ms`,
+  );
 });
 
 test('matte follows EXIF orientation: the mask has the upright size and the square where the viewer sees it', async () => {
@@ -160,7 +200,11 @@ test('inputs are checked on the main thread: empty, undecodable, too large to up
   await rejects(models.upscale(Buffer.from('not an image')), 'unprocessable', /cannot decode/);
   const capped = createVisionModels(testConfig(tmp.dir), memoryLogger(), { upscaleMaxPixels: 100 * 100 });
   try {
-    await rejects(capped.upscale(await redSquare(101, 100, { left: 0, top: 0, size: 10 })), 'invalid_input', /too large to upscale: 101×100/);
+    await rejects(
+      capped.upscale(await redSquare(101, 100, { left: 0, top: 0, size: 10 })),
+      'invalid_input',
+      /too large to upscale: 101×100/,
+    );
   } finally {
     await capped.close();
   }
@@ -169,7 +213,10 @@ test('inputs are checked on the main thread: empty, undecodable, too large to up
 test('a BiRefNet-shaped model (logits, input_image) serves removeBackground when the local catalog says so', async () => {
   const dir = tempModelsDir();
   try {
-    writeFileSync(path.join(dir.dir, 'catalog.local.json'), JSON.stringify({ roles: { test: { removeBackground: 'birefnet-lite' } } }));
+    writeFileSync(
+      path.join(dir.dir, 'catalog.local.json'),
+      JSON.stringify({ roles: { test: { removeBackground: 'birefnet-lite' } } }),
+    );
     const other = createVisionModels(testConfig(dir.dir), memoryLogger());
     try {
       assert.is(other.roles().removeBackground, 'birefnet-lite');

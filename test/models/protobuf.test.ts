@@ -9,7 +9,7 @@ import ort from 'onnxruntime-node';
 import { GraphBuilder, float } from '../../src/models/standins/onnx/graphBuilder.js';
 import { ProtoWriter, encodeModel } from '../../src/models/standins/onnx/protoWriter.js';
 
-test('varints: small, multi-byte and negative (10-byte two\'s complement)', () => {
+test("varints: small, multi-byte and negative (10-byte two's complement)", () => {
   const w = new ProtoWriter();
   w.rawVarint(1);
   w.rawVarint(300);
@@ -41,7 +41,10 @@ test('onnxruntime loads and runs a built graph (Gather, MatMul, Conv, Softmax, R
   const summed = g.op('ReduceSum', [g.op('Gather', [table, ids], { axis: 0 }), g.int64Tensor([1])], { keepdims: 0 });
   g.output(summed, 'sum', 'float32', ['batch_size', 2]);
   // 1×1 conv (channel swap + bias), softmax over channels, mean pool.
-  const conv = g.op('Conv', [x, g.floatTensor([0, 1, 1, 0], [2, 2, 1, 1]), g.floatTensor([0, 0.5], [2])], { kernel_shape: [1, 1], strides: [1, 1] });
+  const conv = g.op('Conv', [x, g.floatTensor([0, 1, 1, 0], [2, 2, 1, 1]), g.floatTensor([0, 0.5], [2])], {
+    kernel_shape: [1, 1],
+    strides: [1, 1],
+  });
   const pooled = g.op('Flatten', [g.op('GlobalAveragePool', [g.op('Softmax', [conv], { axis: 1 })])], { axis: 1 });
   g.output(pooled, 'pooled', 'float32', ['batch_size', 2]);
   // Float attribute that is integral (needs the float() tag) and a negative int attribute.

@@ -16,7 +16,16 @@ test.after(() => tmp.cleanup());
 
 function setup(memoryBudgetMB: number | null = null): WorkerSetup {
   const catalog = loadCatalog({ modelsDir: tmp.dir });
-  return { modelsDir: tmp.dir, profile: 'test', device: 'cpu', memoryBudgetMB, maxImagePixels: 1e8, nice: 0, entries: [...catalog.models.values()], pinned: ['default:text'] };
+  return {
+    modelsDir: tmp.dir,
+    profile: 'test',
+    device: 'cpu',
+    memoryBudgetMB,
+    maxImagePixels: 1e8,
+    nice: 0,
+    entries: [...catalog.models.values()],
+    pinned: ['default:text'],
+  };
 }
 
 test('queue full → rate_limited with retryAfterSeconds; queued jobs still complete', async () => {
@@ -44,7 +53,9 @@ test('queue full → rate_limited with retryAfterSeconds; queued jobs still comp
 test('queued requests of the same kind and model are merged into one batch', async () => {
   const pool = new WorkerPool({ setup: setup(), logger: memoryLogger(), maxBatch: { embedTexts: 64 } });
   try {
-    const jobs = Array.from({ length: 10 }, (_, i) => pool.submit('embedTexts', 'clip-vit-b32', [`red ${i}`, `blue ${i}`]));
+    const jobs = Array.from({ length: 10 }, (_, i) =>
+      pool.submit('embedTexts', 'clip-vit-b32', [`red ${i}`, `blue ${i}`]),
+    );
     const other = pool.submit('embedTexts', 'default', ['green']);
     const results = await Promise.all(jobs);
     await other;
@@ -77,11 +88,25 @@ test('memory budget: LRU idle parts are unloaded, the default text tower never',
   const models = createVisionModels(testConfig(tmp.dir), logger, { memoryBudgetMB: 1.5 });
   try {
     await models.embedTexts(null, ['red']);
-    await models.embedImages(null, [Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAADElEQVR4nGP4//8/AAX+Av4N70a4AAAAAElFTkSuQmCC', 'base64')]);
-    assert.equal(models.loadedModels().map((m) => `${m.name}:${m.part}`).sort(), ['default:text', 'default:vision']);
+    await models.embedImages(null, [
+      Buffer.from(
+        'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAADElEQVR4nGP4//8/AAX+Av4N70a4AAAAAElFTkSuQmCC',
+        'base64',
+      ),
+    ]);
+    assert.equal(
+      models
+        .loadedModels()
+        .map((m) => `${m.name}:${m.part}`)
+        .sort(),
+      ['default:text', 'default:vision'],
+    );
     await models.embedTexts('clip-vit-b32', ['red']); // over budget now
     const loaded = models.loadedModels();
-    assert.ok(loaded.some((m) => m.name === 'default' && m.part === 'text' && m.pinned), 'pinned part kept');
+    assert.ok(
+      loaded.some((m) => m.name === 'default' && m.part === 'text' && m.pinned),
+      'pinned part kept',
+    );
     assert.ok(!loaded.some((m) => m.name === 'default' && m.part === 'vision'), 'least recently used part went first');
     assert.ok(logger.lines.some((l) => l.msg === 'model unloaded (memory budget)'));
     // An unloaded model loads again on demand.

@@ -44,13 +44,18 @@ test('default model: 768-d, L2-normalised, deterministic; first call (worker sta
   t = performance.now();
   const [b] = await models.embedImages(undefined, [images.red]);
   const warm = performance.now() - t;
-  console.log(`first embed (worker start, stand-in generation, load): ${first.toFixed(0)} ms; warm image embed: ${warm.toFixed(1)} ms`);
+  console.log(
+    `first embed (worker start, stand-in generation, load): ${first.toFixed(0)} ms; warm image embed: ${warm.toFixed(1)} ms`,
+  );
   assert.instance(a, Float32Array);
   assert.is(a.length, 768);
   assert.ok(Math.abs(norm(a) - 1) < 1e-5);
   assert.equal([...a], [...b], 'same image, same vector');
   const info = models.modelInfo();
-  assert.equal({ name: info.name, dims: info.dims, dtype: info.dtype, standin: info.standin, arch: info.arch }, { name: 'default', dims: 768, dtype: 'fp32', standin: true, arch: 'siglip' });
+  assert.equal(
+    { name: info.name, dims: info.dims, dtype: info.dtype, standin: info.standin, arch: info.arch },
+    { name: 'default', dims: 768, dtype: 'fp32', standin: true, arch: 'siglip' },
+  );
   assert.match(info.id, /^default:standin-v\d+:fp32$/);
 });
 
@@ -67,7 +72,10 @@ test('fast model clip-vit-b32: 512-d, normalised, its own vector space', async (
 });
 
 test("'a red thing' is nearer a red image than a blue one; each image is nearest its own colour word", async () => {
-  const vectors = await models.embedImages('default', COLOUR_NAMES.map((c) => images[c]));
+  const vectors = await models.embedImages(
+    'default',
+    COLOUR_NAMES.map((c) => images[c]),
+  );
   const words = await models.embedTexts('default', COLOUR_NAMES);
   const [redThing] = await models.embedTexts('default', ['a red thing']);
   const red = vectors[0];
@@ -76,7 +84,11 @@ test("'a red thing' is nearer a red image than a blue one; each image is nearest
   vectors.forEach((v, i) => {
     const sims = words.map((w) => dot(v, w));
     const best = sims.indexOf(Math.max(...sims));
-    assert.is(COLOUR_NAMES[best], COLOUR_NAMES[i], `${COLOUR_NAMES[i]} image: ${sims.map((s) => s.toFixed(2)).join(' ')}`);
+    assert.is(
+      COLOUR_NAMES[best],
+      COLOUR_NAMES[i],
+      `${COLOUR_NAMES[i]} image: ${sims.map((s) => s.toFixed(2)).join(' ')}`,
+    );
   });
 });
 
@@ -99,8 +111,13 @@ test('default captioner (Florence-2 shape) names the colour', async () => {
 });
 
 test('vit-gpt2 captioner: batched generation', async () => {
-  const out = await models.caption([images.red, images.blue, images.white, images.black], undefined, { model: 'vit-gpt2' });
-  assert.equal(out.map((c) => c.text), ['a photo of a red thing', 'a photo of a blue thing', 'a photo of a white thing', 'a photo of a black thing']);
+  const out = await models.caption([images.red, images.blue, images.white, images.black], undefined, {
+    model: 'vit-gpt2',
+  });
+  assert.equal(
+    out.map((c) => c.text),
+    ['a photo of a red thing', 'a photo of a blue thing', 'a photo of a white thing', 'a photo of a black thing'],
+  );
   assert.ok(out.every((c) => c.model === 'vit-gpt2'));
 });
 
@@ -110,7 +127,11 @@ test('caption prompts: Florence-2 task tokens accepted, free-form prompts need a
   const [ocr] = await models.caption([images.yellow], '<OCR>', { model: 'vit-gpt2' });
   assert.is(ocr.model, 'vit-gpt2');
   await rejects(models.caption([images.red], 'how many cats?'), 'unavailable', /prompt-following/);
-  await rejects(models.caption([images.red], 'how many cats?', { model: 'vit-gpt2' }), 'invalid_input', /cannot follow a prompt/);
+  await rejects(
+    models.caption([images.red], 'how many cats?', { model: 'vit-gpt2' }),
+    'invalid_input',
+    /cannot follow a prompt/,
+  );
   await rejects(models.caption([images.red], '<OD>', { model: 'florence-2-base' }), 'invalid_input', /takes only/);
 });
 
@@ -124,14 +145,21 @@ test('zeroShot scores labels with the embedder', async () => {
 test('unknown model → invalid_input; wrong task → invalid_input; no stand-in → unavailable', async () => {
   await rejects(models.embedImages('no-such-model', [images.red]), 'invalid_input', /unknown model "no-such-model"/);
   await rejects(models.embedTexts('vit-gpt2', ['x']), 'invalid_input', /caption model/);
-  assert.throws(() => models.modelInfo('nope'), (e: unknown) => e instanceof DomainError && e.code === 'invalid_input');
+  assert.throws(
+    () => models.modelInfo('nope'),
+    (e: unknown) => e instanceof DomainError && e.code === 'invalid_input',
+  );
   await rejects(models.caption([images.red], 'hi', { model: 'smolvlm-256m-instruct' }), 'unavailable', /no stand-in/);
   await rejects(models.embedTexts(null, []), 'invalid_input');
 });
 
 test('undecodable bytes → unprocessable, and only that request fails when batched with others', async () => {
   const junk = Buffer.from('definitely not an image');
-  const [bad, good] = await Promise.allSettled([models.embedImages(null, [junk]), models.embedImages(null, [images.red]), models.embedImages(null, [images.blue])]);
+  const [bad, good] = await Promise.allSettled([
+    models.embedImages(null, [junk]),
+    models.embedImages(null, [images.red]),
+    models.embedImages(null, [images.blue]),
+  ]);
   assert.is(bad.status, 'rejected');
   assert.is(((bad as PromiseRejectedResult).reason as DomainError).code, 'unprocessable');
   assert.is(good.status, 'fulfilled');
@@ -148,7 +176,11 @@ test('loadedModels: the default text tower is pinned; parts are listed once', ()
 
 test('warmUp loads both towers of an embedder ahead of use', async () => {
   await models.warmUp(['clip-vit-l14']);
-  const parts = models.loadedModels().filter((m) => m.name === 'clip-vit-l14').map((m) => m.part).sort();
+  const parts = models
+    .loadedModels()
+    .filter((m) => m.name === 'clip-vit-l14')
+    .map((m) => m.part)
+    .sort();
   assert.equal(parts, ['text', 'vision']);
 });
 

@@ -22,12 +22,16 @@ const ROOT = path.resolve(import.meta.dirname, '..', '..');
 const REPO = 'Xenova/clip-vit-base-patch32';
 const tmp = tempModelsDir();
 const served = new Map<string, Buffer>();
-for (const [rel, data] of embedderStandinFiles({ arch: 'clip', dims: 512, seed: 'hub' })) served.set(rel, Buffer.from(data));
+for (const [rel, data] of embedderStandinFiles({ arch: 'clip', dims: 512, seed: 'hub' }))
+  served.set(rel, Buffer.from(data));
 const requests: { url: string; remote: string }[] = [];
 let server: http.Server;
 let hub = '';
 
-function run(args: string[], env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
+function run(
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     execFile(
       process.execPath,
@@ -48,7 +52,12 @@ test.before(async () => {
       res.writeHead(302, { location: '/cdn/vision_model.onnx' }).end();
       return;
     }
-    const rel = url === '/cdn/vision_model.onnx' ? 'onnx/vision_model.onnx' : url.startsWith(prefix) ? url.slice(prefix.length) : null;
+    const rel =
+      url === '/cdn/vision_model.onnx'
+        ? 'onnx/vision_model.onnx'
+        : url.startsWith(prefix)
+          ? url.slice(prefix.length)
+          : null;
     const body = rel === null ? undefined : served.get(rel);
     if (!body) {
       res.writeHead(404).end('not found');
@@ -90,11 +99,17 @@ test('fetch downloads, follows the redirect, records checksums; list and verify 
   assert.match(r.stdout, /clip-vit-b32: ok \(6 downloaded, 0 already present, 6 checksums recorded\)/);
   const folder = path.join(tmp.dir, REPO);
   for (const [rel, data] of served) assert.ok(readFileSync(path.join(folder, rel)).equals(data), rel);
-  assert.ok(requests.some((q) => q.url === '/cdn/vision_model.onnx'), 'redirect followed');
+  assert.ok(
+    requests.some((q) => q.url === '/cdn/vision_model.onnx'),
+    'redirect followed',
+  );
   const lock = readLock(tmp.dir);
   assert.is(Object.keys(lock.files).length, 6);
   assert.ok(lock.files[`${REPO}@main/onnx/text_model.onnx`].sha256.match(/^[0-9a-f]{64}$/));
-  assert.not.ok(readdirSync(path.join(folder, 'onnx')).some((f) => f.includes('.part')), 'no temp files left');
+  assert.not.ok(
+    readdirSync(path.join(folder, 'onnx')).some((f) => f.includes('.part')),
+    'no temp files left',
+  );
 
   const list = await run(['list']);
   assert.match(list.stdout, /clip-vit-b32\s+embed\s+512\s+embedFast\s+installed\s+6 recorded/);
@@ -114,7 +129,10 @@ test('verify catches a changed file (exit 1); fetch replaces it', async () => {
 
   const entry = loadCatalog({ modelsDir: tmp.dir }).models.get('clip-vit-b32')!;
   const result = await fetchModel(entry, { modelsDir: tmp.dir, hubUrl: hub });
-  assert.equal(result.files.filter((f) => f.outcome === 'downloaded').map((f) => f.path), ['onnx/vision_model.onnx']);
+  assert.equal(
+    result.files.filter((f) => f.outcome === 'downloaded').map((f) => f.path),
+    ['onnx/vision_model.onnx'],
+  );
   const again = await verifyModel(entry, tmp.dir, readLock(tmp.dir));
   assert.ok(again.files.every((f) => f.state === 'recorded'));
 });
@@ -128,7 +146,10 @@ test('a hub file that differs from the recorded checksum is refused and not inst
     await fetchModel(entry, { modelsDir: tmp.dir, hubUrl: hub });
     assert.unreachable('should have failed');
   } catch (err) {
-    assert.match((err as Error).message, /checksum mismatch for onnx\/text_model.onnx: expected [0-9a-f]{64} \(recorded\)/);
+    assert.match(
+      (err as Error).message,
+      /checksum mismatch for onnx\/text_model.onnx: expected [0-9a-f]{64} \(recorded\)/,
+    );
   }
   assert.not.ok(existsSync(file));
   assert.not.ok(readdirSync(path.dirname(file)).some((f) => f.includes('.part')));

@@ -32,24 +32,50 @@ test.before(() => {
 test.after(() => tmp.cleanup());
 
 test('every embedder and captioner gets a stand-in, in milliseconds', () => {
-  assert.equal(generated.names.sort(), ['birefnet-lite', 'clip-vit-b32', 'clip-vit-l14', 'default', 'florence-2-base', 'janus-pro-1b', 'modnet', 'swin2sr-x2', 'vit-gpt2']);
+  assert.equal(generated.names.sort(), [
+    'birefnet-lite',
+    'clip-vit-b32',
+    'clip-vit-l14',
+    'default',
+    'florence-2-base',
+    'janus-pro-1b',
+    'modnet',
+    'swin2sr-x2',
+    'vit-gpt2',
+  ]);
   console.log(`stand-in generation: ${generated.ms.toFixed(0)} ms for ${generated.names.length} models`);
   assert.ok(generated.ms < 5000, `took ${generated.ms} ms`);
   assert.not.ok(hasStandin(catalog.models.get('smolvlm-256m-instruct')!));
   // Warm (already-compiled) generation of all five, for the record.
   const t = performance.now();
-  for (const e of catalog.models.values()) if (hasStandin(e)) ensureStandin({ ...e, name: `${e.name}-again` }, path.join(tmp.dir, 'again'));
+  for (const e of catalog.models.values())
+    if (hasStandin(e)) ensureStandin({ ...e, name: `${e.name}-again` }, path.join(tmp.dir, 'again'));
   console.log(`stand-in generation, warm: ${(performance.now() - t).toFixed(0)} ms for 5 models`);
 });
 
 test('folder layout matches the real models', () => {
   const root = standinRoot(tmp.dir);
   for (const name of ['default', 'clip-vit-b32', 'clip-vit-l14']) {
-    for (const f of ['config.json', 'preprocessor_config.json', 'tokenizer.json', 'tokenizer_config.json', 'onnx/vision_model.onnx', 'onnx/text_model.onnx']) {
+    for (const f of [
+      'config.json',
+      'preprocessor_config.json',
+      'tokenizer.json',
+      'tokenizer_config.json',
+      'onnx/vision_model.onnx',
+      'onnx/text_model.onnx',
+    ]) {
       assert.ok(existsSync(path.join(root, name, f)), `${name}/${f}`);
     }
   }
-  for (const f of ['config.json', 'generation_config.json', 'preprocessor_config.json', 'tokenizer.json', 'tokenizer_config.json', 'onnx/encoder_model.onnx', 'onnx/decoder_model_merged.onnx']) {
+  for (const f of [
+    'config.json',
+    'generation_config.json',
+    'preprocessor_config.json',
+    'tokenizer.json',
+    'tokenizer_config.json',
+    'onnx/encoder_model.onnx',
+    'onnx/decoder_model_merged.onnx',
+  ]) {
     assert.ok(existsSync(path.join(root, 'vit-gpt2', f)), `vit-gpt2/${f}`);
   }
   for (const part of ['vision_encoder', 'embed_tokens', 'encoder_model', 'decoder_model_merged']) {
@@ -73,7 +99,8 @@ test('generation is idempotent: a current stand-in is not rewritten', () => {
 test('the stand-in tokenizer loads through AutoTokenizer and knows the colour words', async () => {
   const tok = await AutoTokenizer.from_pretrained('clip-vit-b32');
   const ids = tok.encode('A RED thing');
-  const vocab = JSON.parse(readFileSync(path.join(standinRoot(tmp.dir), 'clip-vit-b32', 'tokenizer.json'), 'utf8')).model.vocab;
+  const vocab = JSON.parse(readFileSync(path.join(standinRoot(tmp.dir), 'clip-vit-b32', 'tokenizer.json'), 'utf8'))
+    .model.vocab;
   assert.is(ids.length, 5, 'bos, a, red, thing, eos');
   assert.is(ids[2], vocab['Ġred']);
   assert.is(ids[0], vocab['<|startoftext|>']);
@@ -89,18 +116,24 @@ test('the CLIP text tower runs in-process and puts "red" on its own axis', async
   const red = data.slice(0, 512);
   const blue = data.slice(512);
   assert.is(red.filter((x) => x !== 0).length, 1);
-  assert.is(red.reduce((s, x, i) => s + x * blue[i], 0), 0);
+  assert.is(
+    red.reduce((s, x, i) => s + x * blue[i], 0),
+    0,
+  );
   await model.dispose();
 });
 
 test("the captioner stand-in runs through pipeline('image-to-text')", async () => {
   const captioner = await pipeline('image-to-text', 'vit-gpt2', { dtype: 'fp32' });
-  const { data, info } = await sharp({ create: { width: 50, height: 40, channels: 3, background: { r: 30, g: 170, b: 40 } } }).raw().toBuffer({ resolveWithObject: true });
+  const { data, info } = await sharp({
+    create: { width: 50, height: 40, channels: 3, background: { r: 30, g: 170, b: 40 } },
+  })
+    .raw()
+    .toBuffer({ resolveWithObject: true });
   const out = await captioner(new RawImage(new Uint8ClampedArray(data), info.width, info.height, 3));
   assert.equal(out, [{ generated_text: 'a photo of a green thing' }]);
   await captioner.dispose();
 });
-
 
 test('the catalog declares the stand-ins the generators make, at their version', () => {
   assert.is(catalog.standins.version, STANDIN_VERSION, 'model ids name the generated files');

@@ -22,7 +22,6 @@ import { decodeImage, processorSide } from './images.js';
 import type { Loaded } from './registry.js';
 import { FLORENCE_DEFAULT_TASK, FLORENCE_TEXT_TASKS } from '../tasks.js';
 
-
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Any = any;
 interface Generator {
@@ -37,7 +36,9 @@ async function loadGenerator(ctx: EngineContext, entry: ModelEntry): Promise<Loa
   const ModelClass = entry.arch === 'florence2' ? Florence2ForConditionalGeneration : AutoModelForVision2Seq;
   const processor = await AutoProcessor.from_pretrained(id);
   const tokenizer = entry.arch === 'vit-gpt2' ? await AutoTokenizer.from_pretrained(id) : undefined;
-  const { value: model, device } = await ctx.devices.load(entry.name, (device) => ModelClass.from_pretrained(id, { dtype, device, session_options: SESSION_OPTIONS }));
+  const { value: model, device } = await ctx.devices.load(entry.name, (device) =>
+    ModelClass.from_pretrained(id, { dtype, device, session_options: SESSION_OPTIONS }),
+  );
   return {
     value: { model, processor, tokenizer },
     device,
@@ -52,22 +53,32 @@ export interface GenerateOptions {
 }
 
 /** One text per image. */
-export async function generateTexts(ctx: EngineContext, entry: ModelEntry, images: Uint8Array[], opts: GenerateOptions): Promise<string[]> {
-  return ctx.registry.use(entry.name, 'generate', () => loadGenerator(ctx, entry), async (gen) => {
-    const side = processorSide(gen.processor.image_processor?.config ?? gen.processor.config, 512);
-    const decode = (b: Uint8Array) => decodeImage(b, { minSide: side, maxPixels: ctx.maxPixels });
-    switch (entry.arch) {
-      case 'vit-gpt2':
-        return vitGpt2(gen, images, decode, opts.maxNewTokens ?? 30);
-      case 'florence2':
-        return florence2(gen, images, decode, opts.prompt ?? FLORENCE_DEFAULT_TASK, opts.maxNewTokens ?? 100);
-      case 'smolvlm':
-        if (!opts.prompt) throw new DomainError('invalid_input', `model ${entry.name} needs a prompt`);
-        return smolvlm(gen, images, decode, opts.prompt, opts.maxNewTokens ?? 128);
-      default:
-        throw new DomainError('invalid_input', `model ${entry.name} does not write text`);
-    }
-  });
+export async function generateTexts(
+  ctx: EngineContext,
+  entry: ModelEntry,
+  images: Uint8Array[],
+  opts: GenerateOptions,
+): Promise<string[]> {
+  return ctx.registry.use(
+    entry.name,
+    'generate',
+    () => loadGenerator(ctx, entry),
+    async (gen) => {
+      const side = processorSide(gen.processor.image_processor?.config ?? gen.processor.config, 512);
+      const decode = (b: Uint8Array) => decodeImage(b, { minSide: side, maxPixels: ctx.maxPixels });
+      switch (entry.arch) {
+        case 'vit-gpt2':
+          return vitGpt2(gen, images, decode, opts.maxNewTokens ?? 30);
+        case 'florence2':
+          return florence2(gen, images, decode, opts.prompt ?? FLORENCE_DEFAULT_TASK, opts.maxNewTokens ?? 100);
+        case 'smolvlm':
+          if (!opts.prompt) throw new DomainError('invalid_input', `model ${entry.name} needs a prompt`);
+          return smolvlm(gen, images, decode, opts.prompt, opts.maxNewTokens ?? 128);
+        default:
+          throw new DomainError('invalid_input', `model ${entry.name} does not write text`);
+      }
+    },
+  );
 }
 
 type Decode = (b: Uint8Array) => Promise<Any>;
@@ -82,7 +93,13 @@ async function vitGpt2(gen: Generator, images: Uint8Array[], decode: Decode, max
   return out;
 }
 
-async function florence2(gen: Generator, images: Uint8Array[], decode: Decode, task: string, maxNewTokens: number): Promise<string[]> {
+async function florence2(
+  gen: Generator,
+  images: Uint8Array[],
+  decode: Decode,
+  task: string,
+  maxNewTokens: number,
+): Promise<string[]> {
   if (!(FLORENCE_TEXT_TASKS as readonly string[]).includes(task)) {
     throw new DomainError('invalid_input', `Florence-2 text tasks are ${FLORENCE_TEXT_TASKS.join(', ')}; got ${task}`);
   }
@@ -100,7 +117,13 @@ async function florence2(gen: Generator, images: Uint8Array[], decode: Decode, t
   return out;
 }
 
-async function smolvlm(gen: Generator, images: Uint8Array[], decode: Decode, prompt: string, maxNewTokens: number): Promise<string[]> {
+async function smolvlm(
+  gen: Generator,
+  images: Uint8Array[],
+  decode: Decode,
+  prompt: string,
+  maxNewTokens: number,
+): Promise<string[]> {
   const out: string[] = [];
   for (const bytes of images) {
     const image = await decode(bytes);

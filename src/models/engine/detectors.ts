@@ -41,7 +41,11 @@ export class DetectorHost {
       }
       return target;
     }
-    if (!existsSync(real)) throw new DomainError('unavailable', `model ${entry.name} is not installed: run \`npm run models -- fetch ${entry.name}\``);
+    if (!existsSync(real))
+      throw new DomainError(
+        'unavailable',
+        `model ${entry.name} is not installed: run \`npm run models -- fetch ${entry.name}\``,
+      );
     return real;
   }
 
@@ -51,7 +55,11 @@ export class DetectorHost {
       p = (async () => {
         switch (entry.arch) {
           case 'yolox':
-            return loadYoloxDetector({ modelPath: this.modelFile(entry), inputSize: entry.inputSize, name: entry.name });
+            return loadYoloxDetector({
+              modelPath: this.modelFile(entry),
+              inputSize: entry.inputSize,
+              name: entry.name,
+            });
           case 'ultraface':
             return loadUltraFaceDetector({ modelPath: this.modelFile(entry), modelName: entry.name });
           case 'sface':

@@ -47,9 +47,18 @@ async function loadTower(ctx: EngineContext, entry: ModelEntry, kind: 'image' | 
   const dtype = ctx.dtype(entry);
   const siglip = entry.arch === 'siglip';
   const ModelClass =
-    kind === 'image' ? (siglip ? SiglipVisionModel : CLIPVisionModelWithProjection) : siglip ? SiglipTextModel : CLIPTextModelWithProjection;
-  const prep = kind === 'image' ? await AutoImageProcessor.from_pretrained(id) : await AutoTokenizer.from_pretrained(id);
-  const { value: model, device } = await ctx.devices.load(`${entry.name}:${kind}`, (device) => ModelClass.from_pretrained(id, { dtype, device, session_options: SESSION_OPTIONS }));
+    kind === 'image'
+      ? siglip
+        ? SiglipVisionModel
+        : CLIPVisionModelWithProjection
+      : siglip
+        ? SiglipTextModel
+        : CLIPTextModelWithProjection;
+  const prep =
+    kind === 'image' ? await AutoImageProcessor.from_pretrained(id) : await AutoTokenizer.from_pretrained(id);
+  const { value: model, device } = await ctx.devices.load(`${entry.name}:${kind}`, (device) =>
+    ModelClass.from_pretrained(id, { dtype, device, session_options: SESSION_OPTIONS }),
+  );
   return {
     value: { model: model as unknown as Tower['model'], prep: prep as unknown as Tower['prep'] },
     device,
@@ -60,34 +69,58 @@ async function loadTower(ctx: EngineContext, entry: ModelEntry, kind: 'image' | 
 
 function rows(entry: ModelEntry, out: Record<string, OutputTensor>, kind: 'image' | 'text'): Float32Array[] {
   const tensor = out[outputName(entry, kind)];
-  if (!tensor) throw new DomainError('unavailable', `model ${entry.name} has no ${outputName(entry, kind)} output (outputs: ${Object.keys(out).join(', ')})`);
+  if (!tensor)
+    throw new DomainError(
+      'unavailable',
+      `model ${entry.name} has no ${outputName(entry, kind)} output (outputs: ${Object.keys(out).join(', ')})`,
+    );
   const [n, dims] = tensor.dims;
-  if (dims !== entry.dims) throw new DomainError('unavailable', `model ${entry.name} produced ${dims}-d vectors; the catalog says ${entry.dims}`);
+  if (dims !== entry.dims)
+    throw new DomainError(
+      'unavailable',
+      `model ${entry.name} produced ${dims}-d vectors; the catalog says ${entry.dims}`,
+    );
   return normalisedRows(tensor.data, n, dims);
 }
 
-export async function embedImages(ctx: EngineContext, entry: ModelEntry, images: Uint8Array[]): Promise<Float32Array[]> {
-  return ctx.registry.use(entry.name, 'vision', () => loadTower(ctx, entry, 'image'), async (tower) => {
-    const side = processorSide(tower.prep.config, 224);
-    const result: Float32Array[] = [];
-    for (const batch of chunks(images, MAX_RUN)) {
-      const decoded = await Promise.all(batch.map((b) => decodeImage(b, { minSide: side, maxPixels: ctx.maxPixels })));
-      const inputs = await tower.prep(decoded);
-      const out = await tower.model({ pixel_values: inputs.pixel_values });
-      result.push(...rows(entry, out, 'image'));
-    }
-    return result;
-  });
+export async function embedImages(
+  ctx: EngineContext,
+  entry: ModelEntry,
+  images: Uint8Array[],
+): Promise<Float32Array[]> {
+  return ctx.registry.use(
+    entry.name,
+    'vision',
+    () => loadTower(ctx, entry, 'image'),
+    async (tower) => {
+      const side = processorSide(tower.prep.config, 224);
+      const result: Float32Array[] = [];
+      for (const batch of chunks(images, MAX_RUN)) {
+        const decoded = await Promise.all(
+          batch.map((b) => decodeImage(b, { minSide: side, maxPixels: ctx.maxPixels })),
+        );
+        const inputs = await tower.prep(decoded);
+        const out = await tower.model({ pixel_values: inputs.pixel_values });
+        result.push(...rows(entry, out, 'image'));
+      }
+      return result;
+    },
+  );
 }
 
 export async function embedTexts(ctx: EngineContext, entry: ModelEntry, texts: string[]): Promise<Float32Array[]> {
-  return ctx.registry.use(entry.name, 'text', () => loadTower(ctx, entry, 'text'), async (tower) => {
-    const result: Float32Array[] = [];
-    for (const batch of chunks(texts, MAX_RUN)) {
-      const inputs = tower.prep(batch, { padding: entry.arch === 'siglip' ? 'max_length' : true, truncation: true });
-      const out = await tower.model(inputs);
-      result.push(...rows(entry, out, 'text'));
-    }
-    return result;
-  });
+  return ctx.registry.use(
+    entry.name,
+    'text',
+    () => loadTower(ctx, entry, 'text'),
+    async (tower) => {
+      const result: Float32Array[] = [];
+      for (const batch of chunks(texts, MAX_RUN)) {
+        const inputs = tower.prep(batch, { padding: entry.arch === 'siglip' ? 'max_length' : true, truncation: true });
+        const out = await tower.model(inputs);
+        result.push(...rows(entry, out, 'text'));
+      }
+      return result;
+    },
+  );
 }

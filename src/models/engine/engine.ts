@@ -22,7 +22,11 @@ import { PartRegistry } from './registry.js';
 import { DetectorHost } from './detectors.js';
 import { ORT_ARCHES } from '../catalog.js';
 
-export type EngineLog = (level: 'debug' | 'info' | 'warn' | 'error', msg: string, fields?: Record<string, unknown>) => void;
+export type EngineLog = (
+  level: 'debug' | 'info' | 'warn' | 'error',
+  msg: string,
+  fields?: Record<string, unknown>,
+) => void;
 
 export class Engine {
   private readonly entries: Map<string, ModelEntry>;
@@ -41,7 +45,12 @@ export class Engine {
     return new Engine(setup, standins, log, onModels);
   }
 
-  private constructor(setup: WorkerSetup, standins: Standins | null, log: EngineLog, onModels: (loaded: LoadedModel[]) => void) {
+  private constructor(
+    setup: WorkerSetup,
+    standins: Standins | null,
+    log: EngineLog,
+    onModels: (loaded: LoadedModel[]) => void,
+  ) {
     this.entries = new Map(setup.entries.map((e) => [e.name, e]));
     this.standins = standins;
     this.test = standins !== null;
@@ -79,13 +88,20 @@ export class Engine {
       // transformers.js reports a missing tokenizer file as "Cannot read properties of undefined": say what is missing instead.
       const folder = this.ctx.folder(e);
       const missing = e.files.filter((f) => !f.optional && !existsSync(path.join(folder, f.path))).map((f) => f.path);
-      if (missing.length) throw new DomainError('unavailable', `model ${name} is missing ${missing.join(', ')} in ${folder}: run \`npm run models -- fetch ${name}\``);
+      if (missing.length)
+        throw new DomainError(
+          'unavailable',
+          `model ${name} is missing ${missing.join(', ')} in ${folder}: run \`npm run models -- fetch ${name}\``,
+        );
     }
     return e;
   }
 
   /** `progress` receives steps done / total from long requests (generate). */
-  async run(request: WorkerRequest, progress: (done: number, total: number) => void = () => {}): Promise<(Float32Array | string | Uint8Array)[]> {
+  async run(
+    request: WorkerRequest,
+    progress: (done: number, total: number) => void = () => {},
+  ): Promise<(Float32Array | string | Uint8Array)[]> {
     const entry = this.entry(request.model);
     const bytes = () => request.inputs.map((x) => (typeof x === 'string' ? Buffer.from(x) : x));
     const strings = () => request.inputs.map(String);
@@ -99,7 +115,11 @@ export class Engine {
       case 'warm':
         return this.warm(entry);
       case 'detect':
-        return this.detectors.detect(entry, request.inputs.map((x) => (typeof x === 'string' ? Buffer.from(x) : x)), request.options.minScore);
+        return this.detectors.detect(
+          entry,
+          request.inputs.map((x) => (typeof x === 'string' ? Buffer.from(x) : x)),
+          request.options.minScore,
+        );
       case 'embedFaces':
         return [await this.detectors.embedFaces(entry, bytes()[0], JSON.parse(request.options.faces ?? '[]'))];
       case 'modelId':
@@ -129,7 +149,6 @@ export class Engine {
     }
     return [];
   }
-
 }
 
 /** A valid 1×1 white PNG, for warm-up runs. */

@@ -75,37 +75,42 @@ export async function generateImage(
   progress: (done: number, total: number) => void,
 ): Promise<Uint8Array[]> {
   if (entry.task !== 'generate') throw new DomainError('invalid_input', `model ${entry.name} does not generate images`);
-  return ctx.registry.use(entry.name, 'generate', () => load(ctx, entry), async (gen) => {
-    const total: number = gen.processor.num_image_tokens;
-    const conversation = [{ role: '<|User|>', content: prompt.slice(0, MAX_PROMPT_CHARS) }];
-    const inputs = await gen.processor(conversation, { chat_template: 'text_to_image' });
-    // A streamer is told the prompt first, then every new token: count the tokens for progress.
-    let done = -1;
-    let lastReport = 0;
-    const streamer = {
-      put() {
-        done++;
-        const now = Date.now();
-        if (done > 0 && (now - lastReport >= 250 || done >= total)) {
-          lastReport = now;
-          progress(done, total);
-        }
-      },
-      end() {},
-    };
-    random.seed(seed);
-    const [image] = await gen.model.generate_images({
-      ...inputs,
-      min_new_tokens: total,
-      max_new_tokens: total,
-      do_sample: true,
-      streamer,
-    });
-    const png = await sharp(Buffer.from(image.data.buffer, image.data.byteOffset, image.data.byteLength), {
-      raw: { width: image.width, height: image.height, channels: image.channels },
-    })
-      .png()
-      .toBuffer();
-    return [new Uint8Array(png)];
-  });
+  return ctx.registry.use(
+    entry.name,
+    'generate',
+    () => load(ctx, entry),
+    async (gen) => {
+      const total: number = gen.processor.num_image_tokens;
+      const conversation = [{ role: '<|User|>', content: prompt.slice(0, MAX_PROMPT_CHARS) }];
+      const inputs = await gen.processor(conversation, { chat_template: 'text_to_image' });
+      // A streamer is told the prompt first, then every new token: count the tokens for progress.
+      let done = -1;
+      let lastReport = 0;
+      const streamer = {
+        put() {
+          done++;
+          const now = Date.now();
+          if (done > 0 && (now - lastReport >= 250 || done >= total)) {
+            lastReport = now;
+            progress(done, total);
+          }
+        },
+        end() {},
+      };
+      random.seed(seed);
+      const [image] = await gen.model.generate_images({
+        ...inputs,
+        min_new_tokens: total,
+        max_new_tokens: total,
+        do_sample: true,
+        streamer,
+      });
+      const png = await sharp(Buffer.from(image.data.buffer, image.data.byteOffset, image.data.byteLength), {
+        raw: { width: image.width, height: image.height, channels: image.channels },
+      })
+        .png()
+        .toBuffer();
+      return [new Uint8Array(png)];
+    },
+  );
 }

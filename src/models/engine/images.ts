@@ -10,7 +10,12 @@ import { RawImage } from '@huggingface/transformers';
 import { DomainError } from '../../errors.js';
 
 export async function decodeImage(bytes: Uint8Array, opts: { minSide: number; maxPixels: number }): Promise<RawImage> {
-  return decodeRgb(bytes, opts.maxPixels, { width: opts.minSide, height: opts.minSide, fit: 'outside', withoutEnlargement: true });
+  return decodeRgb(bytes, opts.maxPixels, {
+    width: opts.minSide,
+    height: opts.minSide,
+    fit: 'outside',
+    withoutEnlargement: true,
+  });
 }
 
 /** The upright image flattened on white, as 8-bit RGB, resized by `resize` (the step callers differ in). */

@@ -41,7 +41,12 @@ async function loadMatter(ctx: EngineContext, entry: ModelEntry): Promise<Loaded
   const { value: model, device } = await ctx.devices.load(entry.name, (device) =>
     AutoModelForImageSegmentation.from_pretrained(id, { dtype, device, session_options: SESSION_OPTIONS }),
   );
-  return { value: { model, processor }, device, bytes: partBytes(ctx, entry, ['model']), dispose: () => model.dispose() };
+  return {
+    value: { model, processor },
+    device,
+    bytes: partBytes(ctx, entry, ['model']),
+    dispose: () => model.dispose(),
+  };
 }
 
 /** Width and height of the upright (EXIF-rotated) image, from its header. */
@@ -57,9 +62,16 @@ async function uprightSize(bytes: Uint8Array, maxPixels: number): Promise<{ widt
 }
 
 /** The upright image decoded to RGB (flattened on white) at the size the processor resizes to. */
-async function decodeForModel(m: Matter, bytes: Uint8Array, full: { width: number; height: number }, maxPixels: number): Promise<RawImage> {
+async function decodeForModel(
+  m: Matter,
+  bytes: Uint8Array,
+  full: { width: number; height: number },
+  maxPixels: number,
+): Promise<RawImage> {
   const ip = m.processor.image_processor ?? m.processor;
-  const [width, height] = ip.do_resize ? (ip.get_resize_output_image_size({ size: [full.width, full.height] }, ip.size) as [number, number]) : [full.width, full.height];
+  const [width, height] = ip.do_resize
+    ? (ip.get_resize_output_image_size({ size: [full.width, full.height] }, ip.size) as [number, number])
+    : [full.width, full.height];
   return decodeRgb(bytes, maxPixels, { width, height, fit: 'fill', kernel: 'linear' });
 }
 
@@ -68,7 +80,9 @@ async function runMatte(m: Matter, image: RawImage): Promise<{ data: Uint8Array;
   const inputs = await m.processor(image);
   const { inputNames, outputNames } = m.model.sessions.model as { inputNames: string[]; outputNames: string[] };
   // MODNet's session input is `input`, BiRefNet's `input_image`: feed pixel_values under the one name it declares.
-  const feed = inputNames.includes('pixel_values') ? { pixel_values: inputs.pixel_values } : { [inputNames[0]]: inputs.pixel_values };
+  const feed = inputNames.includes('pixel_values')
+    ? { pixel_values: inputs.pixel_values }
+    : { [inputNames[0]]: inputs.pixel_values };
   const output = (await m.model(feed))[outputNames[0]];
   if (!output) throw new DomainError('unavailable', `the matting model has no ${outputNames[0]} output`);
   const dims = output.dims as number[];
@@ -90,18 +104,23 @@ async function runMatte(m: Matter, image: RawImage): Promise<{ data: Uint8Array;
 
 /** One grey PNG per image: alpha of the foreground, at the upright input's full width and height. */
 export async function matteImages(ctx: EngineContext, entry: ModelEntry, images: Uint8Array[]): Promise<Uint8Array[]> {
-  return ctx.registry.use(entry.name, 'model', () => loadMatter(ctx, entry), async (m) => {
-    const result: Uint8Array[] = [];
-    for (const bytes of images) {
-      const full = await uprightSize(bytes, ctx.maxPixels);
-      const matte = await runMatte(m, await decodeForModel(m, bytes, full, ctx.maxPixels));
-      const png = await sharp(matte.data, { raw: { width: matte.width, height: matte.height, channels: 1 } })
-        .resize({ ...full, fit: 'fill', kernel: 'mitchell' })
-        .toColourspace('b-w')
-        .png()
-        .toBuffer();
-      result.push(new Uint8Array(png));
-    }
-    return result;
-  });
+  return ctx.registry.use(
+    entry.name,
+    'model',
+    () => loadMatter(ctx, entry),
+    async (m) => {
+      const result: Uint8Array[] = [];
+      for (const bytes of images) {
+        const full = await uprightSize(bytes, ctx.maxPixels);
+        const matte = await runMatte(m, await decodeForModel(m, bytes, full, ctx.maxPixels));
+        const png = await sharp(matte.data, { raw: { width: matte.width, height: matte.height, channels: 1 } })
+          .resize({ ...full, fit: 'fill', kernel: 'mitchell' })
+          .toColourspace('b-w')
+          .png()
+          .toBuffer();
+        result.push(new Uint8Array(png));
+      }
+      return result;
+    },
+  );
 }

@@ -43,7 +43,12 @@ export class PartRegistry {
   }
 
   /** Runs `fn` with the loaded part, loading it first when needed. */
-  async use<T, R>(name: string, part: string, load: () => Promise<Loaded<T>>, fn: (value: T) => Promise<R>): Promise<R> {
+  async use<T, R>(
+    name: string,
+    part: string,
+    load: () => Promise<Loaded<T>>,
+    fn: (value: T) => Promise<R>,
+  ): Promise<R> {
     const key = PartRegistry.key(name, part);
     let slot = this.slots.get(key);
     if (!slot) {
@@ -54,7 +59,13 @@ export class PartRegistry {
           const loaded = await load();
           const s: Slot = { name, part, loaded, lastUsedAt: Date.now(), busy: 0 };
           this.slots.set(key, s);
-          this.opts.log('model loaded', { model: name, part, device: loaded.device, mb: Math.round(loaded.bytes / 2 ** 20), ms: Math.round(performance.now() - started) });
+          this.opts.log('model loaded', {
+            model: name,
+            part,
+            device: loaded.device,
+            mb: Math.round(loaded.bytes / 2 ** 20),
+            ms: Math.round(performance.now() - started),
+          });
           return s;
         })().finally(() => this.loading.delete(key));
         this.loading.set(key, pending);
@@ -88,7 +99,11 @@ export class PartRegistry {
       this.slots.delete(key);
       total -= slot.loaded.bytes;
       changed = true;
-      this.opts.log('model unloaded (memory budget)', { model: slot.name, part: slot.part, mb: Math.round(slot.loaded.bytes / 2 ** 20) });
+      this.opts.log('model unloaded (memory budget)', {
+        model: slot.name,
+        part: slot.part,
+        mb: Math.round(slot.loaded.bytes / 2 ** 20),
+      });
       await slot.loaded.dispose().catch(() => undefined);
     }
     if (changed) this.opts.onChange(this.list());

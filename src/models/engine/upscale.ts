@@ -46,15 +46,28 @@ async function loadUpscaler(ctx: EngineContext, entry: ModelEntry): Promise<Load
   const { value: model, device } = await ctx.devices.load(entry.name, (device) =>
     AutoModelForImageToImage.from_pretrained(id, { dtype, device, session_options: SESSION_OPTIONS }),
   );
-  return { value: { model, processor }, device, bytes: partBytes(ctx, entry, ['model']), dispose: () => model.dispose() };
+  return {
+    value: { model, processor },
+    device,
+    bytes: partBytes(ctx, entry, ['model']),
+    dispose: () => model.dispose(),
+  };
 }
 
 /** Upright RGB pixels (alpha removed, colours as stored) and, when the image has one, its alpha channel. */
-async function decode(bytes: Uint8Array, maxPixels: number): Promise<{ rgb: Buffer; alpha: Buffer | null; width: number; height: number }> {
+async function decode(
+  bytes: Uint8Array,
+  maxPixels: number,
+): Promise<{ rgb: Buffer; alpha: Buffer | null; width: number; height: number }> {
   try {
     const base = sharp(bytes, { limitInputPixels: maxPixels, failOn: 'error' }).rotate();
     const meta = await sharp(bytes, { limitInputPixels: maxPixels }).metadata();
-    const { data: rgb, info } = await base.clone().toColourspace('srgb').removeAlpha().raw().toBuffer({ resolveWithObject: true });
+    const { data: rgb, info } = await base
+      .clone()
+      .toColourspace('srgb')
+      .removeAlpha()
+      .raw()
+      .toBuffer({ resolveWithObject: true });
     const alpha = meta.hasAlpha ? await base.clone().toColourspace('srgb').extractChannel(3).raw().toBuffer() : null;
     return { rgb, alpha, width: info.width, height: info.height };
   } catch (err) {
@@ -88,7 +101,12 @@ function region(rgb: Buffer, width: number, height: number, x0: number, y0: numb
 }
 
 /** Runs the model over every tile; returns the upscaled RGB pixels and the scale the model applied. */
-async function upscaleTiles(up: Upscaler, rgb: Buffer, width: number, height: number): Promise<{ data: Buffer; scale: number }> {
+async function upscaleTiles(
+  up: Upscaler,
+  rgb: Buffer,
+  width: number,
+  height: number,
+): Promise<{ data: Buffer; scale: number }> {
   const xs = tileEdges(width);
   const ys = tileEdges(height);
   let scale = 0;
@@ -133,23 +151,39 @@ async function upscaleTiles(up: Upscaler, rgb: Buffer, width: number, height: nu
 }
 
 /** One PNG per image, `scale`× the upright input (×2 for the catalog's Swin2SR). */
-export async function upscaleImages(ctx: EngineContext, entry: ModelEntry, images: Uint8Array[], maxInputPixels: number): Promise<Uint8Array[]> {
-  return ctx.registry.use(entry.name, 'model', () => loadUpscaler(ctx, entry), async (up) => {
-    const result: Uint8Array[] = [];
-    for (const bytes of images) {
-      const { rgb, alpha, width, height } = await decode(bytes, ctx.maxPixels);
-      if (width * height > maxInputPixels) {
-        throw new DomainError('invalid_input', `image too large to upscale: ${width}×${height}; at most ${maxInputPixels} pixels`);
+export async function upscaleImages(
+  ctx: EngineContext,
+  entry: ModelEntry,
+  images: Uint8Array[],
+  maxInputPixels: number,
+): Promise<Uint8Array[]> {
+  return ctx.registry.use(
+    entry.name,
+    'model',
+    () => loadUpscaler(ctx, entry),
+    async (up) => {
+      const result: Uint8Array[] = [];
+      for (const bytes of images) {
+        const { rgb, alpha, width, height } = await decode(bytes, ctx.maxPixels);
+        if (width * height > maxInputPixels) {
+          throw new DomainError(
+            'invalid_input',
+            `image too large to upscale: ${width}×${height}; at most ${maxInputPixels} pixels`,
+          );
+        }
+        const { data, scale } = await upscaleTiles(up, rgb, width, height);
+        const size = { width: width * scale, height: height * scale };
+        let png = sharp(data, { raw: { ...size, channels: 3 } });
+        if (alpha) {
+          const a = await sharp(alpha, { raw: { width, height, channels: 1 } })
+            .resize({ ...size, fit: 'fill', kernel: 'lanczos3' })
+            .raw()
+            .toBuffer();
+          png = png.joinChannel(a, { raw: { ...size, channels: 1 } });
+        }
+        result.push(new Uint8Array(await png.png().toBuffer()));
       }
-      const { data, scale } = await upscaleTiles(up, rgb, width, height);
-      const size = { width: width * scale, height: height * scale };
-      let png = sharp(data, { raw: { ...size, channels: 3 } });
-      if (alpha) {
-        const a = await sharp(alpha, { raw: { width, height, channels: 1 } }).resize({ ...size, fit: 'fill', kernel: 'lanczos3' }).raw().toBuffer();
-        png = png.joinChannel(a, { raw: { ...size, channels: 1 } });
-      }
-      result.push(new Uint8Array(await png.png().toBuffer()));
-    }
-    return result;
-  });
+      return result;
+    },
+  );
 }

@@ -15,7 +15,14 @@ import type { BuiltTokenizer } from './tokenizer.js';
 const STEP = 20;
 
 /** Word pieces the chain needs in the tokenizer (GPT-2/BART style, leading space = 'Ġ'). */
-export const CAPTION_PIECES: readonly string[] = ['a', ' photo', ' of', ' a', ' thing', ...COLOURS.map((c) => ' ' + c.name)];
+export const CAPTION_PIECES: readonly string[] = [
+  'a',
+  ' photo',
+  ' of',
+  ' a',
+  ' thing',
+  ...COLOURS.map((c) => ' ' + c.name),
+];
 
 export interface ChainWeights {
   /** [V,V]: row = previous token, STEP on the next one. */

@@ -50,7 +50,10 @@ export function captionerStandinFiles(): StandinFiles {
 
   const base = d.op('Gather', [d.floatTensor(chain.transitions, [V, V]), ids], { axis: 0 }); // [B,S,V]
   const pooled = d.op('ReduceMean', [enc], { axes: [1], keepdims: 1 }); // [B,1,C] (axes is an attribute up to opset 17)
-  const colourLogits = d.op('Add', [d.op('MatMul', [pooled, d.floatTensor(chain.colourWeight, [C, V])]), d.floatTensor(chain.colourBias, [V])]);
+  const colourLogits = d.op('Add', [
+    d.op('MatMul', [pooled, d.floatTensor(chain.colourWeight, [C, V])]),
+    d.floatTensor(chain.colourBias, [V]),
+  ]);
   const afterA = d.op('Cast', [d.op('Equal', [ids, d.int64Tensor([chain.trigger], [])])], { to: 1 }); // [B,S] float
   const logits = d.op('Add', [base, d.op('Mul', [d.op('Unsqueeze', [afterA, d.int64Tensor([2])]), colourLogits])]);
   d.output(logits, 'logits', 'float32', ['batch_size', 'decoder_sequence_length', V]);
@@ -69,16 +72,47 @@ export function captionerStandinFiles(): StandinFiles {
       is_encoder_decoder: true,
       ...special,
       encoder: { model_type: 'vit', hidden_size: C, image_size: 224, patch_size: 16, num_channels: 3 },
-      decoder: { model_type: 'gpt2', n_layer: 1, n_head: HEADS, n_embd: HEADS * HEAD_DIM, vocab_size: V, add_cross_attention: true, is_decoder: true, bos_token_id: eos, eos_token_id: eos },
+      decoder: {
+        model_type: 'gpt2',
+        n_layer: 1,
+        n_head: HEADS,
+        n_embd: HEADS * HEAD_DIM,
+        vocab_size: V,
+        add_cross_attention: true,
+        is_decoder: true,
+        bos_token_id: eos,
+        eos_token_id: eos,
+      },
     }),
   );
   files.set('generation_config.json', json({ ...special, max_length: 20 }));
   files.set(
     'preprocessor_config.json',
-    json({ image_processor_type: 'ViTImageProcessor', do_resize: true, size: { height: 224, width: 224 }, resample: 2, do_rescale: true, rescale_factor: 1 / 255, do_normalize: true, image_mean: MEAN, image_std: STD }),
+    json({
+      image_processor_type: 'ViTImageProcessor',
+      do_resize: true,
+      size: { height: 224, width: 224 },
+      resample: 2,
+      do_rescale: true,
+      rescale_factor: 1 / 255,
+      do_normalize: true,
+      image_mean: MEAN,
+      image_std: STD,
+    }),
   );
   files.set('tokenizer.json', JSON.stringify(tok.json));
-  files.set('tokenizer_config.json', json({ tokenizer_class: 'GPT2Tokenizer', model_max_length: 1024, bos_token: EOS, eos_token: EOS, unk_token: EOS, pad_token: EOS, add_prefix_space: false }));
+  files.set(
+    'tokenizer_config.json',
+    json({
+      tokenizer_class: 'GPT2Tokenizer',
+      model_max_length: 1024,
+      bos_token: EOS,
+      eos_token: EOS,
+      unk_token: EOS,
+      pad_token: EOS,
+      add_prefix_space: false,
+    }),
+  );
   files.set('onnx/encoder_model.onnx', e.toModel({ docString: 'stand-in vit encoder (colour histogram)' }));
   files.set('onnx/decoder_model_merged.onnx', d.toModel({ docString: 'stand-in gpt2 decoder (colour caption chain)' }));
   return files;

@@ -39,7 +39,10 @@ const TEMPERATURE = 60;
  * τ·(2 p_c·x − |p_c|²) — the negated squared distance to prototype p_c minus
  * the |x|² term, which is the same for every colour and cancels in softmax.
  */
-export function colourVoteConv(mean: readonly number[], std: readonly number[]): { weight: Float32Array; bias: Float32Array } {
+export function colourVoteConv(
+  mean: readonly number[],
+  std: readonly number[],
+): { weight: Float32Array; bias: Float32Array } {
   const C = COLOURS.length;
   const weight = new Float32Array(C * 3);
   const bias = new Float32Array(C);
@@ -61,11 +64,18 @@ export function colourVoteConv(mean: readonly number[], std: readonly number[]):
  * a 1×1 conv scoring each pixel against the prototypes, softmax over colours,
  * mean over the image.
  */
-export function colourHistogram(g: GraphBuilder, pixels: string, mean: readonly number[], std: readonly number[]): string {
+export function colourHistogram(
+  g: GraphBuilder,
+  pixels: string,
+  mean: readonly number[],
+  std: readonly number[],
+): string {
   const C = COLOURS.length;
   const small = g.op('AveragePool', [pixels], { kernel_shape: [4, 4], strides: [4, 4] });
   const conv = colourVoteConv(mean, std);
-  const scores = g.op('Conv', [small, g.floatTensor(conv.weight, [C, 3, 1, 1]), g.floatTensor(conv.bias, [C])], { kernel_shape: [1, 1] });
+  const scores = g.op('Conv', [small, g.floatTensor(conv.weight, [C, 3, 1, 1]), g.floatTensor(conv.bias, [C])], {
+    kernel_shape: [1, 1],
+  });
   return g.op('GlobalAveragePool', [g.op('Softmax', [scores], { axis: 1 })]);
 }
 

@@ -28,7 +28,29 @@ export interface EmbedderStandinOptions {
 }
 
 /** Ordinary words the stand-in tokenizer knows as whole tokens (besides colours). */
-const WORDS = ['a', 'an', 'the', 'photo', 'picture', 'image', 'of', 'thing', 'and', 'with', 'on', 'in', 'dog', 'cat', 'car', 'tree', 'sky', 'sea', 'person', 'this', 'is'];
+const WORDS = [
+  'a',
+  'an',
+  'the',
+  'photo',
+  'picture',
+  'image',
+  'of',
+  'thing',
+  'and',
+  'with',
+  'on',
+  'in',
+  'dog',
+  'cat',
+  'car',
+  'tree',
+  'sky',
+  'sea',
+  'person',
+  'this',
+  'is',
+];
 
 const CLIP_MEAN = [0.48145466, 0.4578275, 0.40821073];
 const CLIP_STD = [0.26862954, 0.26130258, 0.27577711];
@@ -96,8 +118,23 @@ export function embedderStandinFiles(opts: EmbedderStandinOptions): StandinFiles
     'tokenizer_config.json',
     JSON.stringify(
       siglip
-        ? { tokenizer_class: 'SiglipTokenizer', model_max_length: 64, eos_token: '</s>', pad_token: '</s>', unk_token: '<unk>', do_lower_case: true }
-        : { tokenizer_class: 'CLIPTokenizer', model_max_length: 77, bos_token: '<|startoftext|>', eos_token: '<|endoftext|>', pad_token: '<|endoftext|>', unk_token: '<|endoftext|>', do_lower_case: true },
+        ? {
+            tokenizer_class: 'SiglipTokenizer',
+            model_max_length: 64,
+            eos_token: '</s>',
+            pad_token: '</s>',
+            unk_token: '<unk>',
+            do_lower_case: true,
+          }
+        : {
+            tokenizer_class: 'CLIPTokenizer',
+            model_max_length: 77,
+            bos_token: '<|startoftext|>',
+            eos_token: '<|endoftext|>',
+            pad_token: '<|endoftext|>',
+            unk_token: '<|endoftext|>',
+            do_lower_case: true,
+          },
       null,
       2,
     ),
@@ -112,8 +149,21 @@ function clipConfig(D: number, V: number) {
     architectures: ['CLIPModel'],
     model_type: 'clip',
     projection_dim: D,
-    text_config: { model_type: 'clip_text_model', hidden_size: D, projection_dim: D, max_position_embeddings: 77, vocab_size: V },
-    vision_config: { model_type: 'clip_vision_model', hidden_size: D, projection_dim: D, image_size: 224, patch_size: 32, num_channels: 3 },
+    text_config: {
+      model_type: 'clip_text_model',
+      hidden_size: D,
+      projection_dim: D,
+      max_position_embeddings: 77,
+      vocab_size: V,
+    },
+    vision_config: {
+      model_type: 'clip_vision_model',
+      hidden_size: D,
+      projection_dim: D,
+      image_size: 224,
+      patch_size: 32,
+      num_channels: 3,
+    },
   };
 }
 
@@ -122,7 +172,13 @@ function siglipConfig(D: number, V: number) {
     architectures: ['SiglipModel'],
     model_type: 'siglip',
     text_config: { model_type: 'siglip_text_model', hidden_size: D, max_position_embeddings: 64, vocab_size: V },
-    vision_config: { model_type: 'siglip_vision_model', hidden_size: D, image_size: 224, patch_size: 16, num_channels: 3 },
+    vision_config: {
+      model_type: 'siglip_vision_model',
+      hidden_size: D,
+      image_size: 224,
+      patch_size: 16,
+      num_channels: 3,
+    },
   };
 }
 

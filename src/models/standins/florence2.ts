@@ -62,14 +62,22 @@ export function florence2StandinFiles(): StandinFiles {
   const hist = vis.op('Reshape', [colourHistogram(vis, pixels, MEAN, STD), vis.int64Tensor([0, 1, C])]);
   const place = new Float32Array(C * E);
   for (let c = 0; c < C; c++) place[c * E + V + c] = 1;
-  vis.output(vis.op('MatMul', [hist, vis.floatTensor(place, [C, E])]), 'image_features', 'float32', ['batch_size', 1, E]);
+  vis.output(vis.op('MatMul', [hist, vis.floatTensor(place, [C, E])]), 'image_features', 'float32', [
+    'batch_size',
+    1,
+    E,
+  ]);
 
   // ---- token embeddings: one-hot
   const emb = new GraphBuilder('embed_tokens');
   const ids = emb.input('input_ids', 'int64', ['batch_size', 'sequence_length']);
   const eye = new Float32Array(V * E);
   for (let i = 0; i < V; i++) eye[i * E + i] = 1;
-  emb.output(emb.op('Gather', [emb.floatTensor(eye, [V, E]), ids], { axis: 0 }), 'inputs_embeds', 'float32', ['batch_size', 'sequence_length', E]);
+  emb.output(emb.op('Gather', [emb.floatTensor(eye, [V, E]), ids], { axis: 0 }), 'inputs_embeds', 'float32', [
+    'batch_size',
+    'sequence_length',
+    E,
+  ]);
 
   // ---- text encoder: identity (the decoder reads the histogram straight from it)
   const encG = new GraphBuilder('encoder_model');
@@ -83,7 +91,12 @@ export function florence2StandinFiles(): StandinFiles {
   d.input('encoder_attention_mask', 'int64', ['batch_size', 'encoder_sequence_length']);
   const enc = d.input('encoder_hidden_states', 'float32', ['batch_size', 'encoder_sequence_length', E]);
   const past = (kind: string, part: string) =>
-    d.input(`past_key_values.0.${kind}.${part}`, 'float32', ['batch_size', HEADS, `past_${kind}_sequence_length`, HEAD_DIM]);
+    d.input(`past_key_values.0.${kind}.${part}`, 'float32', [
+      'batch_size',
+      HEADS,
+      `past_${kind}_sequence_length`,
+      HEAD_DIM,
+    ]);
   const pastDecoder = { key: past('decoder', 'key'), value: past('decoder', 'value') };
   past('encoder', 'key');
   past('encoder', 'value');
@@ -95,7 +108,10 @@ export function florence2StandinFiles(): StandinFiles {
   const colourWeight = new Float32Array(E * V);
   colourWeight.set(chain.colourWeight, V * V); // histogram rows
   const colourSum = d.op('ReduceSum', [enc, d.int64Tensor([1])], { keepdims: 1 }); // [B,1,E]
-  const colourLogits = d.op('Add', [d.op('MatMul', [colourSum, d.floatTensor(colourWeight, [E, V])]), d.floatTensor(chain.colourBias, [V])]);
+  const colourLogits = d.op('Add', [
+    d.op('MatMul', [colourSum, d.floatTensor(colourWeight, [E, V])]),
+    d.floatTensor(chain.colourBias, [V]),
+  ]);
   const afterA = d.op('Gather', [x, d.int64Tensor([chain.trigger], [])], { axis: 2 }); // [B,S]
   const logits = d.op('Add', [base, d.op('Mul', [d.op('Unsqueeze', [afterA, d.int64Tensor([2])]), colourLogits])]);
   d.output(logits, 'logits', 'float32', ['batch_size', 'decoder_sequence_length', V]);
@@ -108,7 +124,12 @@ export function florence2StandinFiles(): StandinFiles {
   d.output(zeroCache(d, null, encPositions, HEADS, HEAD_DIM), 'present.0.encoder.key', 'float32', encDims);
   d.output(zeroCache(d, null, encPositions, HEADS, HEAD_DIM), 'present.0.encoder.value', 'float32', encDims);
 
-  const special = { bos_token_id: id('<s>'), pad_token_id: id('<pad>'), eos_token_id: id('</s>'), decoder_start_token_id: id('</s>') };
+  const special = {
+    bos_token_id: id('<s>'),
+    pad_token_id: id('<pad>'),
+    eos_token_id: id('</s>'),
+    decoder_start_token_id: id('</s>'),
+  };
   const json = (o: unknown) => JSON.stringify(o, null, 2);
   const files: StandinFiles = new Map();
   files.set(
@@ -155,10 +176,27 @@ export function florence2StandinFiles(): StandinFiles {
     }),
   );
   files.set('tokenizer.json', JSON.stringify(tok.json));
-  files.set('tokenizer_config.json', json({ tokenizer_class: 'BartTokenizer', model_max_length: 1024, bos_token: '<s>', eos_token: '</s>', pad_token: '<pad>', unk_token: '<unk>', add_prefix_space: false }));
-  files.set('onnx/vision_encoder.onnx', vis.toModel({ docString: 'stand-in Florence-2 vision encoder (colour histogram)' }));
+  files.set(
+    'tokenizer_config.json',
+    json({
+      tokenizer_class: 'BartTokenizer',
+      model_max_length: 1024,
+      bos_token: '<s>',
+      eos_token: '</s>',
+      pad_token: '<pad>',
+      unk_token: '<unk>',
+      add_prefix_space: false,
+    }),
+  );
+  files.set(
+    'onnx/vision_encoder.onnx',
+    vis.toModel({ docString: 'stand-in Florence-2 vision encoder (colour histogram)' }),
+  );
   files.set('onnx/embed_tokens.onnx', emb.toModel({ docString: 'stand-in Florence-2 token embeddings (one-hot)' }));
   files.set('onnx/encoder_model.onnx', encG.toModel({ docString: 'stand-in Florence-2 text encoder (identity)' }));
-  files.set('onnx/decoder_model_merged.onnx', d.toModel({ docString: 'stand-in Florence-2 decoder (colour caption chain)' }));
+  files.set(
+    'onnx/decoder_model_merged.onnx',
+    d.toModel({ docString: 'stand-in Florence-2 decoder (colour caption chain)' }),
+  );
   return files;
 }

@@ -81,7 +81,11 @@ export function janusStandinFiles(): StandinFiles {
   p.input('pixel_values', 'float32', ['num_batches', 'num_images', 3, 384, 384]);
   p.input('images_seq_mask', 'bool', ['mask_batch_size', 'mask_sequence_length']);
   p.input('images_emb_mask', 'bool', ['emb_batch_size', 'emb_num_images', 'num_image_tokens']);
-  p.output(p.op('Gather', [p.floatTensor(textEmbed, [V, HIDDEN]), ids], { axis: 0 }), 'inputs_embeds', 'float32', ['batch_size', 'sequence_length', HIDDEN]);
+  p.output(p.op('Gather', [p.floatTensor(textEmbed, [V, HIDDEN]), ids], { axis: 0 }), 'inputs_embeds', 'float32', [
+    'batch_size',
+    'sequence_length',
+    HIDDEN,
+  ]);
 
   // ---- language_model: cache the new embeddings, answer the mask-weighted sum of the whole cache
   const l = new GraphBuilder('language_model');
@@ -91,7 +95,9 @@ export function janusStandinFiles(): StandinFiles {
   const pastDims = ['batch_size', HEADS, 'past_sequence_length', HEAD_DIM];
   const pastKey = l.input('past_key_values.0.key', 'float32', pastDims);
   const pastValue = l.input('past_key_values.0.value', 'float32', pastDims);
-  const heads = l.op('Transpose', [l.op('Reshape', [embeds, l.int64Tensor([0, 0, HEADS, HEAD_DIM])])], { perm: [0, 2, 1, 3] }); // [B,H,S,Dh]
+  const heads = l.op('Transpose', [l.op('Reshape', [embeds, l.int64Tensor([0, 0, HEADS, HEAD_DIM])])], {
+    perm: [0, 2, 1, 3],
+  }); // [B,H,S,Dh]
   const presentKey = l.op('Concat', [pastKey, heads], { axis: 2 });
   const presentValue = l.op('Concat', [pastValue, heads], { axis: 2 });
   const weights = l.op('Unsqueeze', [l.op('Cast', [mask], { to: 1 }), l.int64Tensor([1, 3])]); // [B,1,T,1]
@@ -107,7 +113,10 @@ export function janusStandinFiles(): StandinFiles {
   const head = (name: string, weight: Float32Array, bias: Float32Array, width: number) => {
     const g = new GraphBuilder(name);
     const h = g.input('hidden_states', 'float32', ['batch_size', 'sequence_length', HIDDEN]);
-    const logits = g.op('Add', [g.op('MatMul', [h, g.floatTensor(weight, [HIDDEN, width])]), g.floatTensor(bias, [width])]);
+    const logits = g.op('Add', [
+      g.op('MatMul', [h, g.floatTensor(weight, [HIDDEN, width])]),
+      g.floatTensor(bias, [width]),
+    ]);
     g.output(logits, 'logits', 'float32', ['batch_size', 'sequence_length', width]);
     return g.toModel({ docString: `stand-in janus ${name}` });
   };
@@ -121,7 +130,12 @@ export function janusStandinFiles(): StandinFiles {
   for (let k = 0; k < K; k++) imageEmbed[k * HIDDEN + k] = FEEDBACK;
   const e = new GraphBuilder('gen_img_embeds');
   const imageIds = e.input('image_ids', 'int64', ['batch_size', 'sequence_length']);
-  e.output(e.op('Gather', [e.floatTensor(imageEmbed, [K, HIDDEN]), imageIds], { axis: 0 }), 'inputs_embeds', 'float32', ['batch_size', 'sequence_length', HIDDEN]);
+  e.output(
+    e.op('Gather', [e.floatTensor(imageEmbed, [K, HIDDEN]), imageIds], { axis: 0 }),
+    'inputs_embeds',
+    'float32',
+    ['batch_size', 'sequence_length', HIDDEN],
+  );
 
   // ---- image_decode: codes → palette colours on a grid → bilinear upsampling, shading, [-1, 1]
   const { grid, side } = JANUS_STANDIN;
@@ -136,9 +150,14 @@ export function janusStandinFiles(): StandinFiles {
   const d = new GraphBuilder('image_decode');
   const tokens = d.input('generated_tokens', 'int64', ['batch_size', N]);
   const colours = d.op('Gather', [d.floatTensor(palette, [K, 3]), tokens], { axis: 0 }); // [B,N,3]
-  const gridded = d.op('Transpose', [d.op('Reshape', [colours, d.int64Tensor([0, grid, grid, 3])])], { perm: [0, 3, 1, 2] }); // [B,3,g,g]
+  const gridded = d.op('Transpose', [d.op('Reshape', [colours, d.int64Tensor([0, grid, grid, 3])])], {
+    perm: [0, 3, 1, 2],
+  }); // [B,3,g,g]
   const scale = side / grid;
-  const up = d.op('Resize', [gridded, '', d.floatTensor([1, 1, scale, scale], [4])], { mode: 'linear', coordinate_transformation_mode: 'half_pixel' });
+  const up = d.op('Resize', [gridded, '', d.floatTensor([1, 1, scale, scale], [4])], {
+    mode: 'linear',
+    coordinate_transformation_mode: 'half_pixel',
+  });
   const lit = d.op('Add', [up, d.floatTensor(shade, [1, 3, side, side])]);
   const signed = d.op('Sub', [d.op('Mul', [lit, d.scalar(2)]), d.scalar(1)]);
   d.output(signed, 'decoded_image', 'float32', ['batch_size', 3, side, side]);
@@ -164,12 +183,23 @@ export function janusStandinFiles(): StandinFiles {
         max_position_embeddings: 1024,
         vocab_size: V,
       },
-      gen_head_config: { cls: 'vision_head', model_type: 'gen_head', params: { image_token_embed: HIDDEN, image_token_size: K, n_embed: HIDDEN } },
+      gen_head_config: {
+        cls: 'vision_head',
+        model_type: 'gen_head',
+        params: { image_token_embed: HIDDEN, image_token_size: K, n_embed: HIDDEN },
+      },
       gen_vision_config: { cls: 'VQ-16', model_type: 'gen_vision', params: { image_token_size: K, n_embed: 3 } },
-      gen_aligner_config: { cls: 'MlpProjector', model_type: 'gen_aligner', params: { depth: 1, input_dim: 3, n_embed: HIDDEN, projector_type: 'mlp_gelu' } },
+      gen_aligner_config: {
+        cls: 'MlpProjector',
+        model_type: 'gen_aligner',
+        params: { depth: 1, input_dim: 3, n_embed: HIDDEN, projector_type: 'mlp_gelu' },
+      },
     }),
   );
-  files.set('generation_config.json', json({ bos_token_id: bos, eos_token_id: eos, pad_token_id: pad, guidance_scale: 5, temperature: 1 }));
+  files.set(
+    'generation_config.json',
+    json({ bos_token_id: bos, eos_token_id: eos, pad_token_id: pad, guidance_scale: 5, temperature: 1 }),
+  );
   files.set(
     'preprocessor_config.json',
     json({
@@ -186,7 +216,15 @@ export function janusStandinFiles(): StandinFiles {
   );
   files.set(
     'processor_config.json',
-    json({ processor_class: 'VLChatProcessor', image_tag: IMAGE_TAG, image_start_tag: IMAGE_START, image_end_tag: IMAGE_END, num_image_tokens: N, add_special_token: false, sft_format: 'deepseek' }),
+    json({
+      processor_class: 'VLChatProcessor',
+      image_tag: IMAGE_TAG,
+      image_start_tag: IMAGE_START,
+      image_end_tag: IMAGE_END,
+      num_image_tokens: N,
+      add_special_token: false,
+      sft_format: 'deepseek',
+    }),
   );
   files.set('tokenizer.json', JSON.stringify(tok.json));
   files.set(
@@ -205,7 +243,10 @@ export function janusStandinFiles(): StandinFiles {
       ],
     }),
   );
-  files.set('onnx/prepare_inputs_embeds.onnx', p.toModel({ docString: 'stand-in janus prepare_inputs_embeds (colour words)' }));
+  files.set(
+    'onnx/prepare_inputs_embeds.onnx',
+    p.toModel({ docString: 'stand-in janus prepare_inputs_embeds (colour words)' }),
+  );
   files.set('onnx/language_model.onnx', l.toModel({ docString: 'stand-in janus language model (masked cache sum)' }));
   files.set('onnx/lm_head.onnx', head('lm_head', new Float32Array(HIDDEN * V), lmBias, V));
   files.set('onnx/gen_head.onnx', head('gen_head', genWeight, new Float32Array(K), K));

@@ -26,22 +26,41 @@ const IMAGENET_STD = [0.229, 0.224, 0.225];
 
 /** Mean colour [B,3,1,1] of one border line of x [B,3,H,W] (axis 2: a row, 3: a column; index 0 or last). */
 function borderMean(g: GraphBuilder, x: string, axis: 2 | 3, last: boolean): string {
-  const line = g.op('Slice', [x, g.int64Tensor([last ? -1 : 0]), g.int64Tensor([last ? 2 ** 31 : 1]), g.int64Tensor([axis])]);
+  const line = g.op('Slice', [
+    x,
+    g.int64Tensor([last ? -1 : 0]),
+    g.int64Tensor([last ? 2 ** 31 : 1]),
+    g.int64Tensor([axis]),
+  ]);
   return g.op('ReduceMean', [line], { axes: [2, 3], keepdims: 1 });
 }
 
 function mattingGraph(arch: MattingArch): Uint8Array {
   const birefnet = arch === 'birefnet';
   const g = new GraphBuilder(`${arch}_standin`);
-  const x = g.input(birefnet ? 'input_image' : 'input', 'float32', birefnet ? ['batch_size', 3, 1024, 1024] : ['batch_size', 3, 'height', 'width']);
-  const sides = [borderMean(g, x, 2, false), borderMean(g, x, 2, true), borderMean(g, x, 3, false), borderMean(g, x, 3, true)];
+  const x = g.input(
+    birefnet ? 'input_image' : 'input',
+    'float32',
+    birefnet ? ['batch_size', 3, 1024, 1024] : ['batch_size', 3, 'height', 'width'],
+  );
+  const sides = [
+    borderMean(g, x, 2, false),
+    borderMean(g, x, 2, true),
+    borderMean(g, x, 3, false),
+    borderMean(g, x, 3, true),
+  ];
   const sum = sides.slice(1).reduce((acc, s) => g.op('Add', [acc, s]), sides[0]);
   const border = g.op('Mul', [sum, g.scalar(0.25)]);
   const diff = g.op('Sub', [x, border]);
   const dist = g.op('ReduceSum', [g.op('Mul', [diff, diff]), g.int64Tensor([1])], { keepdims: 1 });
   const logit = g.op('Mul', [g.op('Sub', [dist, g.scalar(THRESHOLD)]), g.scalar(STEEPNESS)]);
   const out = birefnet ? logit : g.op('Sigmoid', [logit]);
-  g.output(out, birefnet ? 'output_image' : 'output', 'float32', birefnet ? ['batch_size', 1, 1024, 1024] : ['batch_size', 1, 'height', 'width']);
+  g.output(
+    out,
+    birefnet ? 'output_image' : 'output',
+    'float32',
+    birefnet ? ['batch_size', 1, 1024, 1024] : ['batch_size', 1, 'height', 'width'],
+  );
   return g.toModel({ docString: `stand-in ${arch}: alpha = distance from the border colour` });
 }
 
@@ -76,7 +95,10 @@ function preprocessor(arch: MattingArch) {
 
 export function mattingStandinFiles(arch: MattingArch): StandinFiles {
   const files: StandinFiles = new Map();
-  files.set('config.json', JSON.stringify({ model_type: arch, architectures: [arch === 'modnet' ? 'MODNet' : 'BiRefNet'] }, null, 2));
+  files.set(
+    'config.json',
+    JSON.stringify({ model_type: arch, architectures: [arch === 'modnet' ? 'MODNet' : 'BiRefNet'] }, null, 2),
+  );
   files.set('preprocessor_config.json', JSON.stringify(preprocessor(arch), null, 2));
   files.set('onnx/model.onnx', mattingGraph(arch));
   return files;

@@ -21,7 +21,11 @@ export function swin2srStandinFiles(): StandinFiles {
   const pixels = g.input('pixel_values', 'float32', ['batch_size', 3, 'height', 'width']);
   const scales = g.floatTensor([1, 1, 2, 2], [4], 'scales');
   // Opset 17 Resize: (X, roi, scales); an empty name omits roi. asymmetric + floor = exact pixel repetition.
-  const up = g.op('Resize', [pixels, '', scales], { mode: 'nearest', coordinate_transformation_mode: 'asymmetric', nearest_mode: 'floor' });
+  const up = g.op('Resize', [pixels, '', scales], {
+    mode: 'nearest',
+    coordinate_transformation_mode: 'asymmetric',
+    nearest_mode: 'floor',
+  });
   g.output(up, 'reconstruction', 'float32', ['batch_size', 3, 'height_x2', 'width_x2']);
 
   const files: StandinFiles = new Map();
@@ -44,7 +48,17 @@ export function swin2srStandinFiles(): StandinFiles {
   );
   files.set(
     'preprocessor_config.json',
-    JSON.stringify({ image_processor_type: 'Swin2SRImageProcessor', do_rescale: true, rescale_factor: 1 / 255, do_pad: true, pad_size: PAD_SIZE }, null, 2),
+    JSON.stringify(
+      {
+        image_processor_type: 'Swin2SRImageProcessor',
+        do_rescale: true,
+        rescale_factor: 1 / 255,
+        do_pad: true,
+        pad_size: PAD_SIZE,
+      },
+      null,
+      2,
+    ),
   );
   files.set('onnx/model.onnx', g.toModel({ docString: 'stand-in Swin2SR ×2: nearest-neighbour resize' }));
   return files;

@@ -39,7 +39,10 @@ port.on('message', async (request: WorkerRequest) => {
     const outputs = await engine.run(request, (done, total) => post({ type: 'progress', id: request.id, done, total }));
     // Only buffers a typed array owns whole are transferred (never a slice of a shared Buffer pool).
     const transfer = outputs
-      .filter((o): o is Float32Array | Uint8Array => typeof o !== 'string' && o.byteOffset === 0 && o.byteLength === o.buffer.byteLength)
+      .filter(
+        (o): o is Float32Array | Uint8Array =>
+          typeof o !== 'string' && o.byteOffset === 0 && o.byteLength === o.buffer.byteLength,
+      )
       .map((o) => o.buffer as ArrayBuffer);
     post({ type: 'result', id: request.id, outputs }, transfer);
   } catch (err) {

@@ -54,7 +54,18 @@ export interface PoolOptions {
   onModels?(loaded: LoadedModel[]): void;
 }
 
-const DEFAULT_MAX_BATCH: Record<RequestKind, number> = { embedImages: 16, embedTexts: 64, caption: 8, warm: 1, detect: 4, embedFaces: 1, modelId: 1, generate: 1, upscale: 1, matte: 1 };
+const DEFAULT_MAX_BATCH: Record<RequestKind, number> = {
+  embedImages: 16,
+  embedTexts: 64,
+  caption: 8,
+  warm: 1,
+  detect: 4,
+  embedFaces: 1,
+  modelId: 1,
+  generate: 1,
+  upscale: 1,
+  matte: 1,
+};
 
 function spawn(setup: WorkerSetup): Worker {
   return spawnWorker(import.meta.url, 'entry', setup, ['@huggingface/transformers', 'sharp']);
@@ -95,18 +106,35 @@ export class WorkerPool {
       const busyWorkers = Math.max(1, this.slots.length);
       const seconds = Math.ceil(((this.queue.length / busyWorkers + 1) * this.avgBatchMs) / 1000);
       return Promise.reject(
-        new DomainError('rate_limited', `model queue is full (${this.queue.length} waiting)`, { retryAfterSeconds: Math.max(1, seconds) }),
+        new DomainError('rate_limited', `model queue is full (${this.queue.length} waiting)`, {
+          retryAfterSeconds: Math.max(1, seconds),
+        }),
       );
     }
     return new Promise((resolve, reject) => {
-      this.queue.push({ kind, model, inputs, options, key: `${kind}|${model}|${JSON.stringify(options)}`, solo: !!onProgress, onProgress, resolve, reject });
+      this.queue.push({
+        kind,
+        model,
+        inputs,
+        options,
+        key: `${kind}|${model}|${JSON.stringify(options)}`,
+        solo: !!onProgress,
+        onProgress,
+        resolve,
+        reject,
+      });
       this.pump();
     });
   }
 
   /** Requests waiting, batches in flight and sent so far, for health output and tests. */
   stats(): { queued: number; inFlight: number; workers: number; batches: number } {
-    return { queued: this.queue.length, inFlight: this.slots.filter((s) => s.inFlight).length, workers: this.slots.length, batches: this.batches };
+    return {
+      queued: this.queue.length,
+      inFlight: this.slots.filter((s) => s.inFlight).length,
+      workers: this.slots.length,
+      batches: this.batches,
+    };
   }
 
   private pump(): void {
@@ -124,7 +152,7 @@ export class WorkerPool {
     const batch = [first];
     if (first.solo) return batch;
     let count = first.inputs.length;
-    for (let i = 0; i < this.queue.length && count < this.maxBatch[first.kind]; ) {
+    for (let i = 0; i < this.queue.length && count < this.maxBatch[first.kind];) {
       const request = this.queue[i];
       if (!request.solo && request.key === first.key && count + request.inputs.length <= this.maxBatch[first.kind]) {
         batch.push(request);
@@ -141,7 +169,14 @@ export class WorkerPool {
     this.batches++;
     slot.inFlight = { id, requests, startedAt: performance.now() };
     slot.worker.ref();
-    const request: WorkerRequest = { type: 'request', id, kind: requests[0].kind, model: requests[0].model, inputs: requests.flatMap((pending) => pending.inputs), options: requests[0].options };
+    const request: WorkerRequest = {
+      type: 'request',
+      id,
+      kind: requests[0].kind,
+      model: requests[0].model,
+      inputs: requests.flatMap((pending) => pending.inputs),
+      options: requests[0].options,
+    };
     slot.worker.postMessage(request);
   }
 
@@ -202,11 +237,13 @@ export class WorkerPool {
     const flight = slot.inFlight;
     slot.inFlight = null;
     if (!this.closed) this.opts.logger.error('model worker stopped', { why });
-    for (const request of flight?.requests ?? []) request.reject(new DomainError('unavailable', `model worker stopped: ${why}`));
+    for (const request of flight?.requests ?? [])
+      request.reject(new DomainError('unavailable', `model worker stopped: ${why}`));
     this.opts.onModels?.([]);
     if (!slot.ready && !this.closed) {
       // It died while starting: fail what waits rather than respawn in a loop.
-      for (const request of this.queue.splice(0)) request.reject(new DomainError('unavailable', `model worker failed to start: ${why}`));
+      for (const request of this.queue.splice(0))
+        request.reject(new DomainError('unavailable', `model worker failed to start: ${why}`));
       return;
     }
     this.pump();
@@ -216,12 +253,14 @@ export class WorkerPool {
   async close(graceMs = 10_000): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    for (const request of this.queue.splice(0)) request.reject(new DomainError('unavailable', 'models are shutting down'));
+    for (const request of this.queue.splice(0))
+      request.reject(new DomainError('unavailable', 'models are shutting down'));
     const deadline = Date.now() + graceMs;
     while (this.slots.some((s) => s.inFlight) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
     await Promise.all(
       this.slots.splice(0).map(async (slot) => {
-        for (const request of slot.inFlight?.requests ?? []) request.reject(new DomainError('unavailable', 'models are shutting down'));
+        for (const request of slot.inFlight?.requests ?? [])
+          request.reject(new DomainError('unavailable', 'models are shutting down'));
         await stopWorker(slot.worker);
       }),
     );

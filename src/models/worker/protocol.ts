@@ -7,7 +7,17 @@ import type { SerializedError } from '../../errors.js';
 import type { ModelEntry, Profile } from '../catalog.js';
 import type { LoadedModel } from '../types.js';
 
-export type RequestKind = 'embedImages' | 'embedTexts' | 'caption' | 'warm' | 'detect' | 'embedFaces' | 'modelId' | 'generate' | 'upscale' | 'matte';
+export type RequestKind =
+  | 'embedImages'
+  | 'embedTexts'
+  | 'caption'
+  | 'warm'
+  | 'detect'
+  | 'embedFaces'
+  | 'modelId'
+  | 'generate'
+  | 'upscale'
+  | 'matte';
 
 export interface RequestOptions {
   prompt?: string;

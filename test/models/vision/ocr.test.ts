@@ -19,7 +19,12 @@ import {
   rectCorners,
   unclipRect,
 } from '../../../src/models/vision/ocr/geometry.js';
-import { loadOcr, packagedOcrModels, sortReadingOrder, type OcrDetector } from '../../../src/models/vision/ocr/index.js';
+import {
+  loadOcr,
+  packagedOcrModels,
+  sortReadingOrder,
+  type OcrDetector,
+} from '../../../src/models/vision/ocr/index.js';
 import { fillStrip, planStrip, REC_HEIGHT } from '../../../src/models/vision/ocr/recognize.js';
 import type { Detection, Point, RawImage } from '../../../src/models/vision/types.js';
 import { sharedPath } from '../../helpers/skip.js';

@@ -94,8 +94,16 @@ export class GraphBuilder {
   }
 
   /** Adds a node with `outputs` outputs (count or explicit names); returns the output names. */
-  node(opType: string, inputs: readonly string[], attrs: Record<string, AttrInput> = {}, outputs: number | readonly string[] = 1): string[] {
-    const names = typeof outputs === 'number' ? Array.from({ length: outputs }, () => this.fresh(opType.toLowerCase())) : [...outputs];
+  node(
+    opType: string,
+    inputs: readonly string[],
+    attrs: Record<string, AttrInput> = {},
+    outputs: number | readonly string[] = 1,
+  ): string[] {
+    const names =
+      typeof outputs === 'number'
+        ? Array.from({ length: outputs }, () => this.fresh(opType.toLowerCase()))
+        : [...outputs];
     const attributes = Object.fromEntries(Object.entries(attrs).map(([k, v]) => [k, toAttribute(v)]));
     this.nodes.push({ opType, inputs, outputs: names, attributes });
     return names;
@@ -109,7 +117,13 @@ export class GraphBuilder {
   /** The ModelProto bytes (opset 17, IR 8 unless told otherwise). */
   toModel(opts: { opset?: number; irVersion?: number; docString?: string } = {}): Uint8Array {
     return encodeModel({
-      graph: { name: this.name, nodes: this.nodes, initializers: this.initializers, inputs: this.inputs, outputs: this.outputs },
+      graph: {
+        name: this.name,
+        nodes: this.nodes,
+        initializers: this.initializers,
+        inputs: this.inputs,
+        outputs: this.outputs,
+      },
       irVersion: opts.irVersion ?? 8,
       opsets: [{ domain: '', version: opts.opset ?? 17 }],
       docString: opts.docString,

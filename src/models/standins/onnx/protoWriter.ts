@@ -176,12 +176,24 @@ const ATTR_TYPE = { float: 1, int: 2, string: 3, tensor: 4, floats: 6, ints: 7 }
 function writeAttribute(w: ProtoWriter, name: string, a: AttributeValue): void {
   w.string(1, name);
   switch (a.kind) {
-    case 'float': w.float(2, a.value); break;
-    case 'int': w.varint(3, a.value); break;
-    case 'string': w.string(4, a.value); break;
-    case 'tensor': w.message(5, (t) => writeTensor(t, a.value)); break;
-    case 'floats': w.packedFloats(7, a.value); break;
-    case 'ints': w.packedVarints(8, a.value); break;
+    case 'float':
+      w.float(2, a.value);
+      break;
+    case 'int':
+      w.varint(3, a.value);
+      break;
+    case 'string':
+      w.string(4, a.value);
+      break;
+    case 'tensor':
+      w.message(5, (t) => writeTensor(t, a.value));
+      break;
+    case 'floats':
+      w.packedFloats(7, a.value);
+      break;
+    case 'ints':
+      w.packedVarints(8, a.value);
+      break;
   }
   w.varint(20, ATTR_TYPE[a.kind]);
 }
