@@ -16,10 +16,17 @@ module.exports = {
     {
       name: 'lower-layers-never-import-features',
       severity: 'error',
-      comment:
-        'index, storage, models, jobs, files, http and platform serve the features; they never reach up into one.',
-      from: { path: '^src/(index|storage|models|jobs|files|http|platform)/' },
+      comment: 'index, storage, models, jobs, files and platform serve the features; they never reach up into one.',
+      from: { path: '^src/(index|storage|models|jobs|files|platform)/' },
       to: { path: '^src/features/' },
+    },
+    {
+      name: 'http-edge-knows-only-the-kernel',
+      severity: 'error',
+      comment:
+        'The request edge (route definitions, error mapping, OpenAPI) sees the Services and Principal types, no feature.',
+      from: { path: '^src/http/' },
+      to: { path: '^src/features/', pathNot: '^src/features/kernel/' },
     },
     {
       name: 'nothing-imports-the-composition-root',
@@ -39,7 +46,7 @@ module.exports = {
       name: 'storage-below-models-jobs-files',
       severity: 'error',
       from: { path: '^src/storage/' },
-      to: { path: '^src/(models|files|http)/' },
+      to: { path: '^src/(models|files|http|jobs/runner)' },
     },
     {
       name: 'features-use-each-other-only-through-their-index',

@@ -13,7 +13,7 @@ import { TempOutputs } from './files/tempOutputs.js';
 import { startSearchMaintenance } from './features/search/maintenance.js';
 import { FileUrls } from './files/fileUrls.js';
 import { errorMiddleware } from './http/errorMiddleware.js';
-import { createGuards } from './http/guards.js';
+import { createGuards } from './features/accounts/guards.js';
 import { buildOpenApi } from './http/openapi.js';
 import { requestLog } from './http/requestLog.js';
 import { mountRoutes, type AnyRoute } from './http/route.js';
@@ -30,12 +30,12 @@ import { generateRoutes } from './features/generate/routes.js';
 import { createGenerationQueue } from './features/generate/generate.js';
 import { mediaRoutes } from './features/library/routes/media.js';
 import { uploadRoutes } from './features/library/routes/upload.js';
-import { createLogger, type Logger } from './logger.js';
+import { createLogger, type Logger } from './platform/logger.js';
 import { createVisionModels } from './models/index.js';
 import { JobRunner } from './jobs/runner.js';
 import { enqueueClustering, registerIngestJobs, resumeUnfinished } from './features/ingest/jobs.js';
 import { registerReindexJobs } from './features/ingest/reindex.js';
-import { VERSION } from './packageRoot.js';
+import { VERSION } from './platform/packageRoot.js';
 import { openSqliteStorage } from './storage/sqlite/index.js';
 
 /** Every API route, in one list: mounted by createApp and described by /api/openapi.json. */

@@ -1,7 +1,7 @@
 import http from 'node:http';
 import { createApp } from './app.js';
 import { loadConfig } from './config.js';
-import { createLogger } from './logger.js';
+import { createLogger } from './platform/logger.js';
 
 /**
  * `npm start`: read the configuration, open the library, serve HTTP, and shut

@@ -44,8 +44,8 @@ import * as ort from 'onnxruntime-node';
 import sharp from 'sharp';
 import { createApp, type App } from '../../src/app.js';
 import { loadConfig, type Config } from '../../src/config.js';
-import { newMediaId, pathLabel } from '../../src/ids.js';
-import { createLogger } from '../../src/logger.js';
+import { newMediaId, pathLabel } from '../../src/platform/ids.js';
+import { createLogger } from '../../src/platform/logger.js';
 import { loadCatalog } from '../../src/models/catalog.js';
 import { decodeImage, processorSide } from '../../src/models/engine/images.js';
 import { createVisionModels, type VisionModels } from '../../src/models/index.js';
@@ -63,7 +63,7 @@ import {
   type SectionResult,
   type Stats,
 } from './harness.js';
-import { seededRandom } from '../../src/random.js';
+import { seededRandom } from '../../src/platform/random.js';
 
 const KEY = 'bench-owner-key-0123456789abcdef';
 /** The full-size model's catalog name (a user's own model, in catalog.local.json). */

@@ -36,7 +36,7 @@ import { loadConfig } from '../../src/config.js';
 import type { Services } from '../../src/features/kernel/services.js';
 import { applyPlan } from '../../src/features/edit/apply.js';
 import { parsePrompt } from '../../src/features/edit/parse.js';
-import { createLogger } from '../../src/logger.js';
+import { createLogger } from '../../src/platform/logger.js';
 import { createVisionModels } from '../../src/models/index.js';
 import { UPSCALE_MAX_INPUT_PIXELS } from '../../src/models/imageToImage.js';
 import { fmtMs, now, stats, type BenchOptions, type BenchRow, type SectionResult } from './harness.js';

@@ -21,7 +21,7 @@ import { AutoProcessor, env, MultiModalityCausalLM, random } from '@huggingface/
 import sharp from 'sharp';
 import { createApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
-import { createLogger } from '../../src/logger.js';
+import { createLogger } from '../../src/platform/logger.js';
 import { loadCatalog } from '../../src/models/catalog.js';
 import { ensureStandin, standinRoot } from '../../src/models/standins/index.js';
 import { now, stats, fmtMs, type BenchOptions, type BenchRow, type SectionResult } from './harness.js';

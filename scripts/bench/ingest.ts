@@ -65,7 +65,7 @@ import { createApp, type App } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
 import type { Services } from '../../src/features/kernel/services.js';
 import { ingestMedia } from '../../src/features/ingest/pipeline.js';
-import { createLogger } from '../../src/logger.js';
+import { createLogger } from '../../src/platform/logger.js';
 import { loadCatalog } from '../../src/models/catalog.js';
 import { decodeImage, processorSide } from '../../src/models/engine/images.js';
 import { standinRoot } from '../../src/models/standins/index.js';

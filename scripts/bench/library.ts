@@ -19,9 +19,9 @@ import path from 'node:path';
 import sharp from 'sharp';
 import { createApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
-import { newMediaId, pathLabel } from '../../src/ids.js';
+import { newMediaId, pathLabel } from '../../src/platform/ids.js';
 import { presentMany } from '../../src/features/kernel/present.js';
-import { createLogger } from '../../src/logger.js';
+import { createLogger } from '../../src/platform/logger.js';
 import { openSqliteStorage, type SqliteStorage } from '../../src/storage/sqlite/index.js';
 import { sqliteMediaStore } from '../../src/storage/sqlite/mediaStore.js';
 import { sqliteTextIndexWriter } from '../../src/index/text/sqlite/writer.js';
@@ -39,7 +39,7 @@ import {
   type Stats,
 } from './harness.js';
 import { traceSql, type TracedStatement } from './sqlTrace.js';
-import { seededRandom } from '../../src/random.js';
+import { seededRandom } from '../../src/platform/random.js';
 
 const KEY = 'bench-owner-key-0123456789abcdef';
 const DAY = 86_400_000;

@@ -17,7 +17,7 @@ import { createReadStream } from 'node:fs';
 import { mkdir, open, readdir, rename, rm, stat, unlink, utimes } from 'node:fs/promises';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
-import { DomainError, notFound } from '../errors.js';
+import { DomainError, notFound } from '../platform/errors.js';
 
 /** A valid blob key: 64 lowercase hex digits, a dot, a short lowercase extension. */
 export const BLOB_KEY_RE = /^[0-9a-f]{64}\.[a-z0-9]{2,5}$/;

@@ -12,7 +12,7 @@
 import type { Context, Middleware, Next } from 'koa';
 import type { FileHandle } from 'node:fs/promises';
 import { open } from 'node:fs/promises';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../platform/logger.js';
 import type { BlobStore } from './blobStore.js';
 import { blobExt, blobSha256, isBlobKey } from './blobStore.js';
 import type { FileUrls } from './fileUrls.js';

@@ -9,7 +9,7 @@
 import exifReader from 'exif-reader';
 import sharp from 'sharp';
 import type { Metadata, OutputInfo } from 'sharp';
-import { DomainError, unprocessable } from '../errors.js';
+import { DomainError, unprocessable } from '../platform/errors.js';
 
 /** What probeImage learns about an image. */
 export interface ImageProbe {

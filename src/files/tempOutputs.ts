@@ -13,7 +13,7 @@
  * edit asked twice) freshens it. The sweep runs at start-up and hourly.
  */
 import path from 'node:path';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../platform/logger.js';
 import { BlobStore, isBlobKey } from './blobStore.js';
 import type { FileUrls } from './fileUrls.js';
 

@@ -7,7 +7,7 @@
  */
 import { execFile } from 'node:child_process';
 import path from 'node:path';
-import { DomainError, unprocessable } from '../errors.js';
+import { DomainError, unprocessable } from '../platform/errors.js';
 
 /** What probeVideo learns about a video. */
 export interface VideoProbe {

@@ -1,6 +1,6 @@
 import type { Context, Next } from 'koa';
-import { DomainError, type ErrorCode } from '../errors.js';
-import type { Logger } from '../logger.js';
+import { DomainError, type ErrorCode } from '../platform/errors.js';
+import type { Logger } from '../platform/logger.js';
 
 /** The one place where domain error codes become HTTP statuses. */
 const STATUS: Record<ErrorCode, [number, string]> = {

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Context, Next } from 'koa';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../platform/logger.js';
 
 /**
  * Gives every request an id (the client's `x-request-id` when it is sane),

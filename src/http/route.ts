@@ -2,9 +2,16 @@ import type Router from '@koa/router';
 import 'koa-body';
 import type { Context, Middleware } from 'koa';
 import { z } from 'zod';
-import { invalid } from '../errors.js';
+import { invalid } from '../platform/errors.js';
 import type { Principal, Services } from '../features/kernel/services.js';
-import type { RequestGuards } from './guards.js';
+
+/** What the request edge asks of the accounts feature before a handler runs (implemented by features/accounts/guards.ts). */
+export interface RequestGuards {
+  authenticate(ctx: Context): Promise<Principal>;
+  rateLimit(ctx: Context, principal: Principal): void;
+  /** A write request was handled: keys, roles and memberships may have changed, so no remembered key is trusted any more. */
+  forgetKeys(): void;
+}
 
 export type Method = 'get' | 'post' | 'patch' | 'put' | 'delete';
 type Schema = z.ZodType;

@@ -19,8 +19,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import os from 'node:os';
-import { DomainError } from '../errors.js';
-import type { Logger } from '../logger.js';
+import { DomainError } from '../platform/errors.js';
+import type { Logger } from '../platform/logger.js';
 import type { Job, JobStore } from './types.js';
 
 export interface JobContext {

@@ -3,7 +3,7 @@
  * checks made before a request queues, and reading the result PNG's size.
  */
 import sharp, { type Metadata } from 'sharp';
-import { DomainError } from '../errors.js';
+import { DomainError } from '../platform/errors.js';
 
 /**
  * Largest input the upscaler accepts by default, per device: 1024×1024 on a

@@ -7,8 +7,8 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import sharp from 'sharp';
 import type { Config } from '../config.js';
-import { DomainError } from '../errors.js';
-import type { Logger } from '../logger.js';
+import { DomainError } from '../platform/errors.js';
+import type { Logger } from '../platform/logger.js';
 import {
   factsOf,
   hasStandinFor,

@@ -27,7 +27,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { BlobStore, type StoredBlob } from '../../src/files/blobStore.js';
 import { startServerProcess, type ServerProcess } from '../helpers/serverProcess.js';
-import { seededRandom } from '../../src/random.js';
+import { seededRandom } from '../../src/platform/random.js';
 
 /**
  * This test is about upload durability: the ingest pipeline stays off

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { BlobStore, isBlobKey } from '../../src/files/blobStore.js';
-import { DomainError } from '../../src/errors.js';
+import { DomainError } from '../../src/platform/errors.js';
 
 let dataDir = '';
 let store: BlobStore;

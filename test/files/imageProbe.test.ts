@@ -5,7 +5,7 @@ import { crc32 } from 'node:zlib';
 import sharp from 'sharp';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { DomainError } from '../../src/errors.js';
+import { DomainError } from '../../src/platform/errors.js';
 import {
   IMAGE_FORMATS_SHARP_CAN_DECODE,
   SHARP_CAN_DECODE_HEIC,

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { DomainError } from '../../src/errors.js';
+import { DomainError } from '../../src/platform/errors.js';
 import { resolveFfmpeg, resolveFfprobe } from '../../src/files/binaries.js';
 import { fromFfprobe, probeVideo } from '../../src/files/videoProbe.js';
 import { sharedPath } from '../helpers/skip.js';

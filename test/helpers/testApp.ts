@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import sharp from 'sharp';
 import { createApp, type App } from '../../src/app.js';
 import { loadConfig, type Config } from '../../src/config.js';
-import { createLogger } from '../../src/logger.js';
+import { createLogger } from '../../src/platform/logger.js';
 
 export const TEST_KEY = 'test-owner-key-0123456789abcdef';
 

@@ -1,6 +1,6 @@
 /** Synthetic embeddings for the vector index tests (seeded: every run builds the same vectors). */
 import { normalize } from '../../src/index/vector/math.js';
-import { seededRandom } from '../../src/random.js';
+import { seededRandom } from '../../src/platform/random.js';
 
 export const rng = seededRandom;
 export const gauss = (r: () => number) => Math.sqrt(-2 * Math.log(Math.max(r(), 1e-12))) * Math.cos(2 * Math.PI * r());

@@ -12,7 +12,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
-import { createLogger } from '../../src/logger.js';
+import { createLogger } from '../../src/platform/logger.js';
 import { makeImage, startTestApp, TEST_KEY, type Reply, type TestApp } from '../helpers/testApp.js';
 
 const UNAUTHORIZED = { error: 'Unauthorized', message: 'Invalid or missing API key' };

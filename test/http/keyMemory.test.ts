@@ -6,7 +6,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Context } from 'koa';
-import { createGuards, KEY_MEMORY_MS } from '../../src/http/guards.js';
+import { createGuards, KEY_MEMORY_MS } from '../../src/features/accounts/guards.js';
 import { startTestApp, type TestApp } from '../helpers/testApp.js';
 
 interface Ctx {

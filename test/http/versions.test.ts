@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { newMediaId } from '../../src/ids.js';
+import { newMediaId } from '../../src/platform/ids.js';
 import { makeImage, startTestApp } from '../helpers/testApp.js';
 
 /**

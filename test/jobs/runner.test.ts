@@ -5,7 +5,7 @@
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { unprocessable } from '../../src/errors.js';
+import { unprocessable } from '../../src/platform/errors.js';
 import {
   backoffDelay,
   isPermanent,

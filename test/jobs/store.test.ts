@@ -6,7 +6,7 @@
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { DomainError } from '../../src/errors.js';
+import { DomainError } from '../../src/platform/errors.js';
 import type { Db } from '../../src/storage/sqlite/database.js';
 import { openQueue, sleep, tempDir } from './helpers.js';
 

@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import sharp from 'sharp';
 import { loadConfig, type Config } from '../../src/config.js';
-import { createLogger, type Logger } from '../../src/logger.js';
+import { createLogger, type Logger } from '../../src/platform/logger.js';
 
 /** A fresh models folder under the OS temp dir; remove it with `cleanup`. */
 export function tempModelsDir(prefix = 'lumen-models-'): { dir: string; cleanup(): void } {

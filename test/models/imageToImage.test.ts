@@ -9,7 +9,7 @@ import path from 'node:path';
 import sharp from 'sharp';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { DomainError } from '../../src/errors.js';
+import { DomainError } from '../../src/platform/errors.js';
 import { createVisionModels } from '../../src/models/visionModels.js';
 import type { VisionModels } from '../../src/models/types.js';
 import { TILE } from '../../src/models/engine/upscale.js';

@@ -4,7 +4,7 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { DomainError } from '../../src/errors.js';
+import { DomainError } from '../../src/platform/errors.js';
 import { loadCatalog } from '../../src/models/catalog.js';
 import { createVisionModels } from '../../src/models/visionModels.js';
 import { WorkerPool } from '../../src/models/worker/pool.js';

@@ -4,7 +4,7 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { DomainError } from '../../src/errors.js';
+import { DomainError } from '../../src/platform/errors.js';
 import { createVisionModels } from '../../src/models/visionModels.js';
 import type { VisionModels } from '../../src/models/types.js';
 import { RGB, dot, memoryLogger, mostly, norm, solid, tempModelsDir, testConfig, type ColourName } from './helpers.js';

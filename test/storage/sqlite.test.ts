@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { newUuid, nowIso } from '../../src/ids.js';
+import { newUuid, nowIso } from '../../src/platform/ids.js';
 import type { Storage } from '../../src/storage/storage.js';
 import type { BrowseQuery } from '../../src/storage/types.js';
 import { browseWhere } from '../../src/storage/sqlite/browse.js';

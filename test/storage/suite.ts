@@ -9,7 +9,7 @@
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { newMediaId, newUuid, nowIso, pathLabel } from '../../src/ids.js';
+import { newMediaId, newUuid, nowIso, pathLabel } from '../../src/platform/ids.js';
 import type { Storage } from '../../src/storage/storage.js';
 import type {
   ApiKeyRecord,

@@ -1,6 +1,6 @@
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import { DomainError, forbidden, notFound } from '../../errors.js';
-import { newUuid, nowIso, parseUuid } from '../../ids.js';
+import { DomainError, forbidden, notFound } from '../../platform/errors.js';
+import { newUuid, nowIso, parseUuid } from '../../platform/ids.js';
 import { roleAtLeast, type ApiKeyRecord, type Role } from '../../storage/types.js';
 import { requireInOrganization, requireRole } from '../kernel/access.js';
 import type { Principal, Services } from '../kernel/services.js';

@@ -1,7 +1,7 @@
 import { chmod, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { conflict, invalid, notFound } from '../../errors.js';
-import { newUuid, nowIso } from '../../ids.js';
+import { conflict, invalid, notFound } from '../../platform/errors.js';
+import { newUuid, nowIso } from '../../platform/ids.js';
 import { hashKey, newKeySecret } from './auth.js';
 import type { Principal, Services } from '../kernel/services.js';
 

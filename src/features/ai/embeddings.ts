@@ -1,4 +1,4 @@
-import { invalid } from '../../errors.js';
+import { invalid } from '../../platform/errors.js';
 import type { Services } from '../kernel/services.js';
 import { loadAiImage, type AiRequestDeps } from './imageSource.js';
 

@@ -14,7 +14,7 @@ import http from 'node:http';
 import https from 'node:https';
 import { open } from 'node:fs/promises';
 import sharp, { type Metadata } from 'sharp';
-import { DomainError, invalid, unprocessable } from '../../errors.js';
+import { DomainError, invalid, unprocessable } from '../../platform/errors.js';
 import { assertPublicHost, defaultLookup, pinnedLookup, type LookupFn, type ResolvedAddress } from './netGuard.js';
 
 export type ImageFormat = 'jpeg' | 'png' | 'webp' | 'gif' | 'tiff' | 'avif';

@@ -1,5 +1,5 @@
 import type { Services } from '../kernel/services.js';
-import { invalid } from '../../errors.js';
+import { invalid } from '../../platform/errors.js';
 import { loadImageInput, type ImageFormat, type LoadedImage } from './imageInput.js';
 
 /** Formats per the spec: JPEG, PNG, WebP everywhere; GIF also for describe, tag and embeddings. */

@@ -10,7 +10,7 @@
  */
 import dns from 'node:dns';
 import net from 'node:net';
-import { invalid, unprocessable } from '../../errors.js';
+import { invalid, unprocessable } from '../../platform/errors.js';
 
 export interface ResolvedAddress {
   address: string;

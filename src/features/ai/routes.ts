@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { describe } from './describe.js';
 import { embedImage, embedText, looksLikeImage } from './embeddings.js';
 import { classify, tagFree, tagWithPrompt } from './tag.js';
-import { invalid } from '../../errors.js';
+import { invalid } from '../../platform/errors.js';
 import { defineRoute } from '../../http/route.js';
 
 const image = z

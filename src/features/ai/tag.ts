@@ -1,4 +1,4 @@
-import { invalid } from '../../errors.js';
+import { invalid } from '../../platform/errors.js';
 import { DESCRIBE_TASK } from './describe.js';
 import { loadAiImage, type AiRequestDeps } from './imageSource.js';
 import { captionTerms, vocabulary } from './vocabulary.js';

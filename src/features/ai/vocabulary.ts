@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { PACKAGE_ROOT } from '../../packageRoot.js';
+import { PACKAGE_ROOT } from '../../platform/packageRoot.js';
 
 /** The built-in zero-shot tagging vocabulary (src/features/ai/data/vocabulary.txt), read once. */
 let cached: string[] | null = null;

@@ -14,7 +14,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import type { Principal, Services } from '../kernel/services.js';
-import { DomainError } from '../../errors.js';
+import { DomainError } from '../../platform/errors.js';
 import { generate, type GenerateDeps } from '../generate/index.js';
 import { OUTPUT_URL_SEGMENT } from '../../files/tempOutputs.js';
 

@@ -16,7 +16,7 @@
  *    expensive upscale runs last. A format request is not a pixel operation:
  *    it selects the output format.
  */
-import { unprocessable } from '../../errors.js';
+import { unprocessable } from '../../platform/errors.js';
 import { RULES } from './rules.js';
 import type { EditOperation, EditPlan } from './types.js';
 

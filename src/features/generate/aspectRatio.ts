@@ -11,7 +11,7 @@
  * The answer says which (`aspectRatioMethod`).
  */
 import sharp from 'sharp';
-import { invalid } from '../../errors.js';
+import { invalid } from '../../platform/errors.js';
 
 /** interface.md's list, then compat.md's extra ratios for generate. */
 export const ASPECT_RATIOS = ['1:1', '16:9', '9:16', '4:3', '3:4', '2:3', '3:2', '4:5', '5:4', '21:9'] as const;

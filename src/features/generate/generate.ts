@@ -10,7 +10,7 @@
  * machine never loses a finished image).
  */
 import type { GenerationQueuePort, Principal, Services } from '../kernel/services.js';
-import { DomainError, invalid } from '../../errors.js';
+import { DomainError, invalid } from '../../platform/errors.js';
 import { requireInOrganization } from '../kernel/access.js';
 import { EDIT_FORMATS, loadAiImage, type AiRequestDeps } from '../ai/index.js';
 import type { Job } from '../../jobs/types.js';

@@ -14,8 +14,8 @@
  * when it succeeds, and an error summary (`{error}`) when it fails for good:
  * the job store has no result column, and progress is the handler's own field.
  */
-import { DomainError } from '../../errors.js';
-import type { Logger } from '../../logger.js';
+import { DomainError } from '../../platform/errors.js';
+import type { Logger } from '../../platform/logger.js';
 import { JobRunner, type JobContext } from '../../jobs/runner.js';
 import type { Job, JobStore } from '../../jobs/types.js';
 

@@ -6,7 +6,7 @@
  * Used by ./videoFrames.ts, which decides what to extract.
  */
 import { execFile, spawn } from 'node:child_process';
-import { DomainError } from '../../errors.js';
+import { DomainError } from '../../platform/errors.js';
 
 /** Keeps this many non-showinfo stderr lines for error messages. */
 const KEEP_LINES = 60;

@@ -1,7 +1,7 @@
 import sharp from 'sharp';
 import { captionTerms } from '../ai/index.js';
 import type { Services } from '../kernel/services.js';
-import { newMediaId } from '../../ids.js';
+import { newMediaId } from '../../platform/ids.js';
 import type { FrameRecord, NewCaption, NewObject, ObjectRecord, Point } from '../../storage/types.js';
 import type { Detection } from '../../models/vision/types.js';
 

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import type { Services } from '../kernel/services.js';
-import { DomainError } from '../../errors.js';
-import { newMediaId } from '../../ids.js';
+import { DomainError } from '../../platform/errors.js';
+import { newMediaId } from '../../platform/ids.js';
 import { resolveFfmpeg } from '../../files/binaries.js';
 import type { JobContext } from '../../jobs/runner.js';
 import type { FrameRecord, MediaRecord } from '../../storage/types.js';

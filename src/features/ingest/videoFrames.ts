@@ -41,7 +41,7 @@
  */
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
-import { invalid, unprocessable } from '../../errors.js';
+import { invalid, unprocessable } from '../../platform/errors.js';
 import { abortReason, failureReason, jpegSize, spawnFfmpeg, vfrOption } from './ffmpegRun.js';
 
 /** One sampled frame. */

@@ -1,5 +1,5 @@
-import { forbidden, notFound } from '../../errors.js';
-import { parseUuid } from '../../ids.js';
+import { forbidden, notFound } from '../../platform/errors.js';
+import { parseUuid } from '../../platform/ids.js';
 import { roleAtLeast, type Collection, type MediaRecord, type Role } from '../../storage/types.js';
 import type { Principal, Services } from './services.js';
 

@@ -3,7 +3,7 @@ import type { BlobStore } from '../../files/blobStore.js';
 import type { FileUrls } from '../../files/fileUrls.js';
 import type { TempOutputs } from '../../files/tempOutputs.js';
 import type { Job } from '../../jobs/types.js';
-import type { Logger } from '../../logger.js';
+import type { Logger } from '../../platform/logger.js';
 import type { VisionModels } from '../../models/types.js';
 import type { SearchIndexes } from '../../index/searchIndexes.js';
 import type { Storage } from '../../storage/storage.js';

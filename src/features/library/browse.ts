@@ -1,4 +1,4 @@
-import { invalid } from '../../errors.js';
+import { invalid } from '../../platform/errors.js';
 import { scoredBrowse, type SearchDeps } from '../search/index.js';
 import type { BrowseQuery, MediaType, SortField } from '../../storage/types.js';
 import { loadCollection } from '../kernel/access.js';

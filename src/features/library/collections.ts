@@ -1,5 +1,5 @@
-import { invalid } from '../../errors.js';
-import { newUuid, nowIso } from '../../ids.js';
+import { invalid } from '../../platform/errors.js';
+import { newUuid, nowIso } from '../../platform/ids.js';
 import type { Collection } from '../../storage/types.js';
 import { loadCollection, loadOrganizationId, requireRole } from '../kernel/access.js';
 import type { Principal, Services } from '../kernel/services.js';

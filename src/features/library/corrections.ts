@@ -1,5 +1,5 @@
-import { invalid, notFound } from '../../errors.js';
-import { newMediaId } from '../../ids.js';
+import { invalid, notFound } from '../../platform/errors.js';
+import { newMediaId } from '../../platform/ids.js';
 import { loadMedia } from '../kernel/access.js';
 import { presentFrame } from '../kernel/present.js';
 import type { Principal, Services } from '../kernel/services.js';

@@ -1,5 +1,5 @@
-import { invalid, notFound } from '../../errors.js';
-import { isLtreePath, newMediaId, pathLabel } from '../../ids.js';
+import { invalid, notFound } from '../../platform/errors.js';
+import { isLtreePath, newMediaId, pathLabel } from '../../platform/ids.js';
 import type { Collection, MediaRecord, Metadata } from '../../storage/types.js';
 import { loadCollection, loadMedia } from '../kernel/access.js';
 import { deleteMedia, updateMedia } from './media.js';

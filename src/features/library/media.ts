@@ -1,5 +1,5 @@
-import { invalid, notFound } from '../../errors.js';
-import { isLtreePath } from '../../ids.js';
+import { invalid, notFound } from '../../platform/errors.js';
+import { isLtreePath } from '../../platform/ids.js';
 import type { Metadata } from '../../storage/types.js';
 import { loadMedia } from '../kernel/access.js';
 import { presentMany, presentOne } from '../kernel/present.js';

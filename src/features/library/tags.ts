@@ -1,4 +1,4 @@
-import { conflict, invalid, notFound } from '../../errors.js';
+import { conflict, invalid, notFound } from '../../platform/errors.js';
 import type { Metadata } from '../../storage/types.js';
 import { loadCollection, loadMedia } from '../kernel/access.js';
 import type { Principal, Services } from '../kernel/services.js';

@@ -1,6 +1,6 @@
 import { rm } from 'node:fs/promises';
-import { DomainError, invalid } from '../../errors.js';
-import { newMediaId } from '../../ids.js';
+import { DomainError, invalid } from '../../platform/errors.js';
+import { newMediaId } from '../../platform/ids.js';
 import { resolveFfprobe } from '../../files/binaries.js';
 import { canDecodeImage, probeImage } from '../../files/imageProbe.js';
 import { sniffFile } from '../../files/sniff.js';

@@ -1,5 +1,5 @@
 import type { Services, Principal } from '../kernel/services.js';
-import { invalid } from '../../errors.js';
+import { invalid } from '../../platform/errors.js';
 import { loadOrganizationId } from '../kernel/access.js';
 import { presentFrame } from '../kernel/present.js';
 import { round4 } from './ranking.js';

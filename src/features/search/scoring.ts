@@ -1,5 +1,5 @@
 import type { Services } from '../kernel/services.js';
-import { DomainError, invalid, notFound } from '../../errors.js';
+import { DomainError, invalid, notFound } from '../../platform/errors.js';
 import type { SimilarityModel } from '../../storage/types.js';
 import { calibrate, combine } from './ranking.js';
 import { exactRescoreFor } from '../../index/vector/tuning.js';

@@ -37,7 +37,7 @@
  *
  * Thresholds depend on the model: see ./thresholds.ts.
  */
-import { newMediaId } from '../../ids.js';
+import { newMediaId } from '../../platform/ids.js';
 import { norm } from './vectorMath.js';
 
 export interface ClusterOptions {

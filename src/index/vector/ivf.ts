@@ -15,7 +15,7 @@
  * rebuild speed) are in docs/measurements/vector-index.md.
  */
 import { setImmediate as turn } from 'node:timers/promises';
-import { seededRandom } from '../../random.js';
+import { seededRandom } from '../../platform/random.js';
 import { dotRow, normalizeRow } from './math.js';
 
 /**

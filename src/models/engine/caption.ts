@@ -15,7 +15,7 @@ import {
   AutoTokenizer,
   Florence2ForConditionalGeneration,
 } from '@huggingface/transformers';
-import { DomainError } from '../../errors.js';
+import { DomainError } from '../../platform/errors.js';
 import { ARCH_INFO, type ModelEntry } from '../catalog.js';
 import { chunks, partBytes, type EngineContext } from './context.js';
 import { decodeImage, processorSide } from './images.js';

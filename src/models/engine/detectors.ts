@@ -6,7 +6,7 @@
  */
 import { existsSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { DomainError } from '../../errors.js';
+import { DomainError } from '../../platform/errors.js';
 import { loadFaceEmbedder, type FaceEmbedder } from '../vision/faceEmbedder.js';
 import { loadOcr } from '../vision/ocr/index.js';
 import type { Detection, Detector } from '../vision/types.js';

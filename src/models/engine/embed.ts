@@ -17,7 +17,7 @@ import {
   SiglipTextModel,
   SiglipVisionModel,
 } from '@huggingface/transformers';
-import { DomainError } from '../../errors.js';
+import { DomainError } from '../../platform/errors.js';
 import type { ModelEntry } from '../catalog.js';
 import { chunks, normalisedRows, partBytes, type EngineContext } from './context.js';
 import { decodeImage, processorSide } from './images.js';

@@ -6,7 +6,7 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { env } from '@huggingface/transformers';
-import { DomainError } from '../../errors.js';
+import { DomainError } from '../../platform/errors.js';
 import type { ModelEntry } from '../catalog.js';
 import { loadStandins, type Standins } from '../loadStandins.js';
 import type { LoadedModel } from '../types.js';

@@ -15,7 +15,7 @@ import { statSync } from 'node:fs';
 import path from 'node:path';
 import { AutoProcessor, MultiModalityCausalLM, random } from '@huggingface/transformers';
 import sharp from 'sharp';
-import { DomainError } from '../../errors.js';
+import { DomainError } from '../../platform/errors.js';
 import { ARCH_INFO, DTYPE_SUFFIX, type Dtype, type ModelEntry } from '../catalog.js';
 import type { EngineContext } from './context.js';
 import type { Loaded } from './registry.js';

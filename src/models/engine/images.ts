@@ -7,7 +7,7 @@
  */
 import sharp, { type ResizeOptions } from 'sharp';
 import { RawImage } from '@huggingface/transformers';
-import { DomainError } from '../../errors.js';
+import { DomainError } from '../../platform/errors.js';
 
 export async function decodeImage(bytes: Uint8Array, opts: { minSide: number; maxPixels: number }): Promise<RawImage> {
   return decodeRgb(bytes, opts.maxPixels, {

@@ -19,7 +19,7 @@
  */
 import sharp from 'sharp';
 import { AutoModelForImageToImage, AutoProcessor, RawImage } from '@huggingface/transformers';
-import { DomainError } from '../../errors.js';
+import { DomainError } from '../../platform/errors.js';
 import type { ModelEntry } from '../catalog.js';
 import { partBytes, type EngineContext } from './context.js';
 import type { Loaded } from './registry.js';

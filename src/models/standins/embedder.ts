@@ -14,7 +14,7 @@
  */
 import { GraphBuilder } from './onnx/graphBuilder.js';
 import { COLOURS, COLOUR_WORDS, colourHistogram, colourIndex, hashSeed } from './colours.js';
-import { seededRandom } from '../../random.js';
+import { seededRandom } from '../../platform/random.js';
 import { buildByteLevelBpe } from './tokenizer.js';
 
 export type EmbedderArch = 'clip' | 'siglip';

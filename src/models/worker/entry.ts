@@ -6,7 +6,7 @@
 import { readlinkSync } from 'node:fs';
 import os from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
-import { serializeError } from '../../errors.js';
+import { serializeError } from '../../platform/errors.js';
 import { Engine } from '../engine/engine.js';
 import type { WorkerRequest, WorkerMessage, WorkerSetup } from './protocol.js';
 

@@ -14,9 +14,9 @@
  *   replaced on the next dispatch.
  */
 import type { Worker } from 'node:worker_threads';
-import { spawnWorker, stopWorker } from '../../spawnWorker.js';
-import { DomainError, deserializeError, type SerializedError } from '../../errors.js';
-import type { Logger } from '../../logger.js';
+import { spawnWorker, stopWorker } from '../../platform/spawnWorker.js';
+import { DomainError, deserializeError, type SerializedError } from '../../platform/errors.js';
+import type { Logger } from '../../platform/logger.js';
 import type { LoadedModel } from '../types.js';
 import type { RequestKind, RequestOptions, WorkerRequest, WorkerMessage, WorkerSetup } from './protocol.js';
 

@@ -3,7 +3,7 @@
  * Inputs travel as Uint8Array (image bytes) or strings; vectors come back as
  * Float32Arrays whose buffers are transferred, not copied.
  */
-import type { SerializedError } from '../../errors.js';
+import type { SerializedError } from '../../platform/errors.js';
 import type { ModelEntry, Profile } from '../catalog.js';
 import type { LoadedModel } from '../types.js';
 

@@ -1,4 +1,4 @@
-import { notFound } from '../../errors.js';
+import { notFound } from '../../platform/errors.js';
 import type { AnalysisStore } from '../storage.js';
 import type { NewCaption } from '../types.js';
 import type { VectorRow } from '../../index/vector/types.js';

@@ -1,4 +1,4 @@
-import { invalid } from '../../errors.js';
+import { invalid } from '../../platform/errors.js';
 import {
   JOB_STATUSES,
   type Job,

@@ -1,4 +1,4 @@
-import { invalid, notFound } from '../../errors.js';
+import { invalid, notFound } from '../../platform/errors.js';
 import type { MediaStore } from '../storage.js';
 import type { FrameDetail, MediaRecord, MediaSummary, Metadata, NewFrame, NewMedia } from '../types.js';
 import { sqliteBrowse } from './browse.js';

@@ -1,13 +1,13 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { PACKAGE_ROOT } from '../../packageRoot.js';
-import type { Db } from './database.js';
+import { PACKAGE_ROOT } from '../../platform/packageRoot.js';
+import type Database from 'better-sqlite3';
 
 /** The numbered `.sql` files, shipped in the source tree (the compiled server reads them from there too). */
 const MIGRATIONS_DIR = path.join(PACKAGE_ROOT, 'src', 'storage', 'sqlite', 'migrations');
 
 /** Applies each migration not yet recorded, in number order, each in its own transaction. */
-export function migrate(db: Db): string[] {
+export function migrate(db: Database.Database): string[] {
   db.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (name TEXT PRIMARY KEY, applied_at TEXT NOT NULL)`);
   const done = new Set(db.prepare(`SELECT name FROM schema_migrations`).pluck().all() as string[]);
   const files = readdirSync(MIGRATIONS_DIR)

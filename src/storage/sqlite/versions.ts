@@ -1,4 +1,4 @@
-import { invalid, notFound } from '../../errors.js';
+import { invalid, notFound } from '../../platform/errors.js';
 import type { TextIndexWriter } from '../../index/text/writer.js';
 import type { MediaStore } from '../storage.js';
 import type { Db } from './database.js';

@@ -19,7 +19,7 @@ import path from 'node:path';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { isIP, type AddressInfo } from 'node:net';
 import sharp from 'sharp';
-import { DomainError } from '../../../src/errors.js';
+import { DomainError } from '../../../src/platform/errors.js';
 import {
   fetchImageUrl,
   httpFetchHop,

@@ -13,8 +13,8 @@ import { vignette } from '../../../src/features/edit/operations/colour.js';
 import { parsePrompt } from '../../../src/features/edit/parse.js';
 import type { EditOperation } from '../../../src/features/edit/types.js';
 import type { Services } from '../../../src/features/kernel/services.js';
-import { DomainError } from '../../../src/errors.js';
-import { createLogger } from '../../../src/logger.js';
+import { DomainError } from '../../../src/platform/errors.js';
+import { createLogger } from '../../../src/platform/logger.js';
 
 interface Pixels {
   data: Buffer;

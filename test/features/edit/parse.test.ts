@@ -4,7 +4,7 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { DomainError } from '../../../src/errors.js';
+import { DomainError } from '../../../src/platform/errors.js';
 import { ABILITIES, assertEditable, parsePrompt } from '../../../src/features/edit/parse.js';
 import type { EditOperation } from '../../../src/features/edit/types.js';
 

@@ -11,7 +11,7 @@ import path from 'node:path';
 import sharp from 'sharp';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { newMediaId, newUuid, nowIso, pathLabel } from '../../../src/ids.js';
+import { newMediaId, newUuid, nowIso, pathLabel } from '../../../src/platform/ids.js';
 import { parseThresholds } from '../../../src/config.js';
 import { clusterFacesJob } from '../../../src/features/faces/clusterFacesJob.js';
 import { declaredThresholds } from '../../../src/features/faces/thresholds.js';
@@ -30,7 +30,7 @@ import type { Detection } from '../../../src/models/vision/types.js';
 import { loadUltraFaceDetector, toRawImage, type UltraFaceDetector } from '../../../src/models/vision/ultraface.js';
 import { clusterVectors, randIndex } from '../../helpers/clustering.js';
 import { sharedPath } from '../../helpers/skip.js';
-import { seededRandom } from '../../../src/random.js';
+import { seededRandom } from '../../../src/platform/random.js';
 
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'lumen-clusters-'));
 process.on('exit', () => rmSync(tmp, { recursive: true, force: true }));

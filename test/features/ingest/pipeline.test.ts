@@ -2,7 +2,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { readFileSync } from 'node:fs';
 import sharp from 'sharp';
-import { newMediaId } from '../../../src/ids.js';
+import { newMediaId } from '../../../src/platform/ids.js';
 import { enqueueIngest } from '../../../src/features/ingest/jobs.js';
 import { sharedPath } from '../../helpers/skip.js';
 import { startTestApp, waitForProcessing, type TestApp } from '../../helpers/testApp.js';

@@ -6,7 +6,7 @@ import { promisify } from 'node:util';
 import sharp from 'sharp';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { DomainError } from '../../../src/errors.js';
+import { DomainError } from '../../../src/platform/errors.js';
 import { resolveFfmpeg } from '../../../src/files/binaries.js';
 import { jpegSize, parseShowinfo } from '../../../src/features/ingest/ffmpegRun.js';
 import {

@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import * as assert from 'uvu/assert';
-import { newMediaId, newUuid, nowIso, pathLabel } from '../../../src/ids.js';
+import { newMediaId, newUuid, nowIso, pathLabel } from '../../../src/platform/ids.js';
 import type { TextHit, TextIndex, TextSearchQuery } from '../../../src/index/text/textIndex.js';
 import { scopeToken } from '../../../src/index/text/sqlite/schema.js';
 import { sqliteTextIndex, type SqliteTextIndexOptions } from '../../../src/index/text/sqlite/textIndex.js';

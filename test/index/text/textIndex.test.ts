@@ -13,7 +13,7 @@
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { newMediaId, newUuid, nowIso, pathLabel } from '../../../src/ids.js';
+import { newMediaId, newUuid, nowIso, pathLabel } from '../../../src/platform/ids.js';
 import { inflections, parseQuery } from '../../../src/index/text/query.js';
 import type { TextHit, TextSearchQuery } from '../../../src/index/text/textIndex.js';
 import { textRank } from '../../../src/index/text/textRank.js';
@@ -23,8 +23,8 @@ import { sqliteTextIndexWriter } from '../../../src/index/text/sqlite/writer.js'
 import type { TextIndexWriter } from '../../../src/index/text/writer.js';
 import { sqliteAnalysisStore } from '../../../src/storage/sqlite/analysisStore.js';
 import { migrate } from '../../../src/storage/sqlite/migrate.js';
-import { stopWorker } from '../../../src/spawnWorker.js';
-import { seededRandom } from '../../../src/random.js';
+import { stopWorker } from '../../../src/platform/spawnWorker.js';
+import { seededRandom } from '../../../src/platform/random.js';
 import {
   addItem,
   analyse,

@@ -8,7 +8,7 @@
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { newMediaId } from '../../../src/ids.js';
+import { newMediaId } from '../../../src/platform/ids.js';
 import type { Db } from '../../../src/storage/sqlite/database.js';
 import { addItem, analyse, assertInStep, itemsOf, keys, newFolder, open, search, type Fx } from './fixture.js';
 

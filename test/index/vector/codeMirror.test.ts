@@ -13,7 +13,7 @@ import path from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { setImmediate as turn } from 'node:timers/promises';
-import { nowIso } from '../../../src/ids.js';
+import { nowIso } from '../../../src/platform/ids.js';
 import { BitCodeMirror, codeWords, rowidBitmap } from '../../../src/index/vector/bitCodeMirror.js';
 import { simdHamming } from '../../../src/index/vector/hammingSimd.js';
 import { normalize, vectorBytes } from '../../../src/index/vector/math.js';

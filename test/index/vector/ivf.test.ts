@@ -12,7 +12,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { nowIso } from '../../../src/ids.js';
+import { nowIso } from '../../../src/platform/ids.js';
 import { listsFor, nearestList, probeRowsFor, rankLists, residual, trainLists } from '../../../src/index/vector/ivf.js';
 import { normalize, vectorBytes, vectorFromBytes } from '../../../src/index/vector/math.js';
 import { recallAt } from '../../../src/index/vector/tuning.js';

@@ -10,7 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { newMediaId, newUuid, nowIso, pathLabel } from '../../../src/ids.js';
+import { newMediaId, newUuid, nowIso, pathLabel } from '../../../src/platform/ids.js';
 import { Int8Cache } from '../../../src/index/vector/int8Cache.js';
 import { normalize, vectorBytes } from '../../../src/index/vector/math.js';
 import { quantizeBits, quantizeInt8 } from '../../../src/index/vector/quantize.js';

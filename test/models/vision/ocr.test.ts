@@ -28,7 +28,7 @@ import {
 import { fillStrip, planStrip, REC_HEIGHT } from '../../../src/models/vision/ocr/recognize.js';
 import type { Detection, Point, RawImage } from '../../../src/models/vision/types.js';
 import { sharedPath } from '../../helpers/skip.js';
-import { seededRandom } from '../../../src/random.js';
+import { seededRandom } from '../../../src/platform/random.js';
 
 const near = (a: number, b: number, eps: number, msg?: string) =>
   assert.ok(Math.abs(a - b) <= eps, `${msg ?? ''} ${a} ≉ ${b} (±${eps})`);

@@ -15,7 +15,7 @@
  * rgb·m + other·(1 − m) per pixel, within one level of rounding.
  */
 import sharp from 'sharp';
-import { DomainError } from '../../../errors.js';
+import { DomainError } from '../../../platform/errors.js';
 import type { EditOperation } from '../types.js';
 import { scaledSigma } from './colour.js';
 import { fromSharp, joinAlpha, rawOf, splitAlpha, toSharp, type EditContext, type Work } from './image.js';

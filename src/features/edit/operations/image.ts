@@ -6,7 +6,7 @@
  * prompt's order) and the result does not depend on how steps are grouped.
  */
 import sharp, { type Sharp } from 'sharp';
-import { unprocessable } from '../../../errors.js';
+import { unprocessable } from '../../../platform/errors.js';
 import type { EditOperation, OutputFormat } from '../types.js';
 import type { Services } from '../../kernel/services.js';
 

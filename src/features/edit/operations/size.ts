@@ -7,7 +7,7 @@
  * large for it (it refuses more than UPSCALE_MODEL_MAX_PIXELS: it is slow on a
  * CPU), lanczos3 does it all and the answer says so.
  */
-import { DomainError, unprocessable } from '../../../errors.js';
+import { DomainError, unprocessable } from '../../../platform/errors.js';
 import type { EditOperation } from '../types.js';
 import {
   decode,

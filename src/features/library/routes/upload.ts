@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { presentOne } from '../../kernel/present.js';
 import { uploadMedia } from '../upload.js';
-import { invalid } from '../../../errors.js';
+import { invalid } from '../../../platform/errors.js';
 import { defineRoute } from '../../../http/route.js';
 
 interface ParsedFile {

@@ -1,7 +1,7 @@
 import type { PostingsReader } from './postings.js';
 import type { TextIndexStatements } from './schema.js';
 import type { Stemmer } from './stemmer.js';
-import type { WordCounts } from './terms.js';
+import type { WordCounts } from './wordCounts.js';
 import type { Tuning } from './tuning.js';
 
 /** What one SQLite text index keeps between searches; every search step is a function over it. */

@@ -1,7 +1,6 @@
 import type { QueryTerm } from '../query.js';
 import { quote, WORD_COLUMNS } from './schema.js';
 import type { TextSearchState } from './state.js';
-import { STATS_TTL_MS } from './tuning.js';
 
 /** A query word as the index sees it. */
 export interface Term {
@@ -15,21 +14,6 @@ export interface Term {
   df: number;
 }
 
-/** Rows matching each FTS5 word expression, counted (exact) or estimated, each kept STATS_TTL_MS. */
-export class WordCounts {
-  private readonly counts = new Map<string, { df: number; exact: boolean; at: number }>();
-
-  /** A word's cached row count (exact or estimated); with `exact`, only a counted one. */
-  get(expr: string, exact = false): number | null {
-    const cached = this.counts.get(expr);
-    return cached && Date.now() - cached.at < STATS_TTL_MS && (cached.exact || !exact) ? cached.df : null;
-  }
-
-  set(expr: string, df: number, exact: boolean): void {
-    if (this.counts.size > 10_000) this.counts.clear();
-    this.counts.set(expr, { df, exact, at: Date.now() });
-  }
-}
 
 /** Rows matching an expression: counted up to RANKED_MATCHES, estimated above from how dense the newest matches are. */
 export function documentFrequency(state: TextSearchState, expr: string, rows: number): number {

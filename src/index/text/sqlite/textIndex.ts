@@ -4,7 +4,7 @@ import { prepareStatements } from './schema.js';
 import { searchText } from './search.js';
 import type { Db } from './db.js';
 import { Stemmer } from './stemmer.js';
-import { WordCounts } from './terms.js';
+import { WordCounts } from './wordCounts.js';
 import { resolveTuning, type TextIndexTuning } from './tuning.js';
 
 export type { TextSearchPath } from './tuning.js';

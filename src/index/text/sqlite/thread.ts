@@ -1,7 +1,7 @@
 import type { Worker } from 'node:worker_threads';
-import { deserializeError, type SerializedError } from '../../../errors.js';
+import { deserializeError, type SerializedError } from '../../../platform/errors.js';
 import type { TextHit, TextIndex, TextSearchQuery } from '../textIndex.js';
-import { spawnWorker, stopWorker } from '../../../spawnWorker.js';
+import { spawnWorker, stopWorker } from '../../../platform/spawnWorker.js';
 import type { Db } from './db.js';
 import { sqliteTextIndex } from './textIndex.js';
 

@@ -7,7 +7,7 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import Database from 'better-sqlite3';
-import { serializeError } from '../../../errors.js';
+import { serializeError } from '../../../platform/errors.js';
 import { sqliteTextIndex } from './textIndex.js';
 import { warmTextIndex } from './warm.js';
 import type { TextWorkerReply, TextWorkerRequest, TextWorkerSetup } from './thread.js';

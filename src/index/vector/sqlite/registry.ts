@@ -3,7 +3,7 @@
  * the tables of each generation, created here at run time because their dims
  * are only known then (layout: README.md), and the coarse lists they hold.
  */
-import { invalid } from '../../../errors.js';
+import { invalid } from '../../../platform/errors.js';
 import { vectorBytes, vectorFromBytes } from '../math.js';
 import { genCodeMirror } from './codeMirror.js';
 import { now, type Generation, type GenerationRow, type Lists, type VectorIndexState } from './state.js';

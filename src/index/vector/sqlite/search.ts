@@ -4,7 +4,7 @@
  * allowed items inside the scan or after it. The steps themselves are in
  * plan.ts, firstPass.ts and rerank.ts; how a query runs: ../README.md.
  */
-import { invalid } from '../../../errors.js';
+import { invalid } from '../../../platform/errors.js';
 import type { BitCodeMirror } from '../bitCodeMirror.js';
 import { normalize, vectorBytes } from '../math.js';
 import { quantizeBits } from '../quantize.js';

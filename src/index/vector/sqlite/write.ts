@@ -4,7 +4,7 @@
  * live one), with the partition and list row counts they change. These run
  * synchronously inside the caller's transaction (see sqliteVectorIndex.ts).
  */
-import { invalid } from '../../../errors.js';
+import { invalid } from '../../../platform/errors.js';
 import { nearestList, residual } from '../ivf.js';
 import { normalize, vectorBytes } from '../math.js';
 import { quantizeBits, quantizeInt8 } from '../quantize.js';

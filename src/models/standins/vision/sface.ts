@@ -21,7 +21,7 @@ import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { GraphBuilder } from '../onnx/graphBuilder.js';
 import { hashSeed } from '../colours.js';
-import { seededRandom } from '../../../random.js';
+import { seededRandom } from '../../../platform/random.js';
 
 /** The real file's name, so a stand-in folder looks like a fetched one. */
 export const SFACE_FILE = 'face_recognition_sface_2021dec.onnx';

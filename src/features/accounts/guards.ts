@@ -1,14 +1,8 @@
 import type { Context } from 'koa';
-import { authenticate, hashKey } from '../features/accounts/index.js';
-import type { Principal, Services } from '../features/kernel/services.js';
-import { DomainError } from '../errors.js';
-
-export interface RequestGuards {
-  authenticate(ctx: Context): Promise<Principal>;
-  rateLimit(ctx: Context, principal: Principal): void;
-  /** A write request was handled: keys, roles and memberships may have changed, so no remembered key is trusted any more. */
-  forgetKeys(): void;
-}
+import { authenticate, hashKey } from './auth.js';
+import type { Principal, Services } from '../kernel/services.js';
+import { DomainError } from '../../platform/errors.js';
+import type { RequestGuards } from '../../http/route.js';
 
 /**
  * How long a checked API key's caller is reused without reading the key and
