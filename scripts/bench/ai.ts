@@ -936,7 +936,7 @@ export async function runAiBench(opts: BenchOptions): Promise<SectionResult> {
       for (let i = 0; i < shape.items; i++) {
         const media: NewMedia = {
           id: newMediaId(),
-          datasetId: collectionId,
+          collectionId,
           organizationId: me.organizationId,
           createdById: me.userId,
           parentPath: pathLabel(collectionId),

@@ -203,7 +203,7 @@ export async function runLibraryBench(opts: BenchOptions): Promise<SectionResult
     const rand = seededRandom(42);
     const yearAgo = Date.parse('2025-01-01T00:00:00.000Z');
     const setCreated = db.prepare(`UPDATE media SET created_at = ?, updated_at = ? WHERE id = ?`);
-    const base = { datasetId: collectionId, organizationId: orgId, createdById: userId };
+    const base = { collectionId, organizationId: orgId, createdById: userId };
     const folderAt = new Date(yearAgo - DAY).toISOString();
     const makeFolder = async (parentPath: string, name: string): Promise<MediaRecord> => {
       const { folder } = await st.media.insertFolder(
@@ -319,7 +319,7 @@ export async function runLibraryBench(opts: BenchOptions): Promise<SectionResult
     log(`filled in ${fmtMs(fillMs)}`);
 
     const q = (over: Partial<BrowseQuery>): BrowseQuery => ({
-      datasetId: collectionId,
+      collectionId,
       path: root,
       recursive: false,
       types: null,

@@ -144,14 +144,14 @@ export function vectorStream(family: Family, seed: number, clusters: number) {
 interface Collection {
   family: Family;
   size: number;
-  datasetId: string;
+  collectionId: string;
   modelId: string;
   seed: number;
   clusters: number;
 }
 
-const objectId = (c: Collection, i: number) => `${c.datasetId}-o${i}`;
-const mediaId = (c: Collection, i: number) => `${c.datasetId}-m${i}`;
+const objectId = (c: Collection, i: number) => `${c.collectionId}-o${i}`;
+const mediaId = (c: Collection, i: number) => `${c.collectionId}-m${i}`;
 
 /** Calls fn with each batch of the collection's vectors (a reused buffer). */
 function forEachBatch(c: Collection, batch: number, fn: (vectors: Float32Array, start: number, n: number) => void) {
@@ -219,7 +219,7 @@ function fillViaIndex(db: Db, ix: SqliteVectorIndex, c: Collection, batch: numbe
         modelId: c.modelId,
         similarityModel: 'objects',
         mediaId: mediaId(c, i),
-        datasetId: c.datasetId,
+        collectionId: c.collectionId,
         frameId: null,
         vector: buf.subarray(j * D, (j + 1) * D),
       });
@@ -242,7 +242,7 @@ function fillEmbeddings(db: Db, c: Collection, batch: number): number {
           objectId(c, start + j),
           c.modelId,
           mediaId(c, start + j),
-          c.datasetId,
+          c.collectionId,
           D,
           vectorBytes(buf.subarray(j * D, (j + 1) * D)),
           at,
@@ -272,7 +272,7 @@ export async function runSearchBench(opts: BenchOptions): Promise<SectionResult>
       collections.push({
         family,
         size,
-        datasetId: `${family}-${label(size)}`,
+        collectionId: `${family}-${label(size)}`,
         modelId: `bench:${family}`,
         seed: (family === 'random' ? 1000 : 2000) + n,
         clusters: Math.max(2, Math.round(size / 1000)),
@@ -292,7 +292,7 @@ export async function runSearchBench(opts: BenchOptions): Promise<SectionResult>
        WHERE i.dataset_id = ? AND i.similarity_model = 'objects' ORDER BY d LIMIT ${K}`,
     );
     return (q: Float32Array) =>
-      (st.all(vectorBytes(normalize(q)), c.datasetId) as Array<{ object_id: string }>).map((r) => r.object_id);
+      (st.all(vectorBytes(normalize(q)), c.collectionId) as Array<{ object_id: string }>).map((r) => r.object_id);
   };
 
   try {
@@ -305,7 +305,7 @@ export async function runSearchBench(opts: BenchOptions): Promise<SectionResult>
       randomRows += c.size;
       randomMs += ms;
       log(
-        `filled ${c.datasetId} through sync.upsert: ${c.size} rows in ${fmtMs(ms)} (${Math.round(c.size / (ms / 1000))}/s)`,
+        `filled ${c.collectionId} through sync.upsert: ${c.size} rows in ${fmtMs(ms)} (${Math.round(c.size / (ms / 1000))}/s)`,
       );
     }
     const clustered = collections.filter((x) => x.family === 'clustered');
@@ -315,7 +315,7 @@ export async function runSearchBench(opts: BenchOptions): Promise<SectionResult>
       const ms = fillEmbeddings(db, c, shape.batch);
       embRows += c.size;
       embMs += ms;
-      log(`wrote ${c.datasetId} to object_embeddings: ${c.size} rows in ${fmtMs(ms)}`);
+      log(`wrote ${c.collectionId} to object_embeddings: ${c.size} rows in ${fmtMs(ms)}`);
     }
     const rb0 = performance.now();
     const rebuilt = await ix.rebuild('bench:clustered', { batchSize: 10_000 });
@@ -341,7 +341,7 @@ export async function runSearchBench(opts: BenchOptions): Promise<SectionResult>
             modelId: c.modelId,
             similarityModel: 'objects',
             vector: qs[Math.max(0, i) % qs.length],
-            datasetIds: [c.datasetId],
+            collectionIds: [c.collectionId],
             k: K,
           });
           if (i >= 0) misses += r.info.cacheMisses;
@@ -360,7 +360,7 @@ export async function runSearchBench(opts: BenchOptions): Promise<SectionResult>
       const cents = db
         .prepare(`SELECT centroid FROM vec_index_${gid}_lists WHERE dataset_id = ? ORDER BY list`)
         .pluck()
-        .all(big.datasetId) as Buffer[];
+        .all(big.collectionId) as Buffer[];
       if (cents.length) {
         const m = new Float32Array(cents.length * D);
         cents.forEach((b, j) => m.set(new Float32Array(new Uint8Array(b).buffer), j * D));
@@ -370,7 +370,7 @@ export async function runSearchBench(opts: BenchOptions): Promise<SectionResult>
           warmup: 50,
         });
         findings.push(
-          `an upsert into ${big.datasetId} (${cents.length} lists) picks its list in ${(st.p50 * 1000).toFixed(0)} µs (p50; ${cents.length} × ${D} dot products)`,
+          `an upsert into ${big.collectionId} (${cents.length} lists) picks its list in ${(st.p50 * 1000).toFixed(0)} µs (p50; ${cents.length} × ${D} dot products)`,
         );
       }
     }
@@ -408,7 +408,7 @@ export async function runSearchBench(opts: BenchOptions): Promise<SectionResult>
           modelId: c.modelId,
           similarityModel: 'objects',
           vector: q,
-          datasetIds: [c.datasetId],
+          collectionIds: [c.collectionId],
           k: K,
           ...extra,
         });
@@ -436,7 +436,7 @@ export async function runSearchBench(opts: BenchOptions): Promise<SectionResult>
             modelId: c.modelId,
             similarityModel: 'objects',
             vector: queries[Math.max(0, i) % queries.length],
-            datasetIds: [c.datasetId],
+            collectionIds: [c.collectionId],
             k: K,
           }),
         { reps: shape.reps, warmup: 5 },
@@ -486,7 +486,7 @@ export async function runSearchBench(opts: BenchOptions): Promise<SectionResult>
           )),
       );
       const recall = sum / rq.length;
-      recallOf.set(c.datasetId, recall);
+      recallOf.set(c.collectionId, recall);
       const probeSweep: string[] = [];
       let fullRecall = 0;
       if (hasLists) {
@@ -552,7 +552,7 @@ export async function runSearchBench(opts: BenchOptions): Promise<SectionResult>
         });
       }
       log(
-        `${c.datasetId}: ours p50 ${fmtMs(ours.p50)} p99 ${fmtMs(ours.p99)}${full ? `, every list p50 ${fmtMs(full.p50)} (recall ${fullRecall.toFixed(3)})` : ''}, exact p50 ${fmtMs(base.p50)}; ` +
+        `${c.collectionId}: ours p50 ${fmtMs(ours.p50)} p99 ${fmtMs(ours.p99)}${full ? `, every list p50 ${fmtMs(full.p50)} (recall ${fullRecall.toFixed(3)})` : ''}, exact p50 ${fmtMs(base.p50)}; ` +
           `recall@10 ${recall.toFixed(3)}; sweep ${sweep.join(', ')}${hasLists ? `; lists probed ${(listsProbed / infos.length).toFixed(1)}, rows scanned ${Math.round(scanned / infos.length)}; probe sweep ${probeSweep.join(', ')}` : ''}`,
       );
     }
@@ -578,7 +578,7 @@ export async function runSearchBench(opts: BenchOptions): Promise<SectionResult>
             modelId: c.modelId,
             similarityModel: 'objects',
             vector: qs[Math.max(0, i) % qs.length],
-            datasetIds: [c.datasetId],
+            collectionIds: [c.collectionId],
             k: bigK,
           }),
         { reps: qs.length, warmup: 3 },
@@ -601,7 +601,7 @@ export async function runSearchBench(opts: BenchOptions): Promise<SectionResult>
             modelId: 'bench:random',
             similarityModel: 'objects',
             vector: qs[Math.max(0, i) % qs.length],
-            datasetIds: randoms.map((x) => x.datasetId),
+            collectionIds: randoms.map((x) => x.collectionId),
             k: K,
           }),
         { reps: shape.reps, warmup: 5 },
@@ -629,7 +629,7 @@ export async function runSearchBench(opts: BenchOptions): Promise<SectionResult>
             modelId: c.modelId,
             similarityModel: 'objects',
             vector: qs[Math.max(0, i) % qs.length],
-            datasetIds: [c.datasetId],
+            collectionIds: [c.collectionId],
             k: K,
             mediaIds: allowedIds,
             ...extra,
@@ -697,7 +697,7 @@ export async function runSearchBench(opts: BenchOptions): Promise<SectionResult>
             modelId: c.modelId,
             similarityModel: 'objects',
             vector: q[i],
-            datasetIds: [c.datasetId],
+            collectionIds: [c.collectionId],
             k: K,
             oversample: cand / K,
           }).hits;
@@ -720,7 +720,7 @@ export async function runSearchBench(opts: BenchOptions): Promise<SectionResult>
         .prepare(
           `SELECT i.object_id AS objectId, i.media_id AS mediaId, f.vector FROM vec_index_${gen.id}_items i JOIN vec_index_${gen.id}_f32 f ON f.id = i.id WHERE i.dataset_id = ?`,
         )
-        .all(c.datasetId) as Array<{ objectId: string; mediaId: string; vector: Buffer }>;
+        .all(c.collectionId) as Array<{ objectId: string; mediaId: string; vector: Buffer }>;
       const tu = performance.now();
       for (let b = 0; b < rowsOf.length; b += 2000) {
         // Separate transactions: replacing thousands of rows inside one nested transaction is slow with vec0 (savepoints).
@@ -731,7 +731,7 @@ export async function runSearchBench(opts: BenchOptions): Promise<SectionResult>
               mediaId: r.mediaId,
               modelId: c.modelId,
               similarityModel: 'objects' as const,
-              datasetId: c.datasetId,
+              collectionId: c.collectionId,
               vector: new Float32Array(new Uint8Array(r.vector).buffer),
             })),
           ),
@@ -740,8 +740,8 @@ export async function runSearchBench(opts: BenchOptions): Promise<SectionResult>
       log(`re-quantised ${rowsOf.length} rows without the mean in ${fmtMs(performance.now() - tu)}`);
       const uncentred = [160, 320].map((cand) => recallWith(plain, cand));
       findings.push(
-        `quantiser without the mean on ${c.datasetId}: recall@10 at 160 / 320 candidates ${uncentred.map((x) => x.toFixed(3)).join(' / ')} vs ${centred.map((x) => x.toFixed(3)).join(' / ')} centred ` +
-          `(${recallOf.get(c.datasetId)?.toFixed(3)} centred at the default ${candidatesFor(K)}): rebuild() centres; stats().needsRebuild flags an uncentred index past 10k rows`,
+        `quantiser without the mean on ${c.collectionId}: recall@10 at 160 / 320 candidates ${uncentred.map((x) => x.toFixed(3)).join(' / ')} vs ${centred.map((x) => x.toFixed(3)).join(' / ')} centred ` +
+          `(${recallOf.get(c.collectionId)?.toFixed(3)} centred at the default ${candidatesFor(K)}): rebuild() centres; stats().needsRebuild flags an uncentred index past 10k rows`,
       );
     }
 
@@ -790,7 +790,7 @@ export async function runSearchBench(opts: BenchOptions): Promise<SectionResult>
             modelId: c.modelId,
             similarityModel: 'objects',
             vector: qs[Math.max(0, i) % qs.length],
-            datasetIds: [c.datasetId],
+            collectionIds: [c.collectionId],
             k: K,
           }),
         { reps: qs.length, warmup: 5 },
@@ -816,7 +816,7 @@ export async function runSearchBench(opts: BenchOptions): Promise<SectionResult>
       k: K,
       candidates: candidatesFor(K),
       collections: collections.map((c) => ({
-        id: c.datasetId,
+        id: c.collectionId,
         rows: c.size,
         clusters: c.family === 'clustered' ? c.clusters : null,
       })),

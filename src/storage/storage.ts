@@ -121,7 +121,7 @@ export interface MediaStore {
   /** Number of active versions per root id (1 for an original with no edits). */
   versionCounts(rootIds: string[]): Promise<Map<string, number>>;
   /** Tag groups of active, current items: group → sorted distinct values. */
-  tagGroups(datasetId: string): Promise<Record<string, string[]>>;
+  tagGroups(collectionId: string): Promise<Record<string, string[]>>;
   /** The original and all its active derived versions, oldest first. */
   listVersions(rootId: string): Promise<MediaRecord[]>;
   /** Deletes one version; when it was current, the newest remaining version becomes current. */

@@ -59,7 +59,7 @@ export type Metadata = Record<string, unknown> & { tags?: Record<string, string[
 
 export interface MediaRecord {
   id: string;
-  datasetId: string;
+  collectionId: string;
   organizationId: string;
   /** ltree path: `<collection label>.<folder id>...<own id>`. */
   path: string;
@@ -97,7 +97,7 @@ export interface MediaRecord {
 export type MediaSummary = Pick<
   MediaRecord,
   | 'id'
-  | 'datasetId'
+  | 'collectionId'
   | 'type'
   | 'name'
   | 'blobKey'
@@ -164,7 +164,7 @@ export interface FrameDetail extends FrameRecord {
 export type SortField = 'name' | 'createdAt' | 'type' | 'description' | 'prompt';
 
 export interface BrowseQuery {
-  datasetId: string;
+  collectionId: string;
   /** The folder (or collection root) whose contents are listed. */
   path: string;
   /** false: direct children only; true: every descendant. */
@@ -196,7 +196,7 @@ export interface FolderSummary {
 
 export interface NewMedia {
   id: string;
-  datasetId: string;
+  collectionId: string;
   organizationId: string;
   parentPath: string;
   type: MediaType;

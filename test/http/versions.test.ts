@@ -25,7 +25,7 @@ test('versions: list, select, delete with promotion, item delete removes all', a
     await s.storage.media.insert(
       {
         id: versionId,
-        datasetId: record.datasetId,
+        collectionId: record.collectionId,
         organizationId: record.organizationId,
         parentPath: record.parentPath,
         type: 'image',
@@ -75,7 +75,7 @@ test('versions: list, select, delete with promotion, item delete removes all', a
     await s.storage.media.insert(
       {
         id: v3,
-        datasetId: record.datasetId,
+        collectionId: record.collectionId,
         organizationId: record.organizationId,
         parentPath: record.parentPath,
         type: 'image',

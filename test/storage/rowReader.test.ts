@@ -155,7 +155,7 @@ test('getMany, summaries, frames and pickFrames read what SELECT * and the rows.
     // summaries: the same items, MediaSummary's fields of each.
     const summary = (m: (typeof expectedMedia)[number]) => ({
       id: m.id,
-      datasetId: m.datasetId,
+      collectionId: m.collectionId,
       type: m.type,
       name: m.name,
       blobKey: m.blobKey,

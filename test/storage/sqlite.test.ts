@@ -66,7 +66,7 @@ const COLL = newUuid();
 const ROOT = COLL.replace(/-/g, '');
 const FOLDER = `${ROOT}.${'ab'.repeat(16)}`;
 const q = (over: Partial<BrowseQuery>): BrowseQuery => ({
-  datasetId: COLL,
+  collectionId: COLL,
   path: ROOT,
   recursive: false,
   types: null,

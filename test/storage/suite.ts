@@ -43,7 +43,7 @@ interface ItemOptions {
   rootId?: string;
   /** Frame timestamps; one frame at "0" unless given. */
   frames?: string[];
-  datasetId?: string;
+  collectionId?: string;
   organizationId?: string;
   blobKey?: string;
 }
@@ -131,7 +131,7 @@ export function storageSuite(
     const id = o.id ?? newMediaId();
     return {
       id,
-      datasetId: o.datasetId ?? fx.coll.id,
+      collectionId: o.collectionId ?? fx.coll.id,
       organizationId: o.organizationId ?? fx.org.id,
       parentPath,
       type,
@@ -172,7 +172,7 @@ export function storageSuite(
     return s.media.insertFolder(
       {
         id,
-        datasetId: fx.coll.id,
+        collectionId: fx.coll.id,
         organizationId: fx.org.id,
         parentPath,
         type: 'folder',
@@ -195,7 +195,7 @@ export function storageSuite(
     (await addFolder(folderName, parentPath, false, id)).folder;
 
   const query = (over: Partial<BrowseQuery> = {}): BrowseQuery => ({
-    datasetId: fx.coll.id,
+    collectionId: fx.coll.id,
     path: fx.root,
     recursive: false,
     types: null,
@@ -375,7 +375,7 @@ export function storageSuite(
     assert.is(img.id, nm.id);
     assert.is(img.path, `${fx.root}.${nm.id}`);
     assert.is(img.parentPath, fx.root);
-    assert.is(img.datasetId, fx.coll.id);
+    assert.is(img.collectionId, fx.coll.id);
     assert.is(img.organizationId, fx.org.id);
     assert.is(img.type, 'image');
     assert.is(img.name, 'cat.jpg');
@@ -483,7 +483,7 @@ export function storageSuite(
     const G = await folder('G', F.path);
     const v2 = await addItem(G.path, { type: 'video' });
     const coll2 = await newCollection(s, fx.org.id, fx.user.id, 'Elsewhere');
-    const foreign = await addItem(pathLabel(coll2.id), { datasetId: coll2.id });
+    const foreign = await addItem(pathLabel(coll2.id), { collectionId: coll2.id });
 
     assert.equal(await browseIds(), ids(F, i1, v1));
     assert.equal(await browseIds({ recursive: true }), ids(F, i1, v1, i2, G, v2));
@@ -507,7 +507,7 @@ export function storageSuite(
       'no item belongs to an unknown cluster',
     );
 
-    assert.equal(await browseIds({ datasetId: coll2.id, path: pathLabel(coll2.id), recursive: true }), ids(foreign));
+    assert.equal(await browseIds({ collectionId: coll2.id, path: pathLabel(coll2.id), recursive: true }), ids(foreign));
 
     const { items } = await s.media.browse(query({ path: F.path }));
     const got = items.find((m) => m.id === i2.id)!;
@@ -570,7 +570,7 @@ export function storageSuite(
     );
 
     const coll2 = await newCollection(s, fx.org.id, fx.user.id, 'Elsewhere');
-    await addItem(pathLabel(coll2.id), { datasetId: coll2.id, metadata: { tags: { color: ['red'] } } });
+    await addItem(pathLabel(coll2.id), { collectionId: coll2.id, metadata: { tags: { color: ['red'] } } });
     assert.equal(
       await browseIds({ tagFilters: { color: ['red'] }, recursive: true }),
       ids(a, c, nested),
@@ -807,7 +807,7 @@ export function storageSuite(
     const b = await addItem(fx.root, { metadata: { tags: { color: ['amber', 'red'] } } });
     await addItem(fx.root, { metadata: { tags: { color: [], empty: [] } } }); // empty groups show nowhere
     const coll2 = await newCollection(s, fx.org.id, fx.user.id, 'Elsewhere');
-    await addItem(pathLabel(coll2.id), { datasetId: coll2.id, metadata: { tags: { color: ['zzz'] } } });
+    await addItem(pathLabel(coll2.id), { collectionId: coll2.id, metadata: { tags: { color: ['zzz'] } } });
 
     const groups = await s.media.tagGroups(fx.coll.id);
     assert.equal(groups, { color: ['amber', 'blue', 'red'], shape: ['round'] });
@@ -1134,7 +1134,7 @@ export function storageSuite(
       fx.user.id,
     );
     const coll2 = await newCollection(s, org2.id, fx.user.id, 'Other');
-    await addItem(pathLabel(coll2.id), { datasetId: coll2.id, organizationId: org2.id, blobKey: 'shared-key' });
+    await addItem(pathLabel(coll2.id), { collectionId: coll2.id, organizationId: org2.id, blobKey: 'shared-key' });
     const found = await s.media.findByBlobKey(fx.org.id, 'shared-key');
     assert.equal(
       found.map((m) => m.id),
@@ -1153,7 +1153,7 @@ export function storageSuite(
     await addItem(F.path, { rootId: b.id, sizeBytes: 30 });
     const org2 = await s.accounts.createOrganization({ id: newUuid(), name: 'Two', slug: 'two' }, fx.user.id);
     const coll2 = await newCollection(s, org2.id, fx.user.id, 'Two');
-    await addItem(pathLabel(coll2.id), { datasetId: coll2.id, organizationId: org2.id, sizeBytes: 4 });
+    await addItem(pathLabel(coll2.id), { collectionId: coll2.id, organizationId: org2.id, sizeBytes: 4 });
     assert.is(await storageBytes(), 1230);
     assert.is(await storageBytes(org2.id), 4, 'per organization');
     await s.media.softDelete(F.id, fx.user.id);

@@ -80,7 +80,7 @@ export async function saveVersion(
     const record = await deps.storage.media.insert(
       {
         id: newMediaId(),
-        datasetId: item.datasetId,
+        collectionId: item.collectionId,
         organizationId: item.organizationId,
         parentPath: item.parentPath,
         type: 'image',

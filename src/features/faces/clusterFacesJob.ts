@@ -9,7 +9,7 @@ export const CLUSTER_FACES_JOB = 'cluster-faces';
 
 export interface ClusterFacesPayload {
   /** The collection whose new faces to cluster; null: every collection. */
-  datasetId: string | null;
+  collectionId: string | null;
 }
 
 /**
@@ -33,7 +33,7 @@ export async function clusterFacesJob(
   const total: AssignResult = { assigned: 0, created: 0, merged: 0, skipped: 0, refreshed: 0, dropped: 0, more: false };
   for (;;) {
     if (ctx.signal?.aborted) throw ctx.signal.reason ?? new Error('aborted');
-    const r = await store.assignPending(payload.datasetId, ctx.round ?? 2000, {
+    const r = await store.assignPending(payload.collectionId, ctx.round ?? 2000, {
       thresholds: ctx.thresholds,
       declaredThresholds: ctx.declaredThresholds,
       signal: ctx.signal,

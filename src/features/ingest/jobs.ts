@@ -11,6 +11,12 @@ import {
   type IngestPayload,
 } from './pipeline.js';
 
+/** The cluster-faces payload; one queued before the code said "collection" names its collection `datasetId`. */
+export const clusterPayload = z.preprocess(
+  (p) => (p && typeof p === 'object' && 'datasetId' in p ? { collectionId: p.datasetId } : p),
+  z.object({ collectionId: z.string().nullable() }),
+);
+
 const payload = z.object({ mediaId: z.string().regex(/^[0-9a-f]{32}$/) });
 
 /** What queueing jobs uses: the job store and the runner's wake-up. */
@@ -30,7 +36,7 @@ export function registerIngestJobs(runner: JobRunner, deps: IngestDeps & JobQueu
         const outcome = await ingestMedia(deps, job.payload.mediaId, ctx);
         if (outcome === 'done') {
           const media = await deps.storage.media.get(job.payload.mediaId);
-          if (media) await enqueueClustering(deps, media.datasetId);
+          if (media) await enqueueClustering(deps, media.collectionId);
         }
       } catch (err) {
         if (err instanceof JobAbort || ctx.signal.aborted) throw err; // shutdown or lost lease: the job runs again
@@ -51,16 +57,16 @@ export function registerIngestJobs(runner: JobRunner, deps: IngestDeps & JobQueu
         declaredThresholds: declaredThresholds(deps.models),
       });
     },
-    { parse: (p) => z.object({ datasetId: z.string().nullable() }).parse(p) },
+    { parse: (p) => clusterPayload.parse(p) },
   );
 }
 
 /** Queues face clustering of a collection a moment later, so a burst of uploads is clustered in one run. */
-export async function enqueueClustering(deps: JobQueueDeps, datasetId: string | null) {
+export async function enqueueClustering(deps: JobQueueDeps, collectionId: string | null) {
   await deps.storage.jobs.enqueue<ClusterFacesPayload>({
     type: CLUSTER_FACES_JOB,
-    payload: { datasetId },
-    key: datasetId ?? 'all',
+    payload: { collectionId },
+    key: collectionId ?? 'all',
     priority: 5,
     runAfter: new Date(Date.now() + 2000).toISOString(),
   });

@@ -46,7 +46,7 @@ export async function enqueueReindex(deps: JobQueueDeps, organizationId: string)
   for (const c of await deps.storage.collections.list(organizationId)) {
     const ids = await deps.storage.media.browseIds(
       {
-        datasetId: c.id,
+        collectionId: c.id,
         path: c.id.replace(/-/g, ''),
         recursive: true,
         types: ['image', 'video'],

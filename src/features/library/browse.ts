@@ -61,14 +61,14 @@ export function parseTagFilters(raw: string): Record<string, string[]> {
   return out;
 }
 
-export function toBrowseQuery(datasetId: string, path: string, params: BrowseParams): BrowseQuery {
+export function toBrowseQuery(collectionId: string, path: string, params: BrowseParams): BrowseQuery {
   let createdFrom: string | null = null;
   let createdBefore: string | null = null;
   if (params.dateFrom) createdFrom = dayStart(params.dateFrom, 'dateFrom').toISOString();
   if (params.dateTo) createdBefore = new Date(dayStart(params.dateTo, 'dateTo').getTime() + 86_400_000).toISOString();
   if (createdFrom && createdBefore && createdFrom >= createdBefore) throw invalid('dateFrom must not be after dateTo');
   return {
-    datasetId,
+    collectionId,
     path,
     recursive: params.recursive,
     types: params.type === 'all' ? null : [params.type],

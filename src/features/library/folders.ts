@@ -32,9 +32,9 @@ export async function resolveFolderPath(
 export async function createFolder(
   deps: Pick<Services, 'storage' | 'urls'>,
   principal: Principal,
-  input: { datasetId: string; name: string; path?: string; reuse?: boolean },
+  input: { collectionId: string; name: string; path?: string; reuse?: boolean },
 ) {
-  const collection = await loadCollection(deps, principal, input.datasetId, 'admin');
+  const collection = await loadCollection(deps, principal, input.collectionId, 'admin');
   const name = input.name.trim();
   if (!name) throw invalid('name must not be empty');
   if (name.length > 255) throw invalid('name must be at most 255 characters');
@@ -42,7 +42,7 @@ export async function createFolder(
   const { folder } = await deps.storage.media.insertFolder(
     {
       id: newMediaId(),
-      datasetId: collection.id,
+      collectionId: collection.id,
       organizationId: collection.organizationId,
       parentPath,
       type: 'folder',

@@ -12,7 +12,7 @@ import type { Principal, Services } from '../kernel/services.js';
 import { enqueueIngest } from '../ingest/index.js';
 
 export interface UploadInput {
-  datasetId: string;
+  collectionId: string;
   path?: string;
   name?: string;
   /** The upload as the multipart parser left it in DATA_DIR/tmp. */
@@ -34,7 +34,7 @@ export async function uploadMedia(
   input: UploadInput,
 ) {
   try {
-    const collection = await loadCollection(deps, principal, input.datasetId, 'member');
+    const collection = await loadCollection(deps, principal, input.collectionId, 'member');
     const parentPath = await resolveFolderPath(deps, collection, input.path);
     const name = (input.name ?? input.file.originalName ?? '').trim() || 'untitled';
     if (name.length > 1024) throw invalid('name must be at most 1024 characters');
@@ -51,7 +51,7 @@ export async function uploadMedia(
     const id = newMediaId();
     const base: Omit<NewMedia, keyof StoredUpload['fields'] | 'processingStatus'> = {
       id,
-      datasetId: collection.id,
+      collectionId: collection.id,
       organizationId: collection.organizationId,
       parentPath,
       name,

@@ -18,8 +18,14 @@ export async function searchOrganization(
   const q = input.q.trim();
   if (!q) throw invalid('q is required');
   const orgId = await loadOrganizationId(deps, principal, input.organizationId);
-  const datasetIds = (await deps.storage.collections.list(orgId)).map((c) => c.id);
-  const scored = await scoreFrames(deps, { q, datasetIds, mediaIds: null, organizationId: orgId, want: input.limit });
+  const collectionIds = (await deps.storage.collections.list(orgId)).map((c) => c.id);
+  const scored = await scoreFrames(deps, {
+    q,
+    collectionIds,
+    mediaIds: null,
+    organizationId: orgId,
+    want: input.limit,
+  });
   // Hits that scored nothing (below every calibration floor) are never shown: their items are not read.
   const positive = scored.filter((f) => f.total > 0);
   // The page, best first: items and frame details are read only for the candidates it needs. Each batch
@@ -75,7 +81,7 @@ export async function searchOrganization(
           height: item.height,
           duration: item.duration,
           createdAt: item.createdAt,
-          datasetId: item.datasetId,
+          datasetId: item.collectionId,
         },
         captions: shown.captions.map((c) => ({ id: c.id, text: c.text })),
         objects: shown.objects,

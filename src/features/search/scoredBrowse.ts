@@ -43,7 +43,7 @@ export async function scoredBrowse(
     q: params.q,
     similarToObjectId: params.similarToObjectId,
     similarToObjectModel: params.similarToObjectModel,
-    datasetIds: [scope.datasetId],
+    collectionIds: [scope.collectionId],
     mediaIds,
     organizationId,
   });
@@ -57,7 +57,8 @@ export async function scoredBrowse(
   }
   const allowed = mediaIds ? new Set(mediaIds) : null;
   const records = (await deps.storage.media.getMany([...perItem.keys()])).filter(
-    (m) => m.status === 'active' && m.isCurrent && m.datasetId === scope.datasetId && (!allowed || allowed.has(m.id)),
+    (m) =>
+      m.status === 'active' && m.isCurrent && m.collectionId === scope.collectionId && (!allowed || allowed.has(m.id)),
   );
   const dir = scope.sortDirection === 'asc' ? 1 : -1;
   if (params.explicitSort) {

@@ -45,13 +45,13 @@ const exactTopFor = (want: number | undefined): number | undefined =>
  * another model's index exists, and its answer is kept for a minute per set
  * of collections.
  */
-export async function searchModel(s: SearchDeps, datasetIds: string[]) {
+export async function searchModel(s: SearchDeps, collectionIds: string[]) {
   const current = s.models.modelInfo();
   const others = (await s.indexes.vectors.stats()).filter(
     (st) => st.modelId !== current.id && st.state === 'live' && st.rows > 0,
   );
   if (others.length === 0) return current; // the usual case: one model, nothing to choose
-  const key = `${current.id}|${[...datasetIds].sort().join(',')}`;
+  const key = `${current.id}|${[...collectionIds].sort().join(',')}`;
   let memos = modelMemos.get(s.storage);
   if (!memos) modelMemos.set(s.storage, (memos = new Map()));
   const memo = memos.get(key);
@@ -59,7 +59,7 @@ export async function searchModel(s: SearchDeps, datasetIds: string[]) {
   const model = await chooseModel(
     s,
     current,
-    datasetIds,
+    collectionIds,
     others.reverse().map((st) => st.modelId),
   );
   if (memos.size >= 256) memos.clear();
@@ -74,10 +74,10 @@ const modelMemos = new WeakMap<object, Map<string, { model: ModelInfoOf; until: 
 async function chooseModel(
   s: SearchDeps,
   current: ModelInfoOf,
-  datasetIds: string[],
+  collectionIds: string[],
   otherIds: string[],
 ): Promise<ModelInfoOf> {
-  const coverage = await s.indexes.vectors.coverage(current.id, datasetIds, 'objects');
+  const coverage = await s.indexes.vectors.coverage(current.id, collectionIds, 'objects');
   if (coverage.fraction >= 0.999) return current;
   for (const modelId of otherIds) {
     const name = modelId.split(':')[0];
@@ -88,7 +88,7 @@ async function chooseModel(
       continue; // no longer in the catalog
     }
     if (other.id !== modelId || !other.installed || other.task !== 'embed') continue;
-    if ((await s.indexes.vectors.coverage(other.id, datasetIds, 'objects')).fraction >= 0.999) return other;
+    if ((await s.indexes.vectors.coverage(other.id, collectionIds, 'objects')).fraction >= 0.999) return other;
   }
   return current;
 }
@@ -97,7 +97,7 @@ async function chooseModel(
 export interface FrameScore {
   frameId: string | null;
   mediaId: string;
-  datasetId: string;
+  collectionId: string;
   textRank: number;
   embeddingRank: number;
   total: number;
@@ -107,7 +107,7 @@ export interface ScoreQuery {
   q?: string;
   similarToObjectId?: string;
   similarToObjectModel?: SimilarityModel;
-  datasetIds: string[];
+  collectionIds: string[];
   /** Items the filters let through (null: every item of the collections). */
   mediaIds: string[] | null;
   /** The caller's organization: a similarToObjectId elsewhere is "not found". */
@@ -125,13 +125,13 @@ export interface ScoreQuery {
 export async function scoreFrames(s: SearchDeps, query: ScoreQuery): Promise<FrameScore[]> {
   const byFrame = new Map<string, FrameScore>();
   const key = (mediaId: string, frameId: string | null) => `${mediaId}/${frameId ?? ''}`;
-  const entry = (mediaId: string, frameId: string | null, datasetId: string) => {
+  const entry = (mediaId: string, frameId: string | null, collectionId: string) => {
     const k = key(mediaId, frameId);
     let e = byFrame.get(k);
-    if (!e) byFrame.set(k, (e = { frameId, mediaId, datasetId, textRank: 0, embeddingRank: 0, total: 0 }));
+    if (!e) byFrame.set(k, (e = { frameId, mediaId, collectionId, textRank: 0, embeddingRank: 0, total: 0 }));
     return e;
   };
-  if (query.datasetIds.length === 0) return [];
+  if (query.collectionIds.length === 0) return [];
 
   if (query.similarToObjectId) {
     const object = /^[0-9a-f]{32}$/i.test(query.similarToObjectId)
@@ -148,7 +148,7 @@ export async function scoreFrames(s: SearchDeps, query: ScoreQuery): Promise<Fra
       modelId: stored.modelId,
       similarityModel,
       vector: stored.vector,
-      datasetIds: query.datasetIds,
+      collectionIds: query.collectionIds,
       k: hitsFor(query.want),
       mediaIds: query.mediaIds,
       exactTop: exactTopFor(query.want),
@@ -160,7 +160,7 @@ export async function scoreFrames(s: SearchDeps, query: ScoreQuery): Promise<Fra
     const calibration = maker.calibration.imageToImage;
     if (!calibration) throw invalid(`model ${maker.name} declares no image-to-image calibration`);
     for (const h of hits) {
-      const e = entry(h.mediaId, h.frameId, h.datasetId);
+      const e = entry(h.mediaId, h.frameId, h.collectionId);
       e.embeddingRank = Math.max(e.embeddingRank, calibrate(h.similarity, calibration));
     }
   }
@@ -168,7 +168,7 @@ export async function scoreFrames(s: SearchDeps, query: ScoreQuery): Promise<Fra
   if (query.q !== undefined) {
     const text = query.q.trim();
     if (!text) throw invalid('q must not be empty');
-    const info = await searchModel(s, query.datasetIds);
+    const info = await searchModel(s, query.collectionIds);
     let vector: Float32Array | null = null;
     try {
       [vector] = await s.models.embedTexts(info.name, [text]);
@@ -180,7 +180,7 @@ export async function scoreFrames(s: SearchDeps, query: ScoreQuery): Promise<Fra
     // while the vector search below runs here.
     const textSearch = s.indexes.text.search({
       query: text,
-      datasetIds: query.datasetIds,
+      collectionIds: query.collectionIds,
       mediaIds: query.mediaIds,
       limit: textHitsFor(query.want),
     });
@@ -190,7 +190,7 @@ export async function scoreFrames(s: SearchDeps, query: ScoreQuery): Promise<Fra
             modelId: info.id,
             similarityModel: 'objects',
             vector,
-            datasetIds: query.datasetIds,
+            collectionIds: query.collectionIds,
             k: hitsFor(query.want),
             mediaIds: query.mediaIds,
             exactTop: exactTopFor(query.want),
@@ -201,11 +201,11 @@ export async function scoreFrames(s: SearchDeps, query: ScoreQuery): Promise<Fra
     const calibration = info.calibration.textToImage;
     if (!calibration) throw invalid(`model ${info.name} declares no text-to-image calibration`);
     for (const h of hits) {
-      const e = entry(h.mediaId, h.frameId, h.datasetId);
+      const e = entry(h.mediaId, h.frameId, h.collectionId);
       e.embeddingRank = Math.max(e.embeddingRank, calibrate(h.similarity, calibration));
     }
     for (const t of textHits) {
-      const e = entry(t.mediaId, t.frameId, t.datasetId);
+      const e = entry(t.mediaId, t.frameId, t.collectionId);
       e.textRank = Math.max(e.textRank, t.score);
     }
   }

@@ -64,16 +64,16 @@ export interface ClusterStore {
    * brings clusters that lost faces up to date. Idempotent, and safe to run
    * concurrently with itself (each batch is one write transaction).
    */
-  assignPending(datasetId: string | null, limit: number, opts?: AssignOptions): Promise<AssignResult>;
+  assignPending(collectionId: string | null, limit: number, opts?: AssignOptions): Promise<AssignResult>;
   /** Faces waiting to be clustered in the collection (null: everywhere). */
-  pendingCount(datasetId: string | null): Promise<number>;
+  pendingCount(collectionId: string | null): Promise<number>;
   /** Clusters of a collection, biggest first (ties by id). */
   listClusters(
-    datasetId: string,
+    collectionId: string,
     opts?: { limit?: number; offset?: number; minSize?: number; modelId?: string },
   ): Promise<ClusterSummary[]>;
-  countClusters(datasetId: string, opts?: { minSize?: number; modelId?: string }): Promise<number>;
-  getCluster(id: string): Promise<(ClusterSummary & { datasetId: string }) | null>;
+  countClusters(collectionId: string, opts?: { minSize?: number; modelId?: string }): Promise<number>;
+  getCluster(id: string): Promise<(ClusterSummary & { collectionId: string }) | null>;
   /** Distinct ids of the items holding faces of the cluster (any status; browse filters). */
   mediaIdsInCluster(clusterId: string): Promise<string[]>;
   /** The cluster of a face, or null while it is pending (or not a clustered face). */

@@ -16,7 +16,7 @@ export interface TextSearchQuery {
   /** Free user text; any characters (quotes, operators, emoji) are safe. */
   query: string;
   /** Collections to search (the ones the caller may read). Empty: no results. */
-  datasetIds: string[];
+  collectionIds: string[];
   /** Restricts to these items (e.g. what the browse filters let through); null or absent: no restriction. */
   mediaIds?: string[] | null;
   /** Most results returned. */
@@ -37,7 +37,7 @@ export interface TextHit {
    * kinds of hit).
    */
   frameId: string | null;
-  datasetId: string;
+  collectionId: string;
   /** 0..1, see textRank. */
   score: number;
   /**

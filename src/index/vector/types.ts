@@ -16,7 +16,7 @@ export interface VectorRow {
   modelId: string;
   similarityModel: SimilarityModel;
   mediaId: string;
-  datasetId: string;
+  collectionId: string;
   /** The frame the object is on; returned with hits. */
   frameId?: string | null;
   /** float32, L2-normalised (normalised again here to be safe). Its length fixes the index's dims. */
@@ -29,7 +29,7 @@ export interface VectorQuery {
   /** Any length-`dims` vector; normalised here. */
   vector: Float32Array;
   /** The collections to search (one vec0 partition each). Empty: no results. */
-  datasetIds: string[];
+  collectionIds: string[];
   /** Most hits returned (1..MAX_K). */
   k: number;
   /**
@@ -62,7 +62,7 @@ export interface VectorHit {
   objectId: string;
   mediaId: string;
   frameId: string | null;
-  datasetId: string;
+  collectionId: string;
   /**
    * Cosine similarity, −1..1: from the exact float32 vectors for the best 100
    * hits (EXACT_TOP, or the query's exactTop), from the int8 copies (error
@@ -159,7 +159,7 @@ export interface VectorIndex {
    */
   rebuild(modelId: string, options?: RebuildOptions): Promise<{ rows: number }>;
   /** How far the model's vectors cover the collections' objects: switch models when it reaches 1. */
-  coverage(modelId: string, datasetIds: string[], similarityModel?: SimilarityModel): Promise<VectorCoverage>;
+  coverage(modelId: string, collectionIds: string[], similarityModel?: SimilarityModel): Promise<VectorCoverage>;
   /** Per generation (live, and building while a rebuild runs); all models when none is named. */
   stats(modelId?: string): Promise<VectorIndexStats[]>;
   /** Drops every generation of the model (after a switch to a new model). */

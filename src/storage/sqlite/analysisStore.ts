@@ -160,7 +160,7 @@ export function sqliteAnalysisStore(db: Db, writers: IndexWriters): AnalysisStor
             modelId: o.embedding.modelId,
             similarityModel: o.similarityModel,
             mediaId: frame.media_id,
-            datasetId: frame.dataset_id,
+            collectionId: frame.dataset_id,
             frameId,
             vector: v,
           });
@@ -198,7 +198,7 @@ export function sqliteAnalysisStore(db: Db, writers: IndexWriters): AnalysisStor
         modelId: r.modelId,
         similarityModel: r.similarityModel,
         mediaId: o.media_id,
-        datasetId: o.dataset_id,
+        collectionId: o.dataset_id,
         frameId: o.frame_id,
         vector: v,
       });

@@ -16,7 +16,7 @@ const SORT_SQL: Record<SortField, string> = {
 const PREVIEW_SCAN = 2000;
 
 /** The collection id (hyphenated) from a path's first label. */
-const datasetOfPath = (p: string) => {
+const collectionOfPath = (p: string) => {
   const h = p.slice(0, 32);
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
 };
@@ -32,7 +32,7 @@ export function browseWhere(q: BrowseQuery): { where: string; params: unknown[] 
   const params: unknown[] = [];
   if (isRoot && q.recursive) {
     clauses.push(`m.dataset_id = ?`);
-    params.push(q.datasetId);
+    params.push(q.collectionId);
   }
   if (!q.recursive) {
     clauses.push(`m.parent_path = ?`);
@@ -113,13 +113,13 @@ export function sqliteBrowse(db: Db): Pick<MediaStore, 'browse' | 'browseIds' | 
     const placeIsCurrent = isRoot || folderAt.get(q.path.slice(-32), q.path) !== undefined;
     if (onlyPlace && !q.recursive && placeIsCurrent)
       return (liveCount.get('children', q.path.slice(-32)) as number | undefined) ?? 0;
-    if (onlyPlace && isRoot) return (liveCount.get('dataset', q.datasetId) as number | undefined) ?? 0;
+    if (onlyPlace && isRoot) return (liveCount.get('dataset', q.collectionId) as number | undefined) ?? 0;
     const groups = Object.entries(q.tagFilters ?? {}).filter(([, v]) => v.length > 0);
     if (groups.length) {
       // Count from the tag index of the most selective group (tag_counts says which) instead of
       // checking every live row of the place: a few thousand candidates rather than the collection.
       const size = ([g, values]: [string, string[]]) =>
-        values.reduce((sum, v) => sum + ((tagCount.get(q.datasetId, g, v) as number | undefined) ?? 0), 0);
+        values.reduce((sum, v) => sum + ((tagCount.get(q.collectionId, g, v) as number | undefined) ?? 0), 0);
       const [group, values] = groups.reduce((best, g) => (size(g) < size(best) ? g : best));
       return db
         .prepare(
@@ -127,7 +127,7 @@ export function sqliteBrowse(db: Db): Pick<MediaStore, 'browse' | 'browseIds' | 
            JOIN media m ON m.id = c.media_id WHERE ${where}`,
         )
         .pluck()
-        .get(q.datasetId, group, ...values, ...params) as number;
+        .get(q.collectionId, group, ...values, ...params) as number;
     }
     return db
       .prepare(`SELECT count(*) FROM media m WHERE ${where}`)
@@ -189,7 +189,7 @@ export function sqliteBrowse(db: Db): Pick<MediaStore, 'browse' | 'browseIds' | 
             .map((id) => firstFrame.pluck().get(id) as string | undefined)
             .filter((k): k is string => !!k)
             .slice(0, 3);
-        let keys = pick(recentInSubtree.pluck().all(datasetOfPath(p), lo, hi) as string[]);
+        let keys = pick(recentInSubtree.pluck().all(collectionOfPath(p), lo, hi) as string[]);
         if (keys.length < 3 && itemCount > keys.length)
           keys = [...new Set([...keys, ...pick(firstInSubtree.pluck().all(lo, hi) as string[])])].slice(0, 3);
         out.set(p, { itemCount, previewBlobKeys: keys });
@@ -197,10 +197,10 @@ export function sqliteBrowse(db: Db): Pick<MediaStore, 'browse' | 'browseIds' | 
       return out;
     },
 
-    async tagGroups(datasetId) {
+    async tagGroups(collectionId) {
       const rows = db
         .prepare(`SELECT grp, value FROM tag_counts WHERE dataset_id = ? AND count > 0 ORDER BY grp, value`)
-        .all(datasetId) as Array<{ grp: string; value: string }>;
+        .all(collectionId) as Array<{ grp: string; value: string }>;
       const out: Record<string, string[]> = {};
       for (const r of rows) (out[r.grp] ??= []).push(r.value);
       return out;

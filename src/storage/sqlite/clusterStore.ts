@@ -103,7 +103,7 @@ export function sqliteClusterStore(db: Db): ClusterStore {
   const dropMembers = db.prepare(`DELETE FROM cluster_members WHERE cluster_id = ?`);
   const upsertCluster = db.prepare(
     `INSERT INTO clusters (id, dataset_id, model_id, similarity_model, dims, centroid, vector_sum, size, preview_object_id, preview_similarity, dirty, created_at, updated_at)
-     VALUES (@id, @datasetId, @modelId, 'faces', @dims, @centroid, @sum, @size, @preview, @previewSim, 0, @at, @at)
+     VALUES (@id, @collectionId, @modelId, 'faces', @dims, @centroid, @sum, @size, @preview, @previewSim, 0, @at, @at)
      ON CONFLICT (id) DO UPDATE SET centroid = excluded.centroid, vector_sum = excluded.vector_sum, size = excluded.size,
        preview_object_id = excluded.preview_object_id, preview_similarity = excluded.preview_similarity, dirty = 0, updated_at = excluded.updated_at`,
   );
@@ -138,9 +138,9 @@ export function sqliteClusterStore(db: Db): ClusterStore {
   };
 
   /** One transaction of dirty clusters outside any pending batch; how many were handled. */
-  const refreshBatch = db.transaction((datasetId: string | null, result: AssignResult): number => {
+  const refreshBatch = db.transaction((collectionId: string | null, result: AssignResult): number => {
     const ids = (
-      datasetId ? dirtyIn.pluck().all(datasetId, REFRESH_BATCH) : dirtyAny.pluck().all(REFRESH_BATCH)
+      collectionId ? dirtyIn.pluck().all(collectionId, REFRESH_BATCH) : dirtyAny.pluck().all(REFRESH_BATCH)
     ) as string[];
     for (const id of ids) {
       const r = refreshOne(id);
@@ -158,16 +158,16 @@ export function sqliteClusterStore(db: Db): ClusterStore {
       opts: AssignOptions,
       result: AssignResult,
     ): number => {
-      const { dataset_id: datasetId, model_id: modelId } = group;
-      for (const id of dirtyInGroup.pluck().all(datasetId, modelId) as string[]) {
+      const { dataset_id: collectionId, model_id: modelId } = group;
+      for (const id of dirtyInGroup.pluck().all(collectionId, modelId) as string[]) {
         const r = refreshOne(id);
         if (r === 'refreshed') result.refreshed++;
         else if (r === 'dropped') result.dropped++;
       }
-      const loaded = groupClusters.all(datasetId, modelId) as ClusterRow[];
+      const loaded = groupClusters.all(collectionId, modelId) as ClusterRow[];
       // Each face costs one dot product per cluster: fewer faces per transaction when there are many clusters.
       const take = Math.max(MIN_BATCH, Math.min(limit, Math.floor(WORK_PER_BATCH / Math.max(1, loaded.length))));
-      const rows = pendingBatch.all(datasetId, modelId, Math.min(limit, take)) as PendingRow[];
+      const rows = pendingBatch.all(collectionId, modelId, Math.min(limit, take)) as PendingRow[];
       if (rows.length === 0) return 0;
       const firstVector = rows.find((r) => r.vector)?.vector;
       const dims = loaded[0]?.dims ?? (firstVector ? firstVector.byteLength / 4 : 0);
@@ -215,7 +215,7 @@ export function sqliteClusterStore(db: Db): ClusterStore {
       for (const c of changed) {
         upsertCluster.run({
           id: c.id,
-          datasetId,
+          collectionId,
           modelId,
           dims,
           centroid: vectorToBlob(clusterer.centroid(c.id)!),
@@ -252,7 +252,7 @@ export function sqliteClusterStore(db: Db): ClusterStore {
   const SUMMARY_COLUMNS = `id, dataset_id, model_id, size, preview_object_id, created_at, updated_at`;
 
   return {
-    async assignPending(datasetId, limit, opts = {}) {
+    async assignPending(collectionId, limit, opts = {}) {
       const result: AssignResult = {
         assigned: 0,
         created: 0,
@@ -264,32 +264,32 @@ export function sqliteClusterStore(db: Db): ClusterStore {
       };
       const batch = Math.max(1, opts.batchSize ?? DEFAULT_BATCH);
       // Clusters that lost faces, wherever no pending face will bring the group up to date anyway.
-      while (refreshBatch.immediate(datasetId, result) === REFRESH_BATCH) {
+      while (refreshBatch.immediate(collectionId, result) === REFRESH_BATCH) {
         if (opts.signal?.aborted) return { ...result, more: true };
         await tick();
       }
       let done = 0;
       while (done < limit) {
         if (opts.signal?.aborted) break;
-        const group = (datasetId ? firstGroupIn.get(datasetId) : firstGroupAny.get()) as
+        const group = (collectionId ? firstGroupIn.get(collectionId) : firstGroupAny.get()) as
           { dataset_id: string; model_id: string } | undefined;
         if (!group) return result;
         done += assignBatch.immediate(group, Math.min(batch, limit - done), opts, result);
         await tick();
       }
-      result.more = (datasetId ? firstGroupIn.get(datasetId) : firstGroupAny.get()) !== undefined;
+      result.more = (collectionId ? firstGroupIn.get(collectionId) : firstGroupAny.get()) !== undefined;
       return result;
     },
 
-    async pendingCount(datasetId) {
+    async pendingCount(collectionId) {
       return (
-        datasetId
-          ? db.prepare(`SELECT count(*) FROM cluster_pending WHERE dataset_id = ?`).pluck().get(datasetId)
+        collectionId
+          ? db.prepare(`SELECT count(*) FROM cluster_pending WHERE dataset_id = ?`).pluck().get(collectionId)
           : db.prepare(`SELECT count(*) FROM cluster_pending`).pluck().get()
       ) as number;
     },
 
-    async listClusters(datasetId, opts = {}) {
+    async listClusters(collectionId, opts = {}) {
       const limit = opts.limit ?? 50;
       const offset = opts.offset ?? 0;
       const minSize = Math.max(1, opts.minSize ?? 1);
@@ -299,35 +299,35 @@ export function sqliteClusterStore(db: Db): ClusterStore {
               .prepare(
                 `SELECT ${SUMMARY_COLUMNS} FROM clusters WHERE dataset_id = ? AND size >= ? AND model_id = ? ORDER BY size DESC, id LIMIT ? OFFSET ?`,
               )
-              .all(datasetId, minSize, opts.modelId, limit, offset)
+              .all(collectionId, minSize, opts.modelId, limit, offset)
           : db
               .prepare(
                 `SELECT ${SUMMARY_COLUMNS} FROM clusters WHERE dataset_id = ? AND size >= ? ORDER BY size DESC, id LIMIT ? OFFSET ?`,
               )
-              .all(datasetId, minSize, limit, offset)
+              .all(collectionId, minSize, limit, offset)
       ) as SummaryRow[];
       return rows.map(summary);
     },
 
-    async countClusters(datasetId, opts = {}) {
+    async countClusters(collectionId, opts = {}) {
       const minSize = Math.max(1, opts.minSize ?? 1);
       return (
         opts.modelId
           ? db
               .prepare(`SELECT count(*) FROM clusters WHERE dataset_id = ? AND size >= ? AND model_id = ?`)
               .pluck()
-              .get(datasetId, minSize, opts.modelId)
+              .get(collectionId, minSize, opts.modelId)
           : db
               .prepare(`SELECT count(*) FROM clusters WHERE dataset_id = ? AND size >= ?`)
               .pluck()
-              .get(datasetId, minSize)
+              .get(collectionId, minSize)
       ) as number;
     },
 
     async getCluster(id) {
       const row = db.prepare(`SELECT ${SUMMARY_COLUMNS} FROM clusters WHERE id = ? AND size > 0`).get(id) as
         SummaryRow | undefined;
-      return row ? { ...summary(row), datasetId: row.dataset_id } : null;
+      return row ? { ...summary(row), collectionId: row.dataset_id } : null;
     },
 
     async mediaIdsInCluster(clusterId) {

@@ -80,7 +80,7 @@ const SUMMARY_COLUMNS = columnsOf<SummaryRow>({
 });
 const toSummary = (r: SummaryRow): MediaSummary => ({
   id: r.id,
-  datasetId: r.dataset_id,
+  collectionId: r.dataset_id,
   type: r.type,
   name: r.name,
   blobKey: r.blob_key,
@@ -146,7 +146,7 @@ export function sqliteMediaStore(db: Db, writers: IndexWriters): MediaStore {
     `INSERT INTO media (id, dataset_id, organization_id, path, parent_path, type, name, blob_key, mime_type,
        width, height, duration, size_bytes, exif, metadata, description, prompt, status, processing_status,
        root_id, is_current, created_at, updated_at, created_by)
-     VALUES (@id, @datasetId, @organizationId, @path, @parentPath, @type, @name, @blobKey, @mimeType,
+     VALUES (@id, @collectionId, @organizationId, @path, @parentPath, @type, @name, @blobKey, @mimeType,
        @width, @height, @duration, @sizeBytes, @exif, @metadata, @description, @prompt, 'active', @processingStatus,
        @rootId, 1, @at, @at, @createdById)`,
   );
@@ -199,7 +199,7 @@ export function sqliteMediaStore(db: Db, writers: IndexWriters): MediaStore {
         m.createdById,
       );
     }
-    syncTags(db, text, m.id, m.datasetId, true, m.metadata);
+    syncTags(db, text, m.id, m.collectionId, true, m.metadata);
     addStorage.run(m.sizeBytes, m.organizationId);
     return toMedia(mustRow(m.id));
   });

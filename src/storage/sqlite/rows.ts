@@ -116,7 +116,7 @@ export interface MediaRow {
 }
 export const toMedia = (r: MediaRow): MediaRecord => ({
   id: r.id,
-  datasetId: r.dataset_id,
+  collectionId: r.dataset_id,
   organizationId: r.organization_id,
   path: r.path,
   parentPath: r.parent_path,

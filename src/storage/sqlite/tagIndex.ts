@@ -13,7 +13,7 @@ export function syncTags(
   db: Db,
   text: TextIndexWriter,
   mediaId: string,
-  datasetId: string,
+  collectionId: string,
   live: boolean,
   metadata: Metadata | null,
 ): void {
@@ -24,7 +24,7 @@ export function syncTags(
   for (const [group, values] of Object.entries(tagsOf(metadata))) {
     for (const value of values) {
       // A duplicate value (ignored) is already indexed.
-      if (insert.run(mediaId, datasetId, group, value).changes > 0) text.addTag(mediaId, group, value);
+      if (insert.run(mediaId, collectionId, group, value).changes > 0) text.addTag(mediaId, group, value);
     }
   }
 }

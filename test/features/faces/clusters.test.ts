@@ -271,7 +271,7 @@ async function addImage(lib: Lib, collId = lib.collId): Promise<{ mediaId: strin
   await lib.s.media.insert(
     {
       id,
-      datasetId: collId,
+      collectionId: collId,
       organizationId: lib.orgId,
       parentPath: pathLabel(collId),
       type: 'image',
@@ -391,7 +391,7 @@ store('faces written by the analysis store are clustered; listing, preview, brow
       (await lib.clusters.listClusters(lib.collId, { minSize: 3 })).map((c) => c.id),
       [bobC.id],
     );
-    assert.equal((await lib.clusters.getCluster(aliceC.id))?.datasetId, lib.collId);
+    assert.equal((await lib.clusters.getCluster(aliceC.id))?.collectionId, lib.collId);
     assert.is(await lib.clusters.getCluster(newMediaId()), null);
 
     // The stored centroid is the unit mean of the members.
@@ -609,7 +609,7 @@ store('the job body: assigns everything pending in rounds, reports progress, sto
     const progress: unknown[] = [];
     const res = await clusterFacesJob(
       lib.clusters,
-      { datasetId: lib.collId },
+      { collectionId: lib.collId },
       { thresholds: THRESHOLDS, round: 10, progress: async (p) => void progress.push(p) },
     );
     assert.equal([res.assigned, res.created, res.more], [25, 1, false]);
@@ -619,7 +619,7 @@ store('the job body: assigns everything pending in rounds, reports progress, sto
     const ac = new AbortController();
     ac.abort(new Error('stop'));
     try {
-      await clusterFacesJob(lib.clusters, { datasetId: null }, { signal: ac.signal, thresholds: THRESHOLDS });
+      await clusterFacesJob(lib.clusters, { collectionId: null }, { signal: ac.signal, thresholds: THRESHOLDS });
       assert.unreachable('aborted');
     } catch (err) {
       assert.match(String(err), /stop/);

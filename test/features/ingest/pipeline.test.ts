@@ -176,7 +176,7 @@ t('a corrupt video ends failed with a reason; the server stays healthy; jobs lis
   await s.storage.media.insert(
     {
       id,
-      datasetId: ds,
+      collectionId: ds,
       organizationId: collection.organizationId,
       parentPath: ds.replace(/-/g, ''),
       type: 'video',

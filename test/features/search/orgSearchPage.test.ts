@@ -125,7 +125,7 @@ t.before(async (ctx) => {
   ).map(([mediaId, frameId, score]) => ({
     mediaId,
     frameId,
-    datasetId: ctx.ds,
+    collectionId: ctx.ds,
     score,
     bm25: 1,
     termsMatched: 1,

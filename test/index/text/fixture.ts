@@ -67,7 +67,7 @@ export async function newFolder(fx: Fx, name: string, parentPath = pathLabel(fx.
   const { folder } = await fx.s.media.insertFolder(
     {
       id: newMediaId(),
-      datasetId: fx.coll.id,
+      collectionId: fx.coll.id,
       organizationId: fx.org.id,
       parentPath,
       type: 'folder',
@@ -134,7 +134,7 @@ export async function addItem(fx: Fx, spec: ItemSpec = {}): Promise<Item> {
   await fx.s.media.insert(
     {
       id,
-      datasetId: coll.id,
+      collectionId: coll.id,
       organizationId: coll.organizationId,
       parentPath: spec.parentPath ?? pathLabel(coll.id),
       type: frames.length > 1 ? 'video' : 'image',
@@ -168,7 +168,7 @@ export const analyse = (fx: Fx, frameId: string, captions: string[], ocr: string
   });
 
 export async function search(fx: Fx, query: string, over: Partial<TextSearchQuery> = {}): Promise<TextHit[]> {
-  const hits = await fx.index.search({ query, datasetIds: [fx.coll.id], limit: 50, ...over });
+  const hits = await fx.index.search({ query, collectionIds: [fx.coll.id], limit: 50, ...over });
   for (const h of hits) assert.ok(h.score >= 0 && h.score <= 1, `score ${h.score} in 0..1`);
   for (let i = 1; i < hits.length; i++) assert.ok(hits[i - 1].score >= hits[i].score, 'best first');
   return hits;

@@ -129,7 +129,7 @@ test('deleted items are gone (their frames too); folders are not indexed', async
   const inside = await fx.s.media.insert(
     {
       id: newMediaId(),
-      datasetId: fx.coll.id,
+      collectionId: fx.coll.id,
       organizationId: fx.org.id,
       parentPath: folder.folder.path,
       type: 'image',
@@ -234,12 +234,12 @@ test('collections: only the ones asked for', async () => {
   const a = await addItem(fx, { frames: [{ captions: ['a lighthouse'] }] });
   const b = await addItem(fx, { coll: other, frames: [{ captions: ['a lighthouse'] }] });
   assert.equal(itemsOf(await search(fx, 'lighthouse')), [a.id]);
-  assert.equal(itemsOf(await search(fx, 'lighthouse', { datasetIds: [other.id] })), [b.id]);
-  assert.equal(itemsOf(await search(fx, 'lighthouse', { datasetIds: [fx.coll.id, other.id] })), [a.id, b.id].sort());
-  assert.equal(await search(fx, 'lighthouse', { datasetIds: [] }), []);
-  assert.equal(await search(fx, 'lighthouse', { datasetIds: [newUuid()] }), []);
-  const [hit] = await search(fx, 'lighthouse', { datasetIds: [other.id] });
-  assert.is(hit.datasetId, other.id);
+  assert.equal(itemsOf(await search(fx, 'lighthouse', { collectionIds: [other.id] })), [b.id]);
+  assert.equal(itemsOf(await search(fx, 'lighthouse', { collectionIds: [fx.coll.id, other.id] })), [a.id, b.id].sort());
+  assert.equal(await search(fx, 'lighthouse', { collectionIds: [] }), []);
+  assert.equal(await search(fx, 'lighthouse', { collectionIds: [newUuid()] }), []);
+  const [hit] = await search(fx, 'lighthouse', { collectionIds: [other.id] });
+  assert.is(hit.collectionId, other.id);
 });
 
 test('an item whose collection changes (no API does this yet) is found in its new one only', async () => {
@@ -255,7 +255,7 @@ test('an item whose collection changes (no API does this yet) is found in its ne
     sqliteTextIndexWriter(fx.s.db).reindexMedia([a.id]);
   })();
   assert.equal(await search(fx, 'glacier iceland'), []);
-  assert.equal(itemsOf(await search(fx, 'glacier iceland', { datasetIds: [other.id] })), [a.id]);
+  assert.equal(itemsOf(await search(fx, 'glacier iceland', { collectionIds: [other.id] })), [a.id]);
 });
 
 test('mediaIds: only those items, whichever way the list is applied', async () => {
@@ -273,7 +273,7 @@ test('mediaIds: only those items, whichever way the list is applied', async () =
   const many = [a.id, b.id, ...Array.from({ length: 50 }, newMediaId)];
   for (const q of ['meadow horses', 'meadow', 'horse', 'meadow.jpg']) {
     const answers = await Promise.all(
-      ways.map((w) => w.search({ query: q, datasetIds: [fx.coll.id], mediaIds: many, limit: 10 })),
+      ways.map((w) => w.search({ query: q, collectionIds: [fx.coll.id], mediaIds: many, limit: 10 })),
     );
     for (const other of answers.slice(1)) {
       assert.equal(keys(other), keys(answers[0]), `${q}: the same hits`);
@@ -415,13 +415,13 @@ async function commonWords(options: SqliteTextIndexOptions): Promise<void> {
     for (let i = 0; i < 6; i++)
       items.push(await addItem(small, { frames: [{ captions: [`a person walking ${i % 2 ? 'a dog' : 'alone'}`] }] }));
     const rare = await addItem(small, { frames: [{ captions: ['a person with a giraffe'] }] });
-    const all = await small.index.search({ query: 'person', datasetIds: [small.coll.id], limit: 50 });
+    const all = await small.index.search({ query: 'person', collectionIds: [small.coll.id], limit: 50 });
     assert.is(all.length, 7, 'a word above the budget still returns every match');
-    const mixed = await small.index.search({ query: 'person giraffe', datasetIds: [small.coll.id], limit: 50 });
+    const mixed = await small.index.search({ query: 'person giraffe', collectionIds: [small.coll.id], limit: 50 });
     assert.is(mixed[0].mediaId, rare.id, 'the rare word leads');
     assert.is(mixed[0].termsMatched, 2, 'and the common word still counts');
     assert.is(mixed.length, 7);
-    const both = await small.index.search({ query: 'person dog', datasetIds: [small.coll.id], limit: 3 });
+    const both = await small.index.search({ query: 'person dog', collectionIds: [small.coll.id], limit: 3 });
     assert.equal(
       both.map((h) => h.termsMatched),
       [2, 2, 2],
@@ -493,27 +493,27 @@ test("read from the index's occurrences, the full matches' only, or from the tex
     'boat island run',
     'nothing here',
   ];
-  for (const datasetIds of [[fx.coll.id], [fx.coll.id, other.id], [other.id]]) {
+  for (const collectionIds of [[fx.coll.id], [fx.coll.id, other.id], [other.id]]) {
     for (const query of queries) {
-      const q = { query, datasetIds, limit: 100 };
+      const q = { query, collectionIds, limit: 100 };
       const [a, b] = await Promise.all([occurrences.search(q), text.search(q)]);
       assert.equal(keys(a), keys(b), `${query}: the same hits`);
       const byKey = (hits: TextHit[]) =>
         new Map(
           hits.map((h) => [
             `${h.mediaId}/${h.frameId}`,
-            [h.score.toFixed(12), h.termsMatched, h.matchedFields, h.datasetId],
+            [h.score.toFixed(12), h.termsMatched, h.matchedFields, h.collectionId],
           ]),
         );
       assert.equal(byKey(a), byKey(b), `${query}: the same scores, fields and collections`);
       assert.ok(
-        a.every((h) => datasetIds.includes(h.datasetId)),
+        a.every((h) => collectionIds.includes(h.collectionId)),
         `${query}: only the collections asked for`,
       );
     }
   }
   assert.ok(
-    (await occurrences.search({ query: 'beach dog', datasetIds: [fx.coll.id], limit: 100 })).length > 3,
+    (await occurrences.search({ query: 'beach dog', collectionIds: [fx.coll.id], limit: 100 })).length > 3,
     'the fixture has matches',
   );
 
@@ -521,10 +521,10 @@ test("read from the index's occurrences, the full matches' only, or from the tex
   const every = sqliteTextIndex(fx.s.db, { postingsBudget: Infinity, fullMatchRows: Infinity, minCandidates: 1 });
   const full = sqliteTextIndex(fx.s.db, { fullMatchRows: 0, minCandidates: 1, onPath: (p) => paths.push(p) });
   const taken = new Set<string>();
-  for (const datasetIds of [[fx.coll.id], [fx.coll.id, other.id]]) {
+  for (const collectionIds of [[fx.coll.id], [fx.coll.id, other.id]]) {
     for (const query of queries) {
       for (const limit of [1, 2, 3, 5, 100]) {
-        const q = { query, datasetIds, limit };
+        const q = { query, collectionIds, limit };
         const [a, b] = [await every.search(q), await full.search(q)];
         if (paths.at(-1) === 'fullMatches') taken.add(`${query}/${limit}`);
         assert.equal(b, a, `${query}, limit ${limit}: the same hits from the full matches' occurrences`);
@@ -554,13 +554,13 @@ test('searched from a worker thread (a big library): warmed, the same hits, new 
     // Warming reads the row map (a row each), its media index (an entry each) and the FTS5 data, with a
     // search asked meanwhile answered all the same.
     const docs = fx.s.db.prepare(`SELECT count(*) FROM text_index_docs`).pluck().get() as number;
-    const during = threaded.search({ query: 'beach', datasetIds: [fx.coll.id], limit: 50 });
+    const during = threaded.search({ query: 'beach', collectionIds: [fx.coll.id], limit: 50 });
     const { rows } = await threaded.warm();
     assert.ok(rows > 2 * docs, `${rows} rows read for ${docs} index rows`);
-    assert.equal(await during, await fx.index.search({ query: 'beach', datasetIds: [fx.coll.id], limit: 50 }));
+    assert.equal(await during, await fx.index.search({ query: 'beach', collectionIds: [fx.coll.id], limit: 50 }));
     const queries = ['beach', 'dog beach', 'sunn', 'red boat island', 'img', 'nothing here'];
     for (const query of queries) {
-      const q = { query, datasetIds: [fx.coll.id], limit: 50 };
+      const q = { query, collectionIds: [fx.coll.id], limit: 50 };
       assert.equal(
         await threaded.search(q),
         await fx.index.search(q),
@@ -570,12 +570,12 @@ test('searched from a worker thread (a big library): warmed, the same hits, new 
     assert.ok(threaded.worker(), 'a worker runs');
     // Its own connection sees what was committed after it started.
     const added = await addItem(fx, { frames: [{ captions: ['a zeppelin over the harbour'] }] });
-    assert.equal(itemsOf(await threaded.search({ query: 'zeppelin', datasetIds: [fx.coll.id], limit: 10 })), [
+    assert.equal(itemsOf(await threaded.search({ query: 'zeppelin', collectionIds: [fx.coll.id], limit: 10 })), [
       added.id,
     ]);
     // A worker lost with searches in flight: they are answered here, and the next search starts a new worker.
     const first = threaded.worker()!;
-    const q = { query: 'beach dog', datasetIds: [fx.coll.id], limit: 50 };
+    const q = { query: 'beach dog', collectionIds: [fx.coll.id], limit: 50 };
     const pending = threaded.search(q);
     await stopWorker(first);
     assert.equal(await pending, await fx.index.search(q));
@@ -586,7 +586,7 @@ test('searched from a worker thread (a big library): warmed, the same hits, new 
   }
   assert.is(threaded.worker(), null, 'closed: no worker left');
   assert.ok(
-    (await threaded.search({ query: 'zeppelin', datasetIds: [fx.coll.id], limit: 10 })).length === 1,
+    (await threaded.search({ query: 'zeppelin', collectionIds: [fx.coll.id], limit: 10 })).length === 1,
     'closed: answered in this thread',
   );
 });
@@ -816,19 +816,19 @@ async function bench(n: number): Promise<void> {
       `  ${label.padEnd(44)} p50 ${p(0.5)} ms  p90 ${p(0.9)}  p99 ${p(0.99)}  max ${times[times.length - 1].toFixed(1)}  (${(found / queries.length).toFixed(0)} hits)`,
     );
   };
-  await measure('warm-up (all collections, limit 20)', (q) => ({ query: q, datasetIds: all, limit: 20 }));
-  await measure('all collections, limit 20', (q) => ({ query: q, datasetIds: all, limit: 20 }));
-  await measure('one collection of four, limit 20', (q) => ({ query: q, datasetIds: [colls[0].id], limit: 20 }));
-  await measure('all collections, limit 1000', (q) => ({ query: q, datasetIds: all, limit: 1000 }));
+  await measure('warm-up (all collections, limit 20)', (q) => ({ query: q, collectionIds: all, limit: 20 }));
+  await measure('all collections, limit 20', (q) => ({ query: q, collectionIds: all, limit: 20 }));
+  await measure('one collection of four, limit 20', (q) => ({ query: q, collectionIds: [colls[0].id], limit: 20 }));
+  await measure('all collections, limit 1000', (q) => ({ query: q, collectionIds: all, limit: 1000 }));
   await measure('mediaIds: 500 items, limit 20', (q) => ({
     query: q,
-    datasetIds: all,
+    collectionIds: all,
     mediaIds: mediaIds.slice(0, 500),
     limit: 20,
   }));
   await measure(`mediaIds: ${Math.min(20_000, n)} items, limit 20`, (q) => ({
     query: q,
-    datasetIds: all,
+    collectionIds: all,
     mediaIds: mediaIds.slice(0, 20_000),
     limit: 20,
   }));

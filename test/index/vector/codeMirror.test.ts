@@ -124,12 +124,12 @@ function open(tuning: VectorIndexTuning = SMALL): { db: Db; ix: SqliteVectorInde
   const db = openDatabase(path.join(tmp, `c${++fileNo}.db`));
   return { db, ix: sqliteVectorIndex(db, tuning) };
 }
-const row = (objectId: string, vector: Float32Array, datasetId = 'A'): VectorRow => ({
+const row = (objectId: string, vector: Float32Array, collectionId = 'A'): VectorRow => ({
   objectId,
   modelId: 'clip:test',
   similarityModel: 'objects',
   mediaId: `m-${objectId}`,
-  datasetId,
+  collectionId,
   frameId: `f-${objectId}`,
   vector,
 });
@@ -144,7 +144,7 @@ function put(db: Db, ix: SqliteVectorIndex, rows: VectorRow[]) {
         r.modelId,
         r.similarityModel,
         r.mediaId,
-        r.datasetId,
+        r.collectionId,
         D,
         vectorBytes(normalize(r.vector)),
         nowIso(),
@@ -153,7 +153,7 @@ function put(db: Db, ix: SqliteVectorIndex, rows: VectorRow[]) {
   })();
 }
 const search = (ix: SqliteVectorIndex, vector: Float32Array, k = 10) =>
-  ix.searchWithInfo({ modelId: 'clip:test', similarityModel: 'objects', vector, datasetIds: ['A'], k });
+  ix.searchWithInfo({ modelId: 'clip:test', similarityModel: 'objects', vector, collectionIds: ['A'], k });
 
 /** A loaded index over 6,000 clustered vectors with lists, and its generator. */
 async function loaded(tuning?: VectorIndexTuning) {

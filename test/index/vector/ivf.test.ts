@@ -54,7 +54,7 @@ function put(t: Ix, rows: VectorRow[]) {
   t.db.transaction(() => {
     for (const r of rows) {
       const v = normalize(r.vector);
-      ins.run(r.objectId, r.modelId, r.similarityModel, r.mediaId, r.datasetId, v.length, vectorBytes(v), nowIso());
+      ins.run(r.objectId, r.modelId, r.similarityModel, r.mediaId, r.collectionId, v.length, vectorBytes(v), nowIso());
       t.mem.set(r.objectId, { ...r, vector: v });
     }
     t.ix.sync.upsert(rows);
@@ -69,12 +69,12 @@ function drop(t: Ix, objectIds: string[]) {
     t.ix.sync.remove(objectIds);
   })();
 }
-const row = (objectId: string, datasetId: string, vector: Float32Array, o: Partial<VectorRow> = {}): VectorRow => ({
+const row = (objectId: string, collectionId: string, vector: Float32Array, o: Partial<VectorRow> = {}): VectorRow => ({
   objectId,
   modelId: 'clip:test',
   similarityModel: 'objects',
   mediaId: `m-${objectId}`,
-  datasetId,
+  collectionId,
   frameId: null,
   vector,
   ...o,
@@ -90,7 +90,7 @@ function exactTop(
   const u = normalize(q);
   const ds = new Set(datasets);
   return [...t.mem.values()]
-    .filter((r) => r.similarityModel === sm && ds.has(r.datasetId) && (!media || media.has(r.mediaId)))
+    .filter((r) => r.similarityModel === sm && ds.has(r.collectionId) && (!media || media.has(r.mediaId)))
     .map((r) => ({ id: r.objectId, s: dot(u, r.vector) }))
     .sort((a, b) => b.s - a.s || (a.id < b.id ? -1 : 1))
     .slice(0, k)
@@ -210,7 +210,7 @@ ix('rebuild gives a big collection lists (a small one none); recall@10 ≥ 0.95 
       modelId: 'clip:test',
       similarityModel: 'objects',
       vector: q,
-      datasetIds: ['A'],
+      collectionIds: ['A'],
       k: 10,
     });
     assert.ok(info.lists >= 2 && info.lists < 8, `probed ${info.lists} lists`);
@@ -224,7 +224,7 @@ ix('rebuild gives a big collection lists (a small one none); recall@10 ≥ 0.95 
       modelId: 'clip:test',
       similarityModel: 'objects',
       vector: q,
-      datasetIds: ['A'],
+      collectionIds: ['A'],
       k: 10,
       probe: Infinity,
     });
@@ -246,7 +246,7 @@ ix('rebuild gives a big collection lists (a small one none); recall@10 ≥ 0.95 
     modelId: 'clip:test',
     similarityModel: 'objects',
     vector: q,
-    datasetIds: ['A', 'B'],
+    collectionIds: ['A', 'B'],
     k: 5,
   });
   assert.is(both.hits[0].objectId, 'b7');
@@ -276,7 +276,7 @@ ix(
         modelId: 'clip:test',
         similarityModel: 'objects',
         vector: f.vector,
-        datasetIds: ['A'],
+        collectionIds: ['A'],
         k: 3,
       });
       assert.is(hits[0].objectId, f.objectId, 'found through its list');
@@ -308,7 +308,7 @@ ix(
       modelId: 'clip:test',
       similarityModel: 'objects',
       vector: fresh[0].vector,
-      datasetIds: ['A'],
+      collectionIds: ['A'],
       k: 2,
     });
     assert.equal(hits.map((h) => h.objectId).sort(), ['a1', 'new0']);
@@ -316,7 +316,7 @@ ix(
       modelId: 'clip:test',
       similarityModel: 'objects',
       vector: t.mem.get('a4')!.vector,
-      datasetIds: ['A'],
+      collectionIds: ['A'],
       k: 50,
       probe: Infinity,
     });
@@ -358,7 +358,7 @@ ix(
           modelId: 'clip:test',
           similarityModel: 'objects',
           vector: q,
-          datasetIds: ['A'],
+          collectionIds: ['A'],
           k: 20,
           mediaIds: [...allowed],
         });
@@ -388,7 +388,7 @@ ix(
       modelId: 'clip:test',
       similarityModel: 'objects',
       vector: q,
-      datasetIds: ['A'],
+      collectionIds: ['A'],
       k: 20,
       mediaIds: farMedia,
       probe: 2,
@@ -431,7 +431,7 @@ ix(
       modelId: 'clip:test',
       similarityModel: 'objects',
       vector: t.mem.get('b5')!.vector,
-      datasetIds: ['B'],
+      collectionIds: ['B'],
       k: 1,
     });
     assert.is(hits[0].objectId, 'b5');
@@ -487,7 +487,7 @@ ix(
       modelId: 'clip:test',
       similarityModel: 'objects',
       vector: q,
-      datasetIds: ['A'],
+      collectionIds: ['A'],
       k: 10,
     });
     assert.is(before.hits[0].objectId, 'a10');
@@ -503,7 +503,7 @@ ix(
       modelId: 'clip:test',
       similarityModel: 'objects',
       vector: q,
-      datasetIds: ['A'],
+      collectionIds: ['A'],
       k: 10,
     });
     assert.is(after.hits[0].objectId, 'a10');

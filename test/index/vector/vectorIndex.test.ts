@@ -55,20 +55,20 @@ function put(t: Ix, rows: VectorRow[]) {
   t.db.transaction(() => {
     for (const r of rows) {
       const v = normalize(r.vector);
-      ins.run(r.objectId, r.modelId, r.similarityModel, r.mediaId, r.datasetId, v.length, vectorBytes(v), nowIso());
+      ins.run(r.objectId, r.modelId, r.similarityModel, r.mediaId, r.collectionId, v.length, vectorBytes(v), nowIso());
       t.mem.set(`${r.modelId}\u0000${r.objectId}`, { ...r, vector: v });
     }
     t.ix.sync.upsert(rows);
   })();
 }
 
-function row(objectId: string, datasetId: string, vector: Float32Array, o: Partial<VectorRow> = {}): VectorRow {
+function row(objectId: string, collectionId: string, vector: Float32Array, o: Partial<VectorRow> = {}): VectorRow {
   return {
     objectId,
     modelId: 'clip:test',
     similarityModel: 'objects',
     mediaId: `m-${objectId}`,
-    datasetId,
+    collectionId,
     frameId: `f-${objectId}`,
     vector,
     ...o,
@@ -92,7 +92,7 @@ function exactTop(
       (r) =>
         r.modelId === modelId &&
         r.similarityModel === sm &&
-        ds.has(r.datasetId) &&
+        ds.has(r.collectionId) &&
         (!mediaIds || mediaIds.has(r.mediaId)),
     )
     .map((r) => ({ id: r.objectId, s: dot(u, r.vector) }))
@@ -155,16 +155,16 @@ behaviour("a collection never returns another collection's vectors; several coll
     modelId: 'clip:test',
     similarityModel: 'objects',
     vector: b[7].vector,
-    datasetIds: ['A'],
+    collectionIds: ['A'],
     k: 50,
   });
   assert.is(hitsA.length, 50);
-  assert.ok(hitsA.every((h) => h.datasetId === 'A' && h.objectId.startsWith('a')));
+  assert.ok(hitsA.every((h) => h.collectionId === 'A' && h.objectId.startsWith('a')));
   const both = await t.ix.search({
     modelId: 'clip:test',
     similarityModel: 'objects',
     vector: b[7].vector,
-    datasetIds: ['A', 'B'],
+    collectionIds: ['A', 'B'],
     k: 5,
   });
   assert.is(both[0].objectId, 'b7');
@@ -177,13 +177,19 @@ behaviour("a collection never returns another collection's vectors; several coll
       modelId: 'clip:test',
       similarityModel: 'objects',
       vector: b[7].vector,
-      datasetIds: ['C'],
+      collectionIds: ['C'],
       k: 5,
     }),
     [],
   );
   assert.equal(
-    await t.ix.search({ modelId: 'clip:test', similarityModel: 'objects', vector: b[7].vector, datasetIds: [], k: 5 }),
+    await t.ix.search({
+      modelId: 'clip:test',
+      similarityModel: 'objects',
+      vector: b[7].vector,
+      collectionIds: [],
+      k: 5,
+    }),
     [],
   );
   t.db.close();
@@ -204,14 +210,14 @@ behaviour('models never mix: separate tables, own dims; unknown model answers no
     modelId: 'clip:a',
     similarityModel: 'objects',
     vector: v64[3].vector,
-    datasetIds: ['A'],
+    collectionIds: ['A'],
     k: 1,
   });
   const hitB = await t.ix.search({
     modelId: 'clip:b',
     similarityModel: 'objects',
     vector: v128[9].vector,
-    datasetIds: ['A'],
+    collectionIds: ['A'],
     k: 1,
   });
   assert.is(hitA[0].objectId, 'o3');
@@ -223,7 +229,7 @@ behaviour('models never mix: separate tables, own dims; unknown model answers no
       modelId: 'clip:a',
       similarityModel: 'objects',
       vector: v128[0].vector,
-      datasetIds: ['A'],
+      collectionIds: ['A'],
       k: 1,
     });
     assert.unreachable('dims mismatch must throw');
@@ -232,7 +238,13 @@ behaviour('models never mix: separate tables, own dims; unknown model answers no
   }
   assert.throws(() => t.ix.sync.upsert([row('x', 'A', randomUnit(r, 128), { modelId: 'clip:a' })]), /64 dims/);
   assert.equal(
-    await t.ix.search({ modelId: 'nope', similarityModel: 'objects', vector: v64[0].vector, datasetIds: ['A'], k: 1 }),
+    await t.ix.search({
+      modelId: 'nope',
+      similarityModel: 'objects',
+      vector: v64[0].vector,
+      collectionIds: ['A'],
+      k: 1,
+    }),
     [],
   );
   t.db.close();
@@ -251,7 +263,7 @@ behaviour('the similarity model filters inside the scan: k faces among many obje
       modelId: 'clip:test',
       similarityModel: 'faces',
       vector: q,
-      datasetIds: ['A'],
+      collectionIds: ['A'],
       k: 10,
       strategy,
     });
@@ -302,7 +314,7 @@ behaviour(
           modelId: 'clip:test',
           similarityModel: 'objects',
           vector: q,
-          datasetIds: ['A', 'B'],
+          collectionIds: ['A', 'B'],
           k: 20,
           mediaIds: [...allowed],
         });
@@ -328,7 +340,7 @@ behaviour(
       modelId: 'clip:test',
       similarityModel: 'objects',
       vector: gen(),
-      datasetIds: ['A', 'B'],
+      collectionIds: ['A', 'B'],
       k: 20,
       mediaIds: [...few],
     });
@@ -338,7 +350,7 @@ behaviour(
         modelId: 'clip:test',
         similarityModel: 'objects',
         vector: gen(),
-        datasetIds: ['A', 'B'],
+        collectionIds: ['A', 'B'],
         k: 20,
         mediaIds: [],
       }),
@@ -360,20 +372,26 @@ behaviour('upsert replaces, remove and removeMedia delete; counts, holes and sta
     modelId: 'clip:test',
     similarityModel: 'objects',
     vector: q,
-    datasetIds: ['A'],
+    collectionIds: ['A'],
     k: 3,
   });
   assert.is(hits[0].objectId, 'o1');
   assert.ok(hits[0].similarity > 0.9999);
   // Moving an object to another collection (partition keys cannot be updated in vec0): found there, not here.
   put(t, [row('o2', 'B', q, { mediaId: 'm2' })]);
-  hits = await t.ix.search({ modelId: 'clip:test', similarityModel: 'objects', vector: q, datasetIds: ['B'], k: 3 });
+  hits = await t.ix.search({ modelId: 'clip:test', similarityModel: 'objects', vector: q, collectionIds: ['B'], k: 3 });
   assert.equal(
     hits.map((h) => h.objectId),
     ['o2'],
   );
   await t.ix.remove(['o1', 'missing']);
-  hits = await t.ix.search({ modelId: 'clip:test', similarityModel: 'objects', vector: q, datasetIds: ['A'], k: 100 });
+  hits = await t.ix.search({
+    modelId: 'clip:test',
+    similarityModel: 'objects',
+    vector: q,
+    collectionIds: ['A'],
+    k: 100,
+  });
   assert.is(hits.length, 98);
   assert.not.ok(hits.some((h) => h.objectId === 'o1' || h.objectId === 'o2'));
   await t.ix.removeMedia(['m3', 'm4']);
@@ -381,7 +399,7 @@ behaviour('upsert replaces, remove and removeMedia delete; counts, holes and sta
     modelId: 'clip:test',
     similarityModel: 'objects',
     vector: q,
-    datasetIds: ['A', 'B'],
+    collectionIds: ['A', 'B'],
     k: 100,
   });
   assert.is(hits.length, 100 - 1 - 20);
@@ -423,7 +441,7 @@ behaviour('recall@10 ≥ 0.95 against the exact answer on clustered vectors (bou
         modelId: 'clip:test',
         similarityModel: 'objects',
         vector: q,
-        datasetIds: ['A'],
+        collectionIds: ['A'],
         k: 10,
       });
       assert.is(info.firstPass, label === 'in memory' ? 'memory' : 'sqlite');
@@ -482,7 +500,7 @@ async function library() {
     await s.media.insert(
       {
         id,
-        datasetId: collId,
+        collectionId: collId,
         organizationId: orgId,
         parentPath: pathLabel(collId),
         type: 'image',
@@ -557,7 +575,7 @@ lib(
               modelId: 'clip:v1',
               similarityModel: 'objects',
               mediaId: late.mediaId,
-              datasetId: L.colls[1],
+              collectionId: L.colls[1],
               frameId: late.frameId,
               vector: late.v,
             },
@@ -575,7 +593,7 @@ lib(
       modelId: 'clip:v1',
       similarityModel: 'objects',
       vector: objects[5].v,
-      datasetIds: L.colls,
+      collectionIds: L.colls,
       k: 3,
     });
     assert.is(hits[0].objectId, objects[5].id);
@@ -586,7 +604,7 @@ lib(
           modelId: 'clip:v1',
           similarityModel: 'objects',
           vector: objects[0].v,
-          datasetIds: L.colls,
+          collectionIds: L.colls,
           k: 120,
         })
       ).every((h) => h.objectId !== objects[0].id),
@@ -620,7 +638,7 @@ lib('coverage: a new model fills while the old one answers; switch at 1', async 
         modelId: o.embedding!.modelId,
         similarityModel: o.similarityModel!,
         mediaId,
-        datasetId: coll,
+        collectionId: coll,
         frameId,
         vector: o.embedding!.vector,
       })),
@@ -639,7 +657,7 @@ lib('coverage: a new model fills while the old one answers; switch at 1', async 
       modelId: 'clip:new',
       similarityModel: 'objects' as const,
       mediaId: x.mediaId,
-      datasetId: x.coll,
+      collectionId: x.coll,
       frameId: x.frameId,
       vector: randomUnit(r, 48),
     })),
@@ -653,7 +671,7 @@ lib('coverage: a new model fills while the old one answers; switch at 1', async 
     modelId: 'clip:old',
     similarityModel: 'objects',
     vector: items[0].objs[0].embedding!.vector,
-    datasetIds: L.colls,
+    collectionIds: L.colls,
     k: 1,
   });
   assert.is(hits[0].objectId, items[0].objs[0].id);
@@ -663,7 +681,7 @@ lib('coverage: a new model fills while the old one answers; switch at 1', async 
       modelId: 'clip:old',
       similarityModel: 'objects',
       vector: items[0].objs[0].embedding!.vector,
-      datasetIds: L.colls,
+      collectionIds: L.colls,
       k: 1,
     }),
     [],

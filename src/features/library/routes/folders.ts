@@ -17,7 +17,9 @@ export const folderRoutes = [
       reuse: z.boolean().optional(),
     }),
     responses: { 400: 'missing datasetId or name', 403: 'role too low', 404: 'collection or parent folder not found' },
-    handle: async ({ services, principal, body }) => ({ folder: await createFolder(services, principal, body) }),
+    handle: async ({ services, principal, body: { datasetId, ...folder } }) => ({
+      folder: await createFolder(services, principal, { ...folder, collectionId: datasetId }),
+    }),
   }),
   defineRoute({
     method: 'get',

@@ -38,7 +38,7 @@ export const uploadRoutes = [
       const file = (files.file ? [files.file].flat()[0] : all[0]) as unknown as ParsedFile | undefined;
       if (!file) throw invalid('file is required (multipart field "file")');
       const record = await uploadMedia(services, principal, {
-        datasetId: body.datasetId,
+        collectionId: body.datasetId,
         path: body.path,
         name: body.name,
         file: { tempPath: file.filepath, originalName: file.originalFilename, sha256: file.hash },

@@ -86,8 +86,8 @@ export function bestRows(
 }
 
 /** Hits best first (score, then bm25, then item and frame ids), of the collections asked for, at most `limit`. */
-export function bestHits(hits: TextHit[], datasetIds: string[], limit: number): TextHit[] {
-  const allowed = new Set(datasetIds);
+export function bestHits(hits: TextHit[], collectionIds: string[], limit: number): TextHit[] {
+  const allowed = new Set(collectionIds);
   hits.sort(
     (a, b) =>
       b.score - a.score ||
@@ -95,5 +95,5 @@ export function bestHits(hits: TextHit[], datasetIds: string[], limit: number): 
       (a.mediaId < b.mediaId ? -1 : a.mediaId > b.mediaId ? 1 : 0) ||
       ((a.frameId ?? '') < (b.frameId ?? '') ? -1 : 1),
   );
-  return hits.filter((h) => allowed.has(h.datasetId)).slice(0, limit);
+  return hits.filter((h) => allowed.has(h.collectionId)).slice(0, limit);
 }

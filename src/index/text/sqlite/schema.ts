@@ -17,8 +17,8 @@ export const WORD_COLUMNS = '{caption ocr name description tag}';
 export const FTS_BM25 = 'bm25(text_index, 1, 1, 1, 1, 1, 0)';
 
 /** The token naming a collection in the `scope` column (the trailing digit keeps the stemmer off it). */
-export const scopeToken = (datasetId: string): string => `ds${datasetId.replace(/-/g, '').toLowerCase()}0`;
-/** scopeToken in SQL, of a dataset id column (the writer's inserts). */
+export const scopeToken = (collectionId: string): string => `ds${collectionId.replace(/-/g, '').toLowerCase()}0`;
+/** scopeToken in SQL, of a collection id column (dataset_id) (the writer's inserts). */
 export const scopeTokenSql = (column: string): string => `'ds' || replace(lower(${column}), '-', '') || '0'`;
 
 /** A word as an FTS5 string (the user's words are always quoted: no FTS5 syntax ever comes from the user). */
@@ -49,7 +49,7 @@ export interface TextIndexStatements {
   firstMatches: Database.Statement;
   matchCount: Database.Statement;
   unitRows: Database.Statement;
-  itemDatasets: Database.Statement;
+  itemCollections: Database.Statement;
 }
 
 export function prepareStatements(db: Db): TextIndexStatements {
@@ -105,6 +105,6 @@ export function prepareStatements(db: Db): TextIndexStatements {
     unitRows: db.prepare(
       `SELECT d.id, d.media_id, d.frame_id FROM json_each(?) j JOIN text_index_docs d ON d.media_id = j.value ->> 0 AND d.frame_id IS j.value ->> 1`,
     ),
-    itemDatasets: db.prepare(`SELECT id, dataset_id FROM media WHERE id IN (SELECT value FROM json_each(?))`),
+    itemCollections: db.prepare(`SELECT id, dataset_id FROM media WHERE id IN (SELECT value FROM json_each(?))`),
   };
 }

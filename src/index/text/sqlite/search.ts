@@ -12,9 +12,9 @@ import { analyseOccurrences, analyseText, groupUnits, unitHits } from './units.j
 /** One search (the steps are described in textIndex.ts). */
 export function searchText(state: TextSearchState, q: TextSearchQuery): TextHit[] {
   const limit = Math.floor(q.limit);
-  const datasetIds = [...new Set(q.datasetIds)];
+  const collectionIds = [...new Set(q.collectionIds)];
   const mediaIds = q.mediaIds ? [...new Set(q.mediaIds)] : null;
-  if (!(limit > 0) || datasetIds.length === 0 || (mediaIds && mediaIds.length === 0)) return [];
+  if (!(limit > 0) || collectionIds.length === 0 || (mediaIds && mediaIds.length === 0)) return [];
   const words = parseQuery(q.query, { prefix: q.prefix });
   if (words.length === 0) return [];
   const rows = Math.max(1, state.sql.rowCount.get() as number);
@@ -22,8 +22,8 @@ export function searchText(state: TextSearchState, q: TextSearchQuery): TextHit[
   if (terms.length === 0) return [];
   const { minCandidates } = state.tuning;
   const want = Math.min(Math.max(limit + Math.min(limit, 100), minCandidates), Math.max(limit, MAX_CANDIDATES));
-  const scope = (state.sql.otherCollections.get(JSON.stringify(datasetIds)) as number)
-    ? `scope : (${datasetIds.map((d) => quote(scopeToken(d))).join(' OR ')})`
+  const scope = (state.sql.otherCollections.get(JSON.stringify(collectionIds)) as number)
+    ? `scope : (${collectionIds.map((d) => quote(scopeToken(d))).join(' OR ')})`
     : null;
   const { occurrences, fullMatches } = readOccurrences(state, terms, scope, mediaIds, want);
   for (const t of terms) t.df = Number.isNaN(t.df) ? documentFrequency(state, t.expr, rows) : Math.min(t.df, rows);
@@ -32,14 +32,14 @@ export function searchText(state: TextSearchState, q: TextSearchQuery): TextHit[
   const score = scorer(terms, rows);
   const docs = occurrences
     ? docsOfOccurrences(state, occurrences, fullMatches, terms, scope, score, want)
-    : candidateDocs(state, terms, scope, mediaIds, datasetIds, want);
+    : candidateDocs(state, terms, scope, mediaIds, collectionIds, want);
   if (docs.length === 0) return [];
   // 2. frames and items, with the items of the frames; what matched where
   const units = groupUnits(docs, terms);
-  if (occurrences) analyseOccurrences(state, units, occurrences, datasetIds, fullMatches ? terms : null);
+  if (occurrences) analyseOccurrences(state, units, occurrences, collectionIds, fullMatches ? terms : null);
   else analyseText(state, units, terms);
   // 3. scores
-  return bestHits(unitHits(units, terms, score), datasetIds, limit);
+  return bestHits(unitHits(units, terms, score), collectionIds, limit);
 }
 
 /**
@@ -93,7 +93,7 @@ function candidateDocs(
   terms: Term[],
   scope: string | null,
   mediaIds: string[] | null,
-  datasetIds: string[],
+  collectionIds: string[],
   want: number,
 ): DocRow[] {
   const { tuning, sql } = state;
@@ -102,7 +102,11 @@ function candidateDocs(
     return rowsOf(state, candidates(state, terms, scope, null, want));
   }
   if (mediaIds.length <= tuning.joinIds) {
-    const all = sql.docsOfMedia.all(JSON.stringify(mediaIds), JSON.stringify(datasetIds), DIRECT_ROWS + 1) as DocRow[];
+    const all = sql.docsOfMedia.all(
+      JSON.stringify(mediaIds),
+      JSON.stringify(collectionIds),
+      DIRECT_ROWS + 1,
+    ) as DocRow[];
     const scanned = terms.reduce((sum, t) => sum + t.df, 0);
     const direct = all.length <= DIRECT_ROWS && all.length * tuning.directCost <= scanned;
     tuning.onPath?.(direct ? 'items' : 'candidates');

@@ -14,7 +14,6 @@ export interface Term {
   df: number;
 }
 
-
 /** Rows matching an expression: counted up to RANKED_MATCHES, estimated above from how dense the newest matches are. */
 export function documentFrequency(state: TextSearchState, expr: string, rows: number): number {
   const { sql, wordCounts, tuning } = state;

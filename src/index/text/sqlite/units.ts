@@ -14,7 +14,7 @@ import type { Term } from './terms.js';
 export interface Unit {
   mediaId: string;
   frameId: string | null;
-  datasetId: string;
+  collectionId: string;
   fields: Set<TextField>;
   /** Per query word: occurrences of the word or its forms; of words it begins (prefix only). */
   tf: number[];
@@ -34,7 +34,7 @@ export function groupUnits(docs: DocRow[], terms: Term[]): Units {
   const newUnit = (mediaId: string, frameId: string | null): Unit => ({
     mediaId,
     frameId,
-    datasetId: '',
+    collectionId: '',
     fields: new Set(),
     tf: terms.map(() => 0),
     prefixTf: terms.map(() => 0),
@@ -87,7 +87,7 @@ export function analyseText(state: TextSearchState, { frames, items }: Units, te
     type ItemText = { id: string; dataset_id: string; name: string; description: string | null };
     for (const r of sql.itemText.all(ids) as ItemText[]) {
       const unit = items.get(r.id)!;
-      unit.datasetId = r.dataset_id;
+      unit.collectionId = r.dataset_id;
       add(unit, 'name', r.name);
       add(unit, 'description', r.description);
     }
@@ -106,7 +106,7 @@ export function analyseOccurrences(
   state: TextSearchState,
   { frames, items }: Units,
   occ: Occurrences,
-  datasetIds: string[],
+  collectionIds: string[],
   terms: Term[] | null,
 ): void {
   const { sql } = state;
@@ -132,13 +132,13 @@ export function analyseOccurrences(
   }
   if (items.size === 0) return;
   // One collection asked for: every row found is in it (the scope clause, or no other collection exists).
-  if (datasetIds.length === 1) for (const u of items.values()) u.datasetId = datasetIds[0];
+  if (collectionIds.length === 1) for (const u of items.values()) u.collectionId = collectionIds[0];
   else
-    for (const r of sql.itemDatasets.all(JSON.stringify([...items.keys()])) as Array<{
+    for (const r of sql.itemCollections.all(JSON.stringify([...items.keys()])) as Array<{
       id: string;
       dataset_id: string;
     }>)
-      items.get(r.id)!.datasetId = r.dataset_id;
+      items.get(r.id)!.collectionId = r.dataset_id;
 }
 
 /**
@@ -147,7 +147,7 @@ export function analyseOccurrences(
  * are hits of their own (frameId null). Unsorted.
  */
 export function unitHits({ frames, items }: Units, terms: Term[], score: Score): TextHit[] {
-  for (const f of frames.values()) f.datasetId = items.get(f.mediaId)!.datasetId;
+  for (const f of frames.values()) f.collectionId = items.get(f.mediaId)!.collectionId;
   const hits: TextHit[] = [];
   const add = (unit: Unit, item: Unit | undefined) => {
     const { bm25, matched } = item
@@ -161,7 +161,7 @@ export function unitHits({ frames, items }: Units, terms: Term[], score: Score):
     hits.push({
       mediaId: unit.mediaId,
       frameId: unit.frameId,
-      datasetId: unit.datasetId,
+      collectionId: unit.collectionId,
       score: textRank(bm25, matched, terms.length),
       bm25,
       termsMatched: matched,

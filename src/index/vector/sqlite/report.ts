@@ -69,11 +69,11 @@ export function statsAll(state: VectorIndexState, modelId?: string): VectorIndex
 export function coverage(
   state: VectorIndexState,
   modelId: string,
-  datasetIds: string[],
+  collectionIds: string[],
   sm?: SimilarityModel,
 ): VectorCoverage {
   const { db } = state;
-  const json = JSON.stringify([...new Set(datasetIds)]);
+  const json = JSON.stringify([...new Set(collectionIds)]);
   const gen = answeringGeneration(state, modelId);
   const indexed = gen
     ? (db

@@ -95,7 +95,7 @@ function hitsOf(gen: Generation, top: ScoredRow[]): VectorHit[] {
         objectId: row.objectId,
         mediaId: row.mediaId,
         frameId: row.frameId,
-        datasetId: row.datasetId,
+        collectionId: row.collectionId,
         similarity: x.score,
       });
   }

@@ -39,7 +39,7 @@ interface QueryContext {
   /** The collections' partitions with rows, whole. */
   parts: Part[];
   total: number;
-  datasetsJson: string;
+  collectionsJson: string;
   /** The in-memory codes when current for these partitions, else null (vec0 answers). */
   codes: BitCodeMirror | null;
 }
@@ -68,10 +68,10 @@ export function searchWithInfo(state: VectorIndexState, query: VectorQuery): Sea
   if (query.vector.length !== gen.dims)
     throw invalid(`vector search: model ${query.modelId} has ${gen.dims} dims, the query has ${query.vector.length}`);
   if (state.tuning.autoWarm && gen.warm === 'no') void warmGeneration(state, gen).catch(() => undefined);
-  const datasetIds = [...new Set(query.datasetIds)];
-  if (datasetIds.length === 0 || (query.mediaIds && query.mediaIds.length === 0)) return { hits: [], info };
-  const datasetsJson = JSON.stringify(datasetIds);
-  const partitions = state.sql.partitionRows.all(gen.id, query.similarityModel, datasetsJson) as Array<{
+  const collectionIds = [...new Set(query.collectionIds)];
+  if (collectionIds.length === 0 || (query.mediaIds && query.mediaIds.length === 0)) return { hits: [], info };
+  const collectionsJson = JSON.stringify(collectionIds);
+  const partitions = state.sql.partitionRows.all(gen.id, query.similarityModel, collectionsJson) as Array<{
     dataset_id: string;
     rows: number;
   }>;
@@ -90,7 +90,7 @@ export function searchWithInfo(state: VectorIndexState, query: VectorQuery): Sea
     unit,
     parts,
     total,
-    datasetsJson,
+    collectionsJson,
     codes,
     queryBytes: vectorBytes(unit),
     code: Buffer.from(bits.buffer, bits.byteOffset, bits.byteLength),
@@ -106,7 +106,7 @@ function dispatch(ctx: QueryContext): SearchResult {
   if (!query.mediaIds) {
     // Small collections: re-ranking every vector from memory beats a KNN whose k is most of the rows.
     if (strategy === 'exact' || (strategy === 'auto' && total <= 2 * want))
-      return exactSearch(ctx, gen.sql.allRows.all(ctx.datasetsJson, query.similarityModel) as number[]);
+      return exactSearch(ctx, gen.sql.allRows.all(ctx.collectionsJson, query.similarityModel) as number[]);
     return annSearch(ctx, null);
   }
   const mediaIds = [...new Set(query.mediaIds)];
@@ -168,7 +168,7 @@ function resolveAllowed(ctx: QueryContext, mediaIds: string[]): number[] {
   const out: number[] = [];
   for (let i = 0; i < mediaIds.length; i += JSON_CHUNK) {
     const chunk = JSON.stringify(mediaIds.slice(i, i + JSON_CHUNK));
-    for (const rowid of ctx.gen.sql.resolve.all(chunk, ctx.query.similarityModel, ctx.datasetsJson) as number[])
+    for (const rowid of ctx.gen.sql.resolve.all(chunk, ctx.query.similarityModel, ctx.collectionsJson) as number[])
       out.push(rowid);
   }
   return out;

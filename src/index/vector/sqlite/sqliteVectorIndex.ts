@@ -51,7 +51,7 @@ export function sqliteVectorIndex(db: Database.Database, tuning: VectorIndexTuni
     remove: async (ids) => sync.remove(ids),
     removeMedia: async (ids) => sync.removeMedia(ids),
     rebuild: (modelId, options) => rebuild(state, modelId, options),
-    coverage: async (modelId, datasetIds, sm) => coverage(state, modelId, datasetIds, sm),
+    coverage: async (modelId, collectionIds, sm) => coverage(state, modelId, collectionIds, sm),
     stats: async (modelId) => statsAll(state, modelId),
     dropModel: async (modelId) => {
       db.transaction(() => {

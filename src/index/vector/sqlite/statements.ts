@@ -51,7 +51,7 @@ export function prepareIndexStatements(db: Db): IndexStatements {
       .pluck(),
     // +e.model_id keeps the planner on the primary key (object_id range, in order) instead of sorting the model's rows each batch.
     sourceBatch: db.prepare(
-      `SELECT e.object_id AS objectId, e.similarity_model AS similarityModel, e.media_id AS mediaId, e.dataset_id AS datasetId,
+      `SELECT e.object_id AS objectId, e.similarity_model AS similarityModel, e.media_id AS mediaId, e.dataset_id AS collectionId,
               e.vector AS vector, d.frame_id AS frameId
        FROM object_embeddings e
        LEFT JOIN detected_objects d ON d.id = e.object_id
@@ -186,7 +186,7 @@ export function prepareGenerationStatements(db: Db, t: string, ivf: boolean): Ge
       `SELECT id, vec_distance_l2(vector, ?) AS d FROM ${t}_f32 WHERE id IN (SELECT value FROM json_each(?))`,
     ),
     hitsOf: db.prepare(
-      `SELECT id, object_id AS objectId, media_id AS mediaId, frame_id AS frameId, dataset_id AS datasetId
+      `SELECT id, object_id AS objectId, media_id AS mediaId, frame_id AS frameId, dataset_id AS collectionId
        FROM ${items} WHERE id IN (SELECT value FROM json_each(?))`,
     ),
     chunks: db.prepare(`SELECT count(*) FROM ${t}_chunks`).pluck(),

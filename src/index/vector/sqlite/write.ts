@@ -66,28 +66,28 @@ export function insertRow(
   const bits = quantizeBits(unit, gen.center, scratch);
   const code = Buffer.from(bits.buffer, bits.byteOffset, bits.byteLength);
   // Generations made since IVF take the list as a third partition key (and an _items column).
-  const lists = gen.ivf ? listsOf(gen, row.datasetId, row.similarityModel) : null;
+  const lists = gen.ivf ? listsOf(gen, row.collectionId, row.similarityModel) : null;
   const list = lists ? nearestList(lists.centroids, lists.count, residual(unit, gen.center)) : 0;
   const key = gen.ivf ? [BigInt(list)] : [];
   const rowid = Number(
-    gen.sql.insItem.run(row.objectId, row.mediaId, row.frameId ?? null, row.datasetId, row.similarityModel, ...key)
+    gen.sql.insItem.run(row.objectId, row.mediaId, row.frameId ?? null, row.collectionId, row.similarityModel, ...key)
       .lastInsertRowid,
   );
   const rid = BigInt(rowid);
   gen.sql.insF32.run(rid, vectorBytes(unit));
   gen.sql.insQ8.run(rid, quantizeInt8(unit));
-  gen.sql.insVec.run(rid, row.datasetId, row.similarityModel, ...key, code);
+  gen.sql.insVec.run(rid, row.collectionId, row.similarityModel, ...key, code);
   gen.codes.touched(rowid);
-  if (inSample(rowid)) gen.sql.insSample.run(rid, row.datasetId, row.similarityModel, ...key, code);
-  if (lists) deltas.addList(gen, row.datasetId, row.similarityModel, list, 1);
-  deltas.addPartition(gen, row.datasetId, row.similarityModel, 1);
+  if (inSample(rowid)) gen.sql.insSample.run(rid, row.collectionId, row.similarityModel, ...key, code);
+  if (lists) deltas.addList(gen, row.collectionId, row.similarityModel, list, 1);
+  deltas.addPartition(gen, row.collectionId, row.similarityModel, 1);
 }
 
 function checkRow(row: VectorRow): void {
   if (!SIMILARITY_MODELS.includes(row.similarityModel))
     throw invalid(`vector index: unknown similarity model ${row.similarityModel}`);
-  if (!row.objectId || !row.mediaId || !row.datasetId || !row.modelId)
-    throw invalid('vector index: objectId, mediaId, datasetId and modelId are required');
+  if (!row.objectId || !row.mediaId || !row.collectionId || !row.modelId)
+    throw invalid('vector index: objectId, mediaId, collectionId and modelId are required');
 }
 
 /** Adds or replaces rows in every generation of their model; a model's first row creates its index. Run in a transaction. */
