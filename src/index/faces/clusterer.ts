@@ -38,7 +38,7 @@
  * Thresholds depend on the model: see ./thresholds.ts.
  */
 import { newMediaId } from '../../platform/ids.js';
-import { norm } from './vectorMath.js';
+import { dotRow, norm } from '../vector/math.js';
 
 export interface ClusterOptions {
   /**
@@ -158,20 +158,8 @@ export class OnlineClusterer {
     const scores = this.scratch;
     let best = -1;
     let bestScore = -Infinity;
-    for (let s = 0, o = 0; s < n; s++, o += d) {
-      let acc0 = 0;
-      let acc1 = 0;
-      let acc2 = 0;
-      let acc3 = 0;
-      let i = 0;
-      for (; i + 3 < d; i += 4) {
-        acc0 += c[o + i] * v[i];
-        acc1 += c[o + i + 1] * v[i + 1];
-        acc2 += c[o + i + 2] * v[i + 2];
-        acc3 += c[o + i + 3] * v[i + 3];
-      }
-      for (; i < d; i++) acc0 += c[o + i] * v[i];
-      const score = (acc0 + acc1 + acc2 + acc3) * t[s];
+    for (let s = 0; s < n; s++) {
+      const score = dotRow(c, s, d, v) * t[s];
       scores[s] = score;
       if (s !== exceptSlot && score > bestScore) {
         bestScore = score;

@@ -2,32 +2,10 @@
  * The vector operations of face clustering, and a cluster's summary
  * recomputed from its members' vectors.
  */
+import { dot, normalize } from '../vector/math.js';
 
-/** Euclidean length. */
-export function norm(v: ArrayLike<number>): number {
-  let s = 0;
-  for (let i = 0; i < v.length; i++) s += v[i] * v[i];
-  return Math.sqrt(s);
-}
-
-/** The unit vector of `v` (the first axis for a zero vector). */
-export function unit(v: ArrayLike<number>): Float32Array {
-  const n = norm(v);
-  const out = new Float32Array(v.length);
-  if (!(n > 1e-12)) {
-    out[0] = 1;
-    return out;
-  }
-  for (let i = 0; i < v.length; i++) out[i] = v[i] / n;
-  return out;
-}
-
-/** Dot product over the first vector's length. */
-export function dot(a: ArrayLike<number>, b: ArrayLike<number>): number {
-  let s = 0;
-  for (let i = 0; i < a.length; i++) s += a[i] * b[i];
-  return s;
-}
+/** The unit vector of `v`; a zero vector becomes the first axis, so a centroid is always a unit vector. */
+export const unit = (v: ArrayLike<number>): Float32Array => normalize(v, 'firstAxis');
 
 /** Sum, unit centroid and the member nearest to it, for a cluster recomputed from its members' vectors. */
 export function summarise(

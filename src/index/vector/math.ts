@@ -1,23 +1,34 @@
 /**
- * Vector arithmetic shared by the index: L2 normalisation, dot products over
- * row-major matrices, cosine from L2 distance, and the float32 byte layout the
- * database stores vectors in. The one home of `normalize` (search/clusters.ts
- * and vision/faceEmbedder.ts still hold copies to be folded in here).
+ * Vector arithmetic, in one place for the whole project: L2 normalisation, dot
+ * products (over row-major matrices too), cosine from L2 distance, and the
+ * float32 byte layout the database stores vectors in. The vector index, face
+ * clustering and the face embedder all use these.
  */
 
 /** Sum of squares of `length` values of v from `offset`, summed in order. */
-function squaredNorm(v: Float32Array, offset: number, length: number): number {
+function squaredNorm(v: ArrayLike<number>, offset: number, length: number): number {
   let sum = 0;
   for (let i = offset; i < offset + length; i++) sum += v[i] * v[i];
   return sum;
 }
 
-/** A unit-length copy (a zero vector stays zero). */
-export function normalize(v: Float32Array): Float32Array {
-  const sum = squaredNorm(v, 0, v.length);
+/** Euclidean length. */
+export const norm = (v: ArrayLike<number>): number => Math.sqrt(squaredNorm(v, 0, v.length));
+
+/**
+ * A unit-length float32 copy. A zero vector has no direction: by default it
+ * stays zero (it matches nothing); with `zeroTo: 'firstAxis'` it becomes the
+ * first axis, for callers that must hand on a unit vector whatever comes in
+ * (a featureless face crop, a cluster centroid).
+ */
+export function normalize(v: ArrayLike<number>, zeroTo: 'zero' | 'firstAxis' = 'zero'): Float32Array {
+  const length = norm(v);
   const out = new Float32Array(v.length);
-  if (sum === 0) return out;
-  const inv = 1 / Math.sqrt(sum);
+  if (!(length > 1e-12)) {
+    if (zeroTo === 'firstAxis' && out.length) out[0] = 1;
+    return out;
+  }
+  const inv = 1 / length;
   for (let i = 0; i < v.length; i++) out[i] = v[i] * inv;
   return out;
 }
@@ -35,7 +46,7 @@ export function normalizeRow(matrix: Float32Array, row: number, dims: number): v
  * Dot product of v with row `row` of a row-major matrix of `dims` columns
  * (four running sums: the loop the list assignment and k-means spend their time in).
  */
-export function dotRow(matrix: Float32Array, row: number, dims: number, v: Float32Array): number {
+export function dotRow(matrix: Float32Array, row: number, dims: number, v: ArrayLike<number>): number {
   const off = row * dims;
   let s0 = 0;
   let s1 = 0;
@@ -52,8 +63,13 @@ export function dotRow(matrix: Float32Array, row: number, dims: number, v: Float
   return s0 + s1 + s2 + s3;
 }
 
-/** Dot product of two vectors of the same length (cosine similarity when both are unit vectors). */
-export const dot = (a: Float32Array, b: Float32Array): number => dotRow(a, 0, a.length, b);
+/** Dot product over a's length (cosine similarity when both are unit vectors). */
+export function dot(a: ArrayLike<number>, b: ArrayLike<number>): number {
+  if (a instanceof Float32Array) return dotRow(a, 0, a.length, b);
+  let sum = 0;
+  for (let i = 0; i < a.length; i++) sum += a[i] * b[i];
+  return sum;
+}
 
 /** Cosine similarity of two unit vectors from their L2 distance. */
 export const cosineFromL2 = (distance: number): number => 1 - (distance * distance) / 2;

@@ -26,6 +26,7 @@ import sharp from 'sharp';
 import type { Detection, RawImage } from './types.js';
 import { toRawImage } from './rawImage.js';
 import { openModel } from './session.js';
+import { normalize } from '../../index/vector/math.js';
 
 /** Catalog name of the model; the embedder's modelId is `<name>:<first 12 hex of the file's sha256>`. */
 export const SFACE_MODEL_NAME = 'sface';
@@ -157,7 +158,7 @@ export async function loadFaceEmbedder(opts: FaceEmbedderOptions): Promise<FaceE
     stats.faces++;
     const raw = out[outputName].data as Float32Array;
     if (raw.length !== dims) throw new Error(`face embedder returned ${raw.length} values, expected ${dims}`);
-    return l2Normalise(raw);
+    return normalize(raw, 'firstAxis'); // a featureless crop still gives a unit vector
   }
 
   return {
@@ -183,20 +184,6 @@ export async function loadFaceEmbedder(opts: FaceEmbedderOptions): Promise<FaceE
       await session.release();
     },
   };
-}
-
-/** A unit-length copy; an all-zero vector (a featureless crop) becomes the first axis so it stays a unit vector. */
-export function l2Normalise(v: ArrayLike<number>): Float32Array {
-  let sum = 0;
-  for (let i = 0; i < v.length; i++) sum += v[i] * v[i];
-  const out = new Float32Array(v.length);
-  const norm = Math.sqrt(sum);
-  if (!(norm > 1e-12)) {
-    out[0] = 1;
-    return out;
-  }
-  for (let i = 0; i < v.length; i++) out[i] = v[i] / norm;
-  return out;
 }
 
 /** Cosine similarity of two unit vectors (their dot product). */

@@ -22,12 +22,12 @@ import {
   cosine,
   cropFace,
   faceSquare,
-  l2Normalise,
   loadFaceEmbedder,
   type FaceEmbedder,
 } from '../../../src/models/vision/faceEmbedder.js';
 import { SFACE_FILE, sfaceStandinModel, writeSfaceStandin } from '../../../src/models/standins/vision/sface.js';
 import type { Detection, RawImage } from '../../../src/models/vision/types.js';
+import { normalize } from '../../../src/index/vector/math.js';
 import {
   loadUltraFaceDetector,
   nmsCandidates,
@@ -198,7 +198,7 @@ test('faceSquare and cropFace: a square around the box with a margin, black outs
     away.every((v) => v === 0),
     'entirely outside: all black',
   );
-  assert.equal(Array.from(l2Normalise([0, 0, 0])), [1, 0, 0], 'a zero vector stays a unit vector');
+  assert.equal(Array.from(normalize([0, 0, 0], 'firstAxis')), [1, 0, 0], 'a zero vector stays a unit vector');
 });
 
 // ---- the real UltraFace -----------------------------------------------------------------
