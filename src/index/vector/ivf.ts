@@ -87,15 +87,8 @@ export function probeRowsFor(rows: number, want: number, p: ProbePolicy = PROBE_
  */
 export function residual(unit: Float32Array, center: Float32Array | null): Float32Array {
   const out = new Float32Array(unit.length);
-  let s = 0;
-  for (let i = 0; i < unit.length; i++) {
-    const x = unit[i] - (center ? center[i] : 0);
-    out[i] = x;
-    s += x * x;
-  }
-  if (s === 0) return out;
-  const inv = 1 / Math.sqrt(s);
-  for (let i = 0; i < out.length; i++) out[i] *= inv;
+  for (let i = 0; i < unit.length; i++) out[i] = unit[i] - (center ? center[i] : 0);
+  normalizeRow(out, 0, out.length);
   return out;
 }
 

@@ -7,6 +7,7 @@ import path from 'node:path';
 import { DTYPE_SUFFIX, type Dtype, type ModelEntry } from '../catalog.js';
 import type { DeviceChooser } from './device.js';
 import type { PartRegistry } from './registry.js';
+import { normalizeRow } from '../../index/vector/math.js';
 
 export interface EngineContext {
   registry: PartRegistry;
@@ -48,10 +49,7 @@ export function normalisedRows(data: Float32Array, rows: number, dims: number): 
   const out: Float32Array[] = [];
   for (let r = 0; r < rows; r++) {
     const row = data.slice(r * dims, (r + 1) * dims);
-    let sum = 0;
-    for (const x of row) sum += x * x;
-    const inv = sum > 0 ? 1 / Math.sqrt(sum) : 0;
-    for (let i = 0; i < dims; i++) row[i] *= inv;
+    normalizeRow(row, 0, dims);
     out.push(row);
   }
   return out;
