@@ -733,7 +733,6 @@ export async function runIngestBench(opts: BenchOptions): Promise<SectionResult>
       ['faces (UltraFace)', ultra],
       ['text (PP-OCRv4)', ocr],
     ];
-    const zero = (): DetectorTimings => ({ images: 0, preprocessMs: 0, inferenceMs: 0, postprocessMs: 0 });
     const diff = (a: DetectorTimings, b: DetectorTimings): DetectorTimings => ({
       images: a.images - b.images,
       preprocessMs: a.preprocessMs - b.preprocessMs,

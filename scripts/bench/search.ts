@@ -758,7 +758,10 @@ export async function runSearchBench(opts: BenchOptions): Promise<SectionResult>
         codes: Uint32Array.from({ length: 1024 * (D / 32) }, () => (random() * 2 ** 32) >>> 0),
       }));
       const [simd, plain] = [new BitCodeMirror(D), new BitCodeMirror(D, { simd: false })];
-      for (const c of chunks) (simd.put(c), plain.put(c));
+      for (const c of chunks) {
+        simd.put(c);
+        plain.put(c);
+      }
       const codes = Array.from({ length: 20 }, () =>
         Uint8Array.from({ length: D / 8 }, () => Math.floor(random() * 256)),
       );

@@ -796,7 +796,7 @@ real('the same woman across copies and crops is one cluster; the school group st
     const g2 = await upload(await sharp(photo('ulf_1.jpg')).jpeg({ quality: 80 }).toBuffer());
 
     const t = performance.now();
-    const res = await lib.clusters.assignPending(lib.collId, 10_000, { declaredThresholds: STANDIN_DECLARED });
+    await lib.clusters.assignPending(lib.collId, 10_000, { declaredThresholds: STANDIN_DECLARED });
     const assignMs = ms(t);
     const of = async (id: string) => (await lib.clusters.clusterOfObject(id))!;
 

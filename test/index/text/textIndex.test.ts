@@ -719,7 +719,10 @@ async function bench(n: number): Promise<void> {
   while (vocab.length < 5000) {
     let w = '';
     for (let i = 0, k = 2 + Math.floor(r() * 3); i < k; i++) w += syll[Math.floor(r() * syll.length)];
-    if (!seen.has(w)) (seen.add(w), vocab.push(w));
+    if (!seen.has(w)) {
+      seen.add(w);
+      vocab.push(w);
+    }
   }
   const word = () => vocab[Math.min(vocab.length - 1, Math.floor(Math.pow(r(), 2.2) * vocab.length))];
   const words = (k: number) => Array.from({ length: k }, word).join(' ');
@@ -777,7 +780,7 @@ async function bench(n: number): Promise<void> {
   db.pragma('synchronous = OFF');
   if (process.env.TEXT_INDEX_BENCH_CACHE_MB)
     db.pragma(`cache_size = -${Number(process.env.TEXT_INDEX_BENCH_CACHE_MB) * 1024}`);
-  let t = performance.now();
+  const t = performance.now();
   for (let i = 0; i < n; i += 1000) batch(i, Math.min(n, i + 1000));
   const ingestMs = performance.now() - t;
   db.pragma('synchronous = FULL');

@@ -23,7 +23,7 @@ import {
   type SqliteVectorIndex,
   type VectorIndexTuning,
 } from '../../../src/index/vector/sqlite/sqliteVectorIndex.js';
-import { clustered, dot, gauss, randomUnit, rng } from '../../helpers/vectors.js';
+import { clustered, dot, rng } from '../../helpers/vectors.js';
 
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'lumen-ivf-'));
 process.on('exit', () => rmSync(tmp, { recursive: true, force: true }));

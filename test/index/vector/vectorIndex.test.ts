@@ -24,7 +24,7 @@ import {
   type VectorIndexTuning,
 } from '../../../src/index/vector/sqlite/sqliteVectorIndex.js';
 import type { NewObject } from '../../../src/storage/types.js';
-import { clustered, dot, gauss, randomUnit, rng } from '../../helpers/vectors.js';
+import { clustered, dot, randomUnit, rng } from '../../helpers/vectors.js';
 
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'lumen-vectors-'));
 process.on('exit', () => rmSync(tmp, { recursive: true, force: true }));
