@@ -194,23 +194,26 @@ export interface FolderSummary {
   previewBlobKeys: string[];
 }
 
-export interface NewMedia {
-  id: string;
-  collectionId: string;
-  organizationId: string;
-  parentPath: string;
-  type: MediaType;
-  name: string;
-  blobKey: string | null;
-  mimeType: string | null;
-  width: number | null;
-  height: number | null;
-  duration: number | null;
-  sizeBytes: number;
-  exif: Record<string, unknown>;
-  metadata: Metadata;
-  processingStatus: ProcessingStatus;
-  createdById: string;
+/** A new item or folder as the media store's insert takes it: the record's own fields, before any write. */
+export interface NewMedia extends Pick<
+  MediaRecord,
+  | 'id'
+  | 'collectionId'
+  | 'organizationId'
+  | 'parentPath'
+  | 'type'
+  | 'name'
+  | 'blobKey'
+  | 'mimeType'
+  | 'width'
+  | 'height'
+  | 'duration'
+  | 'sizeBytes'
+  | 'exif'
+  | 'metadata'
+  | 'processingStatus'
+  | 'createdById'
+> {
   /** Set for a derived version: the original's id. */
   rootId?: string;
 }
@@ -233,14 +236,11 @@ export interface NewCaption {
   model: string;
 }
 
-export interface NewObject {
-  id: string;
-  type: string;
-  label: string;
-  blobKey: string | null;
-  polygon: Point[];
-  confidence: number | null;
-  model: string;
+/** A detected object as the analysis store writes it: the record's own fields, with its embedding if any. */
+export interface NewObject extends Pick<
+  ObjectRecord,
+  'id' | 'type' | 'label' | 'blobKey' | 'polygon' | 'confidence' | 'model'
+> {
   similarityModel: SimilarityModel | null;
   embedding: { modelId: string; vector: Float32Array } | null;
 }

@@ -3,8 +3,24 @@ import type { ApiKeyRecord, Role, User } from '../types.js';
 import type { Db } from './database.js';
 import { toApiKey, toOrganization, toUser, type ApiKeyRow, type OrganizationRow, type UserRow } from './rows.js';
 
+const now = () => new Date().toISOString();
+
+/** Accounts on SQLite, in parts: organizations, users and memberships, API keys, settings. */
 export function sqliteAccountStore(db: Db): AccountStore {
-  const now = () => new Date().toISOString();
+  return { ...organizations(db), ...users(db), ...apiKeys(db), ...settings(db) };
+}
+
+function organizations(
+  db: Db,
+): Pick<
+  AccountStore,
+  | 'countOrganizations'
+  | 'createOrganization'
+  | 'getOrganization'
+  | 'listOrganizations'
+  | 'isSlugTaken'
+  | 'listOrganizationsForUser'
+> {
   const getOrg = db.prepare(`SELECT * FROM organizations WHERE id = ?`);
   return {
     async countOrganizations() {
@@ -44,8 +60,13 @@ export function sqliteAccountStore(db: Db): AccountStore {
            WHERE m.user_id = ? ORDER BY o.created_at, o.id`,
         )
         .all(userId) as Array<OrganizationRow & { role: Role }>;
-      return rows.map((r) => ({ ...toOrganization(r), role: r.role }));
+      return rows.map((row) => ({ ...toOrganization(row), role: row.role }));
     },
+  };
+}
+
+function users(db: Db): Pick<AccountStore, 'createUser' | 'getUser' | 'getMembershipRole'> {
+  return {
     async createUser(user: User) {
       db.prepare(`INSERT INTO users (id, email, name, created_at) VALUES (?, ?, ?, ?)`).run(
         user.id,
@@ -66,11 +87,28 @@ export function sqliteAccountStore(db: Db): AccountStore {
         .get(organizationId, userId) as Role | undefined;
       return role ?? null;
     },
-    async createApiKey(k: ApiKeyRecord) {
+  };
+}
+
+function apiKeys(
+  db: Db,
+): Pick<AccountStore, 'createApiKey' | 'findApiKeyByHash' | 'getApiKey' | 'listApiKeys' | 'revokeApiKey'> {
+  return {
+    async createApiKey(key: ApiKeyRecord) {
       db.prepare(
         `INSERT INTO api_keys (id, organization_id, user_id, name, role, key_hash, prefix, created_at, revoked_at)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      ).run(k.id, k.organizationId, k.userId, k.name, k.role, k.keyHash, k.prefix, k.createdAt, k.revokedAt);
+      ).run(
+        key.id,
+        key.organizationId,
+        key.userId,
+        key.name,
+        key.role,
+        key.keyHash,
+        key.prefix,
+        key.createdAt,
+        key.revokedAt,
+      );
     },
     async findApiKeyByHash(keyHash) {
       const row = db.prepare(`SELECT * FROM api_keys WHERE key_hash = ? AND revoked_at IS NULL`).get(keyHash) as
@@ -92,6 +130,11 @@ export function sqliteAccountStore(db: Db): AccountStore {
         db.prepare(`UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL`).run(at, id).changes > 0
       );
     },
+  };
+}
+
+function settings(db: Db): Pick<AccountStore, 'getSetting' | 'setSettingIfAbsent'> {
+  return {
     async getSetting(key) {
       return (db.prepare(`SELECT value FROM settings WHERE key = ?`).pluck().get(key) as string | undefined) ?? null;
     },

@@ -1,217 +1,258 @@
+/**
+ * The analysis store on SQLite, in three parts over one AnalysisCore: the
+ * frames of an item (frameSync), what the models found on them (modelResults)
+ * and the user's corrections (userEdits).
+ */
+import type { Statement } from 'better-sqlite3';
 import { notFound } from '../../platform/errors.js';
 import type { AnalysisStore } from '../storage.js';
-import type { NewCaption } from '../types.js';
+import type { NewCaption, NewFrame, NewObject } from '../types.js';
 import type { VectorRow } from '../../index/vector/types.js';
 import type { IndexWriters } from '../indexWriters.js';
 import type { Db } from './database.js';
+import { frameInserter } from './frameInsert.js';
 import { toFrame, toObject, type FrameRow, type ObjectRow } from './rows.js';
 
 const now = () => new Date().toISOString();
 
+/** Matches the ids of the one parameter, a JSON array. */
+const IN_IDS = `IN (SELECT value FROM json_each(?))`;
+
+/** What the parts of the analysis store share, made once per store. */
+interface AnalysisCore {
+  db: Db;
+  writers: IndexWriters;
+  /** An item's active frames, in time order. */
+  activeFrames(mediaId: string): FrameRow[];
+}
+
 export function sqliteAnalysisStore(db: Db, writers: IndexWriters): AnalysisStore {
-  const { vectors, text } = writers;
   const activeFrames = db.prepare(`SELECT * FROM frames WHERE media_id = ? AND status = 'active' ORDER BY seconds, id`);
+  const core: AnalysisCore = { db, writers, activeFrames: (mediaId) => activeFrames.all(mediaId) as FrameRow[] };
+  return { ...frameSync(core), ...modelResults(core), ...userEdits(core) };
+}
 
-  /** Deletes what the model made on these frames (captions, objects, embeddings); the user's rows stay. */
-  const dropModelRows = (frameIds: string[]) => {
-    const ids = JSON.stringify(frameIds);
-    const objectIds = db
-      .prepare(
-        `SELECT id FROM detected_objects WHERE frame_id IN (SELECT value FROM json_each(?)) AND source = 'model'`,
-      )
-      .pluck()
-      .all(ids) as string[];
-    vectors.remove(objectIds);
-    text.dropObjects(objectIds);
-    text.dropCaptions(
-      db
-        .prepare(`SELECT id FROM captions WHERE frame_id IN (SELECT value FROM json_each(?)) AND source = 'model'`)
-        .pluck()
-        .all(ids) as string[],
-    );
-    db.prepare(
-      `DELETE FROM object_embeddings WHERE object_id IN
-         (SELECT id FROM detected_objects WHERE frame_id IN (SELECT value FROM json_each(?)) AND source = 'model')`,
-    ).run(ids);
-    db.prepare(
-      `DELETE FROM detected_objects WHERE frame_id IN (SELECT value FROM json_each(?)) AND source = 'model'`,
-    ).run(ids);
-    db.prepare(`DELETE FROM captions WHERE frame_id IN (SELECT value FROM json_each(?)) AND source = 'model'`).run(ids);
-  };
+/** Deletes frames gone from a re-extraction, with their captions, objects and embeddings. */
+function retireFrames({ db, writers }: AnalysisCore, mediaId: string, gone: string[], at: string) {
+  const { vectors, text } = writers;
+  const ids = JSON.stringify(gone);
+  db.prepare(`UPDATE frames SET status = 'deleted', updated_at = ? WHERE id ${IN_IDS}`).run(at, ids);
+  // The frames' captions and OCR rows leave the text index with them (and stay out: the frames are
+  // deleted), so the status changes of their captions and objects below have nothing left to drop.
+  text.reindexFrames(mediaId, gone);
+  db.prepare(`UPDATE captions SET status = 'deleted', updated_at = ? WHERE frame_id ${IN_IDS}`).run(at, ids);
+  db.prepare(`UPDATE detected_objects SET status = 'deleted', updated_at = ? WHERE frame_id ${IN_IDS}`).run(at, ids);
+  vectors.remove(db.prepare(`SELECT id FROM detected_objects WHERE frame_id ${IN_IDS}`).pluck().all(ids) as string[]);
+  db.prepare(
+    `DELETE FROM object_embeddings WHERE object_id IN (SELECT id FROM detected_objects WHERE frame_id ${IN_IDS})`,
+  ).run(ids);
+}
 
-  const syncFrames = db.transaction(
-    (mediaId: string, frames: Parameters<AnalysisStore['syncFrames']>[1], userId: string) => {
-      const at = now();
-      const existing = new Map((activeFrames.all(mediaId) as FrameRow[]).map((f) => [f.timestamp, f]));
-      const keep = new Set<string>();
-      for (const f of frames) {
-        const old = existing.get(f.timestamp);
-        if (old) {
-          db.prepare(`UPDATE frames SET blob_key = ?, width = ?, height = ?, updated_at = ? WHERE id = ?`).run(
-            f.blobKey,
-            f.width,
-            f.height,
-            at,
-            old.id,
-          );
-          keep.add(old.id);
-        } else {
-          db.prepare(
-            `INSERT INTO frames (id, media_id, timestamp, seconds, blob_key, width, height, metadata, created_at, updated_at, created_by)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-          ).run(
-            f.id,
-            mediaId,
-            f.timestamp,
-            Number(f.timestamp) || 0,
-            f.blobKey,
-            f.width,
-            f.height,
-            JSON.stringify(f.metadata ?? {}),
-            at,
-            at,
-            userId,
-          );
-          keep.add(f.id);
-        }
-      }
-      const gone = [...existing.values()].filter((f) => !keep.has(f.id)).map((f) => f.id);
-      if (gone.length) {
-        const ids = JSON.stringify(gone);
-        db.prepare(
-          `UPDATE frames SET status = 'deleted', updated_at = ? WHERE id IN (SELECT value FROM json_each(?))`,
-        ).run(at, ids);
-        // The frames' captions and OCR rows leave the text index with them (and stay out: the frames are
-        // deleted), so the status changes of their captions and objects below have nothing left to drop.
-        text.reindexFrames(mediaId, gone);
-        db.prepare(
-          `UPDATE captions SET status = 'deleted', updated_at = ? WHERE frame_id IN (SELECT value FROM json_each(?))`,
-        ).run(at, ids);
-        db.prepare(
-          `UPDATE detected_objects SET status = 'deleted', updated_at = ? WHERE frame_id IN (SELECT value FROM json_each(?))`,
-        ).run(at, ids);
-        vectors.remove(
-          db
-            .prepare(`SELECT id FROM detected_objects WHERE frame_id IN (SELECT value FROM json_each(?))`)
-            .pluck()
-            .all(ids) as string[],
+/** An item's frames: replaced by a re-extraction, listed, read one by one. */
+function frameSync(core: AnalysisCore): Pick<AnalysisStore, 'syncFrames' | 'framesOf' | 'getFrame'> {
+  const { db, activeFrames } = core;
+  const insertFrame = frameInserter(db);
+
+  const syncFrames = db.transaction((mediaId: string, frames: NewFrame[], userId: string) => {
+    const at = now();
+    const existing = new Map(activeFrames(mediaId).map((frame) => [frame.timestamp, frame]));
+    const keep = new Set<string>();
+    for (const frame of frames) {
+      const old = existing.get(frame.timestamp);
+      if (old) {
+        db.prepare(`UPDATE frames SET blob_key = ?, width = ?, height = ?, updated_at = ? WHERE id = ?`).run(
+          frame.blobKey,
+          frame.width,
+          frame.height,
+          at,
+          old.id,
         );
-        db.prepare(
-          `DELETE FROM object_embeddings WHERE object_id IN (SELECT id FROM detected_objects WHERE frame_id IN (SELECT value FROM json_each(?)))`,
-        ).run(ids);
+        keep.add(old.id);
+      } else {
+        insertFrame(mediaId, frame, at, userId);
+        keep.add(frame.id);
       }
-      return (activeFrames.all(mediaId) as FrameRow[]).map(toFrame);
+    }
+    const gone = [...existing.values()].filter((frame) => !keep.has(frame.id)).map((frame) => frame.id);
+    if (gone.length) retireFrames(core, mediaId, gone, at);
+    return activeFrames(mediaId).map(toFrame);
+  });
+
+  return {
+    syncFrames: async (mediaId, frames, userId) => syncFrames(mediaId, frames, userId),
+    framesOf: async (mediaId) => activeFrames(mediaId).map(toFrame),
+    getFrame: async (id) => {
+      const row = db.prepare(`SELECT * FROM frames WHERE id = ?`).get(id) as FrameRow | undefined;
+      return row ? toFrame(row) : null;
     },
+  };
+}
+
+/** Deletes what the model made on these frames (captions, objects, embeddings); the user's rows stay. */
+function dropModelRows({ db, writers }: AnalysisCore, frameIds: string[]) {
+  const ids = JSON.stringify(frameIds);
+  const objectIds = db
+    .prepare(`SELECT id FROM detected_objects WHERE frame_id ${IN_IDS} AND source = 'model'`)
+    .pluck()
+    .all(ids) as string[];
+  writers.vectors.remove(objectIds);
+  writers.text.dropObjects(objectIds);
+  writers.text.dropCaptions(
+    db.prepare(`SELECT id FROM captions WHERE frame_id ${IN_IDS} AND source = 'model'`).pluck().all(ids) as string[],
   );
+  db.prepare(
+    `DELETE FROM object_embeddings WHERE object_id IN
+       (SELECT id FROM detected_objects WHERE frame_id ${IN_IDS} AND source = 'model')`,
+  ).run(ids);
+  db.prepare(`DELETE FROM detected_objects WHERE frame_id ${IN_IDS} AND source = 'model'`).run(ids);
+  db.prepare(`DELETE FROM captions WHERE frame_id ${IN_IDS} AND source = 'model'`).run(ids);
+}
+
+const EMBEDDING_INSERT = `INTO object_embeddings
+  (object_id, model_id, similarity_model, media_id, dataset_id, dims, vector, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`;
+
+/** Writes one embedding row with `insert` (an INSERT of EMBEDDING_INSERT); returns the row for the vector index. */
+function writeEmbedding(insert: Statement, row: VectorRow, at: string): VectorRow {
+  const vector = row.vector;
+  const bytes = Buffer.from(vector.buffer, vector.byteOffset, vector.byteLength);
+  insert.run(row.objectId, row.modelId, row.similarityModel, row.mediaId, row.collectionId, vector.length, bytes, at);
+  return row;
+}
+
+type FrameOfMedia = { id: string; media_id: string; dataset_id: string };
+
+/** Writes a frame's new model objects with their embeddings; returns the embeddings for the vector index. */
+function insertModelObjects({ db, writers }: AnalysisCore, frame: FrameOfMedia, objects: NewObject[], at: string) {
+  const insertObject = db.prepare(
+    `INSERT INTO detected_objects (id, frame_id, media_id, type, label, blob_key, polygon, confidence, model,
+       similarity_model, source, created_at, updated_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'model', ?, ?)`,
+  );
+  const insertVector = db.prepare(`INSERT ${EMBEDDING_INSERT}`);
+  const indexed: VectorRow[] = [];
+  for (const object of objects) {
+    insertObject.run(
+      object.id,
+      frame.id,
+      frame.media_id,
+      object.type,
+      object.label,
+      object.blobKey,
+      JSON.stringify(object.polygon),
+      object.confidence,
+      object.model,
+      object.similarityModel,
+      at,
+      at,
+    );
+    if (object.type === 'text') writers.text.reindexObjects([object.id]);
+    if (object.embedding && object.similarityModel) {
+      const row: VectorRow = {
+        objectId: object.id,
+        modelId: object.embedding.modelId,
+        similarityModel: object.similarityModel,
+        mediaId: frame.media_id,
+        collectionId: frame.dataset_id,
+        frameId: frame.id,
+        vector: object.embedding.vector,
+      };
+      indexed.push(writeEmbedding(insertVector, row, at));
+    }
+  }
+  return indexed;
+}
+
+/** What the models found: a frame's captions and objects replaced, embeddings added and read. */
+function modelResults(
+  core: AnalysisCore,
+): Pick<AnalysisStore, 'replaceFrameAnalysis' | 'addEmbeddings' | 'objectVector' | 'objectsToReembed'> {
+  const { db, writers } = core;
 
   const replaceFrameAnalysis = db.transaction(
     (frameId: string, result: Parameters<AnalysisStore['replaceFrameAnalysis']>[1]) => {
       const frame = db
         .prepare(`SELECT f.id, f.media_id, m.dataset_id FROM frames f JOIN media m ON m.id = f.media_id WHERE f.id = ?`)
-        .get(frameId) as { id: string; media_id: string; dataset_id: string } | undefined;
+        .get(frameId) as FrameOfMedia | undefined;
       if (!frame) throw notFound('frame not found');
       const at = now();
-      dropModelRows([frameId]);
+      dropModelRows(core, [frameId]);
       const insertCaption = db.prepare(
-        `INSERT INTO captions (id, frame_id, media_id, text, model, source, created_at, updated_at, created_by) VALUES (?, ?, ?, ?, ?, 'model', ?, ?, 'model')`,
+        `INSERT INTO captions (id, frame_id, media_id, text, model, source, created_at, updated_at, created_by)
+         VALUES (?, ?, ?, ?, ?, 'model', ?, ?, 'model')`,
       );
-      for (const c of result.captions) {
-        insertCaption.run(c.id, frameId, frame.media_id, c.text, c.model, at, at);
-        text.reindexCaptions([c.id]);
+      for (const caption of result.captions) {
+        insertCaption.run(caption.id, frameId, frame.media_id, caption.text, caption.model, at, at);
+        writers.text.reindexCaptions([caption.id]);
       }
-      const insertObject = db.prepare(
-        `INSERT INTO detected_objects (id, frame_id, media_id, type, label, blob_key, polygon, confidence, model, similarity_model, source, created_at, updated_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'model', ?, ?)`,
-      );
-      const insertVector = db.prepare(
-        `INSERT INTO object_embeddings (object_id, model_id, similarity_model, media_id, dataset_id, dims, vector, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-      );
-      const indexed: VectorRow[] = [];
-      for (const o of result.objects) {
-        insertObject.run(
-          o.id,
-          frameId,
-          frame.media_id,
-          o.type,
-          o.label,
-          o.blobKey,
-          JSON.stringify(o.polygon),
-          o.confidence,
-          o.model,
-          o.similarityModel,
-          at,
-          at,
-        );
-        if (o.type === 'text') text.reindexObjects([o.id]);
-        if (o.embedding && o.similarityModel) {
-          const v = o.embedding.vector;
-          insertVector.run(
-            o.id,
-            o.embedding.modelId,
-            o.similarityModel,
-            frame.media_id,
-            frame.dataset_id,
-            v.length,
-            Buffer.from(v.buffer, v.byteOffset, v.byteLength),
-            at,
-          );
-          indexed.push({
-            objectId: o.id,
-            modelId: o.embedding.modelId,
-            similarityModel: o.similarityModel,
-            mediaId: frame.media_id,
-            collectionId: frame.dataset_id,
-            frameId,
-            vector: v,
-          });
-        }
-      }
-      vectors.upsert(indexed);
+      writers.vectors.upsert(insertModelObjects(core, frame, result.objects, at));
     },
   );
 
   const addEmbeddings = db.transaction((rows: Parameters<AnalysisStore['addEmbeddings']>[0]) => {
     const at = now();
     const indexed: VectorRow[] = [];
-    for (const r of rows) {
-      const o = db
+    for (const row of rows) {
+      const object = db
         .prepare(
-          `SELECT o.media_id, o.frame_id, m.dataset_id FROM detected_objects o JOIN media m ON m.id = o.media_id WHERE o.id = ?`,
+          `SELECT o.media_id, o.frame_id, m.dataset_id FROM detected_objects o JOIN media m ON m.id = o.media_id
+           WHERE o.id = ?`,
         )
-        .get(r.objectId) as { media_id: string; frame_id: string; dataset_id: string } | undefined;
-      if (!o) continue;
-      const v = r.vector;
-      db.prepare(
-        `INSERT OR REPLACE INTO object_embeddings (object_id, model_id, similarity_model, media_id, dataset_id, dims, vector, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-      ).run(
-        r.objectId,
-        r.modelId,
-        r.similarityModel,
-        o.media_id,
-        o.dataset_id,
-        v.length,
-        Buffer.from(v.buffer, v.byteOffset, v.byteLength),
-        at,
-      );
-      indexed.push({
-        objectId: r.objectId,
-        modelId: r.modelId,
-        similarityModel: r.similarityModel,
-        mediaId: o.media_id,
-        collectionId: o.dataset_id,
-        frameId: o.frame_id,
-        vector: v,
-      });
+        .get(row.objectId) as { media_id: string; frame_id: string; dataset_id: string } | undefined;
+      if (!object) continue;
+      const { objectId, modelId, similarityModel, vector } = row;
+      const vectorRow: VectorRow = {
+        objectId,
+        modelId,
+        similarityModel,
+        mediaId: object.media_id,
+        collectionId: object.dataset_id,
+        frameId: object.frame_id,
+        vector,
+      };
+      indexed.push(writeEmbedding(db.prepare(`INSERT OR REPLACE ${EMBEDDING_INSERT}`), vectorRow, at));
     }
-    vectors.upsert(indexed);
+    writers.vectors.upsert(indexed);
   });
+
+  return {
+    replaceFrameAnalysis: async (frameId, result) => replaceFrameAnalysis(frameId, result),
+    addEmbeddings: async (rows) => addEmbeddings(rows),
+    objectVector: async (objectId, similarityModel) => {
+      const row = db
+        .prepare(
+          `SELECT model_id, vector FROM object_embeddings WHERE object_id = ? AND similarity_model = ?
+           ORDER BY created_at DESC LIMIT 1`,
+        )
+        .get(objectId, similarityModel) as { model_id: string; vector: Buffer } | undefined;
+      if (!row) return null;
+      const copy = new Uint8Array(row.vector); // aligned copy for the Float32Array view
+      return { modelId: row.model_id, vector: new Float32Array(copy.buffer, 0, copy.byteLength / 4) };
+    },
+    objectsToReembed: async (mediaId) =>
+      db
+        .prepare(
+          `SELECT o.id AS objectId, o.blob_key AS blobKey FROM detected_objects o JOIN frames f ON f.id = o.frame_id
+           WHERE o.media_id = ? AND o.status = 'active' AND f.status = 'active' AND o.similarity_model = 'objects'
+             AND o.blob_key IS NOT NULL`,
+        )
+        .all(mediaId) as Array<{ objectId: string; blobKey: string }>,
+  };
+}
+
+/** The user's corrections: objects relabelled or deleted, captions added; and single objects read. */
+function userEdits({
+  db,
+  writers,
+}: AnalysisCore): Pick<AnalysisStore, 'getObject' | 'correctObject' | 'addUserCaption' | 'userObjects'> {
+  const getObject = (id: string) =>
+    db.prepare(`SELECT * FROM detected_objects WHERE id = ?`).get(id) as ObjectRow | undefined;
 
   const correctObject = db.transaction((id: string, change: Parameters<AnalysisStore['correctObject']>[1]) => {
     const at = now();
     const before = db.prepare(`SELECT label, status FROM detected_objects WHERE id = ?`).get(id) as
       Pick<ObjectRow, 'label' | 'status'> | undefined;
     if ('deleted' in change) {
-      vectors.remove([id]);
+      writers.vectors.remove([id]);
       db.prepare(`UPDATE detected_objects SET source = 'user', status = 'deleted', updated_at = ? WHERE id = ?`).run(
         at,
         id,
@@ -223,10 +264,10 @@ export function sqliteAnalysisStore(db: Db, writers: IndexWriters): AnalysisStor
         id,
       );
     }
-    const row = db.prepare(`SELECT * FROM detected_objects WHERE id = ?`).get(id) as ObjectRow | undefined;
+    const row = getObject(id);
     if (!row) throw notFound('object not found');
     // An OCR text object's row in the text index follows its label and status.
-    if (before && (before.label !== row.label || before.status !== row.status)) text.reindexObjects([id]);
+    if (before && (before.label !== row.label || before.status !== row.status)) writers.text.reindexObjects([id]);
     return toObject(row);
   });
 
@@ -238,38 +279,13 @@ export function sqliteAnalysisStore(db: Db, writers: IndexWriters): AnalysisStor
          SELECT ?, id, media_id, ?, ?, 'user', ?, ?, ? FROM frames WHERE id = ?`,
       )
       .run(caption.id, caption.text, caption.model, at, at, userId, frameId);
-    if (inserted.changes > 0) text.reindexCaptions([caption.id]);
+    if (inserted.changes > 0) writers.text.reindexCaptions([caption.id]);
   });
 
   return {
-    syncFrames: async (mediaId, frames, userId) => syncFrames(mediaId, frames, userId),
-    framesOf: async (mediaId) => (activeFrames.all(mediaId) as FrameRow[]).map(toFrame),
-    replaceFrameAnalysis: async (frameId, result) => replaceFrameAnalysis(frameId, result),
     getObject: async (id) => {
-      const row = db.prepare(`SELECT * FROM detected_objects WHERE id = ?`).get(id) as ObjectRow | undefined;
+      const row = getObject(id);
       return row ? toObject(row) : null;
-    },
-    objectVector: async (objectId, similarityModel) => {
-      const row = db
-        .prepare(
-          `SELECT model_id, vector FROM object_embeddings WHERE object_id = ? AND similarity_model = ? ORDER BY created_at DESC LIMIT 1`,
-        )
-        .get(objectId, similarityModel) as { model_id: string; vector: Buffer } | undefined;
-      if (!row) return null;
-      const copy = new Uint8Array(row.vector); // aligned copy for the Float32Array view
-      return { modelId: row.model_id, vector: new Float32Array(copy.buffer, 0, copy.byteLength / 4) };
-    },
-    objectsToReembed: async (mediaId) =>
-      db
-        .prepare(
-          `SELECT o.id AS objectId, o.blob_key AS blobKey FROM detected_objects o JOIN frames f ON f.id = o.frame_id
-           WHERE o.media_id = ? AND o.status = 'active' AND f.status = 'active' AND o.similarity_model = 'objects' AND o.blob_key IS NOT NULL`,
-        )
-        .all(mediaId) as Array<{ objectId: string; blobKey: string }>,
-    addEmbeddings: async (rows) => addEmbeddings(rows),
-    getFrame: async (id) => {
-      const row = db.prepare(`SELECT * FROM frames WHERE id = ?`).get(id) as FrameRow | undefined;
-      return row ? toFrame(row) : null;
     },
     correctObject: async (id, change) => correctObject(id, change),
     addUserCaption: async (frameId, caption, userId) => addUserCaption(frameId, caption, userId),

@@ -21,9 +21,8 @@ export function openDatabase(file: string): Db {
   db.pragma('busy_timeout = 5000');
   // Up to 256 MiB of pages kept in this process (allocated as pages are read). Reads are plain read() calls,
   // not a memory map: over a library bigger than the OS keeps cached, a search reads a few hundred scattered
-  // pages, and each fault on a mapped page reads ~128 KiB around it (kernel read-around). Measured over a
-  // 1M-frame library (13 GB) here: 1.6-35 MB read per /api/search with a 2 GiB map, 0.3-1.2 MB without,
-  // p50 117 -> 87 ms.
+  // pages, and each fault on a mapped page reads ~128 KiB around it (kernel read-around): a search read several
+  // times more from disk with a map than without, and was slower (docs/measurements/storage.md).
   db.pragma('cache_size = -262144');
   db.pragma('temp_store = MEMORY');
   sqliteVec.load(db);

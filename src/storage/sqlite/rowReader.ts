@@ -10,12 +10,12 @@ export const columnsOf = <Row>(columns: Record<keyof Row & string, 1>): Array<ke
 /**
  * A prepared `SELECT <columns> <rest>` whose rows come back as `Row` objects.
  *
- * better-sqlite3 builds each row object one property at a time, which costs
- * ~6 µs for a 24-column media row; requests that read hundreds of rows (a
- * search reads ~120 items and the frames, captions and objects of 40) spent
- * most of their storage time there. Here the statement returns plain arrays
- * (`raw`) and a literal compiled once for the column list turns each into an
- * object of one fixed shape, next to free (120 media rows: 1.2 → 0.45 ms).
+ * better-sqlite3 builds each row object one property at a time, which is
+ * slow for wide rows; requests that read hundreds of rows (a search reads
+ * ~120 items and the frames, captions and objects of 40) spent most of their
+ * storage time there. Here the statement returns plain arrays (`raw`) and a
+ * literal compiled once for the column list turns each into an object of one
+ * fixed shape, next to free (docs/measurements/storage.md).
  * The column names are this module's callers' constants, never input.
  */
 export function rowReader<Row>(

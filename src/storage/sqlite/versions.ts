@@ -19,7 +19,7 @@ interface Helpers {
  */
 export function sqliteVersions(
   db: Db,
-  h: Helpers,
+  helpers: Helpers,
 ): Pick<MediaStore, 'listVersions' | 'deleteVersion' | 'selectVersion' | 'versionCounts'> {
   const activeVersions = db.prepare(
     `SELECT * FROM media WHERE root_id = ? AND status = 'active' ORDER BY created_at, id`,
@@ -31,21 +31,21 @@ export function sqliteVersions(
       .pluck()
       .all(row.root_id, row.id) as string[];
     db.prepare(`UPDATE media SET is_current = 0 WHERE root_id = ? AND id != ?`).run(row.root_id, row.id);
-    h.text.reindexMedia(previous);
-    dropTags(db, h.text, previous);
+    helpers.text.reindexMedia(previous);
+    dropTags(db, helpers.text, previous);
     db.prepare(`UPDATE media SET is_current = 1, updated_at = ?, updated_by = ? WHERE id = ?`).run(
       new Date().toISOString(),
       userId,
       row.id,
     );
-    if (row.is_current !== 1) h.text.reindexMedia([row.id]);
-    syncTags(db, h.text, row.id, row.dataset_id, true, JSON.parse(row.metadata));
+    if (row.is_current !== 1) helpers.text.reindexMedia([row.id]);
+    syncTags(db, helpers.text, row.id, row.dataset_id, true, JSON.parse(row.metadata));
   };
 
   const deleteVersion = db.transaction((rootId: string, versionId: string, userId: string) => {
-    const row = h.mustRow(versionId);
+    const row = helpers.mustRow(versionId);
     if (row.root_id !== rootId || row.status !== 'active') throw notFound('version not found for this media item');
-    h.deleteRows([row], row.organization_id, userId);
+    helpers.deleteRows([row], row.organization_id, userId);
     let promotedId: string | null = null;
     if (row.is_current === 1) {
       const remaining = activeVersions.all(rootId) as MediaRow[];
@@ -59,21 +59,22 @@ export function sqliteVersions(
   });
 
   const selectVersion = db.transaction((versionId: string, userId: string) => {
-    const row = h.mustRow(versionId);
+    const row = helpers.mustRow(versionId);
     if (row.status !== 'active') throw notFound('version not found');
     if (row.type === 'folder') throw invalid('folders have no versions');
     makeCurrent(row, userId);
-    return toMedia(h.mustRow(versionId));
+    return toMedia(helpers.mustRow(versionId));
   });
 
   return {
     versionCounts: async (rootIds) => {
       const rows = db
         .prepare(
-          `SELECT root_id, count(*) AS n FROM media WHERE root_id IN (SELECT value FROM json_each(?)) AND status = 'active' GROUP BY root_id`,
+          `SELECT root_id, count(*) AS n FROM media
+           WHERE root_id IN (SELECT value FROM json_each(?)) AND status = 'active' GROUP BY root_id`,
         )
         .all(JSON.stringify(rootIds)) as Array<{ root_id: string; n: number }>;
-      return new Map(rows.map((r) => [r.root_id, r.n]));
+      return new Map(rows.map((row) => [row.root_id, row.n]));
     },
     listVersions: async (rootId) => (activeVersions.all(rootId) as MediaRow[]).map(toMedia),
     deleteVersion: async (rootId, versionId, userId) => deleteVersion(rootId, versionId, userId),

@@ -1,0 +1,124 @@
+import { invalid } from '../../platform/errors.js';
+import type { JobStore } from '../../jobs/types.js';
+import type { Db } from './database.js';
+import { checkIso, iso, toJob, TYPE_FILTER, type JobRow } from './jobRows.js';
+
+/** Last errors are for people; a stack trace or a huge message stays in the log. */
+const MAX_ERROR_CHARS = 2000;
+const clip = (error: string) => (error.length > MAX_ERROR_CHARS ? `${error.slice(0, MAX_ERROR_CHARS - 1)}…` : error);
+
+const checkLease = (leaseMs: number) => {
+  if (!(Number.isFinite(leaseMs) && leaseMs > 0)) throw invalid('leaseMs must be a positive number');
+};
+
+/**
+ * Claiming a job, in one IMMEDIATE transaction: first give up on expired jobs
+ * with no attempts left, then reclaim an expired lease, else take the next
+ * queued job.
+ */
+export function jobClaims(db: Db): Pick<JobStore, 'claim'> {
+  const exhaust = db.prepare(
+    `UPDATE jobs SET status = 'failed', finished_at = @now, updated_at = @now, lease_expires_at = NULL,
+       last_error = 'the worker stopped responding (crashed, or stalled past its lease) on the last of '
+                    || max_attempts || ' attempts' || coalesce(': ' || last_error, '')
+     WHERE status = 'running' AND lease_expires_at <= @now AND attempts >= max_attempts AND ${TYPE_FILTER}`,
+  );
+  const reclaim = db.prepare(
+    `UPDATE jobs SET lease_owner = @owner, lease_expires_at = @expires, attempts = attempts + 1,
+       started_at = @now, updated_at = @now,
+       last_error = 'lease expired: the previous worker crashed or stalled'
+     WHERE id = (SELECT id FROM jobs
+                 WHERE status = 'running' AND lease_expires_at <= @now AND attempts < max_attempts AND ${TYPE_FILTER}
+                 ORDER BY priority, lease_expires_at, id LIMIT 1)
+     RETURNING *`,
+  );
+  const take = db.prepare(
+    `UPDATE jobs SET status = 'running', lease_owner = @owner, lease_expires_at = @expires, attempts = attempts + 1,
+       started_at = @now, updated_at = @now
+     WHERE id = (SELECT id FROM jobs
+                 WHERE status = 'queued' AND run_after <= @now AND ${TYPE_FILTER}
+                 ORDER BY priority, run_after, id LIMIT 1)
+     RETURNING *`,
+  );
+  // A plain read first: an idle poll then never takes the write lock (nor waits on it behind another writer).
+  const anyDue = db
+    .prepare(
+      `SELECT EXISTS (SELECT 1 FROM jobs WHERE status = 'queued' AND run_after <= @now AND ${TYPE_FILTER})
+         OR EXISTS (SELECT 1 FROM jobs WHERE status = 'running' AND lease_expires_at <= @now AND ${TYPE_FILTER})`,
+    )
+    .pluck();
+  const claimTx = db.transaction((params: { owner: string; types: string | null; now: string; expires: string }) => {
+    exhaust.run(params);
+    return (reclaim.get(params) ?? take.get(params)) as JobRow | undefined;
+  });
+
+  return {
+    async claim(owner, types, leaseMs, now = new Date()) {
+      checkLease(leaseMs);
+      if (types !== null && types.length === 0) return null;
+      const params = {
+        owner,
+        types: types === null ? null : JSON.stringify(types),
+        now: now.toISOString(),
+        expires: iso(now.getTime() + leaseMs),
+      };
+      if (!anyDue.get(params)) return null;
+      const row = claimTx.immediate(params);
+      return row ? toJob(row) : null;
+    },
+  };
+}
+
+/** What the worker holding a job's lease does with it; each is a no-op (false) once the lease is lost. */
+export function jobLeases(db: Db): Pick<JobStore, 'heartbeat' | 'complete' | 'fail' | 'release' | 'setProgress'> {
+  const OWNED = `id = @id AND status = 'running' AND lease_owner = @owner`;
+  const heartbeatStmt = db.prepare(`UPDATE jobs SET lease_expires_at = @expires, updated_at = @now WHERE ${OWNED}`);
+  const completeStmt = db.prepare(
+    `UPDATE jobs SET status = 'succeeded', lease_expires_at = NULL, finished_at = @now, updated_at = @now
+     WHERE ${OWNED}`,
+  );
+  const retryLater = db.prepare(
+    `UPDATE jobs SET status = 'queued', run_after = @retryAt, last_error = @error,
+       lease_owner = NULL, lease_expires_at = NULL, updated_at = @now
+     WHERE ${OWNED}`,
+  );
+  const failForGood = db.prepare(
+    `UPDATE jobs SET status = 'failed', last_error = @error, lease_expires_at = NULL, finished_at = @now, updated_at = @now
+     WHERE ${OWNED}`,
+  );
+  const releaseStmt = db.prepare(
+    `UPDATE jobs SET status = 'queued', run_after = @runAfter, attempts = max(attempts - 1, 0),
+       lease_owner = NULL, lease_expires_at = NULL, updated_at = @now
+     WHERE ${OWNED}`,
+  );
+  const progressStmt = db.prepare(`UPDATE jobs SET progress = @progress, updated_at = @now WHERE ${OWNED}`);
+  const owned = (id: number, owner: string) => ({ id, owner, now: iso(Date.now()) });
+
+  return {
+    async heartbeat(id, owner, leaseMs) {
+      checkLease(leaseMs);
+      const params = owned(id, owner);
+      return heartbeatStmt.run({ ...params, expires: iso(Date.parse(params.now) + leaseMs) }).changes === 1;
+    },
+
+    async complete(id, owner) {
+      return completeStmt.run(owned(id, owner)).changes === 1;
+    },
+
+    async fail(id, owner, error, retryAt) {
+      const params = { ...owned(id, owner), error: clip(error) };
+      if (retryAt === null) return failForGood.run(params).changes === 1;
+      return retryLater.run({ ...params, retryAt: checkIso(retryAt, 'retryAt') }).changes === 1;
+    },
+
+    async release(id, owner, runAfter) {
+      const params = owned(id, owner);
+      const at = runAfter ? checkIso(runAfter, 'runAfter') : params.now;
+      return releaseStmt.run({ ...params, runAfter: at }).changes === 1;
+    },
+
+    async setProgress(id, owner, progress) {
+      return progressStmt.run({ ...owned(id, owner), progress: JSON.stringify(progress ?? null) }).changes === 1;
+    },
+  };
+}

@@ -1,0 +1,63 @@
+import { invalid } from '../../platform/errors.js';
+import type { Job, JobStatus } from '../../jobs/types.js';
+
+/** A jobs row as SQLite returns it. */
+export interface JobRow {
+  id: number;
+  type: string;
+  payload: string;
+  dedupe_key: string | null;
+  priority: number;
+  status: JobStatus;
+  attempts: number;
+  max_attempts: number;
+  run_after: string;
+  lease_owner: string | null;
+  lease_expires_at: string | null;
+  last_error: string | null;
+  progress: string | null;
+  created_at: string;
+  updated_at: string;
+  started_at: string | null;
+  finished_at: string | null;
+}
+
+const parse = (text: string | null): unknown => {
+  if (text === null) return null;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return null;
+  }
+};
+
+export const toJob = (row: JobRow): Job => ({
+  id: row.id,
+  type: row.type,
+  payload: parse(row.payload),
+  key: row.dedupe_key,
+  priority: row.priority,
+  status: row.status,
+  attempts: row.attempts,
+  maxAttempts: row.max_attempts,
+  runAfter: row.run_after,
+  leaseOwner: row.lease_owner,
+  leaseExpiresAt: row.lease_expires_at,
+  lastError: row.last_error,
+  progress: parse(row.progress),
+  createdAt: row.created_at,
+  updatedAt: row.updated_at,
+  startedAt: row.started_at,
+  finishedAt: row.finished_at,
+});
+
+export const iso = (ms: number) => new Date(ms).toISOString();
+
+export function checkIso(value: string, field: string): string {
+  if (Number.isNaN(Date.parse(value))) throw invalid(`${field} must be an ISO 8601 date-time`);
+  return new Date(value).toISOString();
+}
+
+/** Matches any type when @types is NULL, else the types in the JSON array @types. */
+export const TYPE_FILTER = `(@types IS NULL OR type IN (SELECT value FROM json_each(@types)))`;
+export const UNFINISHED = `status IN ('queued', 'running')`;

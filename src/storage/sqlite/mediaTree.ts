@@ -1,0 +1,95 @@
+import { invalid } from '../../platform/errors.js';
+import type { MediaStore } from '../storage.js';
+import { now, type MediaCore } from './mediaCore.js';
+import { dropTags } from './tagIndex.js';
+
+/** `path > 'p.' AND path < 'p/'` selects every descendant of p: '/' is the character after '.'. */
+export const subtreeBounds = (path: string): [string, string] => [`${path}.`, `${path}/`];
+
+/** The rows a delete takes: their ids, and their bytes for the organization's storage total. */
+export type DeletedRow = { id: string; size_bytes: number };
+
+/** Marks these rows deleted with everything hanging off them; returns how many changed. */
+export type RowDeleter = (rows: DeletedRow[], organizationId: string, userId: string) => number;
+
+export function rowDeleter({ db, writers, addStorage }: MediaCore): RowDeleter {
+  const { vectors, text } = writers;
+  return (rows, organizationId, userId) => {
+    if (rows.length === 0) return 0;
+    const mediaIds = rows.map((row) => row.id);
+    const ids = JSON.stringify(mediaIds);
+    const at = now();
+    db.prepare(
+      `UPDATE media SET status = 'deleted', deleted_at = ?, updated_at = ?, updated_by = ?
+       WHERE id IN (SELECT value FROM json_each(?))`,
+    ).run(at, at, userId, ids);
+    // The items stop being live: every text index row of theirs goes, their frames', captions' and objects'
+    // included, so the status changes below have nothing left to drop.
+    text.reindexMedia(mediaIds);
+    for (const table of ['frames', 'captions', 'detected_objects']) {
+      db.prepare(
+        `UPDATE ${table} SET status = 'deleted', updated_at = ? WHERE media_id IN (SELECT value FROM json_each(?))`,
+      ).run(at, ids);
+    }
+    dropTags(db, text, mediaIds);
+    vectors.removeMedia(mediaIds);
+    addStorage(-rows.reduce((sum, row) => sum + row.size_bytes, 0), organizationId);
+    return rows.length;
+  };
+}
+
+/** Deleting an item (with its versions) or a folder (with its subtree), and moving either. */
+export function mediaTree(core: MediaCore, deleteRows: RowDeleter): Pick<MediaStore, 'softDelete' | 'move'> {
+  const { db, activeRow } = core;
+
+  const softDelete = db.transaction((id: string, userId: string) => {
+    const row = activeRow(id);
+    let rows: DeletedRow[];
+    if (row.type === 'folder') {
+      const [lo, hi] = subtreeBounds(row.path);
+      rows = db
+        .prepare(`SELECT id, size_bytes FROM media WHERE status = 'active' AND (id = ? OR (path > ? AND path < ?))`)
+        .all(id, lo, hi) as DeletedRow[];
+    } else {
+      rows = db
+        .prepare(`SELECT id, size_bytes FROM media WHERE status = 'active' AND root_id = ?`)
+        .all(row.root_id) as DeletedRow[];
+    }
+    return { deletedCount: deleteRows(rows, row.organization_id, userId) };
+  });
+
+  // Paths are not searchable and a move stays in its collection: the indexes have nothing to hear of it.
+  const move = db.transaction((id: string, destinationPath: string, userId: string) => {
+    const row = activeRow(id);
+    const at = now();
+    if (row.type === 'folder') {
+      if (destinationPath === row.path || destinationPath.startsWith(`${row.path}.`)) {
+        throw invalid('a folder cannot be moved into itself or one of its own subfolders');
+      }
+      const newPath = `${destinationPath}.${row.id}`;
+      const [lo, hi] = subtreeBounds(row.path);
+      // One statement rewrites the prefix of the whole subtree, using the path index for the range.
+      db.prepare(
+        `UPDATE media SET
+           path = @newPath || substr(path, @oldLen + 1),
+           parent_path = CASE WHEN id = @id THEN @dest ELSE @newPath || substr(parent_path, @oldLen + 1) END
+         WHERE id = @id OR (path > @lo AND path < @hi)`,
+      ).run({ newPath, oldLen: row.path.length, id, dest: destinationPath, lo, hi });
+      db.prepare(`UPDATE media SET updated_at = ?, updated_by = ? WHERE id = ?`).run(at, userId, id);
+      return newPath;
+    }
+    // An item moves with all its versions, which share its parent folder.
+    db.prepare(`UPDATE media SET parent_path = ?, path = ? || '.' || id WHERE root_id = ?`).run(
+      destinationPath,
+      destinationPath,
+      row.root_id,
+    );
+    db.prepare(`UPDATE media SET updated_at = ?, updated_by = ? WHERE id = ?`).run(at, userId, id);
+    return `${destinationPath}.${row.id}`;
+  });
+
+  return {
+    softDelete: async (id, userId) => softDelete(id, userId),
+    move: async (id, destinationPath, userId) => move(id, destinationPath, userId),
+  };
+}
