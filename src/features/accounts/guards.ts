@@ -1,4 +1,3 @@
-import type { Context } from 'koa';
 import { authenticate, hashKey } from './auth.js';
 import type { Principal, Services } from '../kernel/services.js';
 import { DomainError } from '../../platform/errors.js';
