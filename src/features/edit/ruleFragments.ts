@@ -8,6 +8,21 @@
 import { COLOUR_PATTERN, parseColour } from './colours.js';
 import type { EditOperation, Rgb } from './types.js';
 
+/** One phrase rule: see ./rules.ts. */
+export interface Rule {
+  /** Short name, for debugging and tests. */
+  name: string;
+  re: RegExp;
+  /**
+   * Operations for one match. An empty list takes the text without an
+   * operation (negations, "rotate 0 degrees"); null declines the match, so the
+   * text stays free for later rules.
+   */
+  build(m: RegExpExecArray): EditOperation[] | null;
+  /** Text a rule matched but chose to drop (negations) is reported as ignored. */
+  ignore?: boolean;
+}
+
 export const OBJ = String.raw`(?:\s+(?:it|this|that|the\s+(?:whole\s+|entire\s+)?(?:image|photo|picture|pic|shot)|everything))?`;
 export const BG = String.raw`back\s?grounds?`;
 export const C = `(${COLOUR_PATTERN})`;
