@@ -7,14 +7,20 @@ import { ASPECT, NUM, OBJ, SUBJECT, aspectOf, type Rule } from './ruleFragments.
 export const GEOMETRY_RULES: Rule[] = [
   {
     name: 'rotate-upside-down',
-    re: /\b(?:(?:rotate|turn|spin)(?:\s+(?:it|this|the\s+(?:image|photo|picture)))?\s+)?upside[- ]down\b(?<!flip(?:\s+(?:it|this|the\s+(?:image|photo|picture)))?\s+upside[- ]down)/g,
+    re: new RegExp(
+      String.raw`\b(?:(?:rotate|turn|spin)(?:\s+(?:it|this|the\s+(?:image|photo|picture)))?\s+)?upside[- ]down\b` +
+        String.raw`(?<!flip(?:\s+(?:it|this|the\s+(?:image|photo|picture)))?\s+upside[- ]down)`,
+      'g',
+    ),
     build: () => [{ op: 'rotate', degrees: 180 }],
   },
   {
     name: 'rotate-degrees',
     re: new RegExp(
-      String.raw`\b(?:(?:rotate|turn|spin|tilt)${OBJ}\s+(?:by\s+)?)?(-?\d+(?:\.\d+)?)\s*(?:degrees?|deg)\b(?:\s+(?:to\s+the\s+)?(clockwise|cw|counter[- ]?clockwise|anti[- ]?clockwise|ccw|left|right))?` +
-        String.raw`|\b(?:rotate|turn|spin)${OBJ}\s+(?:by\s+)?(-?\d+(?:\.\d+)?)\b(?:\s+(?:to\s+the\s+)?(clockwise|cw|counter[- ]?clockwise|anti[- ]?clockwise|ccw|left|right))?`,
+      String.raw`\b(?:(?:rotate|turn|spin|tilt)${OBJ}\s+(?:by\s+)?)?(-?\d+(?:\.\d+)?)\s*(?:degrees?|deg)\b` +
+        String.raw`(?:\s+(?:to\s+the\s+)?(clockwise|cw|counter[- ]?clockwise|anti[- ]?clockwise|ccw|left|right))?` +
+        String.raw`|\b(?:rotate|turn|spin)${OBJ}\s+(?:by\s+)?(-?\d+(?:\.\d+)?)\b` +
+        String.raw`(?:\s+(?:to\s+the\s+)?(clockwise|cw|counter[- ]?clockwise|anti[- ]?clockwise|ccw|left|right))?`,
       'g',
     ),
     build: (m) => {
@@ -28,8 +34,10 @@ export const GEOMETRY_RULES: Rule[] = [
   {
     name: 'rotate-direction',
     re: new RegExp(
-      String.raw`\b(?:rotate|turn|spin)${OBJ}(?:\s+(?:a\s+)?(quarter|half)(?:[- ]turn)?)?(?:\s+(?:to\s+the\s+)?(clockwise|cw|counter[- ]?clockwise|anti[- ]?clockwise|ccw|left|right))?` +
-        String.raw`|\b(?:a\s+)?(quarter|half)[- ]turn(?:\s+(?:to\s+the\s+)?(clockwise|cw|counter[- ]?clockwise|anti[- ]?clockwise|ccw|left|right))?`,
+      String.raw`\b(?:rotate|turn|spin)${OBJ}(?:\s+(?:a\s+)?(quarter|half)(?:[- ]turn)?)?` +
+        String.raw`(?:\s+(?:to\s+the\s+)?(clockwise|cw|counter[- ]?clockwise|anti[- ]?clockwise|ccw|left|right))?` +
+        String.raw`|\b(?:a\s+)?(quarter|half)[- ]turn` +
+        String.raw`(?:\s+(?:to\s+the\s+)?(clockwise|cw|counter[- ]?clockwise|anti[- ]?clockwise|ccw|left|right))?`,
       'g',
     ),
     build: (m) => {
@@ -45,7 +53,10 @@ export const GEOMETRY_RULES: Rule[] = [
   {
     name: 'flip',
     re: new RegExp(
-      String.raw`\b(?:flip(?:ped)?|mirror(?:ed)?|flop|reflect)${OBJ}(?:\s+(?:image\s+)?(horizontally|vertically|left[- ]to[- ]right|right[- ]to[- ]left|top[- ]to[- ]bottom|bottom[- ]to[- ]top|upside[- ]down|side[- ]to[- ]side|sideways))?(?:\s+image)?\b` +
+      String.raw`\b(?:flip(?:ped)?|mirror(?:ed)?|flop|reflect)${OBJ}` +
+        String.raw`(?:\s+(?:image\s+)?(horizontally|vertically|left[- ]to[- ]right|right[- ]to[- ]left` +
+        String.raw`|top[- ]to[- ]bottom|bottom[- ]to[- ]top|upside[- ]down|side[- ]to[- ]side|sideways))?` +
+        String.raw`(?:\s+image)?\b` +
         String.raw`|\b(horizontal|vertical)\s+(?:flip|mirror)\b`,
       'g',
     ),
@@ -58,7 +69,9 @@ export const GEOMETRY_RULES: Rule[] = [
   {
     name: 'crop-subject',
     re: new RegExp(
-      String.raw`\b(?:crop|zoom|cut|trim|frame|center|centre)(?:ped)?${OBJ}\s+(?:in\s+)?(?:to|on|onto|around|in\s+on|into|close\s+to|closer\s+to|tight(?:ly)?\s+(?:to|around|on)|focusing\s+on|centred\s+on|centered\s+on)\s+${SUBJECT}` +
+      String.raw`\b(?:crop|zoom|cut|trim|frame|center|centre)(?:ped)?${OBJ}\s+(?:in\s+)?` +
+        String.raw`(?:to|on|onto|around|in\s+on|into|close\s+to|closer\s+to|tight(?:ly)?\s+(?:to|around|on)` +
+        String.raw`|focusing\s+on|centred\s+on|centered\s+on)\s+${SUBJECT}` +
         String.raw`(?:\s+(?:in|at|as|to)\s+(?:an?\s+)?${ASPECT}(?:\s+(?:aspect(?:\s+ratio)?|ratio|format|shape))?)?` +
         String.raw`|\b(?:tight(?:er)?|smart|auto(?:matic)?[- ]?|subject)\s*crop\b|\bcrop\s+tight(?:ly|er)?\b|\bzoom\s+in\b`,
       'g',
@@ -68,7 +81,8 @@ export const GEOMETRY_RULES: Rule[] = [
   {
     name: 'crop-aspect',
     re: new RegExp(
-      String.raw`\b(?:(?:crop|cut|trim|reframe|make|turn|change|convert|set|reshape)(?:ped)?${OBJ}\s+(?:it\s+)?(?:to|into|as|at|in|for)?\s*(?:an?\s+|the\s+)?(?:aspect\s+(?:ratio\s+)?(?:of\s+)?)?)?${ASPECT}` +
+      String.raw`\b(?:(?:crop|cut|trim|reframe|make|turn|change|convert|set|reshape)(?:ped)?${OBJ}\s+(?:it\s+)?` +
+        String.raw`(?:to|into|as|at|in|for)?\s*(?:an?\s+|the\s+)?(?:aspect\s+(?:ratio\s+)?(?:of\s+)?)?)?${ASPECT}` +
         String.raw`(?:\s+(?:aspect(?:\s+ratio)?|ratio|format|crop|shape|image|photo|picture|version))?` +
         String.raw`(?:\s+(?:around|on|focusing\s+on|centred\s+on|centered\s+on|keeping)\s+(${SUBJECT}))?` +
         String.raw`|\baspect\s+ratio\s+(?:of\s+|to\s+)?(\d+(?:\.\d+)?)\s*(?::|x|\/)\s*(\d+(?:\.\d+)?)`,
@@ -93,8 +107,10 @@ export const GEOMETRY_RULES: Rule[] = [
   {
     name: 'resize-dimensions',
     re: new RegExp(
-      String.raw`\b(?:(?:resize|scale|size|make)${OBJ}\s+(?:it\s+)?(?:to|at|down\s+to|up\s+to)?\s*)?(\d{2,5})\s*(?:px|pixels)?\s*(?:x|by)\s*(\d{2,5})\s*(?:px|pixels)?` +
-        String.raw`|\b(?:(?:resize|scale|size|make)${OBJ}\s+(?:it\s+)?(?:to\s+)?)?(\d{2,5})\s*(?:px|pixels)?\s+(wide|width|across|tall|high|height)\b` +
+      String.raw`\b(?:(?:resize|scale|size|make)${OBJ}\s+(?:it\s+)?(?:to|at|down\s+to|up\s+to)?\s*)?(\d{2,5})\s*` +
+        String.raw`(?:px|pixels)?\s*(?:x|by)\s*(\d{2,5})\s*(?:px|pixels)?` +
+        String.raw`|\b(?:(?:resize|scale|size|make)${OBJ}\s+(?:it\s+)?(?:to\s+)?)?(\d{2,5})\s*(?:px|pixels)?\s+` +
+        String.raw`(wide|width|across|tall|high|height)\b` +
         String.raw`|\b(width|height)\s+(?:of\s+|to\s+|=\s*)?(\d{2,5})\s*(?:px|pixels)?` +
         String.raw`|\b(?:resize|scale|size)${OBJ}\s+(?:it\s+)?(?:to|by)\s+(\d+(?:\.\d+)?)\s*(?:%|percent)`,
       'g',
@@ -116,8 +132,12 @@ export const GEOMETRY_RULES: Rule[] = [
   {
     name: 'upscale',
     re: new RegExp(
-      String.raw`\b(?:${NUM}\s*(?:x|times|fold)\s+)?(?:upscale|up-?scale|upsample|enlarge|scale\s+up|super[- ]?resolution|super[- ]?res|increase\s+(?:the\s+)?(?:resolution|size)|enhance\s+(?:the\s+)?resolution|higher\s+resolution|more\s+resolution|bigger|larger)(?:d|ing)?${OBJ}` +
-        String.raw`(?:\s+(?:by|to|with)?\s*(?:a\s+factor\s+of\s+)?${NUM}\s*(?:x|times|fold)?\b|\s+(?:by\s+)?(?:(twice|double)|(four\s*fold|quadruple)))?` +
+      String.raw`\b(?:${NUM}\s*(?:x|times|fold)\s+)?` +
+        String.raw`(?:upscale|up-?scale|upsample|enlarge|scale\s+up|super[- ]?resolution|super[- ]?res` +
+        String.raw`|increase\s+(?:the\s+)?(?:resolution|size)|enhance\s+(?:the\s+)?resolution|higher\s+resolution` +
+        String.raw`|more\s+resolution|bigger|larger)(?:d|ing)?${OBJ}` +
+        String.raw`(?:\s+(?:by|to|with)?\s*(?:a\s+factor\s+of\s+)?${NUM}\s*(?:x|times|fold)?\b` +
+        String.raw`|\s+(?:by\s+)?(?:(twice|double)|(four\s*fold|quadruple)))?` +
         String.raw`|\b(?:double|twice)\s+(?:the\s+)?(?:size|resolution|dimensions)\b|\btwice\s+as\s+(?:big|large)\b`,
       'g',
     ),
@@ -130,7 +150,8 @@ export const GEOMETRY_RULES: Rule[] = [
   {
     name: 'downscale',
     re: new RegExp(
-      String.raw`\b(?:downscale|down-?size|shrink|scale\s+down|reduce\s+(?:the\s+)?(?:size|resolution|dimensions)|smaller|lower\s+(?:the\s+)?resolution)${OBJ}` +
+      String.raw`\b(?:downscale|down-?size|shrink|scale\s+down|reduce\s+(?:the\s+)?(?:size|resolution|dimensions)` +
+        String.raw`|smaller|lower\s+(?:the\s+)?resolution)${OBJ}` +
         String.raw`(?:\s+(?:by|to)\s+(?:(half|a\s+half|a\s+quarter|quarter)|${NUM}\s*(%|percent|x|times)?))?` +
         String.raw`|\bhalf\s+(?:the\s+)?(?:size|resolution)\b`,
       'g',

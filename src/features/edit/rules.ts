@@ -25,7 +25,9 @@ const border: Rule = {
   name: 'border',
   re: new RegExp(
     String.raw`\b(?:(?:add(?:ing)?|put|draw|place|apply|with|give\s+it|surround\s+it\s+with)\s+)?(?:an?\s+|the\s+)?` +
-      String.raw`(?:(\d+)\s*-?\s*(px|pixels?|%|percent)\s+)?(?:(thin|thick|wide|narrow|small|big|large|fat|heavy|subtle|bold)\s+)?(?:${C}\s+)?(?:(\d+)\s*-?\s*(px|pixels?|%|percent)\s+)?` +
+      String.raw`(?:(\d+)\s*-?\s*(px|pixels?|%|percent)\s+)?` +
+      String.raw`(?:(thin|thick|wide|narrow|small|big|large|fat|heavy|subtle|bold)\s+)?(?:${C}\s+)?` +
+      String.raw`(?:(\d+)\s*-?\s*(px|pixels?|%|percent)\s+)?` +
       String.raw`(?:border|frame|outline|padding|passe[- ]partout)(?:ed)?` +
       String.raw`(?:\s+around\s+(?:it|the\s+(?:image|photo|picture)))?` +
       String.raw`(?:\s+(?:of|that\s+is|which\s+is|at)?\s*(\d+)\s*(px|pixels?|%|percent)(?:\s+(?:wide|thick))?)?` +
@@ -54,7 +56,12 @@ const border: Rule = {
 
 const format: Rule = {
   name: 'format',
-  re: /\b(?:(?:convert|change|save|export|output|encode|turn|make|write|give\s+me)(?:\s+(?:it|this|the\s+(?:image|file|photo|picture)))?\s+)?(?:(?:to|as|into|in)\s+)?(?:an?\s+)?(png|jpe?g|webp)\b(?:\s+(?:format|file|image))?/g,
+  re: new RegExp(
+    String.raw`\b(?:(?:convert|change|save|export|output|encode|turn|make|write|give\s+me)` +
+      String.raw`(?:\s+(?:it|this|the\s+(?:image|file|photo|picture)))?\s+)?(?:(?:to|as|into|in)\s+)?(?:an?\s+)?` +
+      String.raw`(png|jpe?g|webp)\b(?:\s+(?:format|file|image))?`,
+    'g',
+  ),
   build: (m) => [{ op: 'format', format: (m[1].startsWith('jp') ? 'jpg' : m[1]) as OutputFormat }],
 };
 

@@ -22,13 +22,25 @@ import {
 
 export const noir: Rule = {
   name: 'noir',
-  re: /\b(?:film\s+)?noir\b|\bhigh[- ]contrast\s+(?:black\s*(?:and|&)\s*white|b\s*&\s*w|monochrome|gr[ae]yscale)\b|\bdramatic\s+(?:black\s*(?:and|&)\s*white|b\s*&\s*w)\b/g,
+  re: new RegExp(
+    String.raw`\b(?:film\s+)?noir\b|\bhigh[- ]contrast\s+` +
+      String.raw`(?:black\s*(?:and|&)\s*white|b\s*&\s*w|monochrome|gr[ae]yscale)\b` +
+      String.raw`|\bdramatic\s+(?:black\s*(?:and|&)\s*white|b\s*&\s*w)\b`,
+    'g',
+  ),
   build: () => [{ op: 'grade', preset: 'noir' }],
 };
 
 export const greyscale: Rule = {
   name: 'greyscale',
-  re: /\b(?:black\s*(?:and|&|n|'n'|\+)\s*white|b\s*&\s*w|b\s*\/\s*w|bnw|gr[ae]y\s*scale|gr[ae]yscale|monochrome|monochromatic|mono|colou?rless|desaturated?(?!\s+(?:it\s+)?(?:slightly|a\s+(?:little\s+)?bit|a\s+little|a\s+touch|somewhat|a\s+tad))|(?:no|without(?:\s+any)?)\s+colou?rs?|(?:remove|drop|strip|take\s+out)\s+(?:the\s+|all\s+)?colou?rs?|gr[ae]y(?:ed)?\s+out)\b/g,
+  re: new RegExp(
+    String.raw`\b(?:black\s*(?:and|&|n|'n'|\+)\s*white|b\s*&\s*w|b\s*\/\s*w|bnw|gr[ae]y\s*scale|gr[ae]yscale` +
+      String.raw`|monochrome|monochromatic|mono|colou?rless` +
+      String.raw`|desaturated?(?!\s+(?:it\s+)?(?:slightly|a\s+(?:little\s+)?bit|a\s+little|a\s+touch|somewhat` +
+      String.raw`|a\s+tad))|(?:no|without(?:\s+any)?)\s+colou?rs?` +
+      String.raw`|(?:remove|drop|strip|take\s+out)\s+(?:the\s+|all\s+)?colou?rs?|gr[ae]y(?:ed)?\s+out)\b`,
+    'g',
+  ),
   build: () => [{ op: 'grade', preset: 'greyscale' }],
 };
 
@@ -41,7 +53,13 @@ export const TONE_RULES: Rule[] = [
   },
   {
     name: 'vintage',
-    re: /\b(?:vintage|retro|old[- ]?(?:school|fashioned|timey|photo|photograph|film|style)|nostalgic|film\s+(?:look|style|grain|photo)|analog(?:ue)?(?:\s+film)?|polaroid|faded(?:\s+film)?|(?:19)?[78]0s|lomo|look\s+old|aged)\b(?:\s+(?:look|style|feel|effect|filter|vibe|tones?|grade))?/g,
+    re: new RegExp(
+      String.raw`\b(?:vintage|retro|old[- ]?(?:school|fashioned|timey|photo|photograph|film|style)|nostalgic` +
+        String.raw`|film\s+(?:look|style|grain|photo)|analog(?:ue)?(?:\s+film)?|polaroid|faded(?:\s+film)?` +
+        String.raw`|(?:19)?[78]0s|lomo|look\s+old|aged)\b` +
+        String.raw`(?:\s+(?:look|style|feel|effect|filter|vibe|tones?|grade))?`,
+      'g',
+    ),
     build: () => [{ op: 'grade', preset: 'vintage' }],
   },
   {
@@ -82,12 +100,20 @@ export const TONE_RULES: Rule[] = [
   },
   {
     name: 'warm',
-    re: /\b(?:(?:more|add)\s+warmth|warm(?:er|th)?|golden(?:\s+hour)?|sunn(?:y|ier))\b(?:\s+(?:tones?|colou?rs?|tint|look|feel|filter|glow|grade|light|white\s+balance))?/g,
+    re: new RegExp(
+      String.raw`\b(?:(?:more|add)\s+warmth|warm(?:er|th)?|golden(?:\s+hour)?|sunn(?:y|ier))\b` +
+        String.raw`(?:\s+(?:tones?|colou?rs?|tint|look|feel|filter|glow|grade|light|white\s+balance))?`,
+      'g',
+    ),
     build: () => [{ op: 'grade', preset: 'warm' }],
   },
   {
     name: 'cool',
-    re: /\b(?:cool(?:er)?|cold(?:er)?|icy|bluish|blue\s+tint|chilly)\b(?:\s+(?:tones?|colou?rs?|tint|look|feel|filter|grade|white\s+balance))?/g,
+    re: new RegExp(
+      String.raw`\b(?:cool(?:er)?|cold(?:er)?|icy|bluish|blue\s+tint|chilly)\b` +
+        String.raw`(?:\s+(?:tones?|colou?rs?|tint|look|feel|filter|grade|white\s+balance))?`,
+      'g',
+    ),
     build: () => [{ op: 'grade', preset: 'cool' }],
   },
   {
@@ -97,14 +123,21 @@ export const TONE_RULES: Rule[] = [
   },
   {
     name: 'auto',
-    re: /\b(?:auto[- ]?(?:enhance|adjust|correct|levels|colou?r|contrast|fix|tone)|enhance|improve|fix\s+(?:the\s+)?(?:colou?rs?|exposure|lighting|white\s+balance)|normali[sz]e|balance\s+(?:the\s+)?colou?rs?|colou?r\s+correct(?:ion)?)\b(?:\s+(?:the\s+)?(?:photo|image|picture|colou?rs?|lighting|it))?/g,
+    re: new RegExp(
+      String.raw`\b(?:auto[- ]?(?:enhance|adjust|correct|levels|colou?r|contrast|fix|tone)|enhance|improve` +
+        String.raw`|fix\s+(?:the\s+)?(?:colou?rs?|exposure|lighting|white\s+balance)|normali[sz]e` +
+        String.raw`|balance\s+(?:the\s+)?colou?rs?|colou?r\s+correct(?:ion)?)\b` +
+        String.raw`(?:\s+(?:the\s+)?(?:photo|image|picture|colou?rs?|lighting|it))?`,
+      'g',
+    ),
     build: () => [{ op: 'grade', preset: 'auto' }],
   },
   // --- tone adjustments ---
   {
     name: 'adjust-comparative',
     re: new RegExp(
-      String.raw`\b(?:(\d+(?:\.\d+)?)\s*(?:%|percent)\s+|${INTENSITY}\s+)?(${COMPARATIVES.map(([w]) => w).join('|')})\b(?:\s+${INTENSITY})?${AMOUNT}?`,
+      String.raw`\b(?:(\d+(?:\.\d+)?)\s*(?:%|percent)\s+|${INTENSITY}\s+)?` +
+        String.raw`(${COMPARATIVES.map(([w]) => w).join('|')})\b(?:\s+${INTENSITY})?${AMOUNT}?`,
       'g',
     ),
     build: (m) => {
@@ -119,7 +152,10 @@ export const TONE_RULES: Rule[] = [
   {
     name: 'sharpen',
     re: new RegExp(
-      String.raw`\b(?:${INTENSITY}\s+)?(?:sharpen(?:ed)?|sharper|crisper|crisp(?:en)?|more\s+(?:detail(?:ed)?|defined)|less\s+blurr?y|un-?blur|de-?blur|clearer|increase\s+(?:the\s+)?sharpness|(?:add|more|increase)\s+(?:sharpness|clarity)|clarity)${OBJ}(?:\s+${INTENSITY})?\b`,
+      String.raw`\b(?:${INTENSITY}\s+)?(?:sharpen(?:ed)?|sharper|crisper|crisp(?:en)?` +
+        String.raw`|more\s+(?:detail(?:ed)?|defined)|less\s+blurr?y|un-?blur|de-?blur|clearer` +
+        String.raw`|increase\s+(?:the\s+)?sharpness|(?:add|more|increase)\s+(?:sharpness|clarity)|clarity)${OBJ}` +
+        String.raw`(?:\s+${INTENSITY})?\b`,
       'g',
     ),
     build: (m) => [{ op: 'sharpen', sigma: pick(strength(m[1] ?? m[2]), 0.7, 1, 2) }],
@@ -127,7 +163,8 @@ export const TONE_RULES: Rule[] = [
   {
     name: 'blur',
     re: new RegExp(
-      String.raw`\b(?:${INTENSITY}\s+)?(?:gaussian\s+blur|blur(?:red|ry)?|soften|softer|smooth(?:en)?|out\s+of\s+focus|defocus(?:ed)?)${OBJ}(?:\s+${INTENSITY})?` +
+      String.raw`\b(?:${INTENSITY}\s+)?(?:gaussian\s+blur|blur(?:red|ry)?|soften|softer|smooth(?:en)?` +
+        String.raw`|out\s+of\s+focus|defocus(?:ed)?)${OBJ}(?:\s+${INTENSITY})?` +
         String.raw`(?:\s+(?:by|with\s+(?:a\s+)?(?:radius|sigma)(?:\s+of)?|radius|sigma)?\s*${NUM}\s*(?:px|pixels)?)?`,
       'g',
     ),
