@@ -69,6 +69,44 @@ export interface App {
  * tests (through `app.koa.callback()` on a temp DATA_DIR).
  */
 export async function createApp(config: Config, logger: Logger = createLogger(config.logLevel)): Promise<App> {
+  const stores = await openStores(config, logger);
+  let runner: JobRunner | null = null;
+  const services = buildServices(config, logger, stores, () => runner?.notify());
+  await bootstrap(services);
+  const searchMaintenance = startServiceWork(services);
+  runner = await startJobRunner(services);
+  sweepOrphanFiles(services);
+
+  let closing = false;
+  const koa = createKoa(services);
+  const router = buildRouter(services, () => closing);
+  koa.use(router.routes());
+  koa.use(router.allowedMethods());
+
+  return {
+    koa,
+    services,
+    markClosing: () => {
+      closing = true;
+    },
+    close: async () => {
+      await runner?.stop({ graceMs: config.shutdownGraceSeconds * 1000 });
+      await services.generation?.stop(config.shutdownGraceSeconds * 1000);
+      stores.outputs.stop();
+      await searchMaintenance.stop();
+      await services.models.close();
+      await stores.storage.close();
+    },
+  };
+}
+
+type Stores = Pick<Services, 'blobs' | 'urls' | 'outputs'> & {
+  storage: ReturnType<typeof openSqliteStorage>;
+  tokenKey: string;
+};
+
+/** The database, the file store (its scratch cleared), the signing keys and the temporary outputs (swept). */
+async function openStores(config: Config, logger: Logger): Promise<Stores> {
   await mkdir(config.dataDir, { recursive: true });
   const storage = openSqliteStorage(path.join(config.dataDir, 'library.db'));
   const blobs = new BlobStore(config.dataDir);
@@ -80,7 +118,12 @@ export async function createApp(config: Config, logger: Logger = createLogger(co
   const outputs = new TempOutputs(config.dataDir, urls, config.outputRetentionHours * 3_600_000, logger);
   await outputs.init();
   outputs.startSweeping();
-  const services: Services = {
+  return { storage, blobs, urls, outputs, tokenKey };
+}
+
+function buildServices(config: Config, logger: Logger, stores: Stores, wakeJobs: () => void): Services {
+  const { storage, blobs, urls, outputs, tokenKey } = stores;
+  return {
     config,
     storage,
     indexes: storage.indexes,
@@ -93,10 +136,13 @@ export async function createApp(config: Config, logger: Logger = createLogger(co
       memoryBudgetMB: config.modelMemoryBudgetMB,
     }),
     tokenKey: Buffer.from(tokenKey, 'hex'),
-    wakeJobs: () => runner?.notify(),
+    wakeJobs,
   };
-  let runner: JobRunner | null = null;
-  await bootstrap(services);
+}
+
+/** Model warm-up, the generation queue and search-index maintenance; returns the maintenance to stop on close. */
+function startServiceWork(services: Services) {
+  const { config, logger } = services;
   // The first search of the day must not wait for a model to load: warm the
   // default embedder in the background when it is installed.
   if (config.modelProfile === 'default' && services.models.modelInfo().installed) {
@@ -108,32 +154,43 @@ export async function createApp(config: Config, logger: Logger = createLogger(co
   services.generation.start();
 
   // Warm the vector index's in-memory copies and build any missing index, in the background.
-  const searchMaintenance = startSearchMaintenance(services);
+  return startSearchMaintenance(services);
+}
 
-  // Background work: the ingest pipeline. Jobs left by a previous run (even a
-  // crashed one) resume by themselves once their lease expires.
-  if (config.ingestConcurrency > 0) {
-    runner = new JobRunner({
-      store: storage.jobs,
-      logger: logger.child({ component: 'jobs' }),
-      concurrency: config.ingestConcurrency,
-      leaseMs: config.jobLeaseSeconds * 1000,
-    });
-    registerIngestJobs(runner, services);
-    registerReindexJobs(runner, services);
-    await resumeUnfinished(services);
-    await enqueueClustering(services, null); // faces committed while a previous run was stopping
-    runner.start();
-  }
+/**
+ * Background work: the ingest pipeline (none when ingestConcurrency is 0). Jobs left by a previous
+ * run (even a crashed one) resume by themselves once their lease expires.
+ */
+async function startJobRunner(services: Services): Promise<JobRunner | null> {
+  const { config, logger, storage } = services;
+  if (config.ingestConcurrency <= 0) return null;
+  const runner = new JobRunner({
+    store: storage.jobs,
+    logger: logger.child({ component: 'jobs' }),
+    concurrency: config.ingestConcurrency,
+    leaseMs: config.jobLeaseSeconds * 1000,
+  });
+  registerIngestJobs(runner, services);
+  registerReindexJobs(runner, services);
+  await resumeUnfinished(services);
+  await enqueueClustering(services, null); // faces committed while a previous run was stopping
+  runner.start();
+  return runner;
+}
 
-  // Files left by a crash between "file stored" and "row written" have no row: remove them.
-  // Only files older than a minute, so uploads in flight right now are never touched.
+/**
+ * Files left by a crash between "file stored" and "row written" have no row: remove them (in the
+ * background). Only files older than a minute, so uploads in flight right now are never touched.
+ */
+function sweepOrphanFiles({ blobs, storage, logger }: Services): void {
   void blobs
     .sweepOrphans((keys) => storage.media.referencedBlobKeys(keys), 60_000)
     .then((n) => n && logger.info('removed orphaned files', { count: n }))
     .catch((err) => logger.warn('orphan sweep failed', { err }));
+}
 
-  let closing = false;
+/** The Koa app with its middleware in order: request log, errors, signed file URLs, JSON bodies. */
+function createKoa({ config, logger, blobs, urls, outputs }: Services): Koa {
   const koa = new Koa();
   koa.proxy = true;
   // Koa prints stream errors itself unless someone listens. A client that stops a
@@ -144,7 +201,7 @@ export async function createApp(config: Config, logger: Logger = createLogger(co
   });
   koa.use(requestLog(logger));
   koa.use(errorMiddleware(logger));
-  koa.use(fileServerMiddleware({ store: blobs, urls: services.urls, outputs, logger }));
+  koa.use(fileServerMiddleware({ store: blobs, urls, outputs, logger }));
   koa.use(
     koaBody({
       json: true,
@@ -155,9 +212,15 @@ export async function createApp(config: Config, logger: Logger = createLogger(co
       parsedMethods: [HttpMethodEnum.POST, HttpMethodEnum.PUT, HttpMethodEnum.PATCH, HttpMethodEnum.DELETE],
     }),
   );
+  return koa;
+}
 
+/** /healthz, /api/openapi.json and every API route. */
+function buildRouter(services: Services, isClosing: () => boolean): Router {
+  const { config } = services;
   const router = new Router();
   router.get('/healthz', (ctx) => {
+    const closing = isClosing();
     ctx.status = closing ? 503 : 200;
     ctx.body = {
       status: closing ? 'shutting down' : 'ok',
@@ -173,6 +236,12 @@ export async function createApp(config: Config, logger: Logger = createLogger(co
   router.get('/api/openapi.json', (ctx) => {
     ctx.body = buildOpenApi(ROUTES, { version: VERSION, serverUrl: config.publicUrl });
   });
+  mountRoutes(router, services, createGuards(services), ROUTES, { multipart: multipartBody(services) });
+  return router;
+}
+
+/** The multipart parser for upload routes: one file at most, into the store's scratch folder, always cleaned up. */
+function multipartBody({ config, blobs }: Services): Koa.Middleware {
   const formidableOptions = {
     uploadDir: blobs.tmpDir,
     maxFileSize: config.maxUploadBytes,
@@ -183,45 +252,23 @@ export async function createApp(config: Config, logger: Logger = createLogger(co
     hashAlgorithm: 'sha256' as const,
     keepExtensions: false,
   };
-  mountRoutes(router, services, createGuards(services), ROUTES, {
-    multipart: async (ctx, next) => {
-      // The scratch files this request's parse starts: a refused upload (413) gets its partial file removed
-      // here, before the answer; formidable's own clean-up unlinks it a timer tick later.
-      const started: string[] = [];
-      const multipart = koaBody({
-        multipart: true,
-        json: false,
-        urlencoded: false,
-        text: false,
-        formidable: { ...formidableOptions, onFileBegin: (_name, file) => void started.push(file.filepath) },
-      });
-      try {
-        await multipart(ctx, next);
-      } finally {
-        // Whatever the handler did not move into the store is scratch: remove it.
-        const files = Object.values(ctx.request.files ?? {}).flat() as unknown as Array<{ filepath: string }>;
-        await Promise.all(
-          [...new Set([...started, ...files.map((f) => f.filepath)])].map((f) => rm(f, { force: true })),
-        );
-      }
-    },
-  });
-  koa.use(router.routes());
-  koa.use(router.allowedMethods());
-
-  return {
-    koa,
-    services,
-    markClosing: () => {
-      closing = true;
-    },
-    close: async () => {
-      await runner?.stop({ graceMs: config.shutdownGraceSeconds * 1000 });
-      await services.generation?.stop(config.shutdownGraceSeconds * 1000);
-      outputs.stop();
-      await searchMaintenance.stop();
-      await services.models.close();
-      await storage.close();
-    },
+  return async (ctx, next) => {
+    // The scratch files this request's parse starts: a refused upload (413) gets its partial file removed
+    // here, before the answer; formidable's own clean-up unlinks it a timer tick later.
+    const started: string[] = [];
+    const multipart = koaBody({
+      multipart: true,
+      json: false,
+      urlencoded: false,
+      text: false,
+      formidable: { ...formidableOptions, onFileBegin: (_name, file) => void started.push(file.filepath) },
+    });
+    try {
+      await multipart(ctx, next);
+    } finally {
+      // Whatever the handler did not move into the store is scratch: remove it.
+      const files = Object.values(ctx.request.files ?? {}).flat() as unknown as Array<{ filepath: string }>;
+      await Promise.all([...new Set([...started, ...files.map((f) => f.filepath)])].map((f) => rm(f, { force: true })));
+    }
   };
 }

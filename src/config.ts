@@ -53,7 +53,10 @@ const EnvSchema = z.object({
   INGEST_CONCURRENCY: z.coerce.number().int().min(0).default(1),
   /** A job's lease: a crashed worker's job is picked up again this long after its last heartbeat. */
   JOB_LEASE_SECONDS: z.coerce.number().min(1).default(60),
-  /** Face clustering thresholds (average cosine) per model-id prefix, e.g. `sface=0.42,sface:abc=0.8`; defaults: the models' own, in models/catalog.json. */
+  /**
+   * Face clustering thresholds (average cosine) per model-id prefix, e.g. `sface=0.42,sface:abc=0.8`;
+   * defaults: the models' own, in models/catalog.json.
+   */
   FACE_CLUSTER_THRESHOLDS: z.string().optional(),
   /** Niceness of the model worker threads (0-19): inference yields the CPU to HTTP requests. 0 disables. */
   INFERENCE_NICE: z.coerce.number().int().min(0).max(19).default(10),

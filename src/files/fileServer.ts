@@ -171,8 +171,8 @@ function decodeName(raw: string): string {
  * removed) and, for names with other characters, an RFC 5987 `filename*`.
  */
 export function contentDisposition(name: string): string {
-  // eslint-disable-next-line no-control-regex
   const cleaned = name
+    // eslint-disable-next-line no-control-regex -- control characters are exactly what is stripped from the header value
     .replace(/[\u0000-\u001f\u007f"\\/]/g, '')
     .replace(/\s+/g, ' ')
     .trim()

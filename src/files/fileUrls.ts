@@ -16,8 +16,9 @@ const SIG_RE = /^[A-Za-z0-9_-]{22}$/;
 
 /**
  * Signatures remembered for URLs handed out. A listing or search page signs
- * 40+ blobs (an HMAC each, ~5 µs) and popular items come back page after
- * page; a hit is a map lookup. Oldest first out past this many (~4 MB).
+ * 40+ blobs (an HMAC each; figures: docs/measurements/files.md) and popular
+ * items come back page after page; a hit is a map lookup. Oldest first out
+ * past this many (~4 MB).
  */
 const REMEMBERED_SIGNATURES = 20_000;
 

@@ -106,6 +106,20 @@ t("similarToObjectId: the object's own item first; unknown object 404; unknown m
   assert.is((await search(app, ds, `similarToObjectId=${frameObject}&similarToObjectModel=cars`)).status, 400);
 });
 
+t('similarToObjectId of an object in another organization: 404, as for an unknown one', async ({ app, ids }) => {
+  const frameObject = (await app.request('GET', `/api/media/${ids.red1}`)).body.media.frameObjectId;
+  assert.ok(frameObject);
+  const org = (await app.request('POST', '/api/auth/organization/create', { body: { name: 'Elsewhere' } })).body
+    .organization;
+  const key = (await app.request('POST', '/api/keys', { body: { organizationId: org.id, name: 'elsewhere' } })).body
+    .key as string;
+  const ds2 = (await app.request('POST', `/api/organization/${org.id}/datasets`, { key, body: { name: 'Theirs' } }))
+    .body.dataset.id as string;
+  const r = await app.request('GET', `/api/dataset/${ds2}/media?similarToObjectId=${frameObject}`, { key });
+  assert.is(r.status, 404, JSON.stringify(r.body));
+  assert.not.ok(JSON.stringify(r.body).includes(ids.red1));
+});
+
 t('filters combine with scoring: path, type, tags', async ({ app, ds, ids }) => {
   const folder = (await app.request('POST', '/api/folder', { body: { datasetId: ds, name: 'Reds' } })).body.folder;
   await app.request('PATCH', `/api/media/${ids.red2}/move`, { body: { destinationPath: folder.path } });

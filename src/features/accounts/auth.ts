@@ -40,7 +40,16 @@ export function issueToken(
 ): { token: string; expiresAt: string } {
   const iat = Math.floor(Date.now() / 1000);
   const exp = iat + deps.config.tokenTtlSeconds;
-  const body = `${b64({ alg: 'HS256', typ: 'JWT' })}.${b64({ sub: principal.userId, org: principal.organizationId, role: principal.role, kid: principal.keyId, iat, exp })}`;
+  const header = b64({ alg: 'HS256', typ: 'JWT' });
+  const claims = b64({
+    sub: principal.userId,
+    org: principal.organizationId,
+    role: principal.role,
+    kid: principal.keyId,
+    iat,
+    exp,
+  });
+  const body = `${header}.${claims}`;
   const sig = createHmac('sha256', deps.tokenKey).update(body).digest('base64url');
   return { token: `${body}.${sig}`, expiresAt: new Date(exp * 1000).toISOString() };
 }

@@ -1,4 +1,3 @@
-import type { Context } from 'koa';
 import { authenticate, hashKey } from './auth.js';
 import type { Principal, Services } from '../kernel/services.js';
 import { DomainError } from '../../platform/errors.js';
@@ -6,7 +5,8 @@ import type { RequestGuards } from '../../http/route.js';
 
 /**
  * How long a checked API key's caller is reused without reading the key and
- * the membership again (two statements, ~0.1-0.2 ms a request). Keys and
+ * the membership again (two statements a request, a cost worth sparing on
+ * every read; figures: docs/measurements/features.md). Keys and
  * memberships change only through write requests, and every write this
  * process handles forgets all remembered keys (a revocation here holds for
  * the very next request); a change made by another process on the same

@@ -26,7 +26,9 @@ export async function describe(deps: AiRequestDeps, input: { image: string; prom
           ...(canFollow
             ? {}
             : {
-                note: "no prompt-following model is installed (npm run models -- fetch smolvlm-256m-instruct); this is the captioner's description",
+                note:
+                  'no prompt-following model is installed (npm run models -- fetch smolvlm-256m-instruct); ' +
+                  "this is the captioner's description",
               }),
         }),
   };

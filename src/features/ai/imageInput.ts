@@ -5,17 +5,16 @@
  * ./netGuard.ts. The bytes are then checked with sharp: decodable, and in an
  * accepted format.
  *
- * Fetching uses node:http / node:https directly so that (a) the connection goes
+ * Fetching uses node:http / node:https directly (./httpHop.ts) so that (a) the connection goes
  * to the address that was validated (a pinned `lookup`, no second DNS query,
  * hence no DNS rebinding), (b) redirects are followed by hand and every hop is
  * re-validated, and (c) the body is streamed and cut off at `maxBytes`.
  */
-import http from 'node:http';
-import https from 'node:https';
 import { open } from 'node:fs/promises';
 import sharp, { type Metadata } from 'sharp';
 import { DomainError, invalid, unprocessable } from '../../platform/errors.js';
-import { assertPublicHost, defaultLookup, pinnedLookup, type LookupFn, type ResolvedAddress } from './netGuard.js';
+import { assertPublicHost, defaultLookup, type LookupFn } from './netGuard.js';
+import { httpFetchHop, REDIRECT_STATUSES, timedOut, tooLarge, type HopFetcher } from './httpHop.js';
 
 export type ImageFormat = 'jpeg' | 'png' | 'webp' | 'gif' | 'tiff' | 'avif';
 
@@ -63,7 +62,6 @@ export interface LoadedImage {
 }
 
 const NOT_A_URL = 'image must be an http(s) URL or a data URI';
-const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 
 /** Loads, guards and validates the client's `image` input. */
 export async function loadImageInput(input: string, opts: ImageInputOptions): Promise<LoadedImage> {
@@ -148,26 +146,6 @@ async function readOwnFile(url: URL, opts: ImageInputOptions, maxBytes: number):
   }
 }
 
-/** What one HTTP request (one hop) produced. */
-export interface HopResult {
-  status: number;
-  /** The Location header of a 3xx answer. */
-  location?: string;
-  /** The body of a 2xx answer (already capped at maxBytes). */
-  body?: Buffer;
-}
-
-export interface HopRequest {
-  url: URL;
-  /** The validated addresses of url's host: the only ones it may connect to. */
-  addresses: ResolvedAddress[];
-  signal: AbortSignal;
-  maxBytes: number;
-}
-
-/** Performs one request, without following redirects. */
-export type HopFetcher = (hop: HopRequest) => Promise<HopResult>;
-
 /**
  * Fetches `url` following redirects by hand. Before each hop — the first and
  * every redirect target — the own-file resolver is consulted and the host is
@@ -226,78 +204,6 @@ export async function fetchImageUrl(
   }
 }
 
-/** The real hop: one GET over node:http(s), connecting only to `addresses`. */
-export const httpFetchHop: HopFetcher = ({ url, addresses, signal, maxBytes }) =>
-  new Promise<HopResult>((resolve, reject) => {
-    if (signal.aborted) return reject(signal.reason);
-    let settled = false;
-    const finish = (err: unknown, result?: HopResult) => {
-      if (settled) return;
-      settled = true;
-      signal.removeEventListener('abort', onAbort);
-      if (err) {
-        req.destroy();
-        reject(err);
-      } else {
-        resolve(result!);
-      }
-    };
-    const onAbort = () => finish(signal.reason ?? timedOut());
-
-    const mod = url.protocol === 'https:' ? https : http;
-    const hostname = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
-    const req = mod.request(
-      {
-        method: 'GET',
-        protocol: url.protocol,
-        hostname,
-        port: url.port || undefined,
-        path: `${url.pathname}${url.search}`,
-        headers: {
-          Host: url.host,
-          Accept: 'image/*',
-          'Accept-Encoding': 'identity',
-          'User-Agent': 'lumen-library image fetcher',
-        },
-        // A fresh connection per request: a pooled socket could have been
-        // opened for another request with a different allowPrivate policy.
-        agent: false,
-        // Connect to the validated addresses only: no second DNS query.
-        lookup: pinnedLookup(addresses) as unknown as http.RequestOptions['lookup'],
-      },
-      (res) => {
-        const status = res.statusCode ?? 0;
-        res.on('error', () => {}); // errors after settling (we destroy the socket) are expected
-        if (status < 200 || status >= 300) {
-          const location = REDIRECT_STATUSES.has(status) ? headerValue(res.headers.location) : undefined;
-          finish(null, { status, location });
-          req.destroy();
-          return;
-        }
-        const declared = Number(res.headers['content-length']);
-        if (Number.isFinite(declared) && declared > maxBytes) return finish(tooLarge(maxBytes));
-        const chunks: Buffer[] = [];
-        let total = 0;
-        res.on('data', (chunk: Buffer) => {
-          total += chunk.length;
-          if (total > maxBytes) finish(tooLarge(maxBytes));
-          else chunks.push(chunk);
-        });
-        res.on('end', () => {
-          if (res.complete) finish(null, { status, body: Buffer.concat(chunks, total) });
-          else finish(fetchFailed('connection closed before the body was complete'));
-        });
-        res.on('error', (err) => finish(fetchFailed(describe(err))));
-        res.on('close', () => {
-          if (!res.complete) finish(fetchFailed('connection closed before the body was complete'));
-        });
-      },
-    );
-    signal.addEventListener('abort', onAbort, { once: true });
-    req.on('error', (err) => finish(signal.aborted ? (signal.reason ?? timedOut()) : fetchFailed(describe(err))));
-    req.end();
-  });
-
 // ---------------------------------------------------------------------------
 // Decoding
 // ---------------------------------------------------------------------------
@@ -333,34 +239,6 @@ async function inspectImage(
 // ---------------------------------------------------------------------------
 // Helpers
 // ---------------------------------------------------------------------------
-
-function formatSize(bytes: number): string {
-  const MB = 1024 * 1024;
-  if (bytes >= MB) return `${Number((bytes / MB).toFixed(2))} MB`;
-  if (bytes >= 1024) return `${Number((bytes / 1024).toFixed(2))} KB`;
-  return `${bytes} bytes`;
-}
-
-function tooLarge(maxBytes: number): DomainError {
-  return new DomainError('too_large', `image is larger than ${formatSize(maxBytes)}`);
-}
-
-function timedOut(): DomainError {
-  return unprocessable('could not fetch image: timed out');
-}
-
-function fetchFailed(why: string): DomainError {
-  return unprocessable(`could not fetch image: ${why}`);
-}
-
-function describe(err: unknown): string {
-  const e = err as NodeJS.ErrnoException;
-  return e?.code ? `${e.code}` : (e?.message ?? 'request failed');
-}
-
-function headerValue(v: string | string[] | undefined): string | undefined {
-  return Array.isArray(v) ? v[0] : v;
-}
 
 /** Rejects with the signal's reason as soon as it aborts. */
 function abortable<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {

@@ -20,9 +20,14 @@ export function vocabulary(): string[] {
 }
 
 const STOPWORDS = new Set(
-  'a an the of in on at to with and or but is are was were be been being it its this that these those there here of for from by as into onto over under near next up down out off some any one two three several many few each other another his her their our your my image photo picture view close shot showing shows shown depicting scene background foreground front side top bottom left right middle center thing things something way lot kind type sort'.split(
-    ' ',
-  ),
+  [
+    'a an the of in on at to with and or but is are was were be been being it its this that these those there here',
+    'of for from by as into onto over under near next up down out off some any one two three several many few each',
+    'other another his her their our your my image photo picture view close shot showing shows shown depicting scene',
+    'background foreground front side top bottom left right middle center thing things something way lot kind type sort',
+  ]
+    .join(' ')
+    .split(' '),
 );
 
 /**

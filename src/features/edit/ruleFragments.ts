@@ -8,12 +8,31 @@
 import { COLOUR_PATTERN, parseColour } from './colours.js';
 import type { EditOperation, Rgb } from './types.js';
 
+/** One phrase rule: see ./rules.ts. */
+export interface Rule {
+  /** Short name, for debugging and tests. */
+  name: string;
+  re: RegExp;
+  /**
+   * Operations for one match. An empty list takes the text without an
+   * operation (negations, "rotate 0 degrees"); null declines the match, so the
+   * text stays free for later rules.
+   */
+  build(m: RegExpExecArray): EditOperation[] | null;
+  /** Text a rule matched but chose to drop (negations) is reported as ignored. */
+  ignore?: boolean;
+}
+
 export const OBJ = String.raw`(?:\s+(?:it|this|that|the\s+(?:whole\s+|entire\s+)?(?:image|photo|picture|pic|shot)|everything))?`;
 export const BG = String.raw`back\s?grounds?`;
 export const C = `(${COLOUR_PATTERN})`;
 export const NUM = String.raw`(\d+(?:\.\d+)?)`;
-const STRONG = String.raw`(?:much|a\s+lot|lots|way|significantly|considerably|very|really|far|strongly|heavily|dramatically|a\s+great\s+deal|extremely|super)`;
-const WEAK = String.raw`(?:slightly|a\s+(?:little\s+)?bit|a\s+little|a\s+touch|somewhat|marginally|subtly|a\s+tad|mildly|gently|lightly|a\s+hint)`;
+const STRONG =
+  String.raw`(?:much|a\s+lot|lots|way|significantly|considerably|very|really|far|strongly|heavily` +
+  String.raw`|dramatically|a\s+great\s+deal|extremely|super)`;
+const WEAK =
+  String.raw`(?:slightly|a\s+(?:little\s+)?bit|a\s+little|a\s+touch|somewhat|marginally|subtly|a\s+tad|mildly` +
+  String.raw`|gently|lightly|a\s+hint)`;
 export const INTENSITY = `(${STRONG}|${WEAK})`;
 export const AMOUNT = String.raw`(?:\s+by\s+${NUM}\s*(?:%|percent))`;
 const ASPECT_WORDS: Record<string, [number, number]> = {
@@ -27,8 +46,12 @@ const ASPECT_WORDS: Record<string, [number, number]> = {
   story: [9, 16],
   instagram: [1, 1],
 };
-export const ASPECT = String.raw`(?:(\d+(?:\.\d+)?)\s*(?::|x|by|/)\s*(\d+(?:\.\d+)?)|(square|widescreen|landscape|portrait|panoram(?:a|ic)|cinematic|story|instagram))`;
-export const SUBJECT = String.raw`(?:the\s+)?(?:main\s+)?(?:subject|person|people|object|face|focus|product|foreground|centre\s+of\s+interest|center\s+of\s+interest|important\s+part)`;
+export const ASPECT =
+  String.raw`(?:(\d+(?:\.\d+)?)\s*(?::|x|by|/)\s*(\d+(?:\.\d+)?)` +
+  String.raw`|(square|widescreen|landscape|portrait|panoram(?:a|ic)|cinematic|story|instagram))`;
+export const SUBJECT =
+  String.raw`(?:the\s+)?(?:main\s+)?(?:subject|person|people|object|face|focus|product|foreground` +
+  String.raw`|centre\s+of\s+interest|center\s+of\s+interest|important\s+part)`;
 
 /** Intensity word → which of three strengths. */
 export function strength(word: string | undefined): 'weak' | 'normal' | 'strong' {

@@ -34,7 +34,10 @@ export type EditOperation =
   | { op: 'adjust'; brightness?: number; contrast?: number; saturation?: number }
   /** Unsharp-mask sigma in pixels. */
   | { op: 'sharpen'; sigma: number }
-  /** Gaussian sigma for an image whose longer side is 1000 px (scaled with the image, so a prompt looks alike at any size; at least 1 px). */
+  /**
+   * Gaussian sigma for an image whose longer side is 1000 px (scaled with the image, so a prompt looks alike
+   * at any size; at least 1 px).
+   */
   | { op: 'blur'; sigma: number }
   | { op: 'background'; action: 'remove' }
   /** sigma as for blur. */

@@ -56,28 +56,7 @@ export function spawnFfmpeg(
       return;
     }
     let partial = '';
-    let inInput = false;
-    const onLine = (line: string) => {
-      if (line.includes('Parsed_showinfo')) {
-        const f = parseShowinfo(line);
-        if (f) result.frames.push(f);
-        const tb = /config in time_base:\s*(\d+)\/(\d+)/.exec(line);
-        if (tb && Number(tb[2]) > 0) result.timeBase = Number(tb[1]) / Number(tb[2]);
-        return;
-      }
-      const input = /^Input #0, (.+?), from /.exec(line);
-      if (input) {
-        result.inputFormat = input[1];
-        inInput = true;
-      } else if (inInput && !result.videoCodec) {
-        const v = /^\s+Stream #0:\d+.*?: Video: ([A-Za-z0-9_]+)/.exec(line);
-        if (v) result.videoCodec = v[1];
-      }
-      if (/^(Output|Stream mapping)/.test(line)) inInput = false;
-      if (line.trim() === '') return;
-      result.lines.push(line);
-      if (result.lines.length > KEEP_LINES) result.lines.shift();
-    };
+    const onLine = stderrLineReader(result);
     child.stderr!.setEncoding('utf8');
     child.stderr!.on('data', (chunk: string) => {
       partial += chunk;
@@ -113,6 +92,35 @@ export function spawnFfmpeg(
       resolve(result);
     });
   });
+}
+
+/**
+ * Reads ffmpeg's stderr one line at a time into `result`: showinfo frames and time base, the
+ * input's format and video codec, and the last non-empty other lines (kept for error messages).
+ */
+function stderrLineReader(result: FfmpegRun): (line: string) => void {
+  let inInput = false;
+  return (line) => {
+    if (line.includes('Parsed_showinfo')) {
+      const f = parseShowinfo(line);
+      if (f) result.frames.push(f);
+      const tb = /config in time_base:\s*(\d+)\/(\d+)/.exec(line);
+      if (tb && Number(tb[2]) > 0) result.timeBase = Number(tb[1]) / Number(tb[2]);
+      return;
+    }
+    const input = /^Input #0, (.+?), from /.exec(line);
+    if (input) {
+      result.inputFormat = input[1];
+      inInput = true;
+    } else if (inInput && !result.videoCodec) {
+      const v = /^\s+Stream #0:\d+.*?: Video: ([A-Za-z0-9_]+)/.exec(line);
+      if (v) result.videoCodec = v[1];
+    }
+    if (/^(Output|Stream mapping)/.test(line)) inInput = false;
+    if (line.trim() === '') return;
+    result.lines.push(line);
+    if (result.lines.length > KEEP_LINES) result.lines.shift();
+  };
 }
 
 function startError(e: unknown): Error {

@@ -53,30 +53,22 @@ export async function analyzeFrame(
   bytes: Buffer,
 ): Promise<FrameAnalysis> {
   const m = deps.models;
-  const roles = m.roles();
-  const objects: NewObject[] = [];
-  const captions: NewCaption[] = [];
   const embedInfo = m.modelInfo();
-
-  let captionText: string | null = null;
-  if (roles.caption && m.modelInfo(roles.caption).installed) {
-    const [c] = await m.caption([bytes], FRAME_CAPTION_TASK);
-    captionText = c.text.trim();
-    if (captionText) captions.push({ id: newMediaId(), text: captionText, model: m.modelInfo(c.model).id });
-  }
-
+  const { captions, captionText } = await captionFrame(deps, bytes);
   const [frameVector] = await m.embedImages(embedInfo.name, [bytes]);
-  objects.push({
-    id: newMediaId(),
-    type: 'frame',
-    label: (captionText && captionTerms(captionText)[0]) || 'frame',
-    blobKey: frame.blobKey,
-    polygon: wholeFrame(frame.width, frame.height),
-    confidence: null,
-    model: embedInfo.id,
-    similarityModel: 'objects',
-    embedding: { modelId: embedInfo.id, vector: frameVector },
-  });
+  const objects: NewObject[] = [
+    {
+      id: newMediaId(),
+      type: 'frame',
+      label: (captionText && captionTerms(captionText)[0]) || 'frame',
+      blobKey: frame.blobKey,
+      polygon: wholeFrame(frame.width, frame.height),
+      confidence: null,
+      model: embedInfo.id,
+      similarityModel: 'objects',
+      embedding: { modelId: embedInfo.id, vector: frameVector },
+    },
+  ];
 
   const userObjects = await deps.storage.analysis.userObjects(frame.id);
   const notTheUsers = (type: string, d: Detection) =>
@@ -88,12 +80,42 @@ export async function analyzeFrame(
     m.detect('ocr', bytes),
   ]);
 
-  // Objects and text: crop, store, embed the crops with the default embedder ('objects' model).
   const cropped: Array<{ type: string; d: Detection; modelId: string }> = [];
   for (const d of found?.detections ?? [])
     if (notTheUsers('object', d)) cropped.push({ type: 'object', d, modelId: found!.modelId });
   for (const d of texts?.detections ?? [])
     if (notTheUsers('text', d)) cropped.push({ type: 'text', d, modelId: texts!.modelId });
+  objects.push(...(await croppedObjects(deps, bytes, cropped, embedInfo)));
+
+  const faceDetections = (faces?.detections ?? []).filter((d) => notTheUsers('face', d));
+  if (faces && faceDetections.length) objects.push(...(await faceObjects(deps, bytes, faceDetections, faces.modelId)));
+  return { captions, objects, captionText };
+}
+
+/** The frame's caption, when a caption model is installed. */
+async function captionFrame(
+  deps: Pick<Services, 'models'>,
+  bytes: Buffer,
+): Promise<{ captions: NewCaption[]; captionText: string | null }> {
+  const m = deps.models;
+  const roles = m.roles();
+  const captions: NewCaption[] = [];
+  let captionText: string | null = null;
+  if (roles.caption && m.modelInfo(roles.caption).installed) {
+    const [c] = await m.caption([bytes], FRAME_CAPTION_TASK);
+    captionText = c.text.trim();
+    if (captionText) captions.push({ id: newMediaId(), text: captionText, model: m.modelInfo(c.model).id });
+  }
+  return { captions, captionText };
+}
+
+/** Objects and text: crop, store, embed the crops with the default embedder ('objects' model). */
+async function croppedObjects(
+  deps: Pick<Services, 'blobs' | 'models'>,
+  bytes: Buffer,
+  cropped: Array<{ type: string; d: Detection; modelId: string }>,
+  embedInfo: { name: string; id: string },
+): Promise<NewObject[]> {
   const crops = await Promise.all(cropped.map((c) => crop(bytes, c.d)));
   const usable = cropped.map((c, i) => ({ ...c, crop: crops[i] })).filter((c) => c.crop !== null);
   const vectors = usable.length
@@ -103,6 +125,7 @@ export async function analyzeFrame(
         usable.map((c) => c.crop!),
       )
     : [];
+  const objects: NewObject[] = [];
   for (let i = 0; i < usable.length; i++) {
     const { type, d, modelId, crop: bytesOfCrop } = usable[i];
     const stored = await deps.blobs.putBuffer(bytesOfCrop!, 'jpg');
@@ -118,29 +141,35 @@ export async function analyzeFrame(
       embedding: { modelId: embedInfo.id, vector: vectors[i] },
     });
   }
+  return objects;
+}
 
-  // Faces: crop and store; embed with the face model ('faces' similarity model).
-  const faceDetections = (faces?.detections ?? []).filter((d) => notTheUsers('face', d));
-  if (faces && faceDetections.length) {
-    const faceVectors = await m.embedFaces(bytes, faceDetections);
-    for (let i = 0; i < faceDetections.length; i++) {
-      const d = faceDetections[i];
-      const c = await crop(bytes, d);
-      const stored = c ? await deps.blobs.putBuffer(c, 'jpg') : null;
-      objects.push({
-        id: newMediaId(),
-        type: 'face',
-        label: 'face',
-        blobKey: stored?.key ?? null,
-        polygon: d.polygon,
-        confidence: d.score,
-        model: faces.modelId,
-        similarityModel: faceVectors ? 'faces' : null,
-        embedding: faceVectors ? { modelId: faceVectors.modelId, vector: faceVectors.vectors[i] } : null,
-      });
-    }
+/** Faces: crop and store; embed with the face model ('faces' similarity model). */
+async function faceObjects(
+  deps: Pick<Services, 'blobs' | 'models'>,
+  bytes: Buffer,
+  faceDetections: Detection[],
+  modelId: string,
+): Promise<NewObject[]> {
+  const faceVectors = await deps.models.embedFaces(bytes, faceDetections);
+  const objects: NewObject[] = [];
+  for (let i = 0; i < faceDetections.length; i++) {
+    const d = faceDetections[i];
+    const c = await crop(bytes, d);
+    const stored = c ? await deps.blobs.putBuffer(c, 'jpg') : null;
+    objects.push({
+      id: newMediaId(),
+      type: 'face',
+      label: 'face',
+      blobKey: stored?.key ?? null,
+      polygon: d.polygon,
+      confidence: d.score,
+      model: modelId,
+      similarityModel: faceVectors ? 'faces' : null,
+      embedding: faceVectors ? { modelId: faceVectors.modelId, vector: faceVectors.vectors[i] } : null,
+    });
   }
-  return { captions, objects, captionText };
+  return objects;
 }
 
 async function embedInBatches(

@@ -22,7 +22,8 @@ export const jobRoutes = [
     path: '/api/admin/reindex',
     tag: 'processing',
     summary:
-      "Recompute the organization's vectors with the current embedding model, in the background; search answers from the old ones until done (admin)",
+      "Recompute the organization's vectors with the current embedding model, in the background; " +
+      'search answers from the old ones until done (admin)',
     responses: { 202: 'queued', 403: 'admin only' },
     handle: async ({ services, principal, ctx }) => {
       ctx.status = 202;

@@ -240,9 +240,8 @@ async function runFfmpeg(
 
     const names = (await readdir(tmp)).filter((n) => /^f\d{6}\.jpg$/.test(n)).sort();
     if (names.length === 0) {
-      throw unprocessable(
-        `the video could not be decoded: ${failureReason(run.lines, abs, 'no frame could be decoded; the file may be truncated or damaged')}`,
-      );
+      const reason = failureReason(run.lines, abs, 'no frame could be decoded; the file may be truncated or damaged');
+      throw unprocessable(`the video could not be decoded: ${reason}`);
     }
     const count = Math.min(names.length, run.frames.length);
     if (count === 0) throw unprocessable('the video could not be decoded: ffmpeg reported no frame times');

@@ -29,6 +29,22 @@ export function normalizeMetadata(metadata: Metadata): Metadata {
 
 const tagsOf = (m: Metadata): Record<string, string[]> => ({ ...((m.tags as Record<string, string[]>) ?? {}) });
 
+/**
+ * Stores one item's tag groups as `edit` leaves them (it edits a copy in place; the rest of the metadata is
+ * kept); an edit that answers 'unchanged' leaves the metadata as it was.
+ */
+function mutateTags(
+  deps: Pick<Services, 'storage'>,
+  principal: Principal,
+  mediaId: string,
+  edit: (tags: Record<string, string[]>) => 'unchanged' | void,
+) {
+  return deps.storage.media.mutateMetadata(mediaId, principal.userId, (metadata) => {
+    const tags = tagsOf(metadata);
+    return edit(tags) === 'unchanged' ? metadata : { ...metadata, tags };
+  });
+}
+
 function clean(label: string, field: string) {
   const v = label.trim();
   if (!v) throw invalid(`${field} must not be empty`);
@@ -45,11 +61,9 @@ export async function addTag(
   const media = await loadMedia(deps, principal, id, 'member');
   const group = clean(label, 'label');
   const v = clean(value, 'value');
-  return deps.storage.media.mutateMetadata(media.id, principal.userId, (metadata) => {
-    const tags = tagsOf(metadata);
+  return mutateTags(deps, principal, media.id, (tags) => {
     if ((tags[group] ?? []).includes(v)) throw conflict(`"${v}" is already in tag group "${group}"`);
     tags[group] = sortedUnique([...(tags[group] ?? []), v]);
-    return { ...metadata, tags };
   });
 }
 
@@ -63,8 +77,7 @@ export async function removeTag(
 ) {
   const media = await loadMedia(deps, principal, id, 'member');
   const group = clean(label, 'label');
-  return deps.storage.media.mutateMetadata(media.id, principal.userId, (metadata) => {
-    const tags = tagsOf(metadata);
+  return mutateTags(deps, principal, media.id, (tags) => {
     if (!tags[group]) throw notFound(`tag group "${group}" is not on this item`);
     if (value === undefined) {
       delete tags[group];
@@ -73,7 +86,6 @@ export async function removeTag(
       tags[group] = tags[group].filter((x) => x !== value.trim());
       if (tags[group].length === 0) delete tags[group];
     }
-    return { ...metadata, tags };
   });
 }
 
@@ -88,13 +100,11 @@ export async function renameTagGroup(
   const media = await loadMedia(deps, principal, id, 'member');
   const from = clean(oldLabel, 'oldLabel');
   const to = clean(newLabel, 'newLabel');
-  return deps.storage.media.mutateMetadata(media.id, principal.userId, (metadata) => {
-    const tags = tagsOf(metadata);
+  return mutateTags(deps, principal, media.id, (tags) => {
     if (!tags[from]) throw notFound(`tag group "${from}" is not on this item`);
-    if (from === to) return metadata;
+    if (from === to) return 'unchanged';
     tags[to] = sortedUnique([...(tags[to] ?? []), ...tags[from]]);
     delete tags[from];
-    return { ...metadata, tags };
   });
 }
 

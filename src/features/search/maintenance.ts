@@ -24,38 +24,38 @@ export interface SearchMaintenance {
 const CHECK_EVERY_MS = 15 * 60_000;
 
 export function startSearchMaintenance(
-  s: Pick<Services, 'storage' | 'indexes' | 'logger'>,
+  deps: Pick<Services, 'storage' | 'indexes' | 'logger'>,
   opts: { checkEveryMs?: number } = {},
 ): SearchMaintenance {
-  const log = s.logger.child({ component: 'search-maintenance' });
+  const log = deps.logger.child({ component: 'search-maintenance' });
   const abort = new AbortController();
   let busy: Promise<void> = Promise.resolve();
 
   const rebuild = async (modelId: string, why: string) => {
     const t0 = Date.now();
     log.info('rebuilding vector index', { modelId, why });
-    const { rows } = await s.indexes.vectors.rebuild(modelId, { signal: abort.signal });
+    const { rows } = await deps.indexes.vectors.rebuild(modelId, { signal: abort.signal });
     log.info('vector index rebuilt', { modelId, rows, ms: Date.now() - t0 });
   };
 
   const startUp = async () => {
     // The text index warms up in its worker thread meanwhile (a big library; nothing to do for a small one).
-    void s.indexes.text.warm?.().then(
+    void deps.indexes.text.warm?.().then(
       ({ rows }) => rows && log.info('text index warmed', { rows }),
       (err: unknown) => log.warn('text index warm-up failed', { err }),
     );
-    for (const modelId of await s.indexes.vectors.unindexedModels()) {
+    for (const modelId of await deps.indexes.vectors.unindexedModels()) {
       if (abort.signal.aborted) return;
       await rebuild(modelId, 'no index');
     }
     if (abort.signal.aborted) return;
-    const { rows } = await s.indexes.vectors.warm();
+    const { rows } = await deps.indexes.vectors.warm();
     if (rows) log.info('vector cache warmed', { rows });
     await check();
   };
 
   const check = async () => {
-    for (const stat of await s.indexes.vectors.stats()) {
+    for (const stat of await deps.indexes.vectors.stats()) {
       if (abort.signal.aborted) return;
       if (stat.state === 'live' && stat.needsRebuild)
         await rebuild(

@@ -3,7 +3,7 @@ import { invalid } from '../../platform/errors.js';
 import { loadOrganizationId } from '../kernel/access.js';
 import { presentFrame } from '../kernel/present.js';
 import { round4 } from './ranking.js';
-import { scoreFrames, type SearchDeps } from './scoring.js';
+import { scoreFrames, type FrameScore, type SearchDeps } from './scoring.js';
 import type { FrameDetail, MediaSummary } from '../../storage/types.js';
 
 /**
@@ -28,18 +28,34 @@ export async function searchOrganization(
   });
   // Hits that scored nothing (below every calibration floor) are never shown: their items are not read.
   const positive = scored.filter((f) => f.total > 0);
-  // The page, best first: items and frame details are read only for the candidates it needs. Each batch
-  // reads as many candidates as results are still missing (in a library bigger than the OS keeps cached,
-  // each item read is a disk read). Only live items count (deleted items and old versions are dropped); an
-  // item-level text match stands for the item's first frame; a frame is shown once. Which frames a page
-  // shows does not depend on the batch size (each candidate needs only its own item).
+  const { results, media, dead } = await readPage(deps, positive, input.limit);
+  return {
+    results: results
+      .slice(0, input.limit)
+      .map(({ f, frame }) => presentResult(deps.urls, f, frame, media.get(f.mediaId)!)),
+    query: q,
+    limit: input.limit,
+    // Frames found among the hits fetched (see hitsFor), each once, less those of items found not live (the
+    // index drops deleted items and old versions as they change, so hits past the page are taken as live).
+    totalResults: Math.max(results.length, new Set(positive.map((f) => f.frameId ?? f.mediaId)).size - dead.size),
+  };
+}
+
+/**
+ * The page, best first: items and frame details are read only for the candidates it needs. Each batch
+ * reads as many candidates as results are still missing (in a library bigger than the OS keeps cached,
+ * each item read is a disk read). Only live items count (deleted items and old versions are dropped); an
+ * item-level text match stands for the item's first frame; a frame is shown once. Which frames a page
+ * shows does not depend on the batch size (each candidate needs only its own item).
+ */
+async function readPage(deps: Pick<Services, 'storage'>, positive: FrameScore[], limit: number) {
   const media = new Map<string, MediaSummary>();
-  const results: Array<{ f: (typeof positive)[number]; frame: FrameDetail }> = [];
+  const results: Array<{ f: FrameScore; frame: FrameDetail }> = [];
   const seen = new Set<string>();
   const dead = new Set<string>();
   let from = 0;
-  while (results.length < input.limit && from < positive.length) {
-    const batch = positive.slice(from, from + input.limit - results.length);
+  while (results.length < limit && from < positive.length) {
+    const batch = positive.slice(from, from + limit - results.length);
     from += batch.length;
     for (const m of await deps.storage.media.summaries([
       ...new Set(batch.map((f) => f.mediaId).filter((id) => !media.has(id))),
@@ -61,42 +77,36 @@ export async function searchOrganization(
       results.push({ f, frame });
     }
   }
-  const m = (id: string) => media.get(id)!;
+  return { results, media, dead };
+}
+
+/** One result as the spec's SearchResult. */
+function presentResult(urls: Services['urls'], f: FrameScore, frame: FrameDetail, item: MediaSummary) {
+  const shown = presentFrame(urls, frame);
   return {
-    results: results.slice(0, input.limit).map(({ f, frame }) => {
-      const shown = presentFrame(deps.urls, frame);
-      const item = m(f.mediaId);
-      return {
-        id: frame.id,
-        timestamp: frame.timestamp,
-        blob: shown.blob,
-        width: frame.width,
-        height: frame.height,
-        media: {
-          id: item.id,
-          name: item.name,
-          type: item.type,
-          blob: item.blobKey ? deps.urls.urlFor(item.blobKey, item.name) : '',
-          width: item.width,
-          height: item.height,
-          duration: item.duration,
-          createdAt: item.createdAt,
-          datasetId: item.collectionId,
-        },
-        captions: shown.captions.map((c) => ({ id: c.id, text: c.text })),
-        objects: shown.objects,
-        rank: round4(f.total),
-        rankingMetrics: {
-          textRank: round4(f.textRank),
-          objectEmbeddingRank: round4(f.embeddingRank),
-          totalRank: round4(f.total),
-        },
-      };
-    }),
-    query: q,
-    limit: input.limit,
-    // Frames found among the hits fetched (see hitsFor), each once, less those of items found not live (the
-    // index drops deleted items and old versions as they change, so hits past the page are taken as live).
-    totalResults: Math.max(results.length, new Set(positive.map((f) => f.frameId ?? f.mediaId)).size - dead.size),
+    id: frame.id,
+    timestamp: frame.timestamp,
+    blob: shown.blob,
+    width: frame.width,
+    height: frame.height,
+    media: {
+      id: item.id,
+      name: item.name,
+      type: item.type,
+      blob: item.blobKey ? urls.urlFor(item.blobKey, item.name) : '',
+      width: item.width,
+      height: item.height,
+      duration: item.duration,
+      createdAt: item.createdAt,
+      datasetId: item.collectionId,
+    },
+    captions: shown.captions.map((c) => ({ id: c.id, text: c.text })),
+    objects: shown.objects,
+    rank: round4(f.total),
+    rankingMetrics: {
+      textRank: round4(f.textRank),
+      objectEmbeddingRank: round4(f.embeddingRank),
+      totalRank: round4(f.total),
+    },
   };
 }

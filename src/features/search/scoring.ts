@@ -2,6 +2,7 @@ import type { Services } from '../kernel/services.js';
 import { DomainError, invalid, notFound } from '../../platform/errors.js';
 import type { SimilarityModel } from '../../storage/types.js';
 import { calibrate, combine } from './ranking.js';
+import { requireInOrganization } from '../kernel/access.js';
 import { exactRescoreFor } from '../../index/vector/tuning.js';
 
 /** What scoring a query uses: the stored vectors and text, and the embedding models. */
@@ -45,19 +46,19 @@ const exactTopFor = (want: number | undefined): number | undefined =>
  * another model's index exists, and its answer is kept for a minute per set
  * of collections.
  */
-export async function searchModel(s: SearchDeps, collectionIds: string[]) {
-  const current = s.models.modelInfo();
-  const others = (await s.indexes.vectors.stats()).filter(
+export async function searchModel(deps: SearchDeps, collectionIds: string[]) {
+  const current = deps.models.modelInfo();
+  const others = (await deps.indexes.vectors.stats()).filter(
     (st) => st.modelId !== current.id && st.state === 'live' && st.rows > 0,
   );
   if (others.length === 0) return current; // the usual case: one model, nothing to choose
   const key = `${current.id}|${[...collectionIds].sort().join(',')}`;
-  let memos = modelMemos.get(s.storage);
-  if (!memos) modelMemos.set(s.storage, (memos = new Map()));
+  let memos = modelMemos.get(deps.storage);
+  if (!memos) modelMemos.set(deps.storage, (memos = new Map()));
   const memo = memos.get(key);
   if (memo && memo.until > Date.now()) return memo.model;
   const model = await chooseModel(
-    s,
+    deps,
     current,
     collectionIds,
     others.reverse().map((st) => st.modelId),
@@ -72,23 +73,23 @@ type ModelInfoOf = ReturnType<Services['models']['modelInfo']>;
 const modelMemos = new WeakMap<object, Map<string, { model: ModelInfoOf; until: number }>>();
 
 async function chooseModel(
-  s: SearchDeps,
+  deps: SearchDeps,
   current: ModelInfoOf,
   collectionIds: string[],
   otherIds: string[],
 ): Promise<ModelInfoOf> {
-  const coverage = await s.indexes.vectors.coverage(current.id, collectionIds, 'objects');
+  const coverage = await deps.indexes.vectors.coverage(current.id, collectionIds, 'objects');
   if (coverage.fraction >= 0.999) return current;
   for (const modelId of otherIds) {
     const name = modelId.split(':')[0];
     let other;
     try {
-      other = s.models.modelInfo(name);
+      other = deps.models.modelInfo(name);
     } catch {
       continue; // no longer in the catalog
     }
     if (other.id !== modelId || !other.installed || other.task !== 'embed') continue;
-    if ((await s.indexes.vectors.coverage(other.id, collectionIds, 'objects')).fraction >= 0.999) return other;
+    if ((await deps.indexes.vectors.coverage(other.id, collectionIds, 'objects')).fraction >= 0.999) return other;
   }
   return current;
 }
@@ -122,100 +123,112 @@ export interface ScoreQuery {
  * one object's embedding; combined per src/search/ranking.ts. Returns every
  * scored frame (best first); callers group by item and apply minScore.
  */
-export async function scoreFrames(s: SearchDeps, query: ScoreQuery): Promise<FrameScore[]> {
+export async function scoreFrames(deps: SearchDeps, query: ScoreQuery): Promise<FrameScore[]> {
   const byFrame = new Map<string, FrameScore>();
-  const key = (mediaId: string, frameId: string | null) => `${mediaId}/${frameId ?? ''}`;
-  const entry = (mediaId: string, frameId: string | null, collectionId: string) => {
-    const k = key(mediaId, frameId);
+  const entry: EntryFor = (mediaId, frameId, collectionId) => {
+    const k = `${mediaId}/${frameId ?? ''}`;
     let e = byFrame.get(k);
     if (!e) byFrame.set(k, (e = { frameId, mediaId, collectionId, textRank: 0, embeddingRank: 0, total: 0 }));
     return e;
   };
   if (query.collectionIds.length === 0) return [];
+  if (query.similarToObjectId) await scoreSimilarTo(deps, query, query.similarToObjectId, entry);
+  if (query.q !== undefined) await scoreText(deps, query, query.q, entry);
+  return combineScores([...byFrame.values()]);
+}
 
-  if (query.similarToObjectId) {
-    const object = /^[0-9a-f]{32}$/i.test(query.similarToObjectId)
-      ? await s.storage.analysis.getObject(query.similarToObjectId.toLowerCase())
-      : null;
-    const media = object ? await s.storage.media.get(object.mediaId) : null;
-    if (!object || object.status !== 'active' || !media || media.organizationId !== query.organizationId)
-      throw notFound('object not found');
-    const similarityModel: SimilarityModel =
-      query.similarToObjectModel ?? (object.type === 'face' ? 'faces' : 'objects');
-    const stored = await s.storage.analysis.objectVector(object.id, similarityModel);
-    if (!stored) throw invalid(`object ${object.id} has no embedding for the ${similarityModel} model`);
-    const hits = await s.indexes.vectors.search({
-      modelId: stored.modelId,
-      similarityModel,
-      vector: stored.vector,
-      collectionIds: query.collectionIds,
-      k: hitsFor(query.want),
-      mediaIds: query.mediaIds,
-      exactTop: exactTopFor(query.want),
-    });
-    // Calibrated as the model that made the vector says (a model gone from the catalog: as the role's model).
-    const maker =
-      s.models.modelInfoById(stored.modelId) ??
-      s.models.modelInfo((similarityModel === 'faces' && s.models.roles().embedFaces) || undefined);
-    const calibration = maker.calibration.imageToImage;
-    if (!calibration) throw invalid(`model ${maker.name} declares no image-to-image calibration`);
-    for (const h of hits) {
-      const e = entry(h.mediaId, h.frameId, h.collectionId);
-      e.embeddingRank = Math.max(e.embeddingRank, calibrate(h.similarity, calibration));
-    }
-  }
+/** The score entry of one frame (frameId null: the item itself), made on first use. */
+type EntryFor = (mediaId: string, frameId: string | null, collectionId: string) => FrameScore;
 
-  if (query.q !== undefined) {
-    const text = query.q.trim();
-    if (!text) throw invalid('q must not be empty');
-    const info = await searchModel(s, query.collectionIds);
-    let vector: Float32Array | null = null;
-    try {
-      [vector] = await s.models.embedTexts(info.name, [text]);
-    } catch (err) {
-      // Without the embedder, text matching still answers (and says nothing about meaning).
-      if (!(err instanceof DomainError && err.code === 'unavailable')) throw err;
-    }
-    // The text search is asked first: in a big library it runs in a worker thread (see textIndexThread.ts)
-    // while the vector search below runs here.
-    const textSearch = s.indexes.text.search({
-      query: text,
-      collectionIds: query.collectionIds,
-      mediaIds: query.mediaIds,
-      limit: textHitsFor(query.want),
-    });
-    const [hits, textHits] = await Promise.all([
-      vector
-        ? s.indexes.vectors.search({
-            modelId: info.id,
-            similarityModel: 'objects',
-            vector,
-            collectionIds: query.collectionIds,
-            k: hitsFor(query.want),
-            mediaIds: query.mediaIds,
-            exactTop: exactTopFor(query.want),
-          })
-        : Promise.resolve([]),
-      textSearch,
-    ]);
-    const calibration = info.calibration.textToImage;
-    if (!calibration) throw invalid(`model ${info.name} declares no text-to-image calibration`);
-    for (const h of hits) {
-      const e = entry(h.mediaId, h.frameId, h.collectionId);
-      e.embeddingRank = Math.max(e.embeddingRank, calibrate(h.similarity, calibration));
-    }
-    for (const t of textHits) {
-      const e = entry(t.mediaId, t.frameId, t.collectionId);
-      e.textRank = Math.max(e.textRank, t.score);
-    }
+/** Embedding ranks by similarity to one object's stored vector (404 unless it is active in the caller's organization). */
+async function scoreSimilarTo(deps: SearchDeps, query: ScoreQuery, objectId: string, entry: EntryFor): Promise<void> {
+  const object = /^[0-9a-f]{32}$/i.test(objectId)
+    ? await deps.storage.analysis.getObject(objectId.toLowerCase())
+    : null;
+  if (!object || object.status !== 'active') throw notFound('object not found');
+  requireInOrganization(
+    { organizationId: query.organizationId },
+    await deps.storage.media.get(object.mediaId),
+    'object not found',
+  );
+  const similarityModel: SimilarityModel = query.similarToObjectModel ?? (object.type === 'face' ? 'faces' : 'objects');
+  const stored = await deps.storage.analysis.objectVector(object.id, similarityModel);
+  if (!stored) throw invalid(`object ${object.id} has no embedding for the ${similarityModel} model`);
+  const hits = await deps.indexes.vectors.search({
+    modelId: stored.modelId,
+    similarityModel,
+    vector: stored.vector,
+    collectionIds: query.collectionIds,
+    k: hitsFor(query.want),
+    mediaIds: query.mediaIds,
+    exactTop: exactTopFor(query.want),
+  });
+  // Calibrated as the model that made the vector says (a model gone from the catalog: as the role's model).
+  const maker =
+    deps.models.modelInfoById(stored.modelId) ??
+    deps.models.modelInfo((similarityModel === 'faces' && deps.models.roles().embedFaces) || undefined);
+  const calibration = maker.calibration.imageToImage;
+  if (!calibration) throw invalid(`model ${maker.name} declares no image-to-image calibration`);
+  for (const h of hits) {
+    const e = entry(h.mediaId, h.frameId, h.collectionId);
+    e.embeddingRank = Math.max(e.embeddingRank, calibrate(h.similarity, calibration));
   }
-  // An item-level text match (name, description, tags) counts for each of the item's scored frames too.
+}
+
+/** Embedding ranks for the query text's embedding (when the embedder is available) and text ranks from the text index. */
+async function scoreText(deps: SearchDeps, query: ScoreQuery, q: string, entry: EntryFor): Promise<void> {
+  const text = q.trim();
+  if (!text) throw invalid('q must not be empty');
+  const info = await searchModel(deps, query.collectionIds);
+  let vector: Float32Array | null = null;
+  try {
+    [vector] = await deps.models.embedTexts(info.name, [text]);
+  } catch (err) {
+    // Without the embedder, text matching still answers (and says nothing about meaning).
+    if (!(err instanceof DomainError && err.code === 'unavailable')) throw err;
+  }
+  // The text search is asked first: in a big library it runs in a worker thread (see textIndexThread.ts)
+  // while the vector search below runs here.
+  const textSearch = deps.indexes.text.search({
+    query: text,
+    collectionIds: query.collectionIds,
+    mediaIds: query.mediaIds,
+    limit: textHitsFor(query.want),
+  });
+  const [hits, textHits] = await Promise.all([
+    vector
+      ? deps.indexes.vectors.search({
+          modelId: info.id,
+          similarityModel: 'objects',
+          vector,
+          collectionIds: query.collectionIds,
+          k: hitsFor(query.want),
+          mediaIds: query.mediaIds,
+          exactTop: exactTopFor(query.want),
+        })
+      : Promise.resolve([]),
+    textSearch,
+  ]);
+  const calibration = info.calibration.textToImage;
+  if (!calibration) throw invalid(`model ${info.name} declares no text-to-image calibration`);
+  for (const h of hits) {
+    const e = entry(h.mediaId, h.frameId, h.collectionId);
+    e.embeddingRank = Math.max(e.embeddingRank, calibrate(h.similarity, calibration));
+  }
+  for (const t of textHits) {
+    const e = entry(t.mediaId, t.frameId, t.collectionId);
+    e.textRank = Math.max(e.textRank, t.score);
+  }
+}
+
+/** Totals, best first. An item-level text match (name, description, tags) counts for each of the item's scored frames too. */
+function combineScores(entries: FrameScore[]): FrameScore[] {
   const itemText = new Map<string, number>();
-  for (const e of byFrame.values())
+  for (const e of entries)
     if (e.frameId === null) itemText.set(e.mediaId, Math.max(itemText.get(e.mediaId) ?? 0, e.textRank));
-  for (const e of byFrame.values()) {
+  for (const e of entries) {
     if (e.frameId !== null) e.textRank = Math.max(e.textRank, itemText.get(e.mediaId) ?? 0);
     e.total = combine(e.textRank, e.embeddingRank);
   }
-  return [...byFrame.values()].sort((a, b) => b.total - a.total || a.mediaId.localeCompare(b.mediaId));
+  return entries.sort((a, b) => b.total - a.total || a.mediaId.localeCompare(b.mediaId));
 }

@@ -42,6 +42,8 @@ const add = 0x6a;
 const vec = (bytes: number[]) => [bytes.length, ...bytes];
 const section = (id: number, bytes: number[]) => [id, ...leb(bytes.length), ...bytes];
 const str = (s: string) => vec([...Buffer.from(s, 'latin1')]);
+/** local += n */
+const bump = (local: number, n: number) => [...get(local), ...i32(n), add, ...set(local)];
 
 function leb(n: number): number[] {
   const out: number[] = [];
@@ -92,14 +94,8 @@ const body = [
   ...simd(0x62), // i8x16.popcnt
   ...simd(0x6e), // i8x16.add
   ...set(ACC),
-  ...get(CODES),
-  ...i32(16),
-  add,
-  ...set(CODES),
-  ...get(Q),
-  ...i32(16),
-  add,
-  ...set(Q),
+  ...bump(CODES, 16),
+  ...bump(Q, 16),
   ...get(BLOCK),
   ...i32(1),
   add,
@@ -114,27 +110,13 @@ const body = [
   ...simd(0x7d) /* i16x8.extadd_pairwise_i8x16_u */,
   ...simd(0x7f) /* i32x4.extadd_pairwise_i16x8_u */,
   ...tee(ACC),
-  ...simd(0x1b, 0), // i32x4.extract_lane 0
-  ...get(ACC),
-  ...simd(0x1b, 1),
-  add,
-  ...get(ACC),
-  ...simd(0x1b, 2),
-  add,
-  ...get(ACC),
-  ...simd(0x1b, 3),
-  add,
+  ...simd(0x1b, 0), // i32x4.extract_lane 0, plus lanes 1 to 3
+  ...[1, 2, 3].flatMap((lane) => [...get(ACC), ...simd(0x1b, lane), add]),
   0x3b,
   0,
   0, // i32.store16
-  ...get(OUT),
-  ...i32(2),
-  add,
-  ...set(OUT),
-  ...get(ROW),
-  ...i32(1),
-  add,
-  ...set(ROW),
+  ...bump(OUT, 2),
+  ...bump(ROW, 1),
   0x0c,
   0, //   br (rows)
   0x0b, //   end

@@ -135,17 +135,44 @@ export async function trainLists(sample: Float32Array[], lists: number, o: Train
   const d = sample[0].length;
   const C = Math.min(lists, n);
   const r = seededRandom(o.seed ?? 0x1f1f);
-  const every = o.yieldEvery ?? 2_048;
+  const tick = yielder(o.yieldEvery ?? 2_048);
+  const cent = new Float32Array(lists * d);
+  await seedCentroids(sample, cent, C, r, tick);
+  // Fewer points than lists: the extra lists copy the first centroids (they stay empty: nearestList picks the lower).
+  for (let j = C; j < lists; j++) cent.copyWithin(j * d, (j % C) * d, (j % C) * d + d);
+
+  const assign = new Int32Array(n).fill(-1);
+  const sims = new Float64Array(n);
+  for (let it = 0; it < (o.iterations ?? 10); it++) {
+    const moved = await assignPoints(sample, cent, C, assign, sims, tick);
+    if (it > 0 && moved <= n * 0.002) break;
+    moveCentroids(sample, cent, C, assign, sims);
+  }
+  return cent;
+}
+
+/** Counts points done and lets the event loop turn every `every` of them. */
+function yielder(every: number): (points: number) => Promise<void> {
   let sinceTurn = 0;
-  const tick = async (points: number) => {
+  return async (points) => {
     sinceTurn += points;
     if (sinceTurn >= every) {
       sinceTurn = 0;
       await turn();
     }
   };
-  const cent = new Float32Array(lists * d);
-  // k-means++: each next centroid drawn with probability ∝ distance to the nearest chosen one.
+}
+
+/** k-means++: the first C centroids, each next one drawn with probability ∝ distance to the nearest chosen one. */
+async function seedCentroids(
+  sample: Float32Array[],
+  cent: Float32Array,
+  C: number,
+  r: () => number,
+  tick: (points: number) => Promise<void>,
+): Promise<void> {
+  const n = sample.length;
+  const d = sample[0].length;
   const far = new Float64Array(n).fill(Infinity);
   let pick = Math.floor(r() * n);
   for (let j = 0; j < C; j++) {
@@ -171,49 +198,58 @@ export async function trainLists(sample: Float32Array[], lists: number, o: Train
       }
     }
   }
-  // Fewer points than lists: the extra lists copy the first centroids (they stay empty: nearestList picks the lower).
-  for (let j = C; j < lists; j++) cent.copyWithin(j * d, (j % C) * d, (j % C) * d + d);
+}
 
-  const assign = new Int32Array(n).fill(-1);
-  const sims = new Float64Array(n);
-  for (let it = 0; it < (o.iterations ?? 10); it++) {
-    let moved = 0;
-    for (let p = 0; p < n; p++) {
-      let best = 0;
-      let bestS = -Infinity;
-      for (let j = 0; j < C; j++) {
-        const s = dotRow(cent, j, d, sample[p]);
-        if (s > bestS) {
-          bestS = s;
-          best = j;
-        }
-      }
-      if (assign[p] !== best) moved++;
-      assign[p] = best;
-      sims[p] = bestS;
-      await tick(1);
-    }
-    if (it > 0 && moved <= n * 0.002) break;
-    const sum = new Float64Array(C * d);
-    const count = new Int32Array(C);
-    for (let p = 0; p < n; p++) {
-      const j = assign[p];
-      count[j]++;
-      const v = sample[p];
-      for (let i = 0; i < d; i++) sum[j * d + i] += v[i];
-    }
+/** Lloyd's assignment step: each point to its most similar centroid (its similarity in `sims`); returns how many moved. */
+async function assignPoints(
+  sample: Float32Array[],
+  cent: Float32Array,
+  C: number,
+  assign: Int32Array,
+  sims: Float64Array,
+  tick: (points: number) => Promise<void>,
+): Promise<number> {
+  const d = sample[0].length;
+  let moved = 0;
+  for (let p = 0; p < sample.length; p++) {
+    let best = 0;
+    let bestS = -Infinity;
     for (let j = 0; j < C; j++) {
-      if (count[j] === 0) {
-        // Re-seed an empty list with the worst-served point.
-        let worst = 0;
-        for (let p = 1; p < n; p++) if (sims[p] < sims[worst]) worst = p;
-        cent.set(sample[worst], j * d);
-        sims[worst] = Infinity;
-        continue;
+      const s = dotRow(cent, j, d, sample[p]);
+      if (s > bestS) {
+        bestS = s;
+        best = j;
       }
-      for (let i = 0; i < d; i++) cent[j * d + i] = sum[j * d + i];
-      normalizeRow(cent, j, d);
     }
+    if (assign[p] !== best) moved++;
+    assign[p] = best;
+    sims[p] = bestS;
+    await tick(1);
   }
-  return cent;
+  return moved;
+}
+
+/** Lloyd's update step: each centroid the normalised mean of its points; an emptied list re-seeded with the worst-served point. */
+function moveCentroids(sample: Float32Array[], cent: Float32Array, C: number, assign: Int32Array, sims: Float64Array) {
+  const n = sample.length;
+  const d = sample[0].length;
+  const sum = new Float64Array(C * d);
+  const count = new Int32Array(C);
+  for (let p = 0; p < n; p++) {
+    const j = assign[p];
+    count[j]++;
+    const v = sample[p];
+    for (let i = 0; i < d; i++) sum[j * d + i] += v[i];
+  }
+  for (let j = 0; j < C; j++) {
+    if (count[j] === 0) {
+      let worst = 0;
+      for (let p = 1; p < n; p++) if (sims[p] < sims[worst]) worst = p;
+      cent.set(sample[worst], j * d);
+      sims[worst] = Infinity;
+      continue;
+    }
+    for (let i = 0; i < d; i++) cent[j * d + i] = sum[j * d + i];
+    normalizeRow(cent, j, d);
+  }
 }

@@ -117,7 +117,10 @@ export interface VectorIndexStats {
   /** 'live' answers queries; 'building' is a rebuild in progress (kept in step, swapped in when done). */
   state: 'live' | 'building';
   rows: number;
-  /** vec0 slots (chunks × chunk size); slots − rows are holes left by deletes (sqlite-vec 0.1.9 does not reuse them) or unfilled tails. */
+  /**
+   * vec0 slots (chunks × chunk size); slots − rows are holes left by deletes (sqlite-vec 0.1.9 does not reuse
+   * them) or unfilled tails.
+   */
   slots: number;
   /** Holes a rebuild would reclaim (approximate). */
   reclaimable: number;

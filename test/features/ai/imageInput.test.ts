@@ -20,13 +20,8 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { isIP, type AddressInfo } from 'node:net';
 import sharp from 'sharp';
 import { DomainError } from '../../../src/platform/errors.js';
-import {
-  fetchImageUrl,
-  httpFetchHop,
-  loadImageInput,
-  type HopFetcher,
-  type ImageInputOptions,
-} from '../../../src/features/ai/imageInput.js';
+import { fetchImageUrl, loadImageInput, type ImageInputOptions } from '../../../src/features/ai/imageInput.js';
+import { httpFetchHop, type HopFetcher } from '../../../src/features/ai/httpHop.js';
 import {
   assertPublicHost,
   isBlockedHostname,

@@ -47,7 +47,8 @@ export async function resize(w: Work, op: Resize, ctx: EditContext): Promise<Wor
   const t = target(w, op);
   if (t.width > MAX_OUTPUT_SIDE || t.height > MAX_OUTPUT_SIDE || t.width * t.height > ctx.deps.config.maxImagePixels) {
     throw unprocessable(
-      `the result would be ${t.width}×${t.height} pixels; the editor makes images up to ${MAX_OUTPUT_SIDE} px a side and ${ctx.deps.config.maxImagePixels} pixels`,
+      `the result would be ${t.width}×${t.height} pixels; ` +
+        `the editor makes images up to ${MAX_OUTPUT_SIDE} px a side and ${ctx.deps.config.maxImagePixels} pixels`,
     );
   }
   let current = w;
@@ -65,7 +66,8 @@ async function modelUpscale(w: Work, t: { width: number; height: number }, ctx: 
   for (let pass = 0; pass < 3 && current.width * 2 <= t.width * 1.5 && current.height * 2 <= t.height * 1.5; pass++) {
     if (current.width * current.height > maxPixels) {
       ctx.notes.push(
-        `upscaled with lanczos3: the image (${current.width}×${current.height}) is larger than the upscale model takes here (${maxPixels} pixels)`,
+        `upscaled with lanczos3: the image (${current.width}×${current.height}) ` +
+          `is larger than the upscale model takes here (${maxPixels} pixels)`,
       );
       break;
     }

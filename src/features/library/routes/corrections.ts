@@ -2,13 +2,15 @@ import { z } from 'zod';
 import { addCaption, deleteObject, relabelObject } from '../corrections.js';
 import { defineRoute } from '../../../http/route.js';
 
+const objectParams = z.object({ objectId: z.string() });
+
 export const correctionRoutes = [
   defineRoute({
     method: 'patch',
     path: '/api/objects/:objectId',
     tag: 'corrections',
     summary: "Correct a detected object's label (it becomes yours: reprocessing keeps it)",
-    params: z.object({ objectId: z.string() }),
+    params: objectParams,
     body: z.object({ label: z.string().max(500) }),
     responses: { 404: 'not found' },
     handle: async ({ services, principal, params, body }) => ({
@@ -20,7 +22,7 @@ export const correctionRoutes = [
     path: '/api/objects/:objectId',
     tag: 'corrections',
     summary: 'Delete a detected object (reprocessing does not bring it back)',
-    params: z.object({ objectId: z.string() }),
+    params: objectParams,
     responses: { 404: 'not found' },
     handle: ({ services, principal, params }) => deleteObject(services, principal, params.objectId),
   }),

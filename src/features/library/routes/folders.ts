@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { createFolder, deleteFolder, getFolder, updateFolder } from '../folders.js';
 import { defineRoute } from '../../../http/route.js';
+import { renameOrReplaceBody } from './schemas.js';
 
 const folderParams = z.object({ folderId: z.string() });
 
@@ -38,7 +39,7 @@ export const folderRoutes = [
     tag: 'folders',
     summary: 'Rename a folder or replace its metadata',
     params: folderParams,
-    body: z.object({ name: z.string().max(255).optional(), metadata: z.record(z.string(), z.unknown()).optional() }),
+    body: renameOrReplaceBody(255),
     responses: { 400: 'neither name nor metadata', 404: 'not found' },
     handle: async ({ services, principal, params, body }) => ({
       folder: await updateFolder(services, principal, params.folderId, body),

@@ -3,9 +3,9 @@ import { deleteMedia, deleteVersion, getMedia, listVersions, moveMedia, selectVe
 import { presentOne } from '../../kernel/present.js';
 import { addTag, removeTag, renameTagGroup } from '../tags.js';
 import { defineRoute } from '../../../http/route.js';
+import { renameOrReplaceBody } from './schemas.js';
 
 const mediaParams = z.object({ mediaId: z.string() });
-const metadata = z.record(z.string(), z.unknown());
 
 export const mediaRoutes = [
   defineRoute({
@@ -23,7 +23,7 @@ export const mediaRoutes = [
     tag: 'library',
     summary: 'Rename and/or replace the whole metadata document (also renames folders)',
     params: mediaParams,
-    body: z.object({ name: z.string().max(1024).optional(), metadata: metadata.optional() }),
+    body: renameOrReplaceBody(1024),
     responses: { 400: 'neither name nor metadata', 404: 'not found' },
     handle: async ({ services, principal, params, body }) => ({
       media: await presentOne(services, await updateMedia(services, principal, params.mediaId, body)),

@@ -25,7 +25,11 @@ export function candidates(
   const ids: number[] = [];
   const seen = new Set<number>();
   const take = (found: number[]) => {
-    for (const id of found) if (!seen.has(id) && ids.length < want) (seen.add(id), ids.push(id));
+    for (const id of found) {
+      if (seen.has(id) || ids.length >= want) continue;
+      seen.add(id);
+      ids.push(id);
+    }
   };
   const newest = sql.prepared(`SELECT t.rowid FROM ${from} ORDER BY t.rowid DESC LIMIT ?`).pluck();
   // Rows with every word: full matches, all about as good (streamed newest first, stops at the limit).

@@ -84,79 +84,104 @@ export function sqlitePostings(db: Db): PostingsReader {
   );
 
   return (terms, budget, counted, within) => {
-    const only = within ? [JSON.stringify(Array.from(within))] : [];
-    const exact: Database.Statement = within ? exactlyIn : exactly;
-    const begin: Database.Statement = within ? beginningIn : beginning;
+    const statements = within
+      ? { exact: exactlyIn, begin: beginningIn, only: [JSON.stringify(Array.from(within))] }
+      : { exact: exactly, begin: beginning, only: [] };
     if (within) counted = null;
     // Read first (within the budget), then count into arrays sized by what was read.
-    let left = budget;
-    const limit = () => Math.min(left + 1, Number.MAX_SAFE_INTEGER);
-    const read: Array<{ word: number; packed: number[]; exact: boolean | null }> = [];
-    const take = (word: number, packed: number[], exact: boolean | null) => (
-      read.push({ word, packed, exact }),
-      (left -= packed.length) >= 0
-    );
-    for (const [i, t] of terms.entries()) {
-      const { prefix } = t;
-      if (
-        prefix !== null &&
-        !take(i, begin.all(JSON.stringify([...t.exact]), prefix, prefix + MAX_CHAR, ...only, limit()) as number[], null)
-      )
-        return null;
-      for (const term of t.exact) {
-        if (prefix !== null && term.startsWith(prefix)) continue; // read above
-        if (!take(i, exact.all(term, ...only, limit()) as number[], true)) return null;
-      }
+    const read = readWithinBudget(terms, budget, statements);
+    if (!read) return null;
+    const found = countOccurrences(packOccurrences(read, terms.length), terms.length);
+    found.df.forEach((d, i) => counted?.(i, d));
+    return found;
+  };
+}
+
+/** One word's occurrences as read: packed numbers, exact (true), or with the exact bit in each number (null). */
+type ReadPostings = Array<{ word: number; packed: number[]; exact: boolean | null }>;
+
+/** Each word's occurrences, its prefix's first; null as soon as there are more than `budget` in all. */
+function readWithinBudget(
+  terms: PostingTerm[],
+  budget: number,
+  { exact, begin, only }: { exact: Database.Statement; begin: Database.Statement; only: string[] },
+): ReadPostings | null {
+  let left = budget;
+  const limit = () => Math.min(left + 1, Number.MAX_SAFE_INTEGER);
+  const read: ReadPostings = [];
+  const take = (word: number, packed: number[], exact: boolean | null) => {
+    read.push({ word, packed, exact });
+    return (left -= packed.length) >= 0;
+  };
+  for (const [i, t] of terms.entries()) {
+    const { prefix } = t;
+    if (
+      prefix !== null &&
+      !take(i, begin.all(JSON.stringify([...t.exact]), prefix, prefix + MAX_CHAR, ...only, limit()) as number[], null)
+    )
+      return null;
+    for (const term of t.exact) {
+      if (prefix !== null && term.startsWith(prefix)) continue; // read above
+      if (!take(i, exact.all(term, ...only, limit()) as number[], true)) return null;
     }
-    // Every occurrence as one number, (((rowid·8 + column)·words + word)·2 + exact), sorted: rows come out in
-    // rowid order, each row's occurrences together (a typed-array sort is several times cheaper than a Map
-    // entry per occurrence).
-    const words = terms.length;
-    const all = new Float64Array(read.reduce((n, r) => n + r.packed.length, 0));
-    let n = 0;
-    for (const { word, packed, exact } of read) {
-      for (const p of packed) {
-        const isExact = exact ?? p % 2 === 1;
-        const value = exact === null ? Math.floor(p / 2) : p;
-        if (value % 8 === SKIP) continue;
-        all[n++] = (value * words + word) * 2 + (isExact ? 1 : 0);
-      }
+  }
+  return read;
+}
+
+/**
+ * Every occurrence as one number, (((rowid·8 + column)·words + word)·2 + exact), sorted: rows come out in
+ * rowid order, each row's occurrences together (a typed-array sort is several times cheaper than a Map
+ * entry per occurrence). Occurrences in no user column (SKIP) are dropped.
+ */
+function packOccurrences(read: ReadPostings, words: number): Float64Array {
+  const all = new Float64Array(read.reduce((n, r) => n + r.packed.length, 0));
+  let n = 0;
+  for (const { word, packed, exact } of read) {
+    for (const p of packed) {
+      const isExact = exact ?? p % 2 === 1;
+      const value = exact === null ? Math.floor(p / 2) : p;
+      if (value % 8 === SKIP) continue;
+      all[n++] = (value * words + word) * 2 + (isExact ? 1 : 0);
     }
-    const sorted = all.subarray(0, n).sort();
-    // Sized for one row an occurrence (at most), trimmed to the rows found.
-    const ids = new Float64Array(n);
-    const tf = new Uint32Array(n * words);
-    const prefixTf = new Uint32Array(n * words);
-    const fields = new Uint8Array(n);
-    const df = terms.map(() => 0);
-    let slot = -1;
-    for (let j = 0; j < n; j++) {
-      const x = sorted[j];
-      const isExact = x % 2 === 1;
-      const rest = (x - (isExact ? 1 : 0)) / 2;
-      const word = rest % words;
-      const value = (rest - word) / words;
-      const column = value % 8;
-      const rowid = (value - column) / 8;
-      if (slot < 0 || ids[slot] !== rowid) ids[++slot] = rowid;
-      const at = slot * words + word;
-      if (tf[at] === 0 && prefixTf[at] === 0) df[word] += 1;
-      if (isExact) tf[at] += 1;
-      else prefixTf[at] += 1;
-      fields[slot] |= 1 << column;
-    }
-    const rows = slot + 1;
-    const found = ids.subarray(0, rows);
-    df.forEach((d, i) => counted?.(i, d));
-    return {
-      ids: found,
-      slotOf: (rowid) => slotIn(found, rowid),
-      words,
-      tf: tf.subarray(0, rows * words),
-      prefixTf: prefixTf.subarray(0, rows * words),
-      fields: fields.subarray(0, rows),
-      df,
-    };
+  }
+  return all.subarray(0, n).sort();
+}
+
+/** The sorted occurrences counted row by row into flat arrays (see Occurrences). */
+function countOccurrences(sorted: Float64Array, words: number): Occurrences {
+  const n = sorted.length;
+  // Sized for one row an occurrence (at most), trimmed to the rows found.
+  const ids = new Float64Array(n);
+  const tf = new Uint32Array(n * words);
+  const prefixTf = new Uint32Array(n * words);
+  const fields = new Uint8Array(n);
+  const df = new Array<number>(words).fill(0);
+  let slot = -1;
+  for (let j = 0; j < n; j++) {
+    const x = sorted[j];
+    const isExact = x % 2 === 1;
+    const rest = (x - (isExact ? 1 : 0)) / 2;
+    const word = rest % words;
+    const value = (rest - word) / words;
+    const column = value % 8;
+    const rowid = (value - column) / 8;
+    if (slot < 0 || ids[slot] !== rowid) ids[++slot] = rowid;
+    const at = slot * words + word;
+    if (tf[at] === 0 && prefixTf[at] === 0) df[word] += 1;
+    if (isExact) tf[at] += 1;
+    else prefixTf[at] += 1;
+    fields[slot] |= 1 << column;
+  }
+  const rows = slot + 1;
+  const found = ids.subarray(0, rows);
+  return {
+    ids: found,
+    slotOf: (rowid) => slotIn(found, rowid),
+    words,
+    tf: tf.subarray(0, rows * words),
+    prefixTf: prefixTf.subarray(0, rows * words),
+    fields: fields.subarray(0, rows),
+    df,
   };
 }
 

@@ -103,7 +103,8 @@ export function prepareStatements(db: Db): TextIndexStatements {
     firstMatches: db.prepare(`SELECT rowid FROM text_index WHERE text_index MATCH ? LIMIT ?`).pluck(),
     matchCount: db.prepare(`SELECT count(*) FROM text_index WHERE text_index MATCH ?`).pluck(),
     unitRows: db.prepare(
-      `SELECT d.id, d.media_id, d.frame_id FROM json_each(?) j JOIN text_index_docs d ON d.media_id = j.value ->> 0 AND d.frame_id IS j.value ->> 1`,
+      `SELECT d.id, d.media_id, d.frame_id FROM json_each(?) j
+       JOIN text_index_docs d ON d.media_id = j.value ->> 0 AND d.frame_id IS j.value ->> 1`,
     ),
     itemCollections: db.prepare(`SELECT id, dataset_id FROM media WHERE id IN (SELECT value FROM json_each(?))`),
   };

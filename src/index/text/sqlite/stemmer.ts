@@ -40,7 +40,11 @@ export class Stemmer {
   warm(words: Iterable<string>): void {
     const missing: string[] = [];
     const seen = new Set<string>();
-    for (const w of words) if (!this.cache.has(w) && !DIGITS.test(w) && !seen.has(w)) (seen.add(w), missing.push(w));
+    for (const w of words) {
+      if (this.cache.has(w) || DIGITS.test(w) || seen.has(w)) continue;
+      seen.add(w);
+      missing.push(w);
+    }
     if (missing.length === 0) return;
     const db = (this.db ??= this.open());
     const rows = db.transaction(() => {

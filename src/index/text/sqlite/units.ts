@@ -126,9 +126,13 @@ export function analyseOccurrences(
     let slot = occ.slotOf(r.id);
     if (slot < 0 && more) slot = (o = more).slotOf(r.id);
     if (slot < 0) continue;
-    for (let i = 0, at = slot * o.words; i < o.words; i++, at++)
-      ((unit.tf[i] += o.tf[at]), (unit.prefixTf[i] += o.prefixTf[at]));
-    TEXT_FIELDS.forEach((f, i) => o.fields[slot] & (1 << i) && unit.fields.add(f));
+    for (let i = 0, at = slot * o.words; i < o.words; i++, at++) {
+      unit.tf[i] += o.tf[at];
+      unit.prefixTf[i] += o.prefixTf[at];
+    }
+    TEXT_FIELDS.forEach((f, i) => {
+      if (o.fields[slot] & (1 << i)) unit.fields.add(f);
+    });
   }
   if (items.size === 0) return;
   // One collection asked for: every row found is in it (the scope clause, or no other collection exists).

@@ -31,7 +31,10 @@ export async function warmTextIndex(db: Db): Promise<number> {
   // The media index, in key order, by media_id from the last entry read.
   rows += await inSlices(
     db.prepare(
-      `SELECT count(*) AS n, max(media_id) AS last FROM (SELECT media_id FROM text_index_docs INDEXED BY text_index_docs_media WHERE media_id > ? ORDER BY media_id LIMIT ${SLICE})`,
+      `SELECT count(*) AS n, max(media_id) AS last FROM (
+         SELECT media_id FROM text_index_docs INDEXED BY text_index_docs_media
+         WHERE media_id > ? ORDER BY media_id LIMIT ${SLICE}
+       )`,
     ),
     '',
   );

@@ -39,99 +39,125 @@ export function genCodeMirror(
   budgetBytes: number,
 ): GenCodeMirror {
   let reader: VecChunkReader | null | undefined;
-  const readerOf = () => {
-    if (reader === undefined) reader = vecChunkReader(db, table, dims, hasList);
-    return reader;
+  const st: MirrorState = {
+    db,
+    budgetBytes,
+    readerOf: () => {
+      if (reader === undefined) reader = vecChunkReader(db, table, dims, hasList);
+      return reader;
+    },
+    state: 'none',
+    mirror: new BitCodeMirror(dims),
+    dirty: new Set<number>(),
+    reloading: new Set<string>(),
   };
-  let state: 'none' | 'loading' | 'ready' | 'off' = 'none';
-  const mirror = new BitCodeMirror(dims);
-  const dirty = new Set<number>();
-  const reloading = new Set<string>();
-
-  const refreshDirty = (r: VecChunkReader) => {
-    if (dirty.size === 0) return;
-    const ids = [...dirty];
-    dirty.clear();
-    for (const [id, chunk] of r.byIds(ids)) {
-      if (chunk) mirror.put(chunk);
-      else mirror.drop(id);
-    }
-  };
-
-  const reloadGroup = (ds: string, sm: string) => {
-    const key = groupKey(ds, sm);
-    if (reloading.has(key)) return;
-    reloading.add(key);
-    setImmediate(() => {
-      try {
-        const r = readerOf();
-        if (!r || state !== 'ready' || !db.open) return;
-        mirror.dropGroup(ds, sm);
-        for (const c of r.group(ds, sm)) mirror.put(c);
-      } catch {
-        state = 'off'; // a layout surprise: vec0 answers from now on
-      } finally {
-        reloading.delete(key);
-      }
-    });
-  };
-
   return {
-    touched: (rowid) => {
-      if (state !== 'loading' && state !== 'ready') return;
-      const chunk = readerOf()?.chunkOf(rowid);
-      if (chunk !== null && chunk !== undefined) dirty.add(chunk);
-    },
-    load: async () => {
-      if (state !== 'none') return state === 'ready';
-      const r = budgetBytes > 0 ? readerOf() : null;
-      if (!r) {
-        state = 'off';
-        return false;
-      }
-      state = 'loading';
-      try {
-        let after = 0;
-        for (;;) {
-          if (!db.open) return false;
-          const batch = r.after(after, LOAD_BATCH);
-          for (const c of batch) mirror.put(c);
-          if (mirror.size.bytes > budgetBytes) {
-            state = 'off';
-            mirror.clear();
-            return false;
-          }
-          if (batch.length < LOAD_BATCH) break;
-          after = batch[batch.length - 1].id;
-          await turn();
-        }
-        // Chunks written during the load are in `dirty`: the next ready() reads them again.
-        state = 'ready';
-        return true;
-      } catch (err) {
-        state = 'off';
-        if (db.open) throw err;
-        return false;
-      }
-    },
-    ready: (groups) => {
-      if (state !== 'ready') return null;
-      const r = readerOf();
-      if (!r) return null;
-      try {
-        refreshDirty(r);
-      } catch {
-        state = 'off';
-        return null;
-      }
-      let ok = true;
-      for (const g of groups) {
-        if (mirror.rows(g.ds, g.sm) !== g.rows) {
-          ok = false;
-          reloadGroup(g.ds, g.sm);
-        }
-      }
-      return ok ? mirror : null;
-    },
+    touched: (rowid) => touched(st, rowid),
+    load: () => loadAll(st),
+    ready: (groups) => readyFor(st, groups),
   };
+}
+
+/** One generation's mirror and what keeps it in step. */
+interface MirrorState {
+  db: Db;
+  budgetBytes: number;
+  /** The table's chunk reader, made on first use; null when its layout is unknown. */
+  readerOf: () => VecChunkReader | null;
+  state: 'none' | 'loading' | 'ready' | 'off';
+  mirror: BitCodeMirror;
+  /** Chunks written since they were read. */
+  dirty: Set<number>;
+  /** Groups being reloaded in the background. */
+  reloading: Set<string>;
+}
+
+function touched(st: MirrorState, rowid: number): void {
+  if (st.state !== 'loading' && st.state !== 'ready') return;
+  const chunk = st.readerOf()?.chunkOf(rowid);
+  if (chunk !== null && chunk !== undefined) st.dirty.add(chunk);
+}
+
+async function loadAll(st: MirrorState): Promise<boolean> {
+  const { db, mirror, budgetBytes } = st;
+  if (st.state !== 'none') return st.state === 'ready';
+  const r = budgetBytes > 0 ? st.readerOf() : null;
+  if (!r) {
+    st.state = 'off';
+    return false;
+  }
+  st.state = 'loading';
+  try {
+    let after = 0;
+    for (;;) {
+      if (!db.open) return false;
+      const batch = r.after(after, LOAD_BATCH);
+      for (const c of batch) mirror.put(c);
+      if (mirror.size.bytes > budgetBytes) {
+        st.state = 'off';
+        mirror.clear();
+        return false;
+      }
+      if (batch.length < LOAD_BATCH) break;
+      after = batch[batch.length - 1].id;
+      await turn();
+    }
+    // Chunks written during the load are in `dirty`: the next ready() reads them again.
+    st.state = 'ready';
+    return true;
+  } catch (err) {
+    st.state = 'off';
+    if (db.open) throw err;
+    return false;
+  }
+}
+
+function readyFor(st: MirrorState, groups: Array<{ ds: string; sm: string; rows: number }>): BitCodeMirror | null {
+  if (st.state !== 'ready') return null;
+  const r = st.readerOf();
+  if (!r) return null;
+  try {
+    refreshDirty(st, r);
+  } catch {
+    st.state = 'off';
+    return null;
+  }
+  let ok = true;
+  for (const g of groups) {
+    if (st.mirror.rows(g.ds, g.sm) !== g.rows) {
+      ok = false;
+      reloadGroup(st, g.ds, g.sm);
+    }
+  }
+  return ok ? st.mirror : null;
+}
+
+/** Reads the chunks written since they were read again. */
+function refreshDirty(st: MirrorState, r: VecChunkReader): void {
+  if (st.dirty.size === 0) return;
+  const ids = [...st.dirty];
+  st.dirty.clear();
+  for (const [id, chunk] of r.byIds(ids)) {
+    if (chunk) st.mirror.put(chunk);
+    else st.mirror.drop(id);
+  }
+}
+
+/** Reloads one partition group in the background (once at a time). */
+function reloadGroup(st: MirrorState, ds: string, sm: string): void {
+  const key = groupKey(ds, sm);
+  if (st.reloading.has(key)) return;
+  st.reloading.add(key);
+  setImmediate(() => {
+    try {
+      const r = st.readerOf();
+      if (!r || st.state !== 'ready' || !st.db.open) return;
+      st.mirror.dropGroup(ds, sm);
+      for (const c of r.group(ds, sm)) st.mirror.put(c);
+    } catch {
+      st.state = 'off'; // a layout surprise: vec0 answers from now on
+    } finally {
+      st.reloading.delete(key);
+    }
+  });
 }

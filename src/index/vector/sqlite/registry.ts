@@ -112,9 +112,11 @@ export function createGeneration(
 
 /** The tables of a generation (README.md explains each). */
 function generationDdl(table: string, dims: number): string {
+  const vec0Columns = `dataset_id text partition key, similarity_model text partition key, list integer partition key,
+        embedding bit[${dims}]`;
   return `
-      CREATE VIRTUAL TABLE ${table} USING vec0(dataset_id text partition key, similarity_model text partition key, list integer partition key, embedding bit[${dims}]);
-      CREATE VIRTUAL TABLE ${table}_sample USING vec0(dataset_id text partition key, similarity_model text partition key, list integer partition key, embedding bit[${dims}]);
+      CREATE VIRTUAL TABLE ${table} USING vec0(${vec0Columns});
+      CREATE VIRTUAL TABLE ${table}_sample USING vec0(${vec0Columns});
       CREATE TABLE ${table}_items (
         id               INTEGER PRIMARY KEY AUTOINCREMENT, -- the vec0 rowid; never reused (the cache trusts it)
         object_id        TEXT NOT NULL UNIQUE,
@@ -144,7 +146,7 @@ function generationDdl(table: string, dims: number): string {
 export function dropGeneration(state: VectorIndexState, gen: Generation): void {
   const t = gen.table;
   state.db.exec(
-    `DROP TABLE IF EXISTS ${t}; DROP TABLE IF EXISTS ${t}_sample; DROP TABLE IF EXISTS ${t}_items; DROP TABLE IF EXISTS ${t}_f32; DROP TABLE IF EXISTS ${t}_q8; DROP TABLE IF EXISTS ${t}_lists;`,
+    ['', '_sample', '_items', '_f32', '_q8', '_lists'].map((suffix) => `DROP TABLE IF EXISTS ${t}${suffix};`).join(' '),
   );
   state.db.prepare(`DELETE FROM vector_index_partitions WHERE index_id = ?`).run(gen.id);
   state.db.prepare(`DELETE FROM vector_indexes WHERE id = ?`).run(gen.id);

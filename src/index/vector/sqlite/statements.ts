@@ -32,7 +32,8 @@ export function prepareIndexStatements(db: Db): IndexStatements {
       `SELECT id, model_id, dims, quantizer, center, state, deleted_rows FROM vector_indexes ORDER BY id`,
     ),
     insertGeneration: db.prepare(
-      `INSERT INTO vector_indexes (model_id, dims, quantizer, center, state, created_at, built_at) VALUES (?, ?, 'sign-centered', ?, ?, ?, ?)`,
+      `INSERT INTO vector_indexes (model_id, dims, quantizer, center, state, created_at, built_at)
+       VALUES (?, ?, 'sign-centered', ?, ?, ?, ?)`,
     ),
     addDeleted: db.prepare(`UPDATE vector_indexes SET deleted_rows = deleted_rows + ? WHERE id = ?`),
     bumpPartition: db.prepare(
@@ -62,7 +63,8 @@ export function prepareIndexStatements(db: Db): IndexStatements {
     // The covering index object_embeddings_by_model answers both: counts without reading vectors, and a
     // partition's rows in object id order (random ids: a random sample).
     partitionCounts: db.prepare(
-      `SELECT dataset_id AS ds, similarity_model AS sm, count(*) AS n FROM object_embeddings WHERE model_id = ? GROUP BY similarity_model, dataset_id`,
+      `SELECT dataset_id AS ds, similarity_model AS sm, count(*) AS n FROM object_embeddings
+       WHERE model_id = ? GROUP BY similarity_model, dataset_id`,
     ),
     partitionSample: db
       .prepare(
@@ -200,7 +202,8 @@ export function prepareListStatements(db: Db, t: string): ListStatements {
     knn: db.prepare(`${knnBase} AND list = ?`),
     knnBound: db.prepare(`${knnBase} AND list = ? AND distance <= ?`),
     sampleKnn: db.prepare(
-      `SELECT distance FROM ${t}_sample WHERE embedding MATCH vec_bit(?) AND k = ? AND dataset_id = ? AND similarity_model = ? AND list = ?`,
+      `SELECT distance FROM ${t}_sample
+       WHERE embedding MATCH vec_bit(?) AND k = ? AND dataset_id = ? AND similarity_model = ? AND list = ?`,
     ),
     listRows: db.prepare(`SELECT list, rows FROM ${t}_lists WHERE dataset_id = ? AND similarity_model = ?`),
     centroids: db.prepare(

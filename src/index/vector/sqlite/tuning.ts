@@ -37,7 +37,10 @@ export interface VectorIndexTuning {
   unboundedMaxWork?: number;
   /** Bytes of int8 copies kept in memory (default 2 GiB ≈ 2.7M 768-d vectors). */
   cacheBytes?: number;
-  /** Bytes of 1-bit codes kept in memory for the first pass (default 512 MiB ≈ 5M 768-d rows); a generation that does not fit is searched through vec0. */
+  /**
+   * Bytes of 1-bit codes kept in memory for the first pass (default 512 MiB ≈ 5M 768-d rows); a generation
+   * that does not fit is searched through vec0.
+   */
   codeCacheBytes?: number;
   /** Start loading a generation's codes and int8 copies on its first search (default true). */
   autoWarm?: boolean;
