@@ -58,59 +58,40 @@ export const DTYPE_SUFFIX: Record<Dtype, string> = {
   bnb4: '_bnb4',
 };
 
+/** The configuration files of a transformers.js model, by what it is made of. */
+const TOKENIZER_CONFIGS = ['tokenizer.json', 'tokenizer_config.json'] as const;
+const EMBEDDER_CONFIGS = ['config.json', 'preprocessor_config.json', ...TOKENIZER_CONFIGS] as const;
+const GENERATOR_CONFIGS = [
+  'config.json',
+  'generation_config.json',
+  'preprocessor_config.json',
+  ...TOKENIZER_CONFIGS,
+] as const;
+const IMAGE_TO_IMAGE_CONFIGS = ['config.json', 'preprocessor_config.json'] as const;
+
 /** ONNX parts and which task each architecture serves. */
 export const ARCH_INFO: Record<Arch, { task: Task; parts: readonly string[]; configs: readonly string[] }> = {
-  clip: {
-    task: 'embed',
-    parts: ['vision_model', 'text_model'],
-    configs: ['config.json', 'preprocessor_config.json', 'tokenizer.json', 'tokenizer_config.json'],
-  },
-  siglip: {
-    task: 'embed',
-    parts: ['vision_model', 'text_model'],
-    configs: ['config.json', 'preprocessor_config.json', 'tokenizer.json', 'tokenizer_config.json'],
-  },
-  'vit-gpt2': {
-    task: 'caption',
-    parts: ['encoder_model', 'decoder_model_merged'],
-    configs: [
-      'config.json',
-      'generation_config.json',
-      'preprocessor_config.json',
-      'tokenizer.json',
-      'tokenizer_config.json',
-    ],
-  },
+  clip: { task: 'embed', parts: ['vision_model', 'text_model'], configs: EMBEDDER_CONFIGS },
+  siglip: { task: 'embed', parts: ['vision_model', 'text_model'], configs: EMBEDDER_CONFIGS },
+  'vit-gpt2': { task: 'caption', parts: ['encoder_model', 'decoder_model_merged'], configs: GENERATOR_CONFIGS },
   florence2: {
     task: 'caption',
     parts: ['vision_encoder', 'embed_tokens', 'encoder_model', 'decoder_model_merged'],
-    configs: [
-      'config.json',
-      'generation_config.json',
-      'preprocessor_config.json',
-      'tokenizer.json',
-      'tokenizer_config.json',
-    ],
+    configs: GENERATOR_CONFIGS,
   },
   smolvlm: {
     task: 'prompt',
     parts: ['vision_encoder', 'embed_tokens', 'decoder_model_merged'],
-    configs: [
-      'config.json',
-      'generation_config.json',
-      'preprocessor_config.json',
-      'tokenizer.json',
-      'tokenizer_config.json',
-    ],
+    configs: GENERATOR_CONFIGS,
   },
   yolox: { task: 'detect', parts: [], configs: [] },
   ultraface: { task: 'detect-faces', parts: [], configs: [] },
   sface: { task: 'embed-faces', parts: [], configs: [] },
   ppocr: { task: 'ocr', parts: [], configs: [] },
   // Image-to-image models (src/models/engine/imageToImage.ts): one `model` part, no tokenizer.
-  swin2sr: { task: 'upscale', parts: ['model'], configs: ['config.json', 'preprocessor_config.json'] },
-  modnet: { task: 'remove-background', parts: ['model'], configs: ['config.json', 'preprocessor_config.json'] },
-  birefnet: { task: 'remove-background', parts: ['model'], configs: ['config.json', 'preprocessor_config.json'] },
+  swin2sr: { task: 'upscale', parts: ['model'], configs: IMAGE_TO_IMAGE_CONFIGS },
+  modnet: { task: 'remove-background', parts: ['model'], configs: IMAGE_TO_IMAGE_CONFIGS },
+  birefnet: { task: 'remove-background', parts: ['model'], configs: IMAGE_TO_IMAGE_CONFIGS },
   // Text-to-image (src/models/engine/generate.ts): transformers.js MultiModalityCausalLM's six sessions.
   janus: {
     task: 'generate',
@@ -120,8 +101,7 @@ export const ARCH_INFO: Record<Arch, { task: Task; parts: readonly string[]; con
       'generation_config.json',
       'preprocessor_config.json',
       'processor_config.json',
-      'tokenizer.json',
-      'tokenizer_config.json',
+      ...TOKENIZER_CONFIGS,
     ],
   },
 };
