@@ -16,6 +16,7 @@ import { createWriteStream, existsSync, mkdirSync, renameSync, rmSync } from 'no
 import path from 'node:path';
 import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import { modelFolder, type ModelEntry } from './catalog.js';
 import { expectedChecksum, hashFile, lockKey, readLock, writeLock } from './checksums.js';
 
@@ -96,7 +97,7 @@ async function download(url: URL, tmp: string): Promise<{ sha256: string; bytes:
         done(null, chunk);
       },
     });
-    await pipeline(Readable.fromWeb(res.body as import('node:stream/web').ReadableStream), tap, createWriteStream(tmp));
+    await pipeline(Readable.fromWeb(res.body as WebReadableStream), tap, createWriteStream(tmp));
     return { sha256: hash.digest('hex'), bytes };
   } finally {
     clearTimeout(idle);

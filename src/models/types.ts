@@ -166,7 +166,10 @@ export interface VisionModels {
    * the model is slow on CPU. Runs in its own worker, one at a time; rate_limited when 4 already wait.
    */
   upscale(image: Buffer): Promise<{ image: Buffer; model: string; width: number; height: number } | null>;
-  /** Foreground alpha matte of one image, same width/height as the (EXIF-rotated) input, one 8-bit channel as PNG. Null when no model serves `removeBackground`. */
+  /**
+   * Foreground alpha matte of one image, same width/height as the (EXIF-rotated) input, one 8-bit channel as PNG.
+   * Null when no model serves `removeBackground`.
+   */
   matte(image: Buffer): Promise<{ mask: Buffer; model: string; width: number; height: number } | null>;
   /**
    * Text to image in a dedicated generation worker (its own thread, one image

@@ -16,38 +16,15 @@
  * the bottom and right edges with black, enough to flip the matte there.
  */
 import sharp from 'sharp';
-import { AutoModelForImageSegmentation, AutoProcessor, RawImage } from '@huggingface/transformers';
+import { AutoModelForImageSegmentation, type RawImage } from '@huggingface/transformers';
 import { DomainError } from '../../platform/errors.js';
 import type { ModelEntry } from '../catalog.js';
-import { partBytes, type EngineContext } from './context.js';
+import type { EngineContext } from './context.js';
 import { decodeRgb } from './images.js';
-import type { Loaded } from './registry.js';
-import { SESSION_OPTIONS } from './sessionOptions.js';
-
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-type Any = any;
-interface Matter {
-  model: Any;
-  processor: Any;
-}
+import { loadProcessorModel, type ProcessorModel } from './processorModel.js';
 
 /** Outputs outside [0, 1] by more than this are logits (BiRefNet); MODNet's are already probabilities. */
 const EPSILON = 1e-5;
-
-async function loadMatter(ctx: EngineContext, entry: ModelEntry): Promise<Loaded<Matter>> {
-  const id = ctx.modelId(entry);
-  const dtype = ctx.dtype(entry);
-  const processor = await AutoProcessor.from_pretrained(id);
-  const { value: model, device } = await ctx.devices.load(entry.name, (device) =>
-    AutoModelForImageSegmentation.from_pretrained(id, { dtype, device, session_options: SESSION_OPTIONS }),
-  );
-  return {
-    value: { model, processor },
-    device,
-    bytes: partBytes(ctx, entry, ['model']),
-    dispose: () => model.dispose(),
-  };
-}
 
 /** Width and height of the upright (EXIF-rotated) image, from its header. */
 async function uprightSize(bytes: Uint8Array, maxPixels: number): Promise<{ width: number; height: number }> {
@@ -63,27 +40,33 @@ async function uprightSize(bytes: Uint8Array, maxPixels: number): Promise<{ widt
 
 /** The upright image decoded to RGB (flattened on white) at the size the processor resizes to. */
 async function decodeForModel(
-  m: Matter,
+  matter: ProcessorModel,
   bytes: Uint8Array,
   full: { width: number; height: number },
   maxPixels: number,
 ): Promise<RawImage> {
-  const ip = m.processor.image_processor ?? m.processor;
-  const [width, height] = ip.do_resize
-    ? (ip.get_resize_output_image_size({ size: [full.width, full.height] }, ip.size) as [number, number])
+  const imageProcessor = matter.processor.image_processor ?? matter.processor;
+  const [width, height] = imageProcessor.do_resize
+    ? (imageProcessor.get_resize_output_image_size({ size: [full.width, full.height] }, imageProcessor.size) as [
+        number,
+        number,
+      ])
     : [full.width, full.height];
   return decodeRgb(bytes, maxPixels, { width, height, fit: 'fill', kernel: 'linear' });
 }
 
 /** The model's matte of one image as 8-bit values at the model's resolution. */
-async function runMatte(m: Matter, image: RawImage): Promise<{ data: Uint8Array; width: number; height: number }> {
-  const inputs = await m.processor(image);
-  const { inputNames, outputNames } = m.model.sessions.model as { inputNames: string[]; outputNames: string[] };
+async function runMatte(
+  matter: ProcessorModel,
+  image: RawImage,
+): Promise<{ data: Uint8Array; width: number; height: number }> {
+  const inputs = await matter.processor(image);
+  const { inputNames, outputNames } = matter.model.sessions.model as { inputNames: string[]; outputNames: string[] };
   // MODNet's session input is `input`, BiRefNet's `input_image`: feed pixel_values under the one name it declares.
   const feed = inputNames.includes('pixel_values')
     ? { pixel_values: inputs.pixel_values }
     : { [inputNames[0]]: inputs.pixel_values };
-  const output = (await m.model(feed))[outputNames[0]];
+  const output = (await matter.model(feed))[outputNames[0]];
   if (!output) throw new DomainError('unavailable', `the matting model has no ${outputNames[0]} output`);
   const dims = output.dims as number[];
   const [height, width] = dims.slice(-2);
@@ -107,12 +90,12 @@ export async function matteImages(ctx: EngineContext, entry: ModelEntry, images:
   return ctx.registry.use(
     entry.name,
     'model',
-    () => loadMatter(ctx, entry),
-    async (m) => {
+    () => loadProcessorModel(ctx, entry, AutoModelForImageSegmentation),
+    async (matter) => {
       const result: Uint8Array[] = [];
       for (const bytes of images) {
         const full = await uprightSize(bytes, ctx.maxPixels);
-        const matte = await runMatte(m, await decodeForModel(m, bytes, full, ctx.maxPixels));
+        const matte = await runMatte(matter, await decodeForModel(matter, bytes, full, ctx.maxPixels));
         const png = await sharp(matte.data, { raw: { width: matte.width, height: matte.height, channels: 1 } })
           .resize({ ...full, fit: 'fill', kernel: 'mitchell' })
           .toColourspace('b-w')

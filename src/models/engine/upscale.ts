@@ -18,12 +18,11 @@
  * Lanczos and put back.
  */
 import sharp from 'sharp';
-import { AutoModelForImageToImage, AutoProcessor, RawImage } from '@huggingface/transformers';
+import { AutoModelForImageToImage, RawImage } from '@huggingface/transformers';
 import { DomainError } from '../../platform/errors.js';
 import type { ModelEntry } from '../catalog.js';
-import { partBytes, type EngineContext } from './context.js';
-import type { Loaded } from './registry.js';
-import { SESSION_OPTIONS } from './sessionOptions.js';
+import type { EngineContext } from './context.js';
+import { loadProcessorModel, type ProcessorModel } from './processorModel.js';
 
 /** Input side of one tile, a multiple of the model's window size. */
 export const TILE = 256;
@@ -31,28 +30,6 @@ export const TILE = 256;
 export const OVERLAP = 16;
 /** Smallest side handed to the processor: its symmetric padding needs a few pixels to mirror. */
 const MIN_SIDE = 16;
-
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-type Any = any;
-interface Upscaler {
-  model: Any;
-  processor: Any;
-}
-
-async function loadUpscaler(ctx: EngineContext, entry: ModelEntry): Promise<Loaded<Upscaler>> {
-  const id = ctx.modelId(entry);
-  const dtype = ctx.dtype(entry);
-  const processor = await AutoProcessor.from_pretrained(id);
-  const { value: model, device } = await ctx.devices.load(entry.name, (device) =>
-    AutoModelForImageToImage.from_pretrained(id, { dtype, device, session_options: SESSION_OPTIONS }),
-  );
-  return {
-    value: { model, processor },
-    device,
-    bytes: partBytes(ctx, entry, ['model']),
-    dispose: () => model.dispose(),
-  };
-}
 
 /** Upright RGB pixels (alpha removed, colours as stored) and, when the image has one, its alpha channel. */
 async function decode(
@@ -102,7 +79,7 @@ function region(rgb: Buffer, width: number, height: number, x0: number, y0: numb
 
 /** Runs the model over every tile; returns the upscaled RGB pixels and the scale the model applied. */
 async function upscaleTiles(
-  up: Upscaler,
+  up: ProcessorModel,
   rgb: Buffer,
   width: number,
   height: number,
@@ -160,7 +137,7 @@ export async function upscaleImages(
   return ctx.registry.use(
     entry.name,
     'model',
-    () => loadUpscaler(ctx, entry),
+    () => loadProcessorModel(ctx, entry, AutoModelForImageToImage),
     async (up) => {
       const result: Uint8Array[] = [];
       for (const bytes of images) {

@@ -60,8 +60,15 @@ export function chainWeights(tok: BuiltTokenizer, start: string, end: string, pr
  * present = past ++ zeros for `positions` new steps: [B,H,P+S,Dh]. `like` is
  * any float tensor [B,S]; only its shape matters.
  */
-export function zeroCache(g: GraphBuilder, past: string | null, like: string, heads: number, headDim: number): string {
-  const shape = g.op('Unsqueeze', [g.op('Mul', [like, g.scalar(0)]), g.int64Tensor([1, 3])]); // [B,1,S,1]
-  const zeros = g.op('Mul', [shape, g.floatTensor(new Float32Array(heads * headDim), [1, heads, 1, headDim])]);
-  return past ? g.op('Concat', [past, zeros], { axis: 2 }) : zeros;
+export function zeroCache(
+  graph: GraphBuilder,
+  past: string | null,
+  like: string,
+  heads: number,
+  headDim: number,
+): string {
+  const shape = graph.op('Unsqueeze', [graph.op('Mul', [like, graph.scalar(0)]), graph.int64Tensor([1, 3])]); // [B,1,S,1]
+  const zeroBlock = graph.floatTensor(new Float32Array(heads * headDim), [1, heads, 1, headDim]);
+  const zeros = graph.op('Mul', [shape, zeroBlock]);
+  return past ? graph.op('Concat', [past, zeros], { axis: 2 }) : zeros;
 }

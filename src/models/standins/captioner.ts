@@ -15,10 +15,10 @@
  * builds the empty cache.
  */
 import { GraphBuilder } from './onnx/graphBuilder.js';
-import { CAPTION_PIECES, chainWeights, zeroCache } from './captionChain.js';
+import { CAPTION_PIECES, chainWeights, zeroCache, type ChainWeights } from './captionChain.js';
 import { COLOURS, colourHistogram } from './colours.js';
 import type { StandinFiles } from './embedder.js';
-import { buildByteLevelBpe } from './tokenizer.js';
+import { buildByteLevelBpe, type BuiltTokenizer } from './tokenizer.js';
 
 const EOS = '<|endoftext|>';
 const HEADS = 2;
@@ -26,42 +26,54 @@ const HEAD_DIM = 4;
 const MEAN = [0.5, 0.5, 0.5];
 const STD = [0.5, 0.5, 0.5];
 
-export function captionerStandinFiles(): StandinFiles {
-  const C = COLOURS.length;
-  const tok = buildByteLevelBpe({ pieces: CAPTION_PIECES, specials: [EOS], addPrefixSpace: false, lowercase: false });
-  const V = tok.vocab.size;
-  const eos = tok.idOf(EOS);
-  const chain = chainWeights(tok, EOS, EOS);
+const COLOUR_COUNT = COLOURS.length;
 
-  // ---- encoder: colour histogram as a one-token hidden state
-  const e = new GraphBuilder('encoder_model');
-  const pixels = e.input('pixel_values', 'float32', ['batch_size', 3, 224, 224]);
-  const hidden = e.op('Reshape', [colourHistogram(e, pixels, MEAN, STD), e.int64Tensor([0, 1, C])]);
-  e.output(hidden, 'last_hidden_state', 'float32', ['batch_size', 1, C]);
-
-  // ---- decoder
-  const d = new GraphBuilder('decoder_model_merged');
-  const ids = d.input('input_ids', 'int64', ['batch_size', 'decoder_sequence_length']);
-  const enc = d.input('encoder_hidden_states', 'float32', ['batch_size', 'encoder_sequence_length', C]);
-  const pastDims = ['batch_size', HEADS, 'past_decoder_sequence_length', HEAD_DIM];
-  const pastKey = d.input('past_key_values.0.key', 'float32', pastDims);
-  const pastValue = d.input('past_key_values.0.value', 'float32', pastDims);
-  d.input('use_cache_branch', 'bool', [1]); // declared like the real merged decoder; unused here
-
-  const base = d.op('Gather', [d.floatTensor(chain.transitions, [V, V]), ids], { axis: 0 }); // [B,S,V]
-  const pooled = d.op('ReduceMean', [enc], { axes: [1], keepdims: 1 }); // [B,1,C] (axes is an attribute up to opset 17)
-  const colourLogits = d.op('Add', [
-    d.op('MatMul', [pooled, d.floatTensor(chain.colourWeight, [C, V])]),
-    d.floatTensor(chain.colourBias, [V]),
+/** encoder_model: the colour histogram as a one-token hidden state. */
+function encoder(): Uint8Array {
+  const graph = new GraphBuilder('encoder_model');
+  const pixels = graph.input('pixel_values', 'float32', ['batch_size', 3, 224, 224]);
+  const hidden = graph.op('Reshape', [
+    colourHistogram(graph, pixels, MEAN, STD),
+    graph.int64Tensor([0, 1, COLOUR_COUNT]),
   ]);
-  const afterA = d.op('Cast', [d.op('Equal', [ids, d.int64Tensor([chain.trigger], [])])], { to: 1 }); // [B,S] float
-  const logits = d.op('Add', [base, d.op('Mul', [d.op('Unsqueeze', [afterA, d.int64Tensor([2])]), colourLogits])]);
-  d.output(logits, 'logits', 'float32', ['batch_size', 'decoder_sequence_length', V]);
-  const presentDims = ['batch_size', HEADS, 'present_sequence_length', HEAD_DIM];
-  d.output(zeroCache(d, pastKey, afterA, HEADS, HEAD_DIM), 'present.0.key', 'float32', presentDims);
-  d.output(zeroCache(d, pastValue, afterA, HEADS, HEAD_DIM), 'present.0.value', 'float32', presentDims);
+  graph.output(hidden, 'last_hidden_state', 'float32', ['batch_size', 1, COLOUR_COUNT]);
+  return graph.toModel({ docString: 'stand-in vit encoder (colour histogram)' });
+}
 
-  const json = (o: unknown) => JSON.stringify(o, null, 2);
+/** decoder_model_merged: the caption chain, with a key/value cache of zeros. */
+function decoder(vocab: number, chain: ChainWeights): Uint8Array {
+  const graph = new GraphBuilder('decoder_model_merged');
+  const ids = graph.input('input_ids', 'int64', ['batch_size', 'decoder_sequence_length']);
+  const enc = graph.input('encoder_hidden_states', 'float32', ['batch_size', 'encoder_sequence_length', COLOUR_COUNT]);
+  const pastDims = ['batch_size', HEADS, 'past_decoder_sequence_length', HEAD_DIM];
+  const pastKey = graph.input('past_key_values.0.key', 'float32', pastDims);
+  const pastValue = graph.input('past_key_values.0.value', 'float32', pastDims);
+  graph.input('use_cache_branch', 'bool', [1]); // declared like the real merged decoder; unused here
+
+  const base = graph.op('Gather', [graph.floatTensor(chain.transitions, [vocab, vocab]), ids], { axis: 0 }); // [B,S,V]
+  // [B,1,C] (axes is an attribute up to opset 17)
+  const pooled = graph.op('ReduceMean', [enc], { axes: [1], keepdims: 1 });
+  const colourLogits = graph.op('Add', [
+    graph.op('MatMul', [pooled, graph.floatTensor(chain.colourWeight, [COLOUR_COUNT, vocab])]),
+    graph.floatTensor(chain.colourBias, [vocab]),
+  ]);
+  const isTrigger = graph.op('Equal', [ids, graph.int64Tensor([chain.trigger], [])]);
+  const afterA = graph.op('Cast', [isTrigger], { to: 1 }); // [B,S] float
+  const gate = graph.op('Unsqueeze', [afterA, graph.int64Tensor([2])]);
+  const logits = graph.op('Add', [base, graph.op('Mul', [gate, colourLogits])]);
+  graph.output(logits, 'logits', 'float32', ['batch_size', 'decoder_sequence_length', vocab]);
+  const presentDims = ['batch_size', HEADS, 'present_sequence_length', HEAD_DIM];
+  graph.output(zeroCache(graph, pastKey, afterA, HEADS, HEAD_DIM), 'present.0.key', 'float32', presentDims);
+  graph.output(zeroCache(graph, pastValue, afterA, HEADS, HEAD_DIM), 'present.0.value', 'float32', presentDims);
+  return graph.toModel({ docString: 'stand-in gpt2 decoder (colour caption chain)' });
+}
+
+const json = (value: unknown) => JSON.stringify(value, null, 2);
+
+/** The JSON files: model, generation, processor and tokenizer configurations, and the tokenizer. */
+function captionerJsonFiles(tok: BuiltTokenizer): StandinFiles {
+  const eos = tok.idOf(EOS);
+  const vocab = tok.vocab.size;
   const files: StandinFiles = new Map();
   const special = { decoder_start_token_id: eos, bos_token_id: eos, eos_token_id: eos, pad_token_id: eos };
   files.set(
@@ -71,13 +83,13 @@ export function captionerStandinFiles(): StandinFiles {
       model_type: 'vision-encoder-decoder',
       is_encoder_decoder: true,
       ...special,
-      encoder: { model_type: 'vit', hidden_size: C, image_size: 224, patch_size: 16, num_channels: 3 },
+      encoder: { model_type: 'vit', hidden_size: COLOUR_COUNT, image_size: 224, patch_size: 16, num_channels: 3 },
       decoder: {
         model_type: 'gpt2',
         n_layer: 1,
         n_head: HEADS,
         n_embd: HEADS * HEAD_DIM,
-        vocab_size: V,
+        vocab_size: vocab,
         add_cross_attention: true,
         is_decoder: true,
         bos_token_id: eos,
@@ -113,7 +125,13 @@ export function captionerStandinFiles(): StandinFiles {
       add_prefix_space: false,
     }),
   );
-  files.set('onnx/encoder_model.onnx', e.toModel({ docString: 'stand-in vit encoder (colour histogram)' }));
-  files.set('onnx/decoder_model_merged.onnx', d.toModel({ docString: 'stand-in gpt2 decoder (colour caption chain)' }));
+  return files;
+}
+
+export function captionerStandinFiles(): StandinFiles {
+  const tok = buildByteLevelBpe({ pieces: CAPTION_PIECES, specials: [EOS], addPrefixSpace: false, lowercase: false });
+  const files = captionerJsonFiles(tok);
+  files.set('onnx/encoder_model.onnx', encoder());
+  files.set('onnx/decoder_model_merged.onnx', decoder(tok.vocab.size, chainWeights(tok, EOS, EOS)));
   return files;
 }

@@ -16,10 +16,10 @@
  * code path is the same).
  */
 import { GraphBuilder } from './onnx/graphBuilder.js';
-import { CAPTION_PIECES, chainWeights, zeroCache } from './captionChain.js';
+import { CAPTION_PIECES, chainWeights, zeroCache, type ChainWeights } from './captionChain.js';
 import { COLOURS, colourHistogram } from './colours.js';
 import type { StandinFiles } from './embedder.js';
-import { buildByteLevelBpe } from './tokenizer.js';
+import { buildByteLevelBpe, type BuiltTokenizer } from './tokenizer.js';
 
 const HEADS = 2;
 const HEAD_DIM = 4;
@@ -42,56 +42,68 @@ const POST_PROCESSING: Record<string, string> = {
   '<OD>': 'description_with_bboxes',
 };
 
-export function florence2StandinFiles(): StandinFiles {
-  const C = COLOURS.length;
-  const tok = buildByteLevelBpe({
-    pieces: CAPTION_PIECES,
-    specials: ['<s>', '<pad>', '</s>', '<unk>'],
-    addPrefixSpace: false,
-    lowercase: false,
-    wrap: { before: '<s>', after: '</s>' },
-  });
-  const V = tok.vocab.size;
-  const E = V + C; // one-hot token part, then the colour histogram part
-  const id = (t: string) => tok.idOf(t);
-  const chain = chainWeights(tok, '</s>', '</s>', ['<s>']);
+const COLOUR_COUNT = COLOURS.length;
 
-  // ---- vision encoder: histogram placed in dims V..V+C of one feature token
-  const vis = new GraphBuilder('vision_encoder');
-  const pixels = vis.input('pixel_values', 'float32', ['batch_size', 3, SIDE, SIDE]);
-  const hist = vis.op('Reshape', [colourHistogram(vis, pixels, MEAN, STD), vis.int64Tensor([0, 1, C])]);
-  const place = new Float32Array(C * E);
-  for (let c = 0; c < C; c++) place[c * E + V + c] = 1;
-  vis.output(vis.op('MatMul', [hist, vis.floatTensor(place, [C, E])]), 'image_features', 'float32', [
-    'batch_size',
-    1,
-    E,
+/**
+ * The sizes of the embedding space: `vocab` one-hot token dims, then the
+ * colour histogram's dims (`width` = vocab + colours).
+ */
+interface Dims {
+  vocab: number;
+  width: number;
+}
+
+/** vision_encoder: the histogram placed in dims vocab..vocab+colours of one feature token. */
+function visionEncoder({ vocab, width }: Dims): Uint8Array {
+  const graph = new GraphBuilder('vision_encoder');
+  const pixels = graph.input('pixel_values', 'float32', ['batch_size', 3, SIDE, SIDE]);
+  const hist = graph.op('Reshape', [
+    colourHistogram(graph, pixels, MEAN, STD),
+    graph.int64Tensor([0, 1, COLOUR_COUNT]),
   ]);
+  const place = new Float32Array(COLOUR_COUNT * width);
+  for (let colour = 0; colour < COLOUR_COUNT; colour++) place[colour * width + vocab + colour] = 1;
+  graph.output(
+    graph.op('MatMul', [hist, graph.floatTensor(place, [COLOUR_COUNT, width])]),
+    'image_features',
+    'float32',
+    ['batch_size', 1, width],
+  );
+  return graph.toModel({ docString: 'stand-in Florence-2 vision encoder (colour histogram)' });
+}
 
-  // ---- token embeddings: one-hot
-  const emb = new GraphBuilder('embed_tokens');
-  const ids = emb.input('input_ids', 'int64', ['batch_size', 'sequence_length']);
-  const eye = new Float32Array(V * E);
-  for (let i = 0; i < V; i++) eye[i * E + i] = 1;
-  emb.output(emb.op('Gather', [emb.floatTensor(eye, [V, E]), ids], { axis: 0 }), 'inputs_embeds', 'float32', [
-    'batch_size',
-    'sequence_length',
-    E,
-  ]);
+/** embed_tokens: one-hot. */
+function embedTokens({ vocab, width }: Dims): Uint8Array {
+  const graph = new GraphBuilder('embed_tokens');
+  const ids = graph.input('input_ids', 'int64', ['batch_size', 'sequence_length']);
+  const eye = new Float32Array(vocab * width);
+  for (let i = 0; i < vocab; i++) eye[i * width + i] = 1;
+  graph.output(
+    graph.op('Gather', [graph.floatTensor(eye, [vocab, width]), ids], { axis: 0 }),
+    'inputs_embeds',
+    'float32',
+    ['batch_size', 'sequence_length', width],
+  );
+  return graph.toModel({ docString: 'stand-in Florence-2 token embeddings (one-hot)' });
+}
 
-  // ---- text encoder: identity (the decoder reads the histogram straight from it)
-  const encG = new GraphBuilder('encoder_model');
-  const encIn = encG.input('inputs_embeds', 'float32', ['batch_size', 'encoder_sequence_length', E]);
-  encG.input('attention_mask', 'int64', ['batch_size', 'encoder_sequence_length']);
-  encG.output(encIn, 'last_hidden_state', 'float32', ['batch_size', 'encoder_sequence_length', E]);
+/** encoder_model: identity (the decoder reads the histogram straight from it). */
+function textEncoder({ width }: Dims): Uint8Array {
+  const graph = new GraphBuilder('encoder_model');
+  const embeds = graph.input('inputs_embeds', 'float32', ['batch_size', 'encoder_sequence_length', width]);
+  graph.input('attention_mask', 'int64', ['batch_size', 'encoder_sequence_length']);
+  graph.output(embeds, 'last_hidden_state', 'float32', ['batch_size', 'encoder_sequence_length', width]);
+  return graph.toModel({ docString: 'stand-in Florence-2 text encoder (identity)' });
+}
 
-  // ---- decoder
-  const d = new GraphBuilder('decoder_model_merged');
-  const x = d.input('inputs_embeds', 'float32', ['batch_size', 'decoder_sequence_length', E]);
-  d.input('encoder_attention_mask', 'int64', ['batch_size', 'encoder_sequence_length']);
-  const enc = d.input('encoder_hidden_states', 'float32', ['batch_size', 'encoder_sequence_length', E]);
+/** decoder_model_merged: the caption chain, with decoder and encoder caches of zeros. */
+function decoder({ vocab, width }: Dims, chain: ChainWeights): Uint8Array {
+  const graph = new GraphBuilder('decoder_model_merged');
+  const embeds = graph.input('inputs_embeds', 'float32', ['batch_size', 'decoder_sequence_length', width]);
+  graph.input('encoder_attention_mask', 'int64', ['batch_size', 'encoder_sequence_length']);
+  const enc = graph.input('encoder_hidden_states', 'float32', ['batch_size', 'encoder_sequence_length', width]);
   const past = (kind: string, part: string) =>
-    d.input(`past_key_values.0.${kind}.${part}`, 'float32', [
+    graph.input(`past_key_values.0.${kind}.${part}`, 'float32', [
       'batch_size',
       HEADS,
       `past_${kind}_sequence_length`,
@@ -100,37 +112,48 @@ export function florence2StandinFiles(): StandinFiles {
   const pastDecoder = { key: past('decoder', 'key'), value: past('decoder', 'value') };
   past('encoder', 'key');
   past('encoder', 'value');
-  d.input('use_cache_branch', 'bool', [1]);
+  graph.input('use_cache_branch', 'bool', [1]);
 
-  const transitions = new Float32Array(E * V); // rows V..E (colour dims) stay zero
+  const transitions = new Float32Array(width * vocab); // rows vocab..width (colour dims) stay zero
   transitions.set(chain.transitions);
-  const base = d.op('MatMul', [x, d.floatTensor(transitions, [E, V])]); // [B,S,V]
-  const colourWeight = new Float32Array(E * V);
-  colourWeight.set(chain.colourWeight, V * V); // histogram rows
-  const colourSum = d.op('ReduceSum', [enc, d.int64Tensor([1])], { keepdims: 1 }); // [B,1,E]
-  const colourLogits = d.op('Add', [
-    d.op('MatMul', [colourSum, d.floatTensor(colourWeight, [E, V])]),
-    d.floatTensor(chain.colourBias, [V]),
+  const base = graph.op('MatMul', [embeds, graph.floatTensor(transitions, [width, vocab])]); // [B,S,V]
+  const colourWeight = new Float32Array(width * vocab);
+  colourWeight.set(chain.colourWeight, vocab * vocab); // histogram rows
+  const colourSum = graph.op('ReduceSum', [enc, graph.int64Tensor([1])], { keepdims: 1 }); // [B,1,E]
+  const colourLogits = graph.op('Add', [
+    graph.op('MatMul', [colourSum, graph.floatTensor(colourWeight, [width, vocab])]),
+    graph.floatTensor(chain.colourBias, [vocab]),
   ]);
-  const afterA = d.op('Gather', [x, d.int64Tensor([chain.trigger], [])], { axis: 2 }); // [B,S]
-  const logits = d.op('Add', [base, d.op('Mul', [d.op('Unsqueeze', [afterA, d.int64Tensor([2])]), colourLogits])]);
-  d.output(logits, 'logits', 'float32', ['batch_size', 'decoder_sequence_length', V]);
+  const afterA = graph.op('Gather', [embeds, graph.int64Tensor([chain.trigger], [])], { axis: 2 }); // [B,S]
+  const gate = graph.op('Unsqueeze', [afterA, graph.int64Tensor([2])]);
+  const logits = graph.op('Add', [base, graph.op('Mul', [gate, colourLogits])]);
+  graph.output(logits, 'logits', 'float32', ['batch_size', 'decoder_sequence_length', vocab]);
   const decDims = ['batch_size', HEADS, 'present_decoder_sequence_length', HEAD_DIM];
-  d.output(zeroCache(d, pastDecoder.key, afterA, HEADS, HEAD_DIM), 'present.0.decoder.key', 'float32', decDims);
-  d.output(zeroCache(d, pastDecoder.value, afterA, HEADS, HEAD_DIM), 'present.0.decoder.value', 'float32', decDims);
+  graph.output(zeroCache(graph, pastDecoder.key, afterA, HEADS, HEAD_DIM), 'present.0.decoder.key', 'float32', decDims);
+  graph.output(
+    zeroCache(graph, pastDecoder.value, afterA, HEADS, HEAD_DIM),
+    'present.0.decoder.value',
+    'float32',
+    decDims,
+  );
   // The encoder cache is computed once, at the first step; later steps reuse the past one.
-  const encPositions = d.op('ReduceSum', [enc, d.int64Tensor([2])], { keepdims: 0 }); // [B,N]
+  const encPositions = graph.op('ReduceSum', [enc, graph.int64Tensor([2])], { keepdims: 0 }); // [B,N]
   const encDims = ['batch_size', HEADS, 'encoder_sequence_length_out', HEAD_DIM];
-  d.output(zeroCache(d, null, encPositions, HEADS, HEAD_DIM), 'present.0.encoder.key', 'float32', encDims);
-  d.output(zeroCache(d, null, encPositions, HEADS, HEAD_DIM), 'present.0.encoder.value', 'float32', encDims);
+  graph.output(zeroCache(graph, null, encPositions, HEADS, HEAD_DIM), 'present.0.encoder.key', 'float32', encDims);
+  graph.output(zeroCache(graph, null, encPositions, HEADS, HEAD_DIM), 'present.0.encoder.value', 'float32', encDims);
+  return graph.toModel({ docString: 'stand-in Florence-2 decoder (colour caption chain)' });
+}
 
+const json = (value: unknown) => JSON.stringify(value, null, 2);
+
+/** The JSON files: model, generation, processor and tokenizer configurations, and the tokenizer. */
+function florence2JsonFiles(tok: BuiltTokenizer, { vocab, width }: Dims): StandinFiles {
   const special = {
-    bos_token_id: id('<s>'),
-    pad_token_id: id('<pad>'),
-    eos_token_id: id('</s>'),
-    decoder_start_token_id: id('</s>'),
+    bos_token_id: tok.idOf('<s>'),
+    pad_token_id: tok.idOf('<pad>'),
+    eos_token_id: tok.idOf('</s>'),
+    decoder_start_token_id: tok.idOf('</s>'),
   };
-  const json = (o: unknown) => JSON.stringify(o, null, 2);
   const files: StandinFiles = new Map();
   files.set(
     'config.json',
@@ -139,19 +162,19 @@ export function florence2StandinFiles(): StandinFiles {
       model_type: 'florence2',
       is_encoder_decoder: true,
       ...special,
-      projection_dim: E,
+      projection_dim: width,
       text_config: {
         model_type: 'florence2_language',
         is_encoder_decoder: true,
-        d_model: E,
+        d_model: width,
         encoder_layers: 1,
         decoder_layers: 1,
         encoder_attention_heads: HEADS,
         decoder_attention_heads: HEADS,
-        vocab_size: V,
+        vocab_size: vocab,
         ...special,
       },
-      vision_config: { model_type: 'davit', projection_dim: E },
+      vision_config: { model_type: 'davit', projection_dim: width },
     }),
   );
   files.set('generation_config.json', json({ ...special, max_length: 64 }));
@@ -188,15 +211,23 @@ export function florence2StandinFiles(): StandinFiles {
       add_prefix_space: false,
     }),
   );
-  files.set(
-    'onnx/vision_encoder.onnx',
-    vis.toModel({ docString: 'stand-in Florence-2 vision encoder (colour histogram)' }),
-  );
-  files.set('onnx/embed_tokens.onnx', emb.toModel({ docString: 'stand-in Florence-2 token embeddings (one-hot)' }));
-  files.set('onnx/encoder_model.onnx', encG.toModel({ docString: 'stand-in Florence-2 text encoder (identity)' }));
-  files.set(
-    'onnx/decoder_model_merged.onnx',
-    d.toModel({ docString: 'stand-in Florence-2 decoder (colour caption chain)' }),
-  );
+  return files;
+}
+
+export function florence2StandinFiles(): StandinFiles {
+  const tok = buildByteLevelBpe({
+    pieces: CAPTION_PIECES,
+    specials: ['<s>', '<pad>', '</s>', '<unk>'],
+    addPrefixSpace: false,
+    lowercase: false,
+    wrap: { before: '<s>', after: '</s>' },
+  });
+  // One-hot token part, then the colour histogram part.
+  const dims: Dims = { vocab: tok.vocab.size, width: tok.vocab.size + COLOUR_COUNT };
+  const files = florence2JsonFiles(tok, dims);
+  files.set('onnx/vision_encoder.onnx', visionEncoder(dims));
+  files.set('onnx/embed_tokens.onnx', embedTokens(dims));
+  files.set('onnx/encoder_model.onnx', textEncoder(dims));
+  files.set('onnx/decoder_model_merged.onnx', decoder(dims, chainWeights(tok, '</s>', '</s>', ['<s>'])));
   return files;
 }

@@ -25,7 +25,7 @@ import * as ort from 'onnxruntime-node';
 import sharp from 'sharp';
 import type { Detection, RawImage } from './types.js';
 import { toRawImage } from './rawImage.js';
-import { openModel } from './session.js';
+import { openModel, sessionLifetime } from './session.js';
 import { normalize } from '../../index/vector/math.js';
 
 /** Catalog name of the model; the embedder's modelId is `<name>:<first 12 hex of the file's sha256>`. */
@@ -138,7 +138,7 @@ export async function loadFaceEmbedder(opts: FaceEmbedderOptions): Promise<FaceE
   const bgr = opts.channelOrder === 'bgr';
   const plane = FACE_SIZE * FACE_SIZE;
   const stats: FaceEmbedderTimings = { images: 0, faces: 0, preprocessMs: 0, inferenceMs: 0 };
-  let closed = false;
+  const lifetime = sessionLifetime(`face embedder ${modelId} is closed`, [session]);
 
   async function embedOne(img: RawImage, box: Detection['box']): Promise<Float32Array> {
     let t = performance.now();
@@ -165,7 +165,7 @@ export async function loadFaceEmbedder(opts: FaceEmbedderOptions): Promise<FaceE
     modelId,
     dims,
     async embed(image, faces) {
-      if (closed) throw new Error(`face embedder ${modelId} is closed`);
+      lifetime.assertOpen();
       stats.images++;
       if (faces.length === 0) return [];
       const t = performance.now();
@@ -178,11 +178,7 @@ export async function loadFaceEmbedder(opts: FaceEmbedderOptions): Promise<FaceE
     timings() {
       return { ...stats };
     },
-    async close() {
-      if (closed) return;
-      closed = true;
-      await session.release();
-    },
+    close: lifetime.close,
   };
 }
 

@@ -32,3 +32,28 @@ export async function openModel(
   });
   return { modelId, session };
 }
+
+/** The open/closed state of a runner holding onnxruntime sessions. */
+export interface SessionLifetime {
+  /** Throws `closedMessage` once close() has been called. */
+  assertOpen(): void;
+  /** Releases the sessions, once; later calls do nothing. */
+  close(): Promise<void>;
+}
+
+export function sessionLifetime(
+  closedMessage: string,
+  sessions: readonly (ort.InferenceSession | null)[],
+): SessionLifetime {
+  let closed = false;
+  return {
+    assertOpen() {
+      if (closed) throw new Error(closedMessage);
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      await Promise.all(sessions.map((session) => session?.release()));
+    },
+  };
+}
