@@ -19,43 +19,10 @@
  */
 import { randomBytes } from 'node:crypto';
 import os from 'node:os';
-import { DomainError } from '../platform/errors.js';
 import type { Logger } from '../platform/logger.js';
+import { backoffDelay, isPermanent, JobAbort, PermanentJobError, type BackoffOptions } from './failures.js';
+import type { HandlerOptions, JobContext, JobHandler } from './handler.js';
 import type { Job, JobStore } from './types.js';
-
-export interface JobContext {
-  /**
-   * Aborted when the handler should stop: the lease was lost (expired and
-   * reclaimed elsewhere, or the job was cancelled), the runner is shutting down
-   * and the grace period ran out, or the type's timeout passed. `signal.reason`
-   * is a JobAbort saying which.
-   */
-  signal: AbortSignal;
-  /** Extends the lease now (the runner also does every leaseMs / 3); false when the lease was lost. */
-  heartbeat(): Promise<boolean>;
-  /** Stores progress on the job (visible in listings) and logs it, at most every few seconds at info level. */
-  progress(progress: unknown): Promise<void>;
-  /** Bound to the job: jobId, jobType, attempt. */
-  logger: Logger;
-}
-
-export type JobHandler<T> = (job: Job<T>, ctx: JobContext) => Promise<void>;
-
-export interface HandlerOptions<T> {
-  /** Validates the stored payload before the handler sees it; a throw fails the job for good. */
-  parse?: (payload: unknown) => T;
-  /** Aborts the handler after this long (counts as a retryable failure). */
-  timeoutMs?: number;
-}
-
-export interface BackoffOptions {
-  /** Delay before the 2nd attempt; doubles per attempt. Default 2 s. */
-  baseMs?: number;
-  /** Cap. Default 10 min. */
-  maxMs?: number;
-  /** ± this fraction of random spread, 0..1. Default 0.2. */
-  jitter?: number;
-}
 
 export interface JobRunnerOptions {
   store: JobStore;
@@ -70,46 +37,6 @@ export interface JobRunnerOptions {
   backoff?: BackoffOptions | ((attempt: number) => number);
   /** A fixed prefix for lease owners (default host:pid:random); a fresh suffix is added per claim. */
   ownerId?: string;
-}
-
-/** Why a handler's signal was aborted. */
-export class JobAbort extends Error {
-  constructor(
-    readonly why: 'lease_lost' | 'shutdown' | 'timeout',
-    message: string,
-  ) {
-    super(message);
-    this.name = 'JobAbort';
-  }
-}
-
-/** Throw (or wrap a cause in) this to fail a job at once, without retries. */
-export class PermanentJobError extends Error {
-  readonly permanent = true;
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.name = 'PermanentJobError';
-  }
-}
-
-const PERMANENT_CODES = new Set(['unprocessable', 'invalid_input', 'unsupported_media']);
-
-/**
- * Errors that retrying can't fix: anything with `permanent === true`, and
- * DomainErrors coded unprocessable, invalid_input or unsupported_media.
- */
-export function isPermanent(err: unknown): boolean {
-  if (err instanceof DomainError) return PERMANENT_CODES.has(err.code);
-  return typeof err === 'object' && err !== null && (err as { permanent?: unknown }).permanent === true;
-}
-
-/** Exponential: baseMs × 2^(attempt − 1), capped at maxMs, spread by ± jitter. */
-export function backoffDelay(attempt: number, opts: BackoffOptions = {}, random: () => number = Math.random): number {
-  const base = opts.baseMs ?? 2_000;
-  const max = opts.maxMs ?? 600_000;
-  const jitter = Math.min(1, Math.max(0, opts.jitter ?? 0.2));
-  const raw = Math.min(max, base * 2 ** Math.max(0, attempt - 1));
-  return Math.max(0, Math.round(Math.min(max, raw * (1 - jitter + 2 * jitter * random()))));
 }
 
 const errorMessage = (err: unknown): string =>

@@ -6,14 +6,8 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { unprocessable } from '../../src/platform/errors.js';
-import {
-  backoffDelay,
-  isPermanent,
-  JobAbort,
-  JobRunner,
-  PermanentJobError,
-  type JobRunnerOptions,
-} from '../../src/jobs/runner.js';
+import { backoffDelay, isPermanent, JobAbort, PermanentJobError } from '../../src/jobs/failures.js';
+import { JobRunner, type JobRunnerOptions } from '../../src/jobs/runner.js';
 import type { Job } from '../../src/jobs/types.js';
 import { memoryLogger, openQueue, sleep, tempDir, waitFor } from './helpers.js';
 

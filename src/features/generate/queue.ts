@@ -16,7 +16,8 @@
  */
 import { DomainError } from '../../platform/errors.js';
 import type { Logger } from '../../platform/logger.js';
-import { JobRunner, type JobContext } from '../../jobs/runner.js';
+import type { JobContext } from '../../jobs/handler.js';
+import { JobRunner } from '../../jobs/runner.js';
 import type { Job, JobStore } from '../../jobs/types.js';
 
 export const GENERATE_JOB = 'generate-image';

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { Services } from '../kernel/services.js';
-import { isPermanent, JobAbort, type JobRunner } from '../../jobs/runner.js';
+import { isPermanent, JobAbort } from '../../jobs/failures.js';
+import type { JobRunner } from '../../jobs/runner.js';
 import { CLUSTER_FACES_JOB, clusterFacesJob, declaredThresholds, type ClusterFacesPayload } from '../faces/index.js';
 import {
   describeFailure,

@@ -3,7 +3,7 @@ import type { Services } from '../kernel/services.js';
 import { DomainError } from '../../platform/errors.js';
 import { newMediaId } from '../../platform/ids.js';
 import { resolveFfmpeg } from '../../files/binaries.js';
-import type { JobContext } from '../../jobs/runner.js';
+import type { JobContext } from '../../jobs/handler.js';
 import type { FrameRecord, MediaRecord } from '../../storage/types.js';
 import { analyzeFrame } from './frameAnalysis.js';
 import { moderate } from './moderation.js';

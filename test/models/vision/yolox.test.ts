@@ -13,8 +13,8 @@ import { letterbox, letterboxGeometry, packPlanar } from '../../../src/models/vi
 import { iou, nms } from '../../../src/models/vision/nms.js';
 import { STANDIN_CELL, writeYoloxStandin, yoloxStandinFiles } from '../../../src/models/standins/vision/yolox.js';
 import type { Detection, RawImage } from '../../../src/models/vision/types.js';
+import { COCO_CLASSES } from '../../../src/models/vision/cocoClasses.js';
 import {
-  COCO_CLASSES,
   defaultYoloxInputSize,
   loadYoloxDetector,
   modelNameFromPath,

@@ -15,7 +15,8 @@
  */
 import { writeFileSync } from 'node:fs';
 import { GraphBuilder } from '../onnx/graphBuilder.js';
-import { COCO_CLASSES, YOLOX_STRIDES } from '../../vision/yolox.js';
+import { COCO_CLASSES } from '../../vision/cocoClasses.js';
+import { YOLOX_STRIDES } from '../../vision/yolox.js';
 
 export interface YoloxStandinOptions {
   /** Square input side (multiple of 32). Default 416, as yolox-nano. */
