@@ -165,9 +165,8 @@ export async function fetchModel(entry: ModelEntry, opts: FetchOptions): Promise
       }
       renameSync(tmp, dest);
       const seconds = (performance.now() - started) / 1000;
-      log(
-        `${entry.name}: ${file.path} ${(got.bytes / 2 ** 20).toFixed(1)} MB in ${seconds.toFixed(1)} s, sha256 ${got.sha256.slice(0, 12)}…`,
-      );
+      const size = `${(got.bytes / 2 ** 20).toFixed(1)} MB in ${seconds.toFixed(1)} s`;
+      log(`${entry.name}: ${file.path} ${size}, sha256 ${got.sha256.slice(0, 12)}…`);
       result.files.push({ path: file.path, outcome: 'downloaded', ...got, recorded: record(got.sha256, got.bytes) });
     } finally {
       rmSync(tmp, { force: true });
