@@ -39,8 +39,11 @@ export function createRateLimiter(perMinute: number, now: () => number = Date.no
   };
 }
 
-export function createGuards(s: Services, now: () => number = Date.now): RequestGuards {
-  const limiter = createRateLimiter(s.config.rateLimitPerMinute);
+export function createGuards(
+  deps: Pick<Services, 'config' | 'storage' | 'tokenKey'>,
+  now: () => number = Date.now,
+): RequestGuards {
+  const limiter = createRateLimiter(deps.config.rateLimitPerMinute);
   // SHA-256 of the credential header → the caller it named; never the secret itself.
   const remembered = new Map<string, { principal: Principal; until: number }>();
   return {
@@ -61,7 +64,7 @@ export function createGuards(s: Services, now: () => number = Date.now): Request
       if (hit && hit.until > now()) {
         principal = { ...hit.principal };
       } else {
-        principal = await authenticate(s, apiKey, authorization);
+        principal = await authenticate(deps, apiKey, authorization);
         if (memoryKey !== undefined) {
           if (remembered.size >= KEY_MEMORY_MAX) remembered.clear();
           remembered.set(memoryKey, { principal: { ...principal }, until: now() + KEY_MEMORY_MS });
@@ -78,7 +81,7 @@ export function createGuards(s: Services, now: () => number = Date.now): Request
       if (!r.ok) {
         throw new DomainError(
           'rate_limited',
-          `rate limit of ${s.config.rateLimitPerMinute} requests per minute exceeded; retry in ${r.retryAfterSeconds} s`,
+          `rate limit of ${deps.config.rateLimitPerMinute} requests per minute exceeded; retry in ${r.retryAfterSeconds} s`,
           {
             retryAfterSeconds: r.retryAfterSeconds,
           },

@@ -3,15 +3,15 @@ import type { Principal, Services } from '../kernel/services.js';
 
 /** GET /api/dataset/{id}/clusters (ours): face identities of a collection, biggest first, each with a preview face. */
 export async function listClusters(
-  s: Services,
-  p: Principal,
+  deps: Pick<Services, 'storage' | 'urls'>,
+  principal: Principal,
   collectionId: string,
-  q: { limit: number; offset: number; minSize: number },
+  page: { limit: number; offset: number; minSize: number },
 ) {
-  const collection = await loadCollection(s, p, collectionId, 'viewer');
+  const collection = await loadCollection(deps, principal, collectionId, 'viewer');
   const [items, total] = await Promise.all([
-    s.storage.clusters.listClusters(collection.id, q),
-    s.storage.clusters.countClusters(collection.id, { minSize: q.minSize }),
+    deps.storage.clusters.listClusters(collection.id, page),
+    deps.storage.clusters.countClusters(collection.id, { minSize: page.minSize }),
   ]);
   return {
     clusters: items.map((c) => ({
@@ -19,12 +19,12 @@ export async function listClusters(
       size: c.size,
       mediaCount: c.mediaCount,
       model: c.modelId,
-      preview: c.previewBlobKey ? s.urls.urlFor(c.previewBlobKey) : null,
+      preview: c.previewBlobKey ? deps.urls.urlFor(c.previewBlobKey) : null,
       previewObjectId: c.previewObjectId,
       previewMediaId: c.previewMediaId,
       createdAt: c.createdAt,
       updatedAt: c.updatedAt,
     })),
-    pagination: { total, limit: q.limit, offset: q.offset, hasMore: q.offset + items.length < total },
+    pagination: { total, limit: page.limit, offset: page.offset, hasMore: page.offset + items.length < total },
   };
 }
