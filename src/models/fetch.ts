@@ -1,33 +1,36 @@
 /**
- * Downloads a catalog model from the Hugging Face hub — only when the user runs
- * `npm run models -- fetch`; the server itself never downloads anything.
+ * Downloads a catalog model from the Hugging Face hub: when the user runs
+ * `npm run models -- fetch`, or when the server fetches the default profile's
+ * missing models in the background (src/models/provisioner.ts; AUTO_FETCH_MODELS).
  *
- * Each file is streamed to a temporary file beside its destination while being
- * hashed, checked against the known or recorded sha256 (recording it on first
- * fetch), and only then renamed into place: a half-downloaded or tampered
- * file never sits where the loader would read it.
+ * Each file is streamed to `<file>.part` beside its destination while being
+ * hashed (src/models/download.ts: resumable after an interruption), checked
+ * against the known or recorded sha256 (recording it on first fetch), and only
+ * then renamed into place: a half-downloaded or tampered file never sits where
+ * the loader would read it. A file failing its checksum is deleted, `.part` and all.
  *
  * Only https is used, at every redirect hop; plain http is allowed for
  * loopback hosts alone, so tests can serve files from 127.0.0.1 by setting
  * MODEL_HUB_URL.
  */
-import { createHash } from 'node:crypto';
-import { createWriteStream, existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
 import path from 'node:path';
-import { Readable, Transform } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
-import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import { modelFolder, type ModelEntry } from './catalog.js';
 import { expectedChecksum, hashFile, lockKey, readLock, writeLock } from './checksums.js';
+import { DownloadRefused, downloadToPart } from './download.js';
+
+export { DownloadRefused } from './download.js';
 
 export const DEFAULT_HUB_URL = 'https://huggingface.co';
-/** Abort a download that receives nothing for this long. */
-const IDLE_TIMEOUT_MS = 60_000;
 
 export interface FetchOptions {
   modelsDir: string;
   hubUrl?: string;
   log?: (line: string) => void;
+  /** Stops the download; its `.part` stays for the next fetch to resume. */
+  signal?: AbortSignal;
+  /** Called as bytes arrive, and once for each file found already present (done = total = its size). */
+  onProgress?: (file: string, done: number, total: number | null) => void;
 }
 
 export type FileOutcome = 'downloaded' | 'present' | 'absent-optional';
@@ -58,60 +61,15 @@ export function fileUrl(hubUrl: string, entry: ModelEntry, file: string): URL {
   return new URL(`${base}/${entry.repo}/resolve/${encodeURIComponent(entry.revision)}/${encoded}`);
 }
 
-/** GET with redirects followed by hand, so that every hop is checked. */
-async function get(url: URL, signal: AbortSignal): Promise<Response> {
-  let current = url;
-  for (let hop = 0; hop <= 5; hop++) {
-    checkDownloadUrl(current);
-    const res = await fetch(current, { redirect: 'manual', signal, headers: { 'user-agent': 'lumen-library-models' } });
-    const location = res.headers.get('location');
-    if (res.status >= 300 && res.status < 400 && location) {
-      await res.body?.cancel();
-      current = new URL(location, current);
-      continue;
-    }
-    return res;
-  }
-  throw new Error(`too many redirects for ${url.href}`);
-}
-
-/** Streams a URL into `tmp`, returning its sha256 and size; null when the server says 404. */
-async function download(url: URL, tmp: string): Promise<{ sha256: string; bytes: number } | null> {
-  const controller = new AbortController();
-  let idle = setTimeout(() => controller.abort(), IDLE_TIMEOUT_MS);
-  try {
-    const res = await get(url, controller.signal);
-    if (res.status === 404) {
-      await res.body?.cancel();
-      return null;
-    }
-    if (!res.ok || !res.body) throw new Error(`HTTP ${res.status} for ${url.href}`);
-    const hash = createHash('sha256');
-    let bytes = 0;
-    const tap = new Transform({
-      transform(chunk: Buffer, _enc, done) {
-        clearTimeout(idle);
-        idle = setTimeout(() => controller.abort(), IDLE_TIMEOUT_MS);
-        hash.update(chunk);
-        bytes += chunk.length;
-        done(null, chunk);
-      },
-    });
-    await pipeline(Readable.fromWeb(res.body as WebReadableStream), tap, createWriteStream(tmp));
-    return { sha256: hash.digest('hex'), bytes };
-  } finally {
-    clearTimeout(idle);
-  }
-}
-
 /**
  * Fetches every file of `entry` that is missing (or fails its checksum).
- * Throws on a checksum mismatch, leaving the previous file (if any) in place.
+ * Throws DownloadRefused on a checksum mismatch (the download deleted, the previous file, if any, left in
+ * place), a file the hub lacks or a local model; any other error (network, abort) leaves the `.part` to resume.
  */
 export async function fetchModel(entry: ModelEntry, opts: FetchOptions): Promise<FetchResult> {
   if (entry.package) return { name: entry.name, files: [] }; // its files ship inside an installed npm package
   if (!entry.repo && entry.files.some((f) => !f.url)) {
-    throw new Error(
+    throw new DownloadRefused(
       `model ${entry.name} is a local model (no hub repository): put its files in ${modelFolder(entry, opts.modelsDir)}`,
     );
   }
@@ -134,6 +92,7 @@ export async function fetchModel(entry: ModelEntry, opts: FetchOptions): Promise
     if (existsSync(dest)) {
       const have = await hashFile(dest);
       if (expected.sha256 === null || have.sha256 === expected.sha256) {
+        opts.onProgress?.(file.path, have.bytes, have.bytes);
         result.files.push({ path: file.path, outcome: 'present', ...have, recorded: record(have.sha256, have.bytes) });
         continue;
       }
@@ -141,22 +100,28 @@ export async function fetchModel(entry: ModelEntry, opts: FetchOptions): Promise
     }
 
     mkdirSync(path.dirname(dest), { recursive: true });
-    const tmp = `${dest}.part-${process.pid}`;
+    const tmp = `${dest}.part`;
     const url = file.url ? new URL(file.url) : fileUrl(hubUrl, entry, file.path);
     checkDownloadUrl(url);
     log(`${entry.name}: fetching ${file.path}`);
     const started = performance.now();
+    let keepPart = true;
     try {
-      const got = await download(url, tmp);
+      const got = await downloadToPart(url, tmp, {
+        signal: opts.signal,
+        checkUrl: checkDownloadUrl,
+        onProgress: opts.onProgress && ((done, total) => opts.onProgress!(file.path, done, total)),
+      });
       if (!got) {
         if (file.optional) {
           result.files.push({ path: file.path, outcome: 'absent-optional', recorded: false });
           continue;
         }
-        throw new Error(`${entry.name}: ${file.path} not found at ${url.href}`);
+        throw new DownloadRefused(`${entry.name}: ${file.path} not found at ${url.href}`);
       }
       if (expected.sha256 !== null && got.sha256 !== expected.sha256) {
-        throw new Error(
+        keepPart = false;
+        throw new DownloadRefused(
           `${entry.name}: checksum mismatch for ${file.path}: expected ${expected.sha256} (${expected.source}), got ${got.sha256}` +
             (expected.source === 'recorded'
               ? ' — if the upstream file changed on purpose, remove its line from checksums.lock.json'
@@ -168,8 +133,12 @@ export async function fetchModel(entry: ModelEntry, opts: FetchOptions): Promise
       const size = `${(got.bytes / 2 ** 20).toFixed(1)} MB in ${seconds.toFixed(1)} s`;
       log(`${entry.name}: ${file.path} ${size}, sha256 ${got.sha256.slice(0, 12)}…`);
       result.files.push({ path: file.path, outcome: 'downloaded', ...got, recorded: record(got.sha256, got.bytes) });
+    } catch (err) {
+      // A broken-off download is resumed by the next fetch; a refused file is never kept.
+      if (err instanceof DownloadRefused) keepPart = false;
+      throw err;
     } finally {
-      rmSync(tmp, { force: true });
+      if (!keepPart) rmSync(tmp, { force: true });
     }
   }
   return result;
