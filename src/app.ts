@@ -31,7 +31,8 @@ import { createGenerationQueue } from './features/generate/generate.js';
 import { mediaRoutes } from './features/library/routes/media.js';
 import { uploadRoutes } from './features/library/routes/upload.js';
 import { createLogger, type Logger } from './platform/logger.js';
-import { createVisionModels } from './models/index.js';
+import { createModelProvisioner, createVisionModels, loadCatalog } from './models/index.js';
+import { modelRoutes } from './features/models/routes.js';
 import { JobRunner } from './jobs/runner.js';
 import { enqueueClustering, registerIngestJobs, resumeUnfinished } from './features/ingest/jobs.js';
 import { registerReindexJobs } from './features/ingest/reindex.js';
@@ -52,6 +53,7 @@ export const ROUTES: AnyRoute[] = [
   ...jobRoutes,
   ...correctionRoutes,
   ...searchRoutes,
+  ...modelRoutes,
 ];
 
 export interface App {
@@ -76,6 +78,7 @@ export async function createApp(config: Config, logger: Logger = createLogger(co
   const searchMaintenance = startServiceWork(services);
   runner = await startJobRunner(services);
   sweepOrphanFiles(services);
+  services.modelFetch?.start();
 
   let closing = false;
   const koa = createKoa(services);
@@ -90,6 +93,7 @@ export async function createApp(config: Config, logger: Logger = createLogger(co
       closing = true;
     },
     close: async () => {
+      await services.modelFetch?.stop();
       await runner?.stop({ graceMs: config.shutdownGraceSeconds * 1000 });
       await services.generation?.stop(config.shutdownGraceSeconds * 1000);
       stores.outputs.stop();
@@ -123,6 +127,18 @@ async function openStores(config: Config, logger: Logger): Promise<Stores> {
 
 function buildServices(config: Config, logger: Logger, stores: Stores, wakeJobs: () => void): Services {
   const { storage, blobs, urls, outputs, tokenKey } = stores;
+  const catalog = loadCatalog({ modelsDir: config.modelsDir });
+  const models = createVisionModels(config, logger, {
+    catalog,
+    maxQueue: config.inferenceQueueLength,
+    memoryBudgetMB: config.modelMemoryBudgetMB,
+  });
+  const modelFetch = createModelProvisioner({ config, catalog, logger });
+  // A search must not wait for the embedder to load once it has arrived: warm it as at start-up.
+  modelFetch.onInstalled((name) => {
+    if (config.modelProfile === 'default' && name === catalog.roles.default.embed)
+      void models.warmUp().catch((err) => logger.warn('model warm-up failed', { err }));
+  });
   return {
     config,
     storage,
@@ -131,10 +147,8 @@ function buildServices(config: Config, logger: Logger, stores: Stores, wakeJobs:
     logger,
     urls,
     outputs,
-    models: createVisionModels(config, logger, {
-      maxQueue: config.inferenceQueueLength,
-      memoryBudgetMB: config.modelMemoryBudgetMB,
-    }),
+    models,
+    modelFetch,
     tokenKey: Buffer.from(tokenKey, 'hex'),
     wakeJobs,
   };
@@ -230,6 +244,7 @@ function buildRouter(services: Services, isClosing: () => boolean): Router {
         profile: config.modelProfile,
         device: config.device,
         loaded: services.models.loadedModels().map((m) => ({ name: m.name, part: m.part, device: m.device })),
+        fetch: healthzFetch(services),
       },
     };
   });
@@ -238,6 +253,22 @@ function buildRouter(services: Services, isClosing: () => boolean): Router {
   });
   mountRoutes(router, services, createGuards(services), ROUTES, { multipart: multipartBody(services) });
   return router;
+}
+
+/** The background model download in a few fields (cheap: read from memory). */
+function healthzFetch({ modelFetch }: Services) {
+  if (!modelFetch) return undefined;
+  const s = modelFetch.summary();
+  return {
+    state: s.state,
+    ...(s.reason ? { reason: s.reason } : {}),
+    model: s.model,
+    bytesDone: s.bytesDone,
+    bytesTotal: s.bytesTotal,
+    etaSeconds: s.etaSeconds,
+    queued: s.queued,
+    failed: s.failed,
+  };
 }
 
 /** The multipart parser for upload routes: one file at most, into the store's scratch folder, always cleaned up. */

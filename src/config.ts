@@ -20,6 +20,13 @@ const EnvSchema = z.object({
   MODELS_DIR: z.string().default('./models'),
   DEVICE: z.enum(['cpu', 'cuda']).default('cpu'),
   OFFLINE: bool.default(false),
+  /**
+   * Fetch the default profile's missing models in the background at start-up (unset: yes, except with
+   * MODEL_PROFILE=test; never with OFFLINE=1).
+   */
+  AUTO_FETCH_MODELS: bool.optional(),
+  /** Where models are downloaded from (tests point it at a fake hub on 127.0.0.1). */
+  MODEL_HUB_URL: z.string().url().default('https://huggingface.co'),
   /** Requests per minute allowed for one API key (token bucket, burst = one minute's worth). */
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(6000),
   /** Largest accepted upload, in bytes (413 above). */
@@ -81,6 +88,9 @@ export interface Config {
   modelsDir: string;
   device: 'cpu' | 'cuda';
   offline: boolean;
+  /** AUTO_FETCH_MODELS: true / false as set, null when unset (on, except in the test profile). */
+  autoFetchModels: boolean | null;
+  modelHubUrl: string;
   rateLimitPerMinute: number;
   maxUploadBytes: number;
   maxJsonBytes: number;
@@ -145,6 +155,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     modelsDir: path.resolve(e.MODELS_DIR),
     device: e.DEVICE,
     offline: e.OFFLINE,
+    autoFetchModels: e.AUTO_FETCH_MODELS ?? null,
+    modelHubUrl: e.MODEL_HUB_URL,
     rateLimitPerMinute: e.RATE_LIMIT_PER_MINUTE,
     maxUploadBytes: e.MAX_UPLOAD_BYTES,
     maxJsonBytes: e.MAX_JSON_BYTES,

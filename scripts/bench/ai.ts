@@ -899,7 +899,14 @@ export async function runAiBench(opts: BenchOptions): Promise<SectionResult> {
     const baseUrl = `http://127.0.0.1:${port}`;
     const appConfig = (env: Record<string, string>): Config =>
       loadConfig(
-        { DATA_DIR: dataDir, BOOTSTRAP_API_KEY: KEY, LOG_LEVEL: 'silent', RATE_LIMIT_PER_MINUTE: '100000000', ...env },
+        {
+          DATA_DIR: dataDir,
+          BOOTSTRAP_API_KEY: KEY,
+          LOG_LEVEL: 'silent',
+          RATE_LIMIT_PER_MINUTE: '100000000',
+          AUTO_FETCH_MODELS: '0',
+          ...env,
+        },
         { port, publicUrl: baseUrl },
       );
     let app: App | null = null;

@@ -14,3 +14,11 @@ export type {
   ZeroShotScore,
 } from './types.js';
 export { loadCatalog, type Calibration, type Calibrations, type Catalog, type ModelEntry } from './catalog.js';
+export {
+  autoFetchOff,
+  createModelProvisioner,
+  type FetchSummary,
+  type ModelProvisioner,
+  type ModelReport,
+  type ModelState,
+} from './provisioner.js';

@@ -63,6 +63,7 @@ export async function startServerProcess(opts: {
     MODEL_PROFILE: 'test',
     SHUTDOWN_GRACE_SECONDS: '10',
     FORCE_COLOR: '0',
+    AUTO_FETCH_MODELS: '0', // no test reaches the network unless it asks (and points MODEL_HUB_URL at 127.0.0.1)
     ...opts.env,
   };
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {

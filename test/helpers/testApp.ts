@@ -52,7 +52,15 @@ export async function startTestApp(
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const port = (server.address() as AddressInfo).port;
   const config = loadConfig(
-    { DATA_DIR: dataDir, BOOTSTRAP_API_KEY: TEST_KEY, MODEL_PROFILE: 'test', LOG_LEVEL: 'silent', ...env },
+    // No test reaches the network: the background model download is off unless a test turns it on.
+    {
+      DATA_DIR: dataDir,
+      BOOTSTRAP_API_KEY: TEST_KEY,
+      MODEL_PROFILE: 'test',
+      LOG_LEVEL: 'silent',
+      AUTO_FETCH_MODELS: '0',
+      ...env,
+    },
     { port, publicUrl: `http://127.0.0.1:${port}`, ...overrides, dataDir },
   );
   const app = await createApp(config, createLogger(process.env.TEST_LOG_LEVEL === 'debug' ? 'debug' : 'silent'));

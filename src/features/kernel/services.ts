@@ -5,6 +5,7 @@ import type { TempOutputs } from '../../files/tempOutputs.js';
 import type { Job } from '../../jobs/types.js';
 import type { Logger } from '../../platform/logger.js';
 import type { VisionModels } from '../../models/types.js';
+import type { ModelProvisioner } from '../../models/provisioner.js';
 import type { SearchIndexes } from '../../index/searchIndexes.js';
 import type { Storage } from '../../storage/storage.js';
 import type { Role } from '../../storage/types.js';
@@ -43,6 +44,8 @@ export interface Services {
   logger: Logger;
   /** Local vision models (inference off the event loop, in worker threads). */
   models: VisionModels;
+  /** The background download of missing models (AUTO_FETCH_MODELS) and every model's state; absent in scripts. */
+  modelFetch?: ModelProvisioner;
   /** The image generation queue (one generation at a time); absent in scripts that build their own services. */
   generation?: GenerationQueuePort;
   /** Wakes the job runner after something was queued (a no-op when none runs in this process). */
