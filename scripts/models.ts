@@ -3,7 +3,7 @@
  *
  *   list                 every catalog model: installed / partial / missing, and checksum state
  *   fetch [name...]      download from the Hugging Face hub (default: the models the default profile uses;
- *                        `all` for every hub model); refuses when OFFLINE=1
+ *                        `all` for every downloadable model: hub repositories and download URLs); refuses when OFFLINE=1
  *   verify [name...]     re-hash installed files against known / recorded sha256 (default: all present)
  *
  * Settings: MODELS_DIR (where model folders and checksums.lock.json live),
@@ -15,6 +15,7 @@ import { loadCatalog, type Catalog, type ModelEntry } from '../src/models/catalo
 import { lockPath, readLock } from '../src/models/checksums.js';
 import { DEFAULT_HUB_URL, fetchModel } from '../src/models/fetch.js';
 import { modelStatus, verifyModel, type ModelStatus } from '../src/models/inventory.js';
+import { fetchableEntries, profileEntries } from '../src/models/selection.js';
 
 const out = (line: string) => process.stdout.write(line + '\n');
 const fail = (line: string, code: number): never => {
@@ -90,12 +91,8 @@ async function main(): Promise<number> {
       if (config.offline) return fail('OFFLINE is set: refusing to download models (unset OFFLINE to fetch)', 2);
       const hubUrl = process.env.MODEL_HUB_URL || DEFAULT_HUB_URL;
       const entries = args.includes('all')
-        ? [...catalog.models.values()].filter((e) => e.repo)
-        : pick(catalog, args, () =>
-            [...new Set(Object.values(catalog.roles.default).filter((n): n is string => !!n))].map((n) =>
-              catalog.models.get(n)!,
-            ),
-          );
+        ? fetchableEntries(catalog)
+        : pick(catalog, args, () => profileEntries(catalog, 'default'));
       let failed = 0;
       for (const entry of entries) {
         try {
