@@ -77,7 +77,10 @@ async function stageTar(file: string, staging: string): Promise<void> {
       strict: true,
       filter: (p, e) => {
         const type = 'type' in e ? e.type : 'File';
-        const ok = (type === 'File' || type === 'Directory') && (p === MANIFEST_NAME || p.startsWith('models/'));
+        const rel = p.replace(/^(\.\/)+/, ''); // `tar -C dir .` writes ./manifest.json, ./models/…
+        const ok =
+          (type === 'Directory' && (rel === '' || rel === '.' || rel === 'models' || rel.startsWith('models/'))) ||
+          (type === 'File' && (rel === MANIFEST_NAME || rel.startsWith('models/')));
         if (!ok) odd.push(`${p} (${type})`);
         return ok;
       },
