@@ -69,10 +69,12 @@ export const ARCH_INFO: Record<Arch, { task: Task; parts: readonly string[]; con
     parts: ['vision_encoder', 'embed_tokens', 'encoder_model', 'decoder_model_merged'],
     configs: GENERATOR_CONFIGS,
   },
+  // transformers.js 4.3.1's Idefics3 processor reads processor_config.json; the chat template comes from
+  // tokenizer_config.json (it never reads chat_template.json, so the catalog does not list it).
   smolvlm: {
     task: 'prompt',
     parts: ['vision_encoder', 'embed_tokens', 'decoder_model_merged'],
-    configs: GENERATOR_CONFIGS,
+    configs: [...GENERATOR_CONFIGS, 'processor_config.json'],
   },
   yolox: { task: 'detect', parts: [], configs: [] },
   ultraface: { task: 'detect-faces', parts: [], configs: [] },

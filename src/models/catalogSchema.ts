@@ -20,6 +20,8 @@ const FileSchema = z.object({
     .regex(/^[0-9a-f]{64}$/, 'must be 64 lower-case hex digits')
     .nullable()
     .default(null),
+  /** Known size in bytes (with a known sha256): `models list` catches a wrong size without hashing. */
+  bytes: z.number().int().nonnegative().optional(),
   /** A file some revisions of the repository lack: fetch skips it on 404. */
   optional: z.boolean().default(false),
   /** Download address when the file is not on the Hugging Face hub (e.g. a GitHub release). */

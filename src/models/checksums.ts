@@ -57,7 +57,7 @@ export function expectedChecksum(
   file: ModelFile,
   lock: LockFile,
 ): { sha256: string | null; bytes: number | null; source: ChecksumSource } {
-  if (file.sha256) return { sha256: file.sha256, bytes: null, source: 'known' };
+  if (file.sha256) return { sha256: file.sha256, bytes: file.bytes ?? null, source: 'known' };
   const rec = lock.files[lockKey(entry, file)];
   if (rec) return { sha256: rec.sha256, bytes: rec.bytes, source: 'recorded' };
   return { sha256: null, bytes: null, source: 'none' };

@@ -38,6 +38,8 @@ export interface ModelDirectory {
 export function createModelDirectory(catalog: Catalog, config: Config): ModelDirectory {
   const test = config.modelProfile === 'test';
   const roles: ModelRoles = catalog.roles[config.modelProfile];
+  // Only "installed" is remembered: a missing model is looked for again on every request, so one that
+  // `npm run models -- fetch` or `import` puts in place is used without a restart.
   const installedCache = new Set<string>();
 
   function isInstalled(entry: ModelEntry): boolean {
