@@ -35,6 +35,7 @@ import { createVisionModels } from './models/index.js';
 import { JobRunner } from './jobs/runner.js';
 import { enqueueClustering, registerIngestJobs, resumeUnfinished } from './features/ingest/jobs.js';
 import { registerReindexJobs } from './features/ingest/reindex.js';
+import { startModelWatcher } from './features/ingest/catchUp.js';
 import { VERSION } from './platform/packageRoot.js';
 import { openSqliteStorage } from './storage/sqlite/index.js';
 
@@ -75,6 +76,9 @@ export async function createApp(config: Config, logger: Logger = createLogger(co
   await bootstrap(services);
   const searchMaintenance = startServiceWork(services);
   runner = await startJobRunner(services);
+  // Items waiting for a model are analysed again once it is installed (fetched, imported, dropped in).
+  const modelWatcher = runner ? startModelWatcher(services, logger.child({ component: 'models' })) : null;
+  services.modelsChanged = () => modelWatcher?.check();
   sweepOrphanFiles(services);
 
   let closing = false;
@@ -90,6 +94,7 @@ export async function createApp(config: Config, logger: Logger = createLogger(co
       closing = true;
     },
     close: async () => {
+      await modelWatcher?.stop();
       await runner?.stop({ graceMs: config.shutdownGraceSeconds * 1000 });
       await services.generation?.stop(config.shutdownGraceSeconds * 1000);
       stores.outputs.stop();
