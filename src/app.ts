@@ -36,6 +36,7 @@ import { modelRoutes } from './features/models/routes.js';
 import { JobRunner } from './jobs/runner.js';
 import { enqueueClustering, registerIngestJobs, resumeUnfinished } from './features/ingest/jobs.js';
 import { registerReindexJobs } from './features/ingest/reindex.js';
+import { startModelWatcher } from './features/ingest/catchUp.js';
 import { VERSION } from './platform/packageRoot.js';
 import { openSqliteStorage } from './storage/sqlite/index.js';
 
@@ -77,7 +78,12 @@ export async function createApp(config: Config, logger: Logger = createLogger(co
   await bootstrap(services);
   const searchMaintenance = startServiceWork(services);
   runner = await startJobRunner(services);
+  // Items waiting for a model are analysed again once it is installed (fetched, imported, dropped in).
+  const modelWatcher = runner ? startModelWatcher(services, logger.child({ component: 'models' })) : null;
+  services.modelsChanged = () => modelWatcher?.check();
   sweepOrphanFiles(services);
+  // A model the background download just installed wakes the watcher at once (it would notice within seconds anyway).
+  services.modelFetch?.onInstalled(() => services.modelsChanged?.());
   services.modelFetch?.start();
 
   let closing = false;
@@ -94,6 +100,7 @@ export async function createApp(config: Config, logger: Logger = createLogger(co
     },
     close: async () => {
       await services.modelFetch?.stop();
+      await modelWatcher?.stop();
       await runner?.stop({ graceMs: config.shutdownGraceSeconds * 1000 });
       await services.generation?.stop(config.shutdownGraceSeconds * 1000);
       stores.outputs.stop();

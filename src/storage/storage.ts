@@ -16,6 +16,7 @@ import type {
   Organization,
   ProcessingStatus,
   Role,
+  StageRecord,
   User,
 } from './types.js';
 import type { JobStore } from '../jobs/types.js';
@@ -173,4 +174,13 @@ export interface AnalysisStore {
   ): Promise<void>;
   /** A caption the user wrote; reprocessing keeps it. */
   addUserCaption(frameId: string, caption: NewCaption, userId: string): Promise<void>;
+  /** Records an item's analysis stages, replacing what an earlier analysis recorded. */
+  setStages(mediaId: string, stages: StageRecord[]): Promise<void>;
+  /** The recorded stages of these items, by media id (items never analysed are absent). */
+  stagesOf(mediaIds: string[]): Promise<Map<string, StageRecord[]>>;
+  /**
+   * Ids of active, `ready` items with a stage waiting for one of these models, in id order,
+   * after `afterId`, at most `limit` (the catch-up after a model is installed).
+   */
+  waitingFor(models: string[], limit: number, afterId?: string): Promise<string[]>;
 }

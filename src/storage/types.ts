@@ -244,3 +244,14 @@ export interface NewObject extends Pick<
   similarityModel: SimilarityModel | null;
   embedding: { modelId: string; vector: Float32Array } | null;
 }
+
+/**
+ * One analysis stage of an item (embeddings, caption, objects, …): `done`,
+ * `waiting` for the named model to be installed, or `off` (no model serves it).
+ */
+export interface StageRecord {
+  stage: string;
+  state: 'done' | 'waiting' | 'off';
+  /** The model the stage waits for (or that did it); null when off. */
+  model: string | null;
+}

@@ -1244,6 +1244,39 @@ export function storageSuite(
     assert.is((await s.analysis.getFrame(first[2].id))!.status, 'deleted');
   });
 
+  test('analysis stages: set replaces, stagesOf reads, waitingFor finds ready active items waiting for a model', async () => {
+    const a = await addItem(fx.root);
+    const b = await addItem(fx.root);
+    const c = await addItem(fx.root);
+    const waiting = (model: string) => ({ stage: 'caption', state: 'waiting' as const, model });
+    await s.analysis.setStages(a.id, [{ stage: 'embeddings', state: 'done', model: 'emb' }, waiting('cap')]);
+    await s.analysis.setStages(b.id, [waiting('cap'), { stage: 'faces', state: 'waiting', model: 'face' }]);
+    await s.analysis.setStages(c.id, [waiting('cap')]);
+    await s.analysis.setStages(c.id, [{ stage: 'caption', state: 'done', model: 'cap' }]);
+    for (const id of [a.id, b.id, c.id]) await s.media.setProcessingStatus(id, 'ready', null);
+
+    const got = await s.analysis.stagesOf([a.id, c.id, newMediaId()]);
+    assert.is(got.size, 2, 'items never analysed are absent');
+    assert.equal(
+      [...got.get(a.id)!].sort((x, y) => x.stage.localeCompare(y.stage)),
+      [
+        { stage: 'caption', state: 'waiting', model: 'cap' },
+        { stage: 'embeddings', state: 'done', model: 'emb' },
+      ],
+    );
+    assert.equal(got.get(c.id), [{ stage: 'caption', state: 'done', model: 'cap' }], 'set replaces the earlier stages');
+    assert.equal((await s.analysis.stagesOf([])).size, 0);
+
+    assert.equal(await s.analysis.waitingFor(['cap'], 10), sorted([a.id, b.id]));
+    assert.equal(await s.analysis.waitingFor(['face', 'cap'], 10), sorted([a.id, b.id]), 'each item once');
+    assert.equal(await s.analysis.waitingFor(['cap'], 1), [sorted([a.id, b.id])[0]]);
+    assert.equal(await s.analysis.waitingFor(['cap'], 10, sorted([a.id, b.id])[0]), [sorted([a.id, b.id])[1]]);
+    assert.equal(await s.analysis.waitingFor([], 10), []);
+    await s.media.setProcessingStatus(a.id, 'processing', null);
+    await s.media.softDelete(b.id, fx.user.id);
+    assert.equal(await s.analysis.waitingFor(['cap'], 10), [], 'only ready, active items');
+  });
+
   test('close: later calls fail', async () => {
     const extra = await open();
     await close(extra);

@@ -42,22 +42,26 @@ function iou(a: Point[], b: Point[]): number {
 /**
  * Everything the models say about one frame: a caption, the whole-frame
  * object (carrying the frame's embedding, so every frame is reachable by
- * similarToObjectId), detected objects, faces and text, each with a crop file
- * and an embedding under its similarity model. A detector whose model is not
- * installed is skipped; any other failure throws (the job retries).
+ * similarToObjectId; none without the embedder), detected objects, faces and
+ * text, each with a crop file and an embedding under its similarity model. A
+ * model that is not installed is skipped (without the embedder, objects are
+ * kept without vectors); any other failure throws (the job retries).
  * Objects the user edited or deleted on this frame are not detected again.
  */
 export async function analyzeFrame(
   deps: Pick<Services, 'storage' | 'blobs' | 'models'>,
   frame: FrameRecord,
   bytes: Buffer,
+  plan: { embed: boolean } = { embed: true },
 ): Promise<FrameAnalysis> {
   const m = deps.models;
-  const embedInfo = m.modelInfo();
+  const embedInfo = plan.embed ? m.modelInfo() : null;
   const { captions, captionText } = await captionFrame(deps, bytes);
-  const [frameVector] = await m.embedImages(embedInfo.name, [bytes]);
-  const objects: NewObject[] = [
-    {
+  const objects: NewObject[] = [];
+  if (embedInfo) {
+    // The whole-frame object carries the frame's vector: without the embedder there is none to carry.
+    const [frameVector] = await m.embedImages(embedInfo.name, [bytes]);
+    objects.push({
       id: newMediaId(),
       type: 'frame',
       label: (captionText && captionTerms(captionText)[0]) || 'frame',
@@ -67,8 +71,8 @@ export async function analyzeFrame(
       model: embedInfo.id,
       similarityModel: 'objects',
       embedding: { modelId: embedInfo.id, vector: frameVector },
-    },
-  ];
+    });
+  }
 
   const userObjects = await deps.storage.analysis.userObjects(frame.id);
   const notTheUsers = (type: string, d: Detection) =>
@@ -114,17 +118,18 @@ async function croppedObjects(
   deps: Pick<Services, 'blobs' | 'models'>,
   bytes: Buffer,
   cropped: Array<{ type: string; d: Detection; modelId: string }>,
-  embedInfo: { name: string; id: string },
+  embedInfo: { name: string; id: string } | null,
 ): Promise<NewObject[]> {
   const crops = await Promise.all(cropped.map((c) => crop(bytes, c.d)));
   const usable = cropped.map((c, i) => ({ ...c, crop: crops[i] })).filter((c) => c.crop !== null);
-  const vectors = usable.length
-    ? await embedInBatches(
-        deps,
-        embedInfo.name,
-        usable.map((c) => c.crop!),
-      )
-    : [];
+  const vectors =
+    usable.length && embedInfo
+      ? await embedInBatches(
+          deps,
+          embedInfo.name,
+          usable.map((c) => c.crop!),
+        )
+      : [];
   const objects: NewObject[] = [];
   for (let i = 0; i < usable.length; i++) {
     const { type, d, modelId, crop: bytesOfCrop } = usable[i];
@@ -137,8 +142,8 @@ async function croppedObjects(
       polygon: d.polygon,
       confidence: d.score,
       model: modelId,
-      similarityModel: 'objects',
-      embedding: { modelId: embedInfo.id, vector: vectors[i] },
+      similarityModel: embedInfo ? 'objects' : null,
+      embedding: embedInfo ? { modelId: embedInfo.id, vector: vectors[i] } : null,
     });
   }
   return objects;

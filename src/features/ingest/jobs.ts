@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { Services } from '../kernel/services.js';
 import { isPermanent, JobAbort } from '../../jobs/failures.js';
 import type { JobRunner } from '../../jobs/runner.js';
+import { CATCH_UP_JOB, catchUpIfInstalled, catchUpMedia } from './catchUp.js';
 import { CLUSTER_FACES_JOB, clusterFacesJob, declaredThresholds, type ClusterFacesPayload } from '../faces/index.js';
 import {
   describeFailure,
@@ -38,6 +39,7 @@ export function registerIngestJobs(runner: JobRunner, deps: IngestDeps & JobQueu
         if (outcome === 'done') {
           const media = await deps.storage.media.get(job.payload.mediaId);
           if (media) await enqueueClustering(deps, media.collectionId);
+          await catchUpIfInstalled(deps, job.payload.mediaId);
         }
       } catch (err) {
         if (err instanceof JobAbort || ctx.signal.aborted) throw err; // shutdown or lost lease: the job runs again
@@ -48,6 +50,7 @@ export function registerIngestJobs(runner: JobRunner, deps: IngestDeps & JobQueu
     },
     { parse: (p) => payload.parse(p) },
   );
+  registerCatchUpJob(runner, deps);
   runner.register<ClusterFacesPayload>(
     CLUSTER_FACES_JOB,
     async (job, ctx) => {
@@ -59,6 +62,31 @@ export function registerIngestJobs(runner: JobRunner, deps: IngestDeps & JobQueu
       });
     },
     { parse: (p) => clusterPayload.parse(p) },
+  );
+}
+
+/**
+ * The catch-up job (catchUp.ts): a ready item analysed again once a model it
+ * waited for is installed. On its last failed attempt (a model that crashes)
+ * the item becomes `failed`, with the reason.
+ */
+function registerCatchUpJob(runner: JobRunner, deps: IngestDeps & JobQueueDeps): void {
+  runner.register<IngestPayload>(
+    CATCH_UP_JOB,
+    async (job, ctx) => {
+      try {
+        if ((await catchUpMedia(deps, job.payload.mediaId, ctx)) === 'done') {
+          const media = await deps.storage.media.get(job.payload.mediaId);
+          if (media) await enqueueClustering(deps, media.collectionId);
+        }
+      } catch (err) {
+        if (err instanceof JobAbort || ctx.signal.aborted) throw err;
+        if (isPermanent(err) || job.attempts >= job.maxAttempts)
+          await deps.storage.media.setProcessingStatus(job.payload.mediaId, 'failed', describeFailure(err));
+        throw err;
+      }
+    },
+    { parse: (p) => payload.parse(p) },
   );
 }
 

@@ -4,9 +4,10 @@ import { DomainError } from '../../platform/errors.js';
 import { newMediaId } from '../../platform/ids.js';
 import { resolveFfmpeg } from '../../files/binaries.js';
 import type { JobContext } from '../../jobs/handler.js';
-import type { FrameRecord, MediaRecord } from '../../storage/types.js';
+import type { FrameRecord, MediaRecord, StageRecord } from '../../storage/types.js';
 import { analyzeFrame } from './frameAnalysis.js';
 import { moderate } from './moderation.js';
+import { planStages } from './stages.js';
 import { sampleVideoFrames } from './videoFrames.js';
 
 /** What analysing an item uses: limits and binaries, the library, the file store, the models. */
@@ -23,11 +24,11 @@ export const PRIORITY_REINDEX = 10;
 
 /**
  * Analyses one item: frames (an image's one frame; a video's sampled frames),
- * then per frame a caption, the whole-frame object with its embedding,
- * objects, faces and text with crops and embeddings, then moderation and a
- * description, and finally `ready`. Every step replaces its own earlier
- * output, so running it again (a retry, a crash, a reprocess) never
- * duplicates anything; what the user wrote is kept.
+ * then every stage whose model is installed (analyzeItem), and finally
+ * `ready`, even when some stages wait for a model (a model that is missing is
+ * never a failure). Every step replaces its own earlier output, so running it
+ * again (a retry, a crash, a reprocess) never duplicates anything; what the
+ * user wrote is kept.
  */
 export async function ingestMedia(
   deps: IngestDeps,
@@ -41,30 +42,54 @@ export async function ingestMedia(
   const frames =
     media.type === 'video' ? await videoFrames(deps, media, ctx.signal) : await deps.storage.analysis.framesOf(mediaId);
   if (frames.length === 0) throw new DomainError('unprocessable', 'the item has no frame to analyse');
+  await analyzeItem(deps, media, frames, ctx);
+  await deps.storage.media.setProcessingStatus(mediaId, 'ready', null);
+  return 'done';
+}
 
+/**
+ * Runs every stage whose model is installed now on the item's frames: per
+ * frame a caption, the whole-frame object with its embedding, objects, faces
+ * and text with crops and embeddings; then moderation and a description; and
+ * records which stages ran and which wait for a model (stages.ts).
+ */
+export async function analyzeItem(
+  deps: IngestDeps,
+  media: MediaRecord,
+  frames: FrameRecord[],
+  ctx: Pick<JobContext, 'signal' | 'progress'>,
+): Promise<StageRecord[]> {
+  const plan = planStages(deps.models);
   const frameBytes: Buffer[] = [];
   let firstCaption: string | null = null;
   for (let i = 0; i < frames.length; i++) {
     if (ctx.signal.aborted) throw ctx.signal.reason;
     const bytes = await readFile(deps.blobs.pathFor(frames[i].blobKey));
     frameBytes.push(bytes);
-    const result = await analyzeFrame(deps, frames[i], bytes);
+    const result = await analyzeFrame(deps, frames[i], bytes, plan);
     await deps.storage.analysis.replaceFrameAnalysis(frames[i].id, result);
     firstCaption ??= result.captionText;
     await ctx.progress({ frames: frames.length, done: i + 1 });
   }
+  await describeItem(deps, media, plan.embed ? frameBytes : [], firstCaption);
+  await deps.storage.analysis.setStages(media.id, plan.stages);
+  return plan.stages;
+}
 
-  // Moderation looks at up to 8 frames spread over the item.
+/** Moderation (when frames are given: up to 8 spread over the item) and the first caption as description. */
+async function describeItem(deps: IngestDeps, media: MediaRecord, frameBytes: Buffer[], firstCaption: string | null) {
   const step = Math.max(1, Math.ceil(frameBytes.length / 8));
-  const moderation = await moderate(
-    deps,
-    frameBytes.filter((_, i) => i % step === 0),
-  );
-  await deps.storage.media.mutateMetadata(mediaId, media.createdById, (metadata) => {
+  const moderation = frameBytes.length
+    ? await moderate(
+        deps,
+        frameBytes.filter((_, i) => i % step === 0),
+      )
+    : null;
+  await deps.storage.media.mutateMetadata(media.id, media.createdById, (metadata) => {
     const next = { ...metadata };
     const existing = metadata.moderation as { source?: string } | undefined;
     // Never overwrite what a user wrote: only our own earlier verdict is replaced.
-    if (!existing || existing.source === 'model') next.moderation = moderation;
+    if (moderation && (!existing || existing.source === 'model')) next.moderation = moderation;
     if (
       firstCaption &&
       (metadata.description === undefined || metadata.description === null || metadata.description === '')
@@ -73,8 +98,6 @@ export async function ingestMedia(
     }
     return next;
   });
-  await deps.storage.media.setProcessingStatus(mediaId, 'ready', null);
-  return 'done';
 }
 
 /** Samples a video's frames with ffmpeg and makes them the item's frames (poster = frame 0). */
@@ -108,12 +131,18 @@ export function formatTimestamp(seconds: number): string {
   return String(Math.round(seconds * 1000) / 1000);
 }
 
-/** Words for processingError: what went wrong, without stack traces or paths. */
+/**
+ * Words for processingError: what went wrong, without stack traces or paths.
+ * A model that is missing never gets here (its stages wait); a model that
+ * crashed or stopped is named as such, with what to do.
+ */
 export function describeFailure(err: unknown): string {
-  if (err instanceof DomainError) return err.message;
-  const message = err instanceof Error ? err.message : String(err);
-  return `analysis failed: ${message
+  const message = (err instanceof Error ? err.message : String(err))
     .split('\n')[0]
     .replace(/\/[^\s:]+/g, '…')
-    .slice(0, 300)}`;
+    .slice(0, 300);
+  if (err instanceof DomainError && err.code === 'unavailable' && /^model worker (failed|stopped)/.test(message))
+    return `a model failed while analysing this item (${message}); reprocess it to try again`;
+  if (err instanceof DomainError) return err.message;
+  return `analysis failed: ${message}`;
 }

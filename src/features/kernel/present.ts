@@ -1,5 +1,5 @@
 import type { FileUrls } from '../../files/fileUrls.js';
-import type { FolderSummary, FrameDetail, MediaRecord } from '../../storage/types.js';
+import type { FolderSummary, FrameDetail, MediaRecord, StageRecord } from '../../storage/types.js';
 import type { Services } from './services.js';
 
 /**
@@ -44,6 +44,7 @@ export function presentFrame(urls: FileUrls, f: FrameDetail) {
 
 export interface PresentExtras {
   frames?: FrameDetail[];
+  stages?: StageRecord[];
   folder?: FolderSummary;
   totalVersions?: number;
 }
@@ -81,26 +82,39 @@ export function presentMedia(urls: FileUrls, m: MediaRecord, extras: PresentExtr
     frameObjectId: frames[0]?.objects.find((o) => o.type === 'frame')?.id ?? null,
     folderItemCount: isFolder ? (extras.folder?.itemCount ?? 0) : null,
     folderPreviews: isFolder ? (extras.folder?.previewBlobKeys ?? []).map((k) => urls.urlFor(k)) : null,
+    analysis: presentStages(extras.stages ?? []),
     frames: frames.map((f) => presentFrame(urls, f)),
   };
 }
 
+/**
+ * The item's analysis stages in words: `{ caption: "waiting for model florence-2-base", objects: "done", … }`;
+ * `off` where no model serves the stage; empty until the item's first analysis (and for folders).
+ */
+export function presentStages(stages: StageRecord[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const s of stages) out[s.stage] = s.state === 'waiting' ? `waiting for model ${s.model}` : s.state;
+  return out;
+}
+
 export type PresentedMedia = ReturnType<typeof presentMedia>;
 
-/** Presents a page of records, fetching frames, folder summaries and version counts in three queries. */
+/** Presents a page of records, fetching frames, analysis stages, folder summaries and version counts in four queries. */
 export async function presentMany(
   deps: Pick<Services, 'storage' | 'urls'>,
   items: MediaRecord[],
 ): Promise<PresentedMedia[]> {
   const nonFolders = items.filter((m) => m.type !== 'folder');
-  const [frames, summaries, versions] = await Promise.all([
+  const [frames, stages, summaries, versions] = await Promise.all([
     deps.storage.media.frames(nonFolders.map((m) => m.id)),
+    deps.storage.analysis.stagesOf(nonFolders.map((m) => m.id)),
     deps.storage.media.folderSummaries(items.filter((m) => m.type === 'folder').map((m) => m.path)),
     deps.storage.media.versionCounts([...new Set(nonFolders.map((m) => m.rootId))]),
   ]);
   return items.map((m) =>
     presentMedia(deps.urls, m, {
       frames: frames.get(m.id),
+      stages: stages.get(m.id),
       folder: summaries.get(m.path),
       totalVersions: m.type === 'folder' ? 1 : (versions.get(m.rootId) ?? 1),
     }),

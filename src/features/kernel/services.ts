@@ -50,6 +50,8 @@ export interface Services {
   generation?: GenerationQueuePort;
   /** Wakes the job runner after something was queued (a no-op when none runs in this process). */
   wakeJobs: () => void;
+  /** Asks the model watcher to look for newly installed models now (after a fetch or an import); absent without one. */
+  modelsChanged?: () => void;
   /** HMAC key for Bearer tokens (kept in the database's settings). */
   tokenKey: Buffer;
 }

@@ -11,6 +11,7 @@ import type { VectorRow } from '../../index/vector/types.js';
 import type { IndexWriters } from '../indexWriters.js';
 import type { Db } from './database.js';
 import { frameInserter } from './frameInsert.js';
+import { analysisStages } from './stageStore.js';
 import { toFrame, toObject, type FrameRow, type ObjectRow } from './rows.js';
 
 const now = () => new Date().toISOString();
@@ -29,7 +30,7 @@ interface AnalysisCore {
 export function sqliteAnalysisStore(db: Db, writers: IndexWriters): AnalysisStore {
   const activeFrames = db.prepare(`SELECT * FROM frames WHERE media_id = ? AND status = 'active' ORDER BY seconds, id`);
   const core: AnalysisCore = { db, writers, activeFrames: (mediaId) => activeFrames.all(mediaId) as FrameRow[] };
-  return { ...frameSync(core), ...modelResults(core), ...userEdits(core) };
+  return { ...frameSync(core), ...modelResults(core), ...userEdits(core), ...analysisStages(db) };
 }
 
 /** Deletes frames gone from a re-extraction, with their captions, objects and embeddings. */
