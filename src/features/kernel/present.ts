@@ -72,7 +72,7 @@ export function presentMedia(urls: FileUrls, m: MediaRecord, extras: PresentExtr
     createdById: m.createdById,
     updatedById: m.updatedById,
     status: m.status,
-    metadata: m.metadata,
+    metadata: withTags(m.metadata),
     processingStatus: m.processingStatus,
     processingError: m.processingError,
     totalVersions: extras.totalVersions ?? 1,
@@ -83,6 +83,11 @@ export function presentMedia(urls: FileUrls, m: MediaRecord, extras: PresentExtr
     folderPreviews: isFolder ? (extras.folder?.previewBlobKeys ?? []).map((k) => urls.urlFor(k)) : null,
     frames: frames.map((f) => presentFrame(urls, f)),
   };
+}
+
+/** The spec's metadata document always holds `tags` (an empty object when there are none); the stored document is left as it is. */
+function withTags(metadata: MediaRecord['metadata']): MediaRecord['metadata'] & { tags: Record<string, string[]> } {
+  return { ...metadata, tags: metadata?.tags ?? {} };
 }
 
 export type PresentedMedia = ReturnType<typeof presentMedia>;
