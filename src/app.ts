@@ -16,6 +16,7 @@ import { errorMiddleware } from './http/errorMiddleware.js';
 import { createGuards } from './features/accounts/guards.js';
 import { buildOpenApi } from './http/openapi.js';
 import { requestLog } from './http/requestLog.js';
+import { requestOriginMiddleware } from './http/requestOrigin.js';
 import { mountRoutes, type AnyRoute } from './http/route.js';
 import { accountRoutes } from './features/accounts/routes.js';
 import { aiRoutes } from './features/ai/routes.js';
@@ -125,7 +126,7 @@ async function openStores(config: Config, logger: Logger): Promise<Stores> {
   await blobs.clearTemp();
   const tokenKey = await storage.accounts.setSettingIfAbsent('token_key', randomBytes(32).toString('hex'));
   const urlKey = await storage.accounts.setSettingIfAbsent('file_url_key', randomBytes(32).toString('hex'));
-  const urls = new FileUrls(urlKey, config.publicUrl);
+  const urls = new FileUrls(urlKey, config.publicUrl, `http://localhost:${config.port}`);
   const outputs = new TempOutputs(config.dataDir, urls, config.outputRetentionHours * 3_600_000, logger);
   await outputs.init();
   outputs.startSweeping();
@@ -210,7 +211,7 @@ function sweepOrphanFiles({ blobs, storage, logger }: Services): void {
     .catch((err) => logger.warn('orphan sweep failed', { err }));
 }
 
-/** The Koa app with its middleware in order: request log, errors, signed file URLs, JSON bodies. */
+/** The Koa app with its middleware in order: request log, the request's origin (for URLs), errors, signed file URLs, JSON bodies. */
 function createKoa({ config, logger, blobs, urls, outputs }: Services): Koa {
   const koa = new Koa();
   koa.proxy = true;
@@ -221,6 +222,7 @@ function createKoa({ config, logger, blobs, urls, outputs }: Services): Koa {
     if (!routine.has(err.code ?? '')) logger.error('server error', { err });
   });
   koa.use(requestLog(logger));
+  koa.use(requestOriginMiddleware());
   koa.use(errorMiddleware(logger));
   koa.use(fileServerMiddleware({ store: blobs, urls, outputs, logger }));
   koa.use(
@@ -256,7 +258,7 @@ function buildRouter(services: Services, isClosing: () => boolean): Router {
     };
   });
   router.get('/api/openapi.json', (ctx) => {
-    ctx.body = buildOpenApi(ROUTES, { version: VERSION, serverUrl: config.publicUrl });
+    ctx.body = buildOpenApi(ROUTES, { version: VERSION, serverUrl: services.urls.origin() });
   });
   mountRoutes(router, services, createGuards(services), ROUTES, { multipart: multipartBody(services) });
   return router;

@@ -81,7 +81,8 @@ export interface Config {
   port: number;
   host: string;
   dataDir: string;
-  publicUrl: string;
+  /** PUBLIC_URL; undefined when unset: URLs then use the host each request came to. */
+  publicUrl?: string;
   logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
   bootstrapApiKey?: string;
   modelProfile: 'default' | 'test';
@@ -148,7 +149,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     port,
     host: e.HOST,
     dataDir: path.resolve(e.DATA_DIR),
-    publicUrl: (e.PUBLIC_URL ?? `http://localhost:${port}`).replace(/\/+$/, ''),
+    publicUrl: e.PUBLIC_URL?.replace(/\/+$/, ''),
     logLevel: e.LOG_LEVEL,
     bootstrapApiKey: e.BOOTSTRAP_API_KEY,
     modelProfile: e.MODEL_PROFILE,

@@ -23,7 +23,12 @@ async function main() {
   });
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
-  logger.info('listening', { host: config.host, port, dataDir: config.dataDir, publicUrl: config.publicUrl });
+  logger.info('listening', {
+    host: config.host,
+    port,
+    dataDir: config.dataDir,
+    publicUrl: config.publicUrl ?? 'the host each request came to',
+  });
 
   let stopping = false;
   const stop = async (signal: string) => {

@@ -9,6 +9,7 @@
  * secret revokes every URL at once.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import { requestOrigin } from '../platform/requestOrigin.js';
 
 /** Signature length in base64url characters: 22 chars = 132 bits, at least the 128 bits we want unguessable. */
 export const SIG_LENGTH = 22;
@@ -23,20 +24,31 @@ const SIG_RE = /^[A-Za-z0-9_-]{22}$/;
 const REMEMBERED_SIGNATURES = 20_000;
 
 export class FileUrls {
-  private readonly base: string;
+  /** PUBLIC_URL, when set: every URL uses it. */
+  private readonly fixed: string | undefined;
+  private readonly fallback: string;
   /** key → signature, for keys this server put in URLs (verify never adds: clients choose what it sees). */
   private readonly signed = new Map<string, string>();
 
   /**
    * @param secret    server secret (keep it stable across restarts, or every issued URL breaks)
-   * @param publicUrl the server's externally visible origin, e.g. `https://media.example.org`
+   * @param publicUrl the server's externally visible origin, e.g. `https://media.example.org` (PUBLIC_URL);
+   *                  undefined: the origin the current request came to (platform/requestOrigin.ts)
+   * @param fallback  the origin of URLs made without PUBLIC_URL outside a request (background jobs)
    */
   constructor(
     private readonly secret: string,
-    publicUrl: string,
+    publicUrl: string | undefined,
+    fallback = 'http://localhost',
   ) {
     if (!secret) throw new Error('FileUrls needs a non-empty secret');
-    this.base = publicUrl.replace(/\/+$/, '');
+    this.fixed = publicUrl?.replace(/\/+$/, '');
+    this.fallback = fallback.replace(/\/+$/, '');
+  }
+
+  /** The origin URLs are made under now: PUBLIC_URL when set, else the current request's, else the fallback. */
+  origin(): string {
+    return this.fixed ?? requestOrigin() ?? this.fallback;
   }
 
   /** The signature for a key: base64url HMAC-SHA256(secret, key), first 22 characters. */
@@ -50,7 +62,7 @@ export class FileUrls {
    * covered by the signature and does not select the file.
    */
   urlFor(key: string, filename?: string): string {
-    const url = `${this.base}/files/${this.signedOnce(key)}/${key}`;
+    const url = `${this.origin()}/files/${this.signedOnce(key)}/${key}`;
     return filename ? `${url}/${encodeURIComponent(filename)}` : url;
   }
 
@@ -59,7 +71,7 @@ export class FileUrls {
    * signed over `<namespace>/<key>` so it can never pass for a library URL.
    */
   urlIn(namespace: string, key: string): string {
-    return `${this.base}/files/${namespace}/${this.signedOnce(`${namespace}/${key}`)}/${key}`;
+    return `${this.origin()}/files/${namespace}/${this.signedOnce(`${namespace}/${key}`)}/${key}`;
   }
 
   /** sign(key), remembered (see REMEMBERED_SIGNATURES). */

@@ -1,6 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { FileUrls, SIG_LENGTH } from '../../src/files/fileUrls.js';
+import { withRequestOrigin } from '../../src/platform/requestOrigin.js';
 
 const key = `${'ab'.repeat(32)}.jpg`;
 const urls = new FileUrls('s3cret', 'https://media.example.org/');
@@ -56,6 +57,20 @@ test('remembered signatures: the same URLs as signing afresh, the memory bounded
   fresh.verify('A'.repeat(22), `${'ff'.repeat(32)}.jpg`);
   assert.ok(fresh.verify(fresh.sign(keyOf(1)), keyOf(1)));
   assert.is((fresh as unknown as { signed: Map<string, string> }).signed.size, 0);
+});
+
+test('without a public URL: the current request origin, else the fallback; a public URL always wins', () => {
+  const lan = new FileUrls('s3cret', undefined, 'http://localhost:3000/');
+  const sig = lan.sign(key);
+  assert.is(lan.urlFor(key), `http://localhost:3000/files/${sig}/${key}`);
+  assert.is(
+    withRequestOrigin('http://192.168.1.20:3000', () => lan.urlFor(key)),
+    `http://192.168.1.20:3000/files/${sig}/${key}`,
+  );
+  assert.is(
+    withRequestOrigin('http://192.168.1.20:3000', () => urls.origin()),
+    'https://media.example.org',
+  );
 });
 
 test.run();

@@ -84,6 +84,7 @@ t('upload an image: stored, queued for analysis, one frame, URL opens without a 
   assert.is(m.frames[0].timestamp, '0');
   assert.match(m.createdAt, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
   assert.equal(m.exif.tags, {});
+  assert.equal(m.metadata, { tags: {} }, 'metadata.tags is present when there are none');
   const file = await fetch(m.blob);
   assert.is(file.status, 200);
   assert.is(file.headers.get('content-type'), 'image/jpeg');
@@ -246,7 +247,8 @@ t('PATCH media: rename, replace metadata (not merged), 400 without fields', asyn
   assert.ok(r.body.media.updatedById);
   assert.ok(r.body.media.updatedAt);
   const got = await app.request('GET', `/api/media/${id}`);
-  assert.equal(got.body.media.metadata, { description: 'hello' });
+  // Issue #14: metadata always holds tags (the spec); replaced wholesale, the tags are gone: an empty object.
+  assert.equal(got.body.media.metadata, { description: 'hello', tags: {} });
   assert.is((await app.request('PATCH', `/api/media/${id}`, { body: {} })).status, 400);
   assert.is(
     (await app.request('PATCH', `/api/media/${id}`, { body: { metadata: { tags: { a: 'notarray' } } } })).status,

@@ -45,7 +45,7 @@ export async function loadAiImage(
 
 /** The stored file behind one of this server's signed file URLs, or null for any other URL. */
 async function ownFilePath(deps: ImageSourceDeps, url: URL): Promise<string | null> {
-  if (url.origin !== new URL(deps.config.publicUrl).origin) return null;
+  if (url.origin !== new URL(deps.urls.origin()).origin) return null;
   const out = /^\/files\/out\/([A-Za-z0-9_-]+)\/([0-9a-f]{64}\.[a-z0-9]{2,5})(?:\/[^/]*)?$/.exec(url.pathname);
   if (out) return deps.outputs.verify(out[1], out[2]) ? deps.outputs.pathOf(out[2]) : null; // an earlier edit or generation
   const m = /^\/files\/([A-Za-z0-9_-]+)\/([0-9a-f]{64}\.[a-z0-9]{2,5})(?:\/[^/]*)?$/.exec(url.pathname);

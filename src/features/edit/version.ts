@@ -36,7 +36,7 @@ export async function findLibraryItem(
   } catch {
     url = null;
   }
-  const m = url && url.origin === new URL(deps.config.publicUrl).origin ? LIBRARY_FILE.exec(url.pathname) : null;
+  const m = url && url.origin === new URL(deps.urls.origin()).origin ? LIBRARY_FILE.exec(url.pathname) : null;
   if (!m || !deps.urls.verify(m[1], m[2])) {
     throw invalid('saveAsVersion needs image to be the file URL of a library item (its `blob` URL from this server)');
   }

@@ -17,6 +17,7 @@ import type { Job } from '../../jobs/types.js';
 import { fitToAspect, planAspect, type AspectMethod } from './aspectRatio.js';
 import { applyColourGuidance, averageStats, colourStats, REFERENCE_GUIDANCE, type ColourStats } from './guidance.js';
 import { GENERATE_JOB, GenerationQueue, type GenerationProgress } from './queue.js';
+import { withRequestOrigin } from '../../platform/requestOrigin.js';
 
 /** Most reference images taken into account. */
 export const MAX_REFERENCE_IMAGES = 4;
@@ -44,6 +45,8 @@ export interface GeneratePayload {
   seed: number;
   guidance: ColourStats | null;
   referenceCount: number;
+  /** The origin the request came to: the output's URL is made under it (without PUBLIC_URL, a LAN client's host). */
+  origin?: string;
 }
 
 /** The answer of a generation (sync body, and `result` of a finished job). */
@@ -142,6 +145,7 @@ export async function prepareGeneration(
   const guidance = loaded.length ? averageStats(await Promise.all(loaded.map((l) => colourStats(l.buffer)))) : null;
   return {
     organizationId: principal.organizationId,
+    origin: deps.urls.origin(),
     prompt,
     model,
     modelRequested: requested,
@@ -164,7 +168,8 @@ export async function runGeneration(
   const image = await deps.models.generateImage(p.prompt, { model: p.model, seed: p.seed, onProgress: progress });
   const fitted = await fitToAspect(image.png, p.ratio);
   const png = p.guidance ? await applyColourGuidance(fitted.png, p.guidance) : fitted.png;
-  const { url } = await deps.outputs.save(png, 'png');
+  const save = () => deps.outputs.save(png, 'png');
+  const { url } = await (p.origin ? withRequestOrigin(p.origin, save) : save());
   return {
     url,
     result: url,
@@ -202,7 +207,7 @@ export function createGenerationQueue(
   });
 }
 
-const statusUrl = (deps: Pick<Services, 'config'>, id: number) => `${deps.config.publicUrl}/api/ai/jobs/${id}`;
+const statusUrl = (deps: Pick<Services, 'urls'>, id: number) => `${deps.urls.origin()}/api/ai/jobs/${id}`;
 
 /**
  * Queues a generation. Async: answers the job at once. Sync: waits for it and

@@ -73,7 +73,7 @@ export function presentMedia(urls: FileUrls, m: MediaRecord, extras: PresentExtr
     createdById: m.createdById,
     updatedById: m.updatedById,
     status: m.status,
-    metadata: m.metadata,
+    metadata: withTags(m.metadata),
     processingStatus: m.processingStatus,
     processingError: m.processingError,
     totalVersions: extras.totalVersions ?? 1,
@@ -95,6 +95,11 @@ export function presentStages(stages: StageRecord[]): Record<string, string> {
   const out: Record<string, string> = {};
   for (const s of stages) out[s.stage] = s.state === 'waiting' ? `waiting for model ${s.model}` : s.state;
   return out;
+}
+
+/** The spec's metadata document always holds `tags` (an empty object when there are none); the stored document is left as it is. */
+function withTags(metadata: MediaRecord['metadata']): MediaRecord['metadata'] & { tags: Record<string, string[]> } {
+  return { ...metadata, tags: metadata?.tags ?? {} };
 }
 
 export type PresentedMedia = ReturnType<typeof presentMedia>;

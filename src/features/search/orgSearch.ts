@@ -35,10 +35,27 @@ export async function searchOrganization(
       .map(({ f, frame }) => presentResult(deps.urls, f, frame, media.get(f.mediaId)!)),
     query: q,
     limit: input.limit,
-    // Frames found among the hits fetched (see hitsFor), each once, less those of items found not live (the
-    // index drops deleted items and old versions as they change, so hits past the page are taken as live).
-    totalResults: Math.max(results.length, new Set(positive.map((f) => f.frameId ?? f.mediaId)).size - dead.size),
+    totalResults: Math.max(results.length, countFrames(positive, results, dead)),
   };
+}
+
+/**
+ * Frames found among the hits fetched (see hitsFor), each once, less those of items found not live (the
+ * index drops deleted items and old versions as they change, so hits past the page are taken as live).
+ * Frame-level: object hits count as their frame, and an item-level text hit (name, description, tags) stands
+ * for the item's first frame: counted on its own for an item none of whose frames scored, or when the page
+ * read it and found a frame that did not score; otherwise taken as one of the scored frames (an image's one).
+ */
+function countFrames(positive: FrameScore[], shown: Array<{ f: FrameScore; frame: FrameDetail }>, dead: Set<string>) {
+  const scored = new Set(positive.flatMap((f) => (f.frameId === null ? [] : [f.frameId])));
+  const withFrames = new Set(positive.filter((f) => f.frameId !== null).map((f) => f.mediaId));
+  const frames = new Set<string>();
+  for (const f of positive) if (f.frameId !== null || !withFrames.has(f.mediaId)) frames.add(f.frameId ?? f.mediaId);
+  let n = shown.filter(
+    ({ f, frame }) => f.frameId === null && withFrames.has(f.mediaId) && !scored.has(frame.id),
+  ).length;
+  for (const k of frames) if (!dead.has(k)) n++;
+  return n;
 }
 
 /**
