@@ -27,6 +27,7 @@ import sharp from 'sharp';
 import { mergeLocal, parseCatalog, type Roles } from '../../../src/models/catalog.js';
 import { SHARED_DIR } from '../../helpers/skip.js';
 import { startTestApp, waitForProcessing, type TestApp } from '../../helpers/testApp.js';
+import { ULF1_FACES, ULF1_SIZE } from '../../helpers/ulfFaces.js';
 
 interface Point {
   x: number;
@@ -67,67 +68,6 @@ const PHOTOS = {
   french: 'easyocr_french.jpg',
 } as const;
 type PhotoKey = keyof typeof PHOTOS;
-
-/**
- * The 52 visible faces of ulf_1.jpg (720×478): box centres, counted by eye
- * (see test/models/vision/faces.test.ts, where the same list is explained). A face is
- * found when its centre lies inside a face object's box, each box used once.
- */
-const ULF1_SIZE = { width: 720, height: 478 };
-const ULF1_FACES: readonly (readonly [number, number])[] = [
-  [349, 41],
-  [323, 62],
-  [379, 62],
-  [438, 64],
-  [549, 65],
-  [495, 67],
-  [608, 69],
-  [262, 71],
-  [203, 73],
-  [158, 77],
-  [457, 91],
-  [189, 96],
-  [139, 98],
-  [299, 101],
-  [375, 103],
-  [590, 107],
-  [228, 111],
-  [250, 114],
-  [333, 119],
-  [415, 123],
-  [485, 125],
-  [147, 139],
-  [113, 150],
-  [170, 155],
-  [569, 166],
-  [621, 166],
-  [313, 173],
-  [662, 181],
-  [230, 185],
-  [452, 185],
-  [387, 188],
-  [163, 189],
-  [514, 191],
-  [78, 195],
-  [586, 197],
-  [425, 213],
-  [360, 214],
-  [541, 214],
-  [52, 216],
-  [124, 217],
-  [487, 217],
-  [674, 220],
-  [198, 221],
-  [283, 222],
-  [617, 230],
-  [321, 232],
-  [394, 233],
-  [242, 234],
-  [168, 240],
-  [535, 243],
-  [95, 246],
-  [471, 252],
-];
 
 /** The shipped catalog's test-profile roles. */
 const SHIPPED_TEST_ROLES = (
