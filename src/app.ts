@@ -1,7 +1,9 @@
 import Router from '@koa/router';
 import Koa from 'koa';
-import { HttpMethodEnum, koaBody } from 'koa-body';
+import { koaBody } from 'koa-body';
 import { randomBytes } from 'node:crypto';
+import { once } from 'node:events';
+import type { WriteStream } from 'node:fs';
 import { mkdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { Config } from './config.js';
@@ -12,6 +14,7 @@ import { fileServerMiddleware } from './files/fileServer.js';
 import { TempOutputs } from './files/tempOutputs.js';
 import { startSearchMaintenance } from './features/search/maintenance.js';
 import { FileUrls } from './files/fileUrls.js';
+import { jsonBody } from './http/bodies.js';
 import { errorMiddleware } from './http/errorMiddleware.js';
 import { createGuards } from './features/accounts/guards.js';
 import { buildOpenApi } from './http/openapi.js';
@@ -39,6 +42,7 @@ import { enqueueClustering, registerIngestJobs, resumeUnfinished } from './featu
 import { registerReindexJobs } from './features/ingest/reindex.js';
 import { startModelWatcher } from './features/ingest/catchUp.js';
 import { VERSION } from './platform/packageRoot.js';
+import { invalid } from './platform/errors.js';
 import { openSqliteStorage } from './storage/sqlite/index.js';
 
 /** Every API route, in one list: mounted by createApp and described by /api/openapi.json. */
@@ -211,8 +215,8 @@ function sweepOrphanFiles({ blobs, storage, logger }: Services): void {
     .catch((err) => logger.warn('orphan sweep failed', { err }));
 }
 
-/** The Koa app with its middleware in order: request log, the request's origin (for URLs), errors, signed file URLs, JSON bodies. */
-function createKoa({ config, logger, blobs, urls, outputs }: Services): Koa {
+/** The Koa app with its middleware in order: request log, the request's origin (for URLs), errors, signed file URLs. */
+function createKoa({ logger, blobs, urls, outputs }: Services): Koa {
   const koa = new Koa();
   koa.proxy = true;
   // Koa prints stream errors itself unless someone listens. A client that stops a
@@ -225,16 +229,7 @@ function createKoa({ config, logger, blobs, urls, outputs }: Services): Koa {
   koa.use(requestOriginMiddleware());
   koa.use(errorMiddleware(logger));
   koa.use(fileServerMiddleware({ store: blobs, urls, outputs, logger }));
-  koa.use(
-    koaBody({
-      json: true,
-      multipart: false,
-      urlencoded: false,
-      text: false,
-      jsonLimit: config.maxJsonBytes,
-      parsedMethods: [HttpMethodEnum.POST, HttpMethodEnum.PUT, HttpMethodEnum.PATCH, HttpMethodEnum.DELETE],
-    }),
-  );
+  // Bodies are read per route, after authentication (http/route.ts): JSON by http/bodies.ts, uploads by multipartBody.
   return koa;
 }
 
@@ -260,7 +255,10 @@ function buildRouter(services: Services, isClosing: () => boolean): Router {
   router.get('/api/openapi.json', (ctx) => {
     ctx.body = buildOpenApi(ROUTES, { version: VERSION, serverUrl: services.urls.origin() });
   });
-  mountRoutes(router, services, createGuards(services), ROUTES, { multipart: multipartBody(services) });
+  mountRoutes(router, services, createGuards(services), ROUTES, {
+    multipart: multipartBody(services),
+    json: jsonBody(config.maxJsonBytes),
+  });
   return router;
 }
 
@@ -280,6 +278,12 @@ function healthzFetch({ modelFetch }: Services) {
   };
 }
 
+/** formidable's codes for the refusals that are not about size (FormidableError.js). */
+const FORMIDABLE_REFUSALS: Record<number, (limits: { maxFields: number }) => string> = {
+  1007: ({ maxFields }) => `too many form fields: at most ${maxFields} text fields are read`,
+  1015: () => 'more than one file: an upload carries exactly one file',
+};
+
 /** The multipart parser for upload routes: one file at most, into the store's scratch folder, always cleaned up. */
 function multipartBody({ config, blobs }: Services): Koa.Middleware {
   const formidableOptions = {
@@ -292,23 +296,36 @@ function multipartBody({ config, blobs }: Services): Koa.Middleware {
     hashAlgorithm: 'sha256' as const,
     keepExtensions: false,
   };
+  type Started = { filepath: string; _writeStream?: WriteStream };
   return async (ctx, next) => {
-    // The scratch files this request's parse starts: a refused upload (413) gets its partial file removed
-    // here, before the answer; formidable's own clean-up unlinks it a timer tick later.
-    const started: string[] = [];
+    // The scratch files this request's parse starts. On a refusal formidable may still open one after its own
+    // clean-up (a second file begins after the first was refused): close each stream, then remove its file.
+    const started: Started[] = [];
     const multipart = koaBody({
       multipart: true,
       json: false,
       urlencoded: false,
       text: false,
-      formidable: { ...formidableOptions, onFileBegin: (_name, file) => void started.push(file.filepath) },
+      formidable: { ...formidableOptions, onFileBegin: (_name, file) => void started.push(file as unknown as Started) },
     });
     try {
       await multipart(ctx, next);
+    } catch (err) {
+      const refusal = FORMIDABLE_REFUSALS[(err as { code?: number }).code ?? -1];
+      throw refusal ? invalid(refusal(formidableOptions)) : err;
     } finally {
       // Whatever the handler did not move into the store is scratch: remove it.
       const files = Object.values(ctx.request.files ?? {}).flat() as unknown as Array<{ filepath: string }>;
-      await Promise.all([...new Set([...started, ...files.map((f) => f.filepath)])].map((f) => rm(f, { force: true })));
+      await Promise.all(started.map((f) => closeStream(f._writeStream)));
+      const paths = new Set([...started, ...files].map((f) => f.filepath));
+      await Promise.all([...paths].map((f) => rm(f, { force: true })));
     }
   };
+}
+
+async function closeStream(stream: WriteStream | undefined): Promise<void> {
+  if (!stream || stream.closed) return;
+  const closed = once(stream, 'close').catch(() => undefined);
+  stream.destroy();
+  await closed;
 }

@@ -32,6 +32,8 @@ export function errorMiddleware(logger: Logger) {
         ctx.body = { error: 'Not Found', message: `no route for ${ctx.method} ${ctx.path}` };
       } else if (ctx.status === 405 && ctx.body === undefined) {
         ctx.body = { error: 'Method Not Allowed', message: `${ctx.method} is not allowed on ${ctx.path}` };
+      } else if (ctx.status === 501 && ctx.body === undefined) {
+        methodNotImplemented(ctx);
       }
     } catch (err) {
       if (err instanceof DomainError) {
@@ -58,6 +60,21 @@ export function errorMiddleware(logger: Logger) {
       };
     }
   };
+}
+
+/**
+ * A method the router does not implement at all (PROPFIND, TRACE, LOCK, …): on a path that has routes, 405 with
+ * their `Allow`; on any other path, 501. Both in the JSON error shape (README, "API decisions").
+ */
+function methodNotImplemented(ctx: Context): void {
+  if (ctx.response.get('Allow')) {
+    ctx.status = 405;
+    ctx.body = { error: 'Method Not Allowed', message: `${ctx.method} is not allowed on ${ctx.path}` };
+    return;
+  }
+  ctx.remove('Allow');
+  ctx.status = 501;
+  ctx.body = { error: 'Not Implemented', message: `${ctx.method} is not a method this server implements` };
 }
 
 function clientMessage(status: number, message: string | undefined): string {

@@ -83,10 +83,10 @@ export function mountRoutes(
   services: Services,
   guards: RequestGuards,
   routes: AnyRoute[],
-  parsers: { multipart: Middleware },
+  parsers: { multipart: Middleware; json: Middleware },
 ): void {
   for (const def of routes) {
-    // Authenticate before reading an upload body: an unauthenticated client never gets to stream a file to disk.
+    // Authenticate before reading any body: an unauthenticated client never gets a JSON body parsed or a file streamed to disk.
     const authenticate: Middleware = async (ctx, next) => {
       const principal = await guards.authenticate(ctx);
       guards.rateLimit(ctx, principal);
@@ -97,7 +97,8 @@ export function mountRoutes(
         guards.forgetKeys(); // a write may have revoked a key or changed a role (see KEY_MEMORY_MS)
       }
     };
-    const stages: Middleware[] = def.bodyType === 'multipart' ? [authenticate, parsers.multipart] : [authenticate];
+    const body = def.bodyType === 'multipart' ? parsers.multipart : def.method === 'get' ? undefined : parsers.json;
+    const stages: Middleware[] = body ? [authenticate, body] : [authenticate];
     router[def.method](def.path, ...stages, async (ctx: Context) => {
       const principal = ctx.state.principal as Principal;
       const params = parse(def.params, ctx.params, 'path');
