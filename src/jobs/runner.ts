@@ -12,14 +12,17 @@
  * half-way (shutdown, cancellation). Handlers must therefore be idempotent:
  * re-running one replaces its own earlier output and never duplicates it.
  *
- * Crash resume needs nothing special: a crashed process's jobs stay `running`
- * until their lease expires, then any runner reclaims them (attempts + 1).
+ * Crash resume: a crashed process's jobs stay `running` until their lease
+ * expires, then any runner reclaims them (attempts + 1). A starting runner
+ * ends at once the leases of a dead process on this host (./deadOwners.ts), so
+ * a restart after a crash does not wait them out; other hosts' leases run out.
  * Owner ids are random per process, and fresh per claim, so no runner ever
  * mistakes an old lease for its own.
  */
 import { randomBytes } from 'node:crypto';
 import os from 'node:os';
 import type { Logger } from '../platform/logger.js';
+import { ownerIsDead, PROCESS_TOKEN } from './deadOwners.js';
 import { backoffDelay, isPermanent, JobAbort, PermanentJobError, type BackoffOptions } from './failures.js';
 import type { HandlerOptions, JobContext, JobHandler } from './handler.js';
 import type { Job, JobStore } from './types.js';
@@ -35,7 +38,7 @@ export interface JobRunnerOptions {
   pollMs?: number;
   /** Exponential backoff, or a function of the attempt that failed (1-based) giving the delay in ms. */
   backoff?: BackoffOptions | ((attempt: number) => number);
-  /** A fixed prefix for lease owners (default host:pid:random); a fresh suffix is added per claim. */
+  /** A fixed prefix for lease owners (default host:pid:processToken.random); a fresh suffix is added per claim. */
   ownerId?: string;
 }
 
@@ -82,7 +85,7 @@ export class JobRunner {
     this.pollMs = opts.pollMs ?? 500;
     const backoff = opts.backoff;
     this.backoff = typeof backoff === 'function' ? backoff : (attempt) => backoffDelay(attempt, backoff);
-    this.ownerId = opts.ownerId ?? `${os.hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
+    this.ownerId = opts.ownerId ?? `${os.hostname()}:${process.pid}:${PROCESS_TOKEN}.${randomBytes(4).toString('hex')}`;
   }
 
   /** Registers the handler of one job type; the runner claims only registered types. */
@@ -174,7 +177,19 @@ export class JobRunner {
     for (const w of waiters) w();
   }
 
+  /** Ends the leases held by dead processes on this host, so the claims below take their jobs at once. */
+  private async reclaimDead(): Promise<void> {
+    try {
+      const dead = (await this.store.runningLeaseOwners()).filter((owner) => ownerIsDead(owner));
+      const jobs = await this.store.expireLeases(dead);
+      if (jobs > 0) this.logger.info('reclaiming the jobs of a dead process on this host', { jobs, owners: dead });
+    } catch (err) {
+      this.logger.error('could not check for dead lease holders; their jobs wait for their leases', { err });
+    }
+  }
+
   private async loop(): Promise<void> {
+    await this.reclaimDead();
     while (this.state === 'running') {
       const types = [...this.handlers.keys()]; // handlers registered after start() count too
       this.woken = false;

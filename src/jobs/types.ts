@@ -91,6 +91,13 @@ export interface JobStore {
    * instead of being handed out. Null when nothing is due.
    */
   claim(owner: string, types: readonly string[] | null, leaseMs: number, now?: Date): Promise<Job | null>;
+  /** The distinct lease owners of running jobs (for a starting runner to spot a dead process's leases). */
+  runningLeaseOwners(): Promise<string[]>;
+  /**
+   * Ends now the leases of running jobs held by exactly these owners (their holder is known to be dead),
+   * so that the next claim reclaims them as it would an expired lease. How many jobs.
+   */
+  expireLeases(owners: readonly string[], now?: Date): Promise<number>;
   /** Extends the lease to now + leaseMs; false when the lease was lost. */
   heartbeat(id: number, owner: string, leaseMs: number): Promise<boolean>;
   /** running → succeeded; false when the lease was lost. */

@@ -46,7 +46,10 @@ export interface Storage {
 export interface AccountStore {
   countOrganizations(): Promise<number>;
   /** Creates the organization and makes `ownerUserId` its owner, atomically. */
-  createOrganization(org: { id: string; name: string; slug: string }, ownerUserId: string): Promise<Organization>;
+  createOrganization(
+    org: { id: string; name: string; slug: string; createdByKeyId?: string | null },
+    ownerUserId: string,
+  ): Promise<Organization>;
   getOrganization(id: string): Promise<Organization | null>;
   /** Every organization, oldest first (maintenance scripts). */
   listOrganizations(): Promise<Organization[]>;

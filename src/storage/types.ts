@@ -17,6 +17,8 @@ export interface Organization {
   /** Bytes of active media (all versions) in the organization. */
   storageBytes: number;
   createdAt: string;
+  /** The API key that created it through the API; null for the bootstrap organization. */
+  createdByKeyId: string | null;
 }
 
 export interface User {

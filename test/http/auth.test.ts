@@ -886,4 +886,82 @@ t('bootstrap: initial-api-key (0600) on first start; restart keeps everything, o
   }
 });
 
+t('a key acts in its own organization: no keys minted for another one, no role above its own', async ({ app, ds }) => {
+  // The issue's case: a key scoped to organization B, whose user also owns A (Default), asks for an owner key in A.
+  const b = await app.request('POST', '/api/auth/organization/create', { body: { name: 'Org B', slug: 'org-b' } });
+  ok(b, 'org B create');
+  const orgB = b.body.organization.id as string;
+  const kB = await newKey(app, { organizationId: orgB, role: 'owner', name: 'B owner' });
+  assert.is(kB.organizationId, orgB, 'the key that created B mints its first key there');
+  fails(
+    await app.request('POST', '/api/keys', { key: kB.key, body: { organizationId: app.orgId, role: 'owner' } }),
+    403,
+    "B's key mints an owner key in A",
+  );
+  fails(
+    await app.request('POST', '/api/keys', { key: kB.key, body: { organizationId: app.orgId, role: 'viewer' } }),
+    403,
+    "B's key mints a viewer key in A",
+  );
+  const tok = (await app.request('POST', '/api/auth/token', { key: kB.key })).body.token as string;
+  const viaToken = await app.request('POST', '/api/keys', {
+    key: null,
+    headers: { authorization: `Bearer ${tok}` },
+    body: { organizationId: app.orgId },
+  });
+  assert.is(viaToken.status, 403, `B's token mints a key in A: ${JSON.stringify(viaToken.body)}`);
+  fails(await app.request('GET', `/api/dataset/${ds}/media`, { key: kB.key }), 403, "B's key still cannot read A");
+  // Another key of A, not the one that created B, cannot mint in B either.
+  const aAdmin = await newKey(app, { role: 'admin', name: 'A admin' });
+  fails(
+    await app.request('POST', '/api/keys', { key: aAdmin.key, body: { organizationId: orgB, role: 'viewer' } }),
+    403,
+    'an A key that did not create B mints in B',
+  );
+  const inB = await newKey(app, { organizationId: orgB, role: 'viewer', name: 'B viewer' });
+  assert.is(inB.role, 'viewer', "B's creator key mints more keys in B");
+
+  // Role escalation: an admin key asks for owner, in its own organization and in one it created.
+  fails(
+    await app.request('POST', '/api/keys', { key: aAdmin.key, body: { role: 'owner' } }),
+    403,
+    'admin key mints an owner key',
+  );
+  const c = await app.request('POST', '/api/auth/organization/create', { key: aAdmin.key, body: { name: 'Org C' } });
+  ok(c, 'an admin key creates an organization');
+  const orgC = c.body.organization.id as string;
+  fails(
+    await app.request('POST', '/api/keys', { key: aAdmin.key, body: { organizationId: orgC, role: 'owner' } }),
+    403,
+    'admin key mints an owner key in the organization it created',
+  );
+  const cAdmin = await newKey(app, { organizationId: orgC, role: 'admin' }, aAdmin.key);
+  assert.is(cAdmin.role, 'admin');
+  const cDefault = await newKey(app, { organizationId: orgC }, aAdmin.key);
+  assert.is(cDefault.role, 'admin', "the default role is the key's own, not the user's");
+  fails(
+    await app.request('POST', '/api/keys', { key: cAdmin.key, body: { role: 'owner' } }),
+    403,
+    "C's admin key mints an owner key in C",
+  );
+
+  // Viewer and member keys may not create organizations (reaching one takes minting keys, an admin's right).
+  const viewer = await newKey(app, { role: 'viewer' });
+  const member = await newKey(app, { role: 'member' });
+  for (const [label, k] of [
+    ['viewer', viewer.key],
+    ['member', member.key],
+  ] as const) {
+    fails(
+      await app.request('POST', '/api/auth/organization/create', { key: k, body: { name: `By ${label}` } }),
+      403,
+      `${label} creates an organization`,
+    );
+  }
+  const names = (
+    (await app.request('GET', '/api/auth/organization/list')).body.organizations as Array<{ name: string }>
+  ).map((o) => o.name);
+  assert.not.ok(names.includes('By viewer') || names.includes('By member'), 'nothing was created');
+});
+
 t.run();

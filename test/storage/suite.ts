@@ -274,6 +274,15 @@ export function storageSuite(
       [third.id],
     );
     assert.equal(await s.accounts.listOrganizationsForUser(newUuid()), []);
+
+    assert.is(fx.org.createdByKeyId, null, 'an organization made without a key records none');
+    const keyId = newUuid();
+    const fourth = await s.accounts.createOrganization(
+      { id: newUuid(), name: 'Fourth', slug: 'fourth-org', createdByKeyId: keyId },
+      fx.user.id,
+    );
+    assert.is(fourth.createdByKeyId, keyId, 'the creating key is recorded');
+    assert.equal(await s.accounts.getOrganization(fourth.id), fourth);
   });
 
   test('API keys: create, find by hash, revoke (revoked ones are not found), list', async () => {

@@ -100,15 +100,21 @@ export interface CreatedKey {
   createdAt: string;
 }
 
-/** Creates a key for the caller's user in an organization the user belongs to; role capped at the user's. */
+/**
+ * Creates a key for the caller's user. A key is a least-privilege credential: it mints keys in its own
+ * organization only (403 for another one, even one its user belongs to), except in an organization
+ * this very key created, the only way into a new one. The role is capped at the key's and the user's.
+ */
 export async function createKey(
   deps: Pick<Services, 'storage'>,
   principal: Principal,
   input: { name?: string; organizationId?: string; role?: Role },
 ): Promise<CreatedKey> {
   const organizationId = input.organizationId ? parseUuid(input.organizationId) : principal.organizationId;
-  if (!organizationId || !(await deps.storage.accounts.getOrganization(organizationId)))
-    throw notFound('organization not found');
+  const organization = organizationId ? await deps.storage.accounts.getOrganization(organizationId) : null;
+  if (!organizationId || !organization) throw notFound('organization not found');
+  if (organizationId !== principal.organizationId && organization.createdByKeyId !== principal.keyId)
+    throw forbidden('a key creates keys only in its own organization');
   const memberRole = await deps.storage.accounts.getMembershipRole(organizationId, principal.userId);
   if (!memberRole) throw forbidden('no access to this organization');
   // The calling key must itself be allowed to manage keys, and a new key never

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { conflict, invalid, notFound } from '../../platform/errors.js';
 import { newUuid, nowIso } from '../../platform/ids.js';
 import { hashKey, newKeySecret } from './auth.js';
+import { requireRole } from '../kernel/access.js';
 import type { Principal, Services } from '../kernel/services.js';
 
 const slugify = (name: string) =>
@@ -73,6 +74,8 @@ export async function createOrganization(
   principal: Principal,
   input: { name: string; slug?: string },
 ) {
+  // The new organization is reached through keys this key mints there, and minting keys takes admin.
+  requireRole(principal, 'admin');
   const name = input.name.trim();
   if (!name) throw invalid('name must not be empty');
   let slug = input.slug ? input.slug.trim().toLowerCase() : slugify(name);
@@ -81,7 +84,10 @@ export async function createOrganization(
     if (input.slug) throw conflict(`slug "${slug}" is taken`);
     slug = `${slug}-${newUuid().slice(0, 6)}`;
   }
-  const org = await deps.storage.accounts.createOrganization({ id: newUuid(), name, slug }, principal.userId);
+  const org = await deps.storage.accounts.createOrganization(
+    { id: newUuid(), name, slug, createdByKeyId: principal.keyId },
+    principal.userId,
+  );
   return { organization: { id: org.id, name: org.name, slug: org.slug } };
 }
 

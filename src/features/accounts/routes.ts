@@ -24,9 +24,9 @@ export const accountRoutes = [
     method: 'post',
     path: '/api/auth/organization/create',
     tag: 'account',
-    summary: 'Create an organization; the caller becomes its owner',
+    summary: 'Create an organization (admin keys); the caller becomes its owner and this key may mint keys in it',
     body: z.object({ name: z.string().min(1).max(200), slug: z.string().max(63).optional() }),
-    responses: { 409: 'slug taken' },
+    responses: { 403: 'key below admin', 409: 'slug taken' },
     handle: ({ services, principal, body }) => createOrganization(services, principal, body),
   }),
   defineRoute({
@@ -46,7 +46,7 @@ export const accountRoutes = [
       organizationId: z.string().optional(),
       role: role.optional(),
     }),
-    responses: { 403: 'role too high or not admin', 404: 'organization not found' },
+    responses: { 403: "another organization, role above the key's, or not admin", 404: 'organization not found' },
     handle: ({ services, principal, body }) => createKey(services, principal, body),
   }),
   defineRoute({

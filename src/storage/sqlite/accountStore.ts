@@ -29,12 +29,9 @@ function organizations(
     async createOrganization(org, ownerUserId) {
       const at = now();
       db.transaction(() => {
-        db.prepare(`INSERT INTO organizations (id, name, slug, created_at) VALUES (?, ?, ?, ?)`).run(
-          org.id,
-          org.name,
-          org.slug,
-          at,
-        );
+        db.prepare(
+          `INSERT INTO organizations (id, name, slug, created_at, created_by_key_id) VALUES (?, ?, ?, ?, ?)`,
+        ).run(org.id, org.name, org.slug, at, org.createdByKeyId ?? null);
         db.prepare(
           `INSERT INTO memberships (organization_id, user_id, role, created_at) VALUES (?, ?, 'owner', ?)`,
         ).run(org.id, ownerUserId, at);

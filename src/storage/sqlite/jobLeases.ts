@@ -16,7 +16,7 @@ const checkLease = (leaseMs: number) => {
  * with no attempts left, then reclaim an expired lease, else take the next
  * queued job.
  */
-export function jobClaims(db: Db): Pick<JobStore, 'claim'> {
+export function jobClaims(db: Db): Pick<JobStore, 'claim' | 'runningLeaseOwners' | 'expireLeases'> {
   const exhaust = db.prepare(
     `UPDATE jobs SET status = 'failed', finished_at = @now, updated_at = @now, lease_expires_at = NULL,
        last_error = 'the worker stopped responding (crashed, or stalled past its lease) on the last of '
@@ -52,7 +52,24 @@ export function jobClaims(db: Db): Pick<JobStore, 'claim'> {
     return (reclaim.get(params) ?? take.get(params)) as JobRow | undefined;
   });
 
+  const owners = db
+    .prepare(`SELECT DISTINCT lease_owner FROM jobs WHERE status = 'running' AND lease_owner IS NOT NULL`)
+    .pluck();
+  const expire = db.prepare(
+    `UPDATE jobs SET lease_expires_at = @now, updated_at = @now
+     WHERE status = 'running' AND lease_owner = @owner AND lease_expires_at > @now`,
+  );
+  const expireTx = db.transaction((list: readonly string[], now: string) =>
+    list.reduce((n, owner) => n + expire.run({ owner, now }).changes, 0),
+  );
+
   return {
+    async runningLeaseOwners() {
+      return owners.all() as string[];
+    },
+    async expireLeases(list, now = new Date()) {
+      return list.length === 0 ? 0 : expireTx.immediate(list, now.toISOString());
+    },
     async claim(owner, types, leaseMs, now = new Date()) {
       checkLease(leaseMs);
       if (types !== null && types.length === 0) return null;

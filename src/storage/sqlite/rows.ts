@@ -27,6 +27,7 @@ export interface OrganizationRow {
   slug: string;
   storage_bytes: number;
   created_at: string;
+  created_by_key_id: string | null;
 }
 export const toOrganization = (r: OrganizationRow): Organization => ({
   id: r.id,
@@ -34,6 +35,7 @@ export const toOrganization = (r: OrganizationRow): Organization => ({
   slug: r.slug,
   storageBytes: r.storage_bytes,
   createdAt: r.created_at,
+  createdByKeyId: r.created_by_key_id,
 });
 
 export interface UserRow {
