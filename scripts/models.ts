@@ -21,7 +21,7 @@ import { BundleError, importBundle, packBundle } from '../src/models/bundle/inde
 import { lockPath, readLock, type LockFile } from '../src/models/checksums.js';
 import { DEFAULT_HUB_URL, fetchModel } from '../src/models/fetch.js';
 import { modelStatus, verifyModel, type ModelStatus } from '../src/models/inventory.js';
-import { fetchableEntries, profileEntries } from '../src/models/selection.js';
+import { fetchableEntries, profileEntries, rolesOf } from '../src/models/selection.js';
 
 const out = (line: string) => process.stdout.write(line + '\n');
 const fail = (line: string, code: number): never => {
@@ -34,13 +34,6 @@ function pick(catalog: Catalog, names: string[], fallback: () => ModelEntry[]): 
   return names.map(
     (n) => catalog.models.get(n) ?? fail(`unknown model ${n}; known: ${[...catalog.models.keys()].join(', ')}`, 2),
   );
-}
-
-function rolesOf(catalog: Catalog, name: string): string {
-  const roles = Object.entries(catalog.roles.default)
-    .filter(([, v]) => v === name)
-    .map(([k]) => k);
-  return roles.length ? roles.join(',') : '-';
 }
 
 function checksumSummary(s: ModelStatus): string {
@@ -121,7 +114,7 @@ async function main(): Promise<number> {
           entry.name,
           entry.task,
           entry.dims === null ? '-' : String(entry.dims),
-          rolesOf(catalog, entry.name),
+          rolesOf(catalog, 'default', entry.name).join(',') || '-',
           s.presence,
           checksumSummary(s),
           entry.approxSizeMB ? `~${entry.approxSizeMB} MB` : '-',

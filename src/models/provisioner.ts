@@ -19,6 +19,7 @@ import { lockKey, readLock, type LockFile } from './checksums.js';
 import { DownloadRefused, fetchModel } from './fetch.js';
 import { ModelProgress } from './fetchProgress.js';
 import { modelStatus } from './inventory.js';
+import { profileEntries, rolesOf } from './selection.js';
 
 export type ModelState = 'installed' | 'downloading' | 'queued' | 'missing' | 'failed';
 
@@ -87,18 +88,6 @@ export function autoFetchOff(config: ProvisionerOptions['config']): string | nul
   return null;
 }
 
-/** The default profile's models, in role order (search first), each once. */
-function defaultProfileModels(catalog: Catalog): ModelEntry[] {
-  const names = new Set(Object.values(catalog.roles.default).filter((n): n is string => !!n));
-  return [...names].map((n) => catalog.models.get(n)).filter((e): e is ModelEntry => !!e);
-}
-
-function rolesOf(catalog: Catalog, name: string): (keyof Roles)[] {
-  return (Object.entries(catalog.roles.default) as [keyof Roles, string | null][])
-    .filter(([, v]) => v === name)
-    .map(([k]) => k);
-}
-
 function safeLock(modelsDir: string): LockFile {
   try {
     return readLock(modelsDir);
@@ -144,7 +133,7 @@ class Provisioner implements ModelProvisioner {
     if (this.off) return;
     const { modelsDir } = opts.config;
     const lock = safeLock(modelsDir);
-    for (const entry of defaultProfileModels(opts.catalog)) {
+    for (const entry of profileEntries(opts.catalog, 'default')) {
       if (!fetchable(entry) || modelStatus(entry, modelsDir, lock).presence === 'installed') continue;
       const progress = new ModelProgress(entry, knownSizes(entry, lock));
       this.live.set(entry.name, { entry, state: 'queued', error: null, progress });
@@ -269,7 +258,7 @@ class Provisioner implements ModelProvisioner {
         task: entry.task,
         licence: entry.licence,
         approxSizeMB: entry.approxSizeMB,
-        roles: rolesOf(catalog, entry.name),
+        roles: rolesOf(catalog, 'default', entry.name),
       };
       const m = this.live.get(entry.name);
       if (m && m.state !== 'installed') {
