@@ -2,6 +2,7 @@ import type { Services } from '../kernel/services.js';
 import type { JobContext } from '../../jobs/handler.js';
 import type { Logger } from '../../platform/logger.js';
 import { analyzeItem, type IngestDeps } from './pipeline.js';
+import { enqueuePerItem } from './enqueuePerItem.js';
 import { installedAmongWaiting, installedStageModels } from './stages.js';
 
 /**
@@ -41,22 +42,9 @@ export async function catchUpMedia(
 
 /** Queues the catch-up of the ready items waiting for one of these models; returns how many. */
 export async function enqueueCatchUp(deps: CatchUpDeps, models: string[]): Promise<number> {
-  let after = '';
-  let count = 0;
-  for (;;) {
-    const ids = await deps.storage.analysis.waitingFor(models, 500, after);
-    if (ids.length === 0) return count;
-    for (const id of ids)
-      await deps.storage.jobs.enqueue({
-        type: CATCH_UP_JOB,
-        payload: { mediaId: id },
-        key: id,
-        priority: PRIORITY_CATCH_UP,
-      });
-    count += ids.length;
-    after = ids[ids.length - 1];
-    deps.wakeJobs();
-  }
+  return enqueuePerItem(deps, { type: CATCH_UP_JOB, priority: PRIORITY_CATCH_UP }, (after) =>
+    deps.storage.analysis.waitingFor(models, 500, after),
+  );
 }
 
 export interface ModelWatcher {

@@ -3,6 +3,7 @@ import type { Services } from '../kernel/services.js';
 import { isPermanent, JobAbort } from '../../jobs/failures.js';
 import type { JobRunner } from '../../jobs/runner.js';
 import { CATCH_UP_JOB, catchUpIfInstalled, catchUpMedia } from './catchUp.js';
+import { enqueuePerItem } from './enqueuePerItem.js';
 import { CLUSTER_FACES_JOB, clusterFacesJob, declaredThresholds, type ClusterFacesPayload } from '../faces/index.js';
 import {
   describeFailure,
@@ -120,20 +121,7 @@ export async function enqueueIngest(deps: JobQueueDeps, mediaId: string, priorit
  * without one. Enqueueing is keyed by item, so this never duplicates a job.
  */
 export async function resumeUnfinished(deps: JobQueueDeps): Promise<number> {
-  let after = '';
-  let count = 0;
-  for (;;) {
-    const ids = await deps.storage.media.unfinishedIds(500, after);
-    if (ids.length === 0) return count;
-    for (const id of ids)
-      await deps.storage.jobs.enqueue<IngestPayload>({
-        type: INGEST_JOB,
-        payload: { mediaId: id },
-        key: id,
-        priority: PRIORITY_FRESH,
-      });
-    count += ids.length;
-    after = ids[ids.length - 1];
-    deps.wakeJobs();
-  }
+  return enqueuePerItem(deps, { type: INGEST_JOB, priority: PRIORITY_FRESH }, (after) =>
+    deps.storage.media.unfinishedIds(500, after),
+  );
 }
