@@ -7,6 +7,20 @@
 module.exports = {
   forbidden: [
     {
+      name: 'web-app-talks-only-http',
+      severity: 'error',
+      comment: 'The web application (web/) reaches the server only through the public HTTP API, never by importing it.',
+      from: { path: '^web/' },
+      to: { path: '^(src|scripts|test)/' },
+    },
+    {
+      name: 'server-never-imports-the-web-app',
+      severity: 'error',
+      comment: 'The server serves the built web application as files; it imports none of its code.',
+      from: { path: '^src/' },
+      to: { path: '^web/' },
+    },
+    {
       name: 'no-circular',
       severity: 'error',
       comment: 'No import cycles: every module can be read after the ones it imports.',

@@ -1,4 +1,4 @@
-# Build: compile the server and the models CLI (scripts/models.ts → dist/scripts/models.js),
+# Build: compile the server and the models CLI (scripts/models.ts → dist/scripts/models.js), bundle the web app (dist/web),
 # then keep the production dependencies only.
 FROM node:20-bookworm-slim AS build
 WORKDIR /app
@@ -9,7 +9,8 @@ COPY package.json package-lock.json .npmrc ./
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
-COPY scripts/models.ts ./scripts/models.ts
+COPY web ./web
+COPY scripts/models.ts scripts/build-web.ts ./scripts/
 RUN npm run build && npm prune --omit=dev
 
 # Run: Debian's ffmpeg, the compiled server and CLI, two volumes (/data: the library; /models: model weights).

@@ -19,6 +19,7 @@ import { errorMiddleware } from './http/errorMiddleware.js';
 import { createGuards } from './features/accounts/guards.js';
 import { buildOpenApi } from './http/openapi.js';
 import { requestLog } from './http/requestLog.js';
+import { webAppMiddleware } from './http/webApp.js';
 import { requestOriginMiddleware } from './http/requestOrigin.js';
 import { mountRoutes, type AnyRoute } from './http/route.js';
 import { accountRoutes } from './features/accounts/routes.js';
@@ -93,6 +94,8 @@ export async function createApp(config: Config, logger: Logger = createLogger(co
 
   let closing = false;
   const koa = createKoa(services);
+  // The web application answers what no route did (GETs outside /api, /files and /healthz).
+  koa.use(webAppMiddleware(config.webDir));
   const router = buildRouter(services, () => closing);
   koa.use(router.routes());
   koa.use(router.allowedMethods());

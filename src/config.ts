@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { z } from 'zod';
+import { PACKAGE_ROOT } from './platform/packageRoot.js';
 
 /**
  * Every setting the server reads from the environment, with its default.
@@ -75,6 +76,8 @@ const EnvSchema = z.object({
   GENERATE_SYNC_TIMEOUT_SECONDS: z.coerce.number().min(1).default(600),
   /** Seconds to wait for in-flight requests on SIGTERM before closing anyway. */
   SHUTDOWN_GRACE_SECONDS: z.coerce.number().min(0).default(10),
+  /** The built web application (npm run build); default dist/web beside the code. */
+  WEB_DIR: z.string().optional(),
 });
 
 export interface Config {
@@ -112,6 +115,8 @@ export interface Config {
   outputRetentionHours: number;
   generateMaxQueue: number;
   generateSyncTimeoutSeconds: number;
+  /** Folder of the built web application served at `/`. */
+  webDir: string;
 }
 
 /**
@@ -177,6 +182,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     outputRetentionHours: e.OUTPUT_RETENTION_HOURS,
     generateMaxQueue: e.GENERATE_MAX_QUEUE,
     generateSyncTimeoutSeconds: e.GENERATE_SYNC_TIMEOUT_SECONDS,
+    webDir: path.resolve(e.WEB_DIR ?? path.join(PACKAGE_ROOT, 'dist/web')),
   };
   return { ...config, ...overrides };
 }

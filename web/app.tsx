@@ -1,0 +1,74 @@
+/**
+ * The application shell: loads the session, then shows the screen the URL names. Signed-out people
+ * see the sign-in screen (or the setup / invitation page their link names).
+ */
+import { useEffect } from 'preact/hooks';
+import type { ComponentType } from 'preact';
+import { location, match } from './lib/router';
+import { loadSession, session } from './lib/session';
+import { Header } from './components/Header';
+import { ShortcutSheet } from './components/ShortcutSheet';
+import { SignIn } from './screens/SignIn';
+import { Setup } from './screens/Setup';
+import { AcceptInvite } from './screens/AcceptInvite';
+import { Account } from './screens/Account';
+import { Collections } from './screens/Collections';
+import { Browse } from './screens/browse/Browse';
+import { Search } from './screens/search/Search';
+import { Viewer } from './screens/viewer/Viewer';
+import { UploadPanel } from './screens/upload/UploadPanel';
+import { NotFound } from './screens/NotFound';
+
+type Screen = ComponentType<{ params: Record<string, string> }>;
+
+/** Screens open to signed-out visitors. */
+const PUBLIC_ROUTES: Array<[string, Screen]> = [
+  ['/setup', Setup],
+  ['/invite', AcceptInvite],
+];
+
+/** Screens for signed-in people, first match wins. */
+const ROUTES: Array<[string, Screen]> = [
+  ['/', Collections],
+  ['/account', Account],
+  ['/search', Search],
+  ['/c/:datasetId', Browse],
+  ['/c/:datasetId/search', Search],
+  ['/m/:mediaId', Viewer],
+];
+
+function resolve(
+  routes: Array<[string, Screen]>,
+  path: string,
+): { Screen: Screen; params: Record<string, string> } | null {
+  for (const [pattern, Screen] of routes) {
+    const params = match(pattern, path);
+    if (params) return { Screen, params };
+  }
+  return null;
+}
+
+export function App() {
+  useEffect(() => {
+    void loadSession().catch(() => (session.value = null));
+  }, []);
+  const path = location.value.path;
+  const open = resolve(PUBLIC_ROUTES, path);
+  if (open) return <open.Screen params={open.params} />;
+  if (session.value === undefined)
+    return (
+      <p class="loading" role="status">
+        Loading…
+      </p>
+    );
+  if (session.value === null) return <SignIn />;
+  const found = resolve(ROUTES, path);
+  return (
+    <>
+      <Header />
+      <main id="main">{found ? <found.Screen params={found.params} /> : <NotFound />}</main>
+      <UploadPanel />
+      <ShortcutSheet />
+    </>
+  );
+}

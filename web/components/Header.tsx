@@ -1,0 +1,62 @@
+/** The bar on every signed-in screen: home, the search box, the account and sign-out. */
+import { useEffect, useRef } from 'preact/hooks';
+import { followLink, location, match, navigate } from '../lib/router';
+import { session, signOut } from '../lib/session';
+import { actionOf } from '../lib/keymap';
+
+/** Where a search goes: the open collection's scored browse, else the whole organization. */
+function searchTarget(q: string): string {
+  const path = location.value.path;
+  const inCollection = match('/c/:datasetId', path) ?? match('/c/:datasetId/search', path);
+  const base = inCollection ? `/c/${encodeURIComponent(inCollection.datasetId)}/search` : '/search';
+  return `${base}?q=${encodeURIComponent(q)}`;
+}
+
+export function Header() {
+  const input = useRef<HTMLInputElement>(null);
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      if (actionOf(e) !== 'search') return;
+      e.preventDefault();
+      input.current?.focus();
+    };
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  }, []);
+  const inCollection = !!(
+    match('/c/:datasetId', location.value.path) ?? match('/c/:datasetId/search', location.value.path)
+  );
+  return (
+    <header class="app-header">
+      <a href="/" class="brand" onClick={followLink}>
+        Lumen
+      </a>
+      <form
+        class="search-form"
+        role="search"
+        onSubmit={(e) => {
+          e.preventDefault();
+          const q = input.current?.value.trim() ?? '';
+          if (q) navigate(searchTarget(q));
+        }}
+      >
+        <input
+          ref={input}
+          type="search"
+          name="q"
+          aria-label={inCollection ? 'Search this collection' : 'Search the whole library'}
+          placeholder={inCollection ? 'Search this collection…' : 'Search everything…'}
+          defaultValue={location.value.query.get('q') ?? ''}
+        />
+      </form>
+      <nav class="header-actions" aria-label="Account">
+        <a href="/account" onClick={followLink}>
+          {session.value?.user.name || session.value?.user.email}
+        </a>
+        <button type="button" onClick={() => void signOut()}>
+          Sign out
+        </button>
+      </nav>
+    </header>
+  );
+}
