@@ -7,12 +7,12 @@ import os from 'node:os';
 import path from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { newUuid, nowIso } from '../../src/platform/ids.js';
-import type { Storage } from '../../src/storage/storage.js';
+import { newMediaId, newUuid, nowIso } from '../../src/platform/ids.js';
 import type { BrowseQuery } from '../../src/storage/types.js';
-import { browseWhere } from '../../src/storage/sqlite/browse.js';
-import type { Db } from '../../src/storage/sqlite/database.js';
-import { openSqliteStorage } from '../../src/storage/sqlite/index.js';
+import { openSqliteStorage, type SqliteStorage } from '../../src/storage/sqlite/index.js';
+import { sqliteMediaStore } from '../../src/storage/sqlite/mediaStore.js';
+import { sqliteTextIndexWriter } from '../../src/index/text/sqlite/writer.js';
+import { traceSql, type TracedStatement } from '../../scripts/bench/sqlTrace.js';
 import { migrate } from '../../src/storage/sqlite/migrate.js';
 import { storageSuite } from './suite.js';
 
@@ -54,17 +54,12 @@ test('migrations are idempotent: opening an existing file applies nothing and ke
   }
 });
 
-/** The plan's detail lines. */
-const planOf = (db: Db, sql: string, params: unknown[]): string[] =>
-  (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...params) as Array<{ detail: string }>).map((r) => r.detail);
-
-/** Lines that read the media table without any index. */
+/** Lines that read a table without any index. */
 const fullScans = (plan: string[]) =>
-  plan.filter((d) => /^SCAN (m|media)\b/.test(d) && !/USING (COVERING )?INDEX/.test(d));
+  plan.filter((d) => /^\s*SCAN (m|s|media|media_scope|media_tags)\b/.test(d) && !/USING (COVERING )?INDEX/.test(d));
 
 const COLL = newUuid();
 const ROOT = COLL.replace(/-/g, '');
-const FOLDER = `${ROOT}.${'ab'.repeat(16)}`;
 const q = (over: Partial<BrowseQuery>): BrowseQuery => ({
   collectionId: COLL,
   path: ROOT,
@@ -82,20 +77,8 @@ const q = (over: Partial<BrowseQuery>): BrowseQuery => ({
   offset: 0,
   ...over,
 });
-/** The two statements browse runs for a query (see sqliteBrowse). */
-function browsePlans(db: Db, query: BrowseQuery): { list: string[]; count: string[] } {
-  const { where, params } = browseWhere(query);
-  return {
-    list: planOf(db, `SELECT m.* FROM media m WHERE ${where} ORDER BY m.created_at DESC, m.id DESC LIMIT ? OFFSET ?`, [
-      ...params,
-      50,
-      0,
-    ]),
-    count: planOf(db, `SELECT count(*) FROM media m WHERE ${where}`, params),
-  };
-}
 
-let store: Storage & { db: Db };
+let store: SqliteStorage;
 test.before.each(() => {
   store = openSqliteStorage(tempFile());
 });
@@ -103,84 +86,113 @@ test.after.each(async () => {
   await store.close();
 });
 
-test('query plans: no browse reads the media table without an index', () => {
-  const queries: Array<[string, BrowseQuery]> = [
-    ['one level', q({ path: FOLDER })],
-    ['one level by name', q({ path: FOLDER, sortBy: 'name', sortDirection: 'asc' })],
-    ['subtree', q({ path: FOLDER, recursive: true, types: ['image', 'video'] })],
-    ['whole collection', q({ recursive: true })],
-    ['tag filter', q({ recursive: true, tagFilters: { color: ['red', 'blue'], size: ['big'] } })],
-    ['tag values', q({ recursive: true, tagValues: ['red'] })],
-  ];
+/** A folder with `n` images in it (with tags), written through the store, for the plans to have rows to read. */
+async function library(n: number): Promise<{ folder: string }> {
+  const userId = newUuid();
+  await store.accounts.createUser({ id: userId, email: 'p@example.com', name: 'P', createdAt: nowIso() });
+  const orgId = newUuid();
+  await store.accounts.createOrganization({ id: orgId, name: 'P', slug: 'p' }, userId);
+  const at = nowIso();
+  await store.collections.create({
+    id: COLL,
+    organizationId: orgId,
+    name: 'C',
+    icon: null,
+    type: 'media',
+    createdAt: at,
+    updatedAt: at,
+    createdById: userId,
+  });
+  const base = { collectionId: COLL, organizationId: orgId, createdById: userId, mimeType: null, width: null };
+  const common = { ...base, height: null, duration: null, sizeBytes: 0, exif: {}, processingStatus: 'ready' as const };
+  const folderId = newMediaId();
+  await store.media.insertFolder(
+    { ...common, id: folderId, parentPath: ROOT, type: 'folder', name: 'F', blobKey: null, metadata: {} },
+    false,
+  );
+  const folder = `${ROOT}.${folderId}`;
+  for (let i = 0; i < n; i++) {
+    const tags = { color: [i % 2 ? 'red' : 'blue'], size: [i % 3 ? 'big' : 'small'] };
+    await store.media.insert(
+      {
+        ...common,
+        id: newMediaId(),
+        parentPath: folder,
+        type: 'image',
+        name: `i${i}`,
+        blobKey: `b${i}`,
+        metadata: { tags },
+      },
+      [],
+    );
+  }
+  return { folder };
+}
+
+/** The statements one browse runs, with their plans (a store built inside the trace, so its statements are seen). */
+async function browsePlans(query: BrowseQuery): Promise<TracedStatement[]> {
+  const noVectors = { upsert: () => undefined, remove: () => undefined, removeMedia: () => undefined };
+  const writers = { vectors: noVectors, text: sqliteTextIndexWriter(store.db) };
+  return (await traceSql(store.db, () => sqliteMediaStore(store.db, writers).browse(query))).statements;
+}
+
+test('query plans: no listing reads a table without an index, and no page sorts its place', async () => {
+  const { folder } = await library(40);
+  const queries: Array<[string, BrowseQuery]> = [];
+  for (const sortBy of ['createdAt', 'name', 'type', 'description', 'prompt'] as const) {
+    for (const sortDirection of ['asc', 'desc'] as const) {
+      queries.push([`one level by ${sortBy} ${sortDirection}`, q({ path: folder, sortBy, sortDirection })]);
+      queries.push([
+        `subtree by ${sortBy} ${sortDirection}`,
+        q({ path: folder, recursive: true, sortBy, sortDirection }),
+      ]);
+    }
+  }
+  queries.push(['deep page', q({ path: folder, recursive: true, offset: 30, limit: 5 })]);
+  queries.push([
+    'whole collection, types and dates',
+    q({ recursive: true, types: ['image'], createdFrom: '2000-01-01' }),
+  ]);
+  queries.push(['tag filter', q({ recursive: true, tagFilters: { color: ['red', 'blue'], size: ['big'] } })]);
+  queries.push(['tag values', q({ path: folder, tagValues: ['red'] })]);
   for (const [label, query] of queries) {
-    const { list, count } = browsePlans(store.db, query);
-    assert.equal(fullScans(list), [], `${label} listing: ${list.join(' | ')}`);
-    assert.equal(fullScans(count), [], `${label} count: ${count.join(' | ')}`);
-  }
-});
-
-test('query plans: the tag filter searches the media_tags index', () => {
-  const { list, count } = browsePlans(
-    store.db,
-    q({ path: FOLDER, tagFilters: { color: ['red', 'blue'], size: ['big'] } }),
-  );
-  for (const plan of [list, count]) {
-    // Each candidate is checked by the tag table's primary key (media_id, grp, value): no materialised id list.
+    const statements = await browsePlans(query);
     assert.ok(
-      plan.some((d) => /^SEARCH t (EXISTS )?USING PRIMARY KEY \(media_id=\? AND grp=\? AND value=\?\)/.test(d)),
-      plan.join(' | '),
+      statements.some((st) => /FROM media_scope s/.test(st.sql)),
+      `${label}: reads media_scope`,
     );
-    assert.equal(fullScans(plan), []);
-    assert.not.ok(
-      plan.some((d) => /^SCAN media_tags/.test(d)),
-      plan.join(' | '),
-    );
+    for (const st of statements) {
+      const text = `${label}: ${st.sql} | ${st.plan.join(' | ')}`;
+      assert.equal(fullScans(st.plan), [], text);
+      if (/media_scope s INDEXED BY/.test(st.sql) && /ORDER BY/.test(st.sql))
+        assert.not.ok(
+          st.plan.some((d) => /USE TEMP B-TREE/.test(d)),
+          text,
+        );
+    }
   }
-  const legacy = browsePlans(store.db, q({ recursive: true, tagValues: ['red', 'big'] })).list;
-  assert.ok(
-    legacy.some((d) => /^SEARCH t (EXISTS )?USING PRIMARY KEY \(media_id=\?/.test(d)),
-    legacy.join(' | '),
-  );
-  assert.equal(fullScans(legacy), []);
 });
 
-test('query plans: the folder summary count is a path range on an index', () => {
-  // The statement folderSummaries runs per folder (src/storage/sqlite/browse.ts, countInSubtree).
-  const plan = planOf(
-    store.db,
-    `SELECT count(*) FROM media WHERE status = 'active' AND is_current = 1 AND path > ? AND path < ? AND type IN ('image', 'video')`,
-    [`${FOLDER}.`, `${FOLDER}/`],
-  );
-  assert.ok(
-    plan.some((d) => /^SEARCH media USING (COVERING )?INDEX \w+ \(path>\? AND path<\?\)/.test(d)),
-    plan.join(' | '),
-  );
-  assert.equal(fullScans(plan), []);
+test('query plans: a listing with only the place and types filtering counts nothing', async () => {
+  const { folder } = await library(5);
+  for (const query of [q({ path: folder, recursive: true }), q({ types: ['folder'] }), q({ recursive: true })]) {
+    const statements = await browsePlans(query);
+    const counts = statements.filter((st) => /count\(\*\)/.test(st.sql));
+    assert.equal(counts, [], statements.map((st) => st.sql).join(' | '));
+  }
 });
 
-// Without planner statistics, a plain `dataset_id = ?` would lure SQLite onto the collection-wide index
-// and walk every live row of the collection; a folder's listing must use parent_path or the path range.
-test('query plans: one-level listing searches by parent_path', () => {
-  const { list, count } = browsePlans(store.db, q({ path: FOLDER }));
+test('query plans: the tag filter probes media_tags by primary key, or drives from the tag index', async () => {
+  const { folder } = await library(40);
+  const statements = await browsePlans(q({ path: folder, tagFilters: { color: ['red', 'blue'], size: ['big'] } }));
+  const plans = statements.flatMap((st) => st.plan);
   assert.ok(
-    list.some((d) => /^SEARCH m USING (COVERING )?INDEX media_live_children_\w+ \(parent_path=\?/.test(d)),
-    `listing: ${list.join(' | ')}`,
+    plans.some((d) => /SEARCH (t|media_tags) USING (COVERING )?(PRIMARY KEY|INDEX media_tags_lookup)/.test(d)),
+    plans.join(' | '),
   );
-  assert.ok(
-    count.some((d) => /^SEARCH m USING (COVERING )?INDEX \w+ \(parent_path=\?/.test(d)),
-    `count: ${count.join(' | ')}`,
-  );
-});
-
-test('query plans: a recursive folder listing and its count use the path range', () => {
-  const { list, count } = browsePlans(store.db, q({ path: FOLDER, recursive: true }));
-  assert.ok(
-    list.some((d) => /^SEARCH m USING (COVERING )?INDEX \w+ \(path>\? AND path<\?\)/.test(d)),
-    `listing: ${list.join(' | ')}`,
-  );
-  assert.ok(
-    count.some((d) => /^SEARCH m USING (COVERING )?INDEX \w+ \(path>\? AND path<\?\)/.test(d)),
-    `count: ${count.join(' | ')}`,
+  assert.not.ok(
+    plans.some((d) => /^\s*SCAN media_tags/.test(d)),
+    plans.join(' | '),
   );
 });
 

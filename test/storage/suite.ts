@@ -25,6 +25,7 @@ import type {
   SortField,
   User,
 } from '../../src/storage/types.js';
+import { browseSuite } from './browseSuite.js';
 
 interface Fixture {
   user: User;
@@ -1294,4 +1295,5 @@ export function storageSuite(
   });
 
   test.run();
+  browseSuite(name, open, close);
 }

@@ -14,7 +14,8 @@ import {
 } from './rows.js';
 import { columnsOf, rowReader } from './rowReader.js';
 
-const MEDIA_COLUMNS = columnsOf<MediaRow>({
+/** Every column of MediaRow (the batch reads and the browse page read them). */
+export const MEDIA_COLUMNS = columnsOf<MediaRow>({
   id: 1,
   dataset_id: 1,
   organization_id: 1,

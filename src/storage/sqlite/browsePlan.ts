@@ -1,0 +1,139 @@
+import type { Statement } from 'better-sqlite3';
+import type { BrowseQuery } from '../types.js';
+import type { Db } from './database.js';
+import { ITEM_ID, SORT_COLUMN, probes, type Scope, type ScopeFilter, type TagTerm } from './browseFilter.js';
+
+/** How many distinct statement texts a store keeps prepared (filter shapes × sort keys × directions). */
+const STATEMENT_CACHE = 256;
+
+/** Prepared statements by text: a listing's SQL depends on the shape of its filters, not only its values. */
+export function statementCache(db: Db): (sql: string) => Statement {
+  const cache = new Map<string, Statement>();
+  return (sql) => {
+    let statement = cache.get(sql);
+    if (!statement) {
+      if (cache.size >= STATEMENT_CACHE) cache.clear();
+      statement = db.prepare(sql);
+      cache.set(sql, statement);
+    }
+    return statement;
+  };
+}
+
+/** What the plans share: the statement cache, the scope's size and the tag sizes. */
+interface Planning {
+  prepare: (sql: string) => Statement;
+  scopeSize(scope: Scope, types: string[] | null): number;
+  /** The tag term with the fewest items, when it has fewer than `than`. */
+  smallestTag(filter: ScopeFilter, than: number): { term: TagTerm; size: number } | null;
+}
+
+function planning(db: Db): Planning {
+  const prepare = statementCache(db);
+  const tagSize = (term: TagTerm): number =>
+    prepare(term.size)
+      .pluck()
+      .get(...term.sizeParams) as number;
+  return {
+    prepare,
+    scopeSize: (scope, types) =>
+      prepare(
+        `SELECT coalesce(sum(n), 0) FROM media_scope_counts WHERE scope = ? AND lvl = ?` +
+          (types?.length ? ` AND type IN (${types.map(() => '?').join(', ')})` : ''),
+      )
+        .pluck()
+        .get(scope.key, scope.lvl, ...(types ?? [])) as number,
+    smallestTag: (filter, than) => {
+      let best: { term: TagTerm; size: number } | null = null;
+      for (const term of filter.tags) {
+        const size = tagSize(term);
+        if (!best || size < best.size) best = { term, size };
+      }
+      return best && best.size < than ? best : null;
+    },
+  };
+}
+
+/** The statement reading a scope's rows: from the tag driver's items (by primary key) or a walk of `index`. */
+function scopeSql(select: string, driver: TagTerm | null, index: string, where: string): string {
+  return driver
+    ? `SELECT ${select} FROM (${driver.drive}) c CROSS JOIN media_scope s WHERE s.item = unhex(c.media_id) AND ${where}`
+    : `SELECT ${select} FROM media_scope s INDEXED BY ${index} WHERE ${where}`;
+}
+
+/** The scope, the filters and the tag probes left besides the driver, as a WHERE clause and its parameters. */
+function scopeWhere(scope: Scope, filter: ScopeFilter, driver: TagTerm | null) {
+  const rest = probes(filter.tags, driver);
+  return {
+    where: `s.scope = ? AND s.lvl = ?${filter.where}${rest.where}`,
+    params: [...(driver?.driveParams ?? []), scope.key, scope.lvl, ...filter.params, ...rest.params],
+  };
+}
+
+/**
+ * The exact total: the kept counter (place and types only), a count inside the
+ * scope's index (dates, clusters, tags probed per row), or a count of a tag's
+ * items, each checked against the scope by primary key, when fewer items carry
+ * the tag than the scope holds.
+ */
+function count(p: Planning, scope: Scope, query: BrowseQuery, filter: ScopeFilter, all: number): number {
+  if (filter.countable) return query.types?.length ? p.scopeSize(scope, query.types) : all;
+  const driver = p.smallestTag(filter, all)?.term ?? null;
+  const { where, params } = scopeWhere(scope, filter, driver);
+  return p
+    .prepare(scopeSql('count(*)', driver, 'media_scope_created', where))
+    .pluck()
+    .get(...params) as number;
+}
+
+/**
+ * One page of `total` rows: a walk of the sort key's index from the nearer
+ * end, unless reading a tag's items and sorting the matches steps over fewer
+ * rows. Ties break by id in the sort's direction.
+ */
+function page(p: Planning, scope: Scope, query: BrowseQuery, filter: ScopeFilter, total: number, all: number) {
+  const { column, index } = SORT_COLUMN[query.sortBy];
+  const forward = query.sortDirection === 'asc' ? 'ASC' : 'DESC';
+  const fromEnd = query.offset > total / 2;
+  const dir = fromEnd ? (forward === 'ASC' ? 'DESC' : 'ASC') : forward;
+  const limit = Math.min(query.limit, total - query.offset);
+  const offset = fromEnd ? total - query.offset - limit : query.offset;
+  // Rows a walk steps over, matching or not, against reading a tag's items and sorting the matches.
+  const walked = ((offset + limit) * all) / Math.max(total, 1);
+  const driver = p.smallestTag(filter, walked - total)?.term ?? null;
+  const { where, params } = scopeWhere(scope, filter, driver);
+  const sql = `${scopeSql(ITEM_ID, driver, index, where)} ORDER BY s.${column} ${dir}, s.item ${dir} LIMIT ? OFFSET ?`;
+  const ids = p
+    .prepare(sql)
+    .pluck()
+    .all(...params, limit, offset) as string[];
+  return fromEnd ? ids.reverse() : ids;
+}
+
+/** Totals, pages and id lists of listings over media_scope (see count and page for how each is read). */
+export function browsePlanner(db: Db) {
+  const p = planning(db);
+  return {
+    scopeSize: (scope: Scope) => p.scopeSize(scope, null),
+    count: (scope: Scope, query: BrowseQuery, filter: ScopeFilter, all: number) => count(p, scope, query, filter, all),
+    page: (scope: Scope, query: BrowseQuery, filter: ScopeFilter, total: number, all: number) =>
+      page(p, scope, query, filter, total, all),
+    /** The one item `mediaId` names, when it is in the scope and passes the filters (a primary key probe). */
+    single: (scope: Scope, mediaId: string, filter: ScopeFilter): string[] => {
+      const { where, params } = scopeWhere(scope, filter, null);
+      return p
+        .prepare(`SELECT ${ITEM_ID} FROM media_scope s WHERE s.item = ? AND ${where}`)
+        .pluck()
+        .all(Buffer.from(mediaId, 'hex'), ...params) as string[];
+    },
+    /** Ids of items passing the filters, in no order, at most `cap`. */
+    ids: (scope: Scope, filter: ScopeFilter, cap: number): string[] => {
+      const driver = p.smallestTag(filter, p.scopeSize(scope, null))?.term ?? null;
+      const { where, params } = scopeWhere(scope, filter, driver);
+      return p
+        .prepare(`${scopeSql(ITEM_ID, driver, 'media_scope_created', where)} LIMIT ?`)
+        .pluck()
+        .all(...params, cap) as string[];
+    },
+  };
+}
