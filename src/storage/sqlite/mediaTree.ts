@@ -2,6 +2,7 @@ import { invalid } from '../../platform/errors.js';
 import type { MediaStore } from '../storage.js';
 import { now, type MediaCore } from './mediaCore.js';
 import { dropTags } from './tagIndex.js';
+import { moveFolderScopes } from './scopeMove.js';
 
 /** `path > 'p.' AND path < 'p/'` selects every descendant of p: '/' is the character after '.'. */
 export const subtreeBounds = (path: string): [string, string] => [`${path}.`, `${path}/`];
@@ -59,6 +60,7 @@ export function mediaTree(core: MediaCore, deleteRows: RowDeleter): Pick<MediaSt
   });
 
   // Paths are not searchable and a move stays in its collection: the indexes have nothing to hear of it.
+  // An item's browse scopes follow it by trigger (migration 015), a folder's subtree's in moveFolderScopes.
   const move = db.transaction((id: string, destinationPath: string, userId: string) => {
     const row = activeRow(id);
     const at = now();
@@ -68,13 +70,18 @@ export function mediaTree(core: MediaCore, deleteRows: RowDeleter): Pick<MediaSt
       }
       const newPath = `${destinationPath}.${row.id}`;
       const [lo, hi] = subtreeBounds(row.path);
-      // One statement rewrites the prefix of the whole subtree, using the path index for the range.
-      db.prepare(
-        `UPDATE media SET
-           path = @newPath || substr(path, @oldLen + 1),
-           parent_path = CASE WHEN id = @id THEN @dest ELSE @newPath || substr(parent_path, @oldLen + 1) END
-         WHERE id = @id OR (path > @lo AND path < @hi)`,
-      ).run({ newPath, oldLen: row.path.length, id, dest: destinationPath, lo, hi });
+      // One statement rewrites the prefix of the whole subtree, using the path index for the range;
+      // the browse scopes follow in a few set statements (scopeMove.ts).
+      moveFolderScopes(db, { id, parentPath: row.parent_path }, destinationPath, () =>
+        db
+          .prepare(
+            `UPDATE media SET
+               path = @newPath || substr(path, @oldLen + 1),
+               parent_path = CASE WHEN id = @id THEN @dest ELSE @newPath || substr(parent_path, @oldLen + 1) END
+             WHERE id = @id OR (path > @lo AND path < @hi)`,
+          )
+          .run({ newPath, oldLen: row.path.length, id, dest: destinationPath, lo, hi }),
+      );
       db.prepare(`UPDATE media SET updated_at = ?, updated_by = ? WHERE id = ?`).run(at, userId, id);
       return newPath;
     }
