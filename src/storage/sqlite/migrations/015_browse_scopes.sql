@@ -38,11 +38,13 @@ CREATE TABLE media_scope_counts (
 INSERT INTO media_scope (scope, lvl, item, type, created_at, name, description, prompt)
 SELECT unhex(a.value), 0, unhex(m.id), m.type, m.created_at, m.name, m.description, m.prompt
   FROM media m, json_each('["' || replace(m.parent_path, '.', '","') || '"]') a
-  WHERE m.status = 'active' AND m.is_current = 1
+  WHERE m.status = 'active' AND m.is_current = 1 AND unhex(m.id) IS NOT NULL
+    AND unhex(replace(m.parent_path, '.', '')) IS NOT NULL
 UNION ALL
 SELECT unhex(substr(m.parent_path, -32)), 1, unhex(m.id), m.type, m.created_at, m.name, m.description, m.prompt
   FROM media m
-  WHERE m.status = 'active' AND m.is_current = 1
+  WHERE m.status = 'active' AND m.is_current = 1 AND unhex(m.id) IS NOT NULL
+    AND unhex(replace(m.parent_path, '.', '')) IS NOT NULL
 ORDER BY 3, 1, 2;
 
 CREATE INDEX media_scope_created ON media_scope(scope, lvl, created_at, item, type);
@@ -70,9 +72,10 @@ CREATE TRIGGER media_scope_count_type AFTER UPDATE OF type ON media_scope WHEN O
     ON CONFLICT (scope, lvl, type) DO UPDATE SET n = n + 1;
 END;
 
--- media_scope follows media. A row becomes live: its scopes are added.
+-- media_scope follows media. A row becomes live: its scopes are added. Ids and path labels are hex (platform/ids);
+-- a row written otherwise (a test's raw insert) has no scopes rather than failing the write.
 CREATE TRIGGER media_scope_insert AFTER INSERT ON media
-WHEN NEW.status = 'active' AND NEW.is_current = 1 BEGIN
+WHEN NEW.status = 'active' AND NEW.is_current = 1 AND unhex(NEW.id) IS NOT NULL AND unhex(replace(NEW.parent_path, '.', '')) IS NOT NULL BEGIN
   INSERT INTO media_scope (scope, lvl, item, type, created_at, name, description, prompt)
   SELECT unhex(a.value), 0, unhex(NEW.id), NEW.type, NEW.created_at, NEW.name, NEW.description, NEW.prompt
     FROM json_each('["' || replace(NEW.parent_path, '.', '","') || '"]') a
@@ -82,7 +85,8 @@ WHEN NEW.status = 'active' AND NEW.is_current = 1 BEGIN
 END;
 
 CREATE TRIGGER media_scope_live AFTER UPDATE OF status, is_current ON media
-WHEN (OLD.status = 'active' AND OLD.is_current = 1) != (NEW.status = 'active' AND NEW.is_current = 1) BEGIN
+WHEN (OLD.status = 'active' AND OLD.is_current = 1) != (NEW.status = 'active' AND NEW.is_current = 1)
+  AND unhex(NEW.id) IS NOT NULL AND unhex(replace(NEW.parent_path, '.', '')) IS NOT NULL BEGIN
   DELETE FROM media_scope WHERE item = unhex(OLD.id);
   INSERT INTO media_scope (scope, lvl, item, type, created_at, name, description, prompt)
   SELECT unhex(a.value), 0, unhex(NEW.id), NEW.type, NEW.created_at, NEW.name, NEW.description, NEW.prompt
@@ -112,7 +116,7 @@ CREATE TABLE media_scope_bulk (held INTEGER NOT NULL);
 CREATE TRIGGER media_scope_move AFTER UPDATE OF parent_path ON media
 WHEN OLD.parent_path != NEW.parent_path
   AND OLD.status = 'active' AND OLD.is_current = 1 AND NEW.status = 'active' AND NEW.is_current = 1
-  AND NOT EXISTS (SELECT 1 FROM media_scope_bulk) BEGIN
+  AND NOT EXISTS (SELECT 1 FROM media_scope_bulk) AND unhex(NEW.id) IS NOT NULL AND unhex(replace(NEW.parent_path, '.', '')) IS NOT NULL BEGIN
   DELETE FROM media_scope WHERE item = unhex(NEW.id) AND (
     (lvl = 1 AND scope != unhex(substr(NEW.parent_path, -32)))
     OR (lvl = 0 AND scope NOT IN (
