@@ -33,7 +33,8 @@ import { runGenerateBench } from './bench/generate.js';
 
 const SECTIONS: Record<string, { describe: string; run: (opts: BenchOptions) => Promise<SectionResult> }> = {
   library: {
-    describe: 'collection of 100,000 items: browse, tags, tag filters, folder move, uploads (issue 2)',
+    describe:
+      'collection of 100,000 items (BENCH_LIBRARY_SIZE to change): browse, tags, tag filters, folder moves, writes, uploads, each beside the code before (issues 2, 17)',
     run: runLibraryBench,
   },
   search: {

@@ -1,0 +1,118 @@
+/**
+ * The library bench's read rows over an existing library file, ours beside the
+ * query before #17: `npx tsx scripts/bench/libraryAt.ts <library.db>` (a
+ * directory kept by `npm run bench -- --keep library`, or a copy of one). For
+ * sizes whose fill through the app takes too long to repeat. Puts the pre-#17
+ * listing indexes back for the baseline (and leaves them: use a copy).
+ */
+import { openSqliteStorage } from '../../src/storage/sqlite/index.js';
+import type { BrowseQuery } from '../../src/storage/types.js';
+import { fmtMs, measure, type Stats } from './harness.js';
+import { addLegacySchema, legacyBrowse } from './libraryLegacy.js';
+
+const file = process.argv[2];
+if (!file) throw new Error('usage: npx tsx scripts/bench/libraryAt.ts <library.db>');
+const st = openSqliteStorage(file);
+const db = st.db;
+const folder = (name: string) =>
+  db
+    .prepare(`SELECT path FROM media WHERE type = 'folder' AND name = ? AND status = 'active'`)
+    .pluck()
+    .get(name) as string;
+const collectionId = db.prepare(`SELECT id FROM collections LIMIT 1`).pluck().get() as string;
+const root = collectionId.replace(/-/g, '');
+const live = db
+  .prepare(`SELECT count(*) FROM media WHERE status = 'active' AND is_current = 1`)
+  .pluck()
+  .get() as number;
+const big = folder('Big folder');
+const moving = folder('Moving folder');
+console.log(`${live.toLocaleString('en')} live rows; adding the pre-#17 indexes`);
+addLegacySchema(db);
+db.exec('ANALYZE');
+const legacy = legacyBrowse(db);
+const q = (over: Partial<BrowseQuery>): BrowseQuery => ({
+  collectionId,
+  path: root,
+  recursive: false,
+  types: null,
+  createdFrom: null,
+  createdBefore: null,
+  tagFilters: null,
+  tagValues: null,
+  mediaId: null,
+  clusterId: null,
+  sortBy: 'createdAt',
+  sortDirection: 'desc',
+  limit: 10,
+  offset: 0,
+  ...over,
+});
+const quarter = { createdFrom: '2025-04-01T00:00:00.000Z', createdBefore: '2025-07-01T00:00:00.000Z' };
+const one = { colour: ['red', 'blue'] };
+const three = { colour: ['red', 'blue'], subject: ['animal', 'person'], review: ['approved', 'to-check'] };
+const rows: Array<[string, BrowseQuery]> = [
+  ['one level, big folder, first page', q({ path: big })],
+  ['one level, big folder, offset 50,000', q({ path: big, offset: 50_000 })],
+  ...(['name', 'type', 'description', 'prompt'] as const).map((sortBy): [string, BrowseQuery] => [
+    `one level, big folder, by ${sortBy} asc, offset 50,000`,
+    q({ path: big, sortBy, sortDirection: 'asc', offset: 50_000 }),
+  ]),
+  ['root recursive, first page', q({ recursive: true })],
+  ['root recursive, offset 50,000', q({ recursive: true, offset: 50_000 })],
+  ...[0, 1000, 5000].map((offset): [string, BrowseQuery] => [
+    `subtree (10,000), offset ${offset}`,
+    q({ path: moving, recursive: true, offset }),
+  ]),
+  ...[0, 1000, 10_000, 50_000].map((offset): [string, BrowseQuery] => [
+    `big folder recursive, offset ${offset}`,
+    q({ path: big, recursive: true, offset }),
+  ]),
+  ...(['name', 'createdAt', 'type', 'description', 'prompt'] as const).flatMap((sortBy) =>
+    (['asc', 'desc'] as const).map((sortDirection): [string, BrowseQuery] => [
+      `big folder recursive, by ${sortBy} ${sortDirection}, offset 10,000`,
+      q({ path: big, recursive: true, sortBy, sortDirection, offset: 10_000 }),
+    ]),
+  ),
+  ['big folder recursive, type=video, offset 1,000', q({ path: big, recursive: true, types: ['video'], offset: 1000 })],
+  ...[0, 1000].flatMap((offset): Array<[string, BrowseQuery]> => [
+    [
+      `tagFilters one group, big folder recursive, by name, offset ${offset}`,
+      q({ path: big, recursive: true, tagFilters: one, sortBy: 'name', sortDirection: 'asc', offset }),
+    ],
+    [
+      `tagFilters three groups, big folder recursive, by name, offset ${offset}`,
+      q({ path: big, recursive: true, tagFilters: three, sortBy: 'name', sortDirection: 'asc', offset }),
+    ],
+    [
+      `Apr–Jun + tags=red, root recursive, offset ${offset}`,
+      q({ recursive: true, ...quarter, tagValues: ['red'], offset }),
+    ],
+  ]),
+  [
+    'Apr–Jun, big folder recursive, by name desc, offset 1,000',
+    q({ path: big, recursive: true, ...quarter, sortBy: 'name', offset: 1000 }),
+  ],
+];
+const fmt = (s: Stats) => `${fmtMs(s.p50)} / ${fmtMs(s.p99)}`;
+console.log('| operation | ours p50 / p99 | before p50 / p99 | same answer |');
+console.log('| --- | ---: | ---: | --- |');
+for (const [label, query] of rows) {
+  const mine = await st.media.browse(query);
+  const theirs = legacy.browse(query);
+  const same =
+    mine.total === theirs.total && mine.items.map((m) => m.id).join() === theirs.items.map((m) => m.id).join();
+  const ours = await measure(() => st.media.browse(query), { reps: 100, budgetMs: 10_000, minReps: 20 });
+  const base = await measure(() => legacy.browse(query), { reps: 100, warmup: 1, budgetMs: 5_000, minReps: 10 });
+  console.log(
+    `| ${label} (total ${mine.total.toLocaleString('en')}) | ${fmt(ours)} | ${fmt(base)} | ${same ? 'yes' : 'NO'} |`,
+  );
+}
+const tops = db
+  .prepare(`SELECT path FROM media WHERE type = 'folder' AND parent_path = ? AND status = 'active' LIMIT 10`)
+  .pluck()
+  .all(root) as string[];
+const ours = await measure(() => st.media.folderSummaries(tops), { reps: 100 });
+const base = await measure(() => legacy.folderSummaries(tops), { reps: 20, warmup: 1, budgetMs: 5_000, minReps: 5 });
+console.log(`| folderSummaries of 10 top folders | ${fmt(ours)} | ${fmt(base)} | |`);
+await st.close();
