@@ -93,6 +93,8 @@ export interface AccountStore {
  */
 export interface SessionStore {
   create(session: SessionRecord): Promise<void>;
+  /** The session with this id, in any state. */
+  get(id: string): Promise<SessionRecord | null>;
   /** The live session whose secret has this sha256, or null. */
   findLive(secretHash: string, now: string, idleSince: string): Promise<SessionRecord | null>;
   /** The user's live sessions, newest first. */

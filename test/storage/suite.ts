@@ -390,6 +390,8 @@ export function storageSuite(
     const idle = session(1);
     for (const x of [a, b, expired, revoked, idle]) await s.sessions.create(x);
     assert.equal(await s.sessions.findLive(a.secretHash, now, idleSince), a);
+    assert.equal(await s.sessions.get(revoked.id), revoked, 'get reads any state');
+    assert.is(await s.sessions.get(newUuid()), null);
     for (const x of [expired, revoked, idle])
       assert.is(await s.sessions.findLive(x.secretHash, now, idleSince), null, x.createdAt);
     assert.is(await s.sessions.findLive('nope', now, idleSince), null);

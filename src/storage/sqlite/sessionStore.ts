@@ -54,6 +54,10 @@ export function sqliteSessionStore(db: Db): SessionStore {
         insert.run(session);
       })();
     },
+    async get(id) {
+      const row = db.prepare(`SELECT * FROM sessions WHERE id = ?`).get(id) as SessionRow | undefined;
+      return row ? toSession(row) : null;
+    },
     async findLive(secretHash, now, idleSince) {
       const row = db
         .prepare(`SELECT * FROM sessions WHERE secret_hash = ? AND ${LIVE}`)
