@@ -22,6 +22,8 @@ import { requestLog } from './http/requestLog.js';
 import { requestOriginMiddleware } from './http/requestOrigin.js';
 import { mountRoutes, type AnyRoute } from './http/route.js';
 import { accountRoutes } from './features/accounts/routes.js';
+import { inviteRoutes } from './features/accounts/inviteRoutes.js';
+import { sessionRoutes } from './features/accounts/sessionRoutes.js';
 import { aiRoutes } from './features/ai/routes.js';
 import { editRoutes } from './features/edit/routes.js';
 import { jobRoutes } from './features/ingest/routes.js';
@@ -48,6 +50,8 @@ import { openSqliteStorage } from './storage/sqlite/index.js';
 /** Every API route, in one list: mounted by createApp and described by /api/openapi.json. */
 export const ROUTES: AnyRoute[] = [
   ...accountRoutes,
+  ...sessionRoutes,
+  ...inviteRoutes,
   ...collectionRoutes,
   ...browseRoutes,
   ...mediaRoutes,
