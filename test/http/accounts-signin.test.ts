@@ -7,6 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { createRateLimiter } from '../../src/features/accounts/guards.js';
 import type { SqliteStorage } from '../../src/storage/sqlite/index.js';
 import { browser, OWNER_EMAIL, OWNER_PASSWORD, sessionSetCookie, setUpOwner, setupLink } from '../helpers/browser.js';
 import { startTestApp, TEST_KEY, type Reply, type TestApp } from '../helpers/testApp.js';
@@ -397,6 +398,23 @@ t('the public sign-in routes are rate limited per client address', async () => {
   } finally {
     await app.close();
   }
+});
+
+t('the per-address limiter keeps its memory bounded: stale buckets go first, fresh ones are kept', () => {
+  let clock = 0;
+  const limit = createRateLimiter(2, () => clock, 3);
+  assert.ok(limit('a').ok && limit('a').ok);
+  assert.not.ok(limit('a').ok, 'a spent');
+  limit('b');
+  limit('c');
+  clock = 30_000;
+  limit('d'); // full of fresh buckets: starts over
+  assert.ok(limit('a').ok, 'forgotten');
+  clock = 100_000;
+  limit('e');
+  limit('f'); // a and d are stale now: they go; e stays and f comes in
+  assert.ok(limit('f').ok);
+  assert.not.ok(limit('f').ok, 'f kept its spending');
 });
 
 t('OpenAPI: public routes say security [], the cookie scheme is documented', async ({ app }) => {

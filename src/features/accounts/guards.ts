@@ -25,11 +25,17 @@ const KEY_MEMORY_MAX = 1_000;
  * key may burst up to a minute's worth. In memory: a restart forgets it, which
  * is fine for a limit that protects the server rather than bills anyone.
  */
-export function createRateLimiter(perMinute: number, now: () => number = Date.now) {
+export function createRateLimiter(perMinute: number, now: () => number = Date.now, maxKeys = 10_000) {
   const buckets = new Map<string, { tokens: number; at: number }>();
   const ratePerMs = perMinute / 60_000;
   return (key: string): { ok: true } | { ok: false; retryAfterSeconds: number } => {
     const t = now();
+    if (buckets.size >= maxKeys && !buckets.has(key)) {
+      // Client addresses are many (and a client may name its own): bound the memory. A bucket untouched for
+      // a minute is full again, the same as none; if every bucket is fresh, start over.
+      for (const [k, old] of buckets) if (t - old.at >= 60_000) buckets.delete(k);
+      if (buckets.size >= maxKeys) buckets.clear();
+    }
     const b = buckets.get(key) ?? { tokens: perMinute, at: t };
     b.tokens = Math.min(perMinute, b.tokens + (t - b.at) * ratePerMs);
     b.at = t;
