@@ -21,7 +21,6 @@ function stateText(item: UploadItem): string {
 
 export function UploadRow({ item }: { item: UploadItem }) {
   const name = displayName(item);
-  const sendingValue = item.state === 'uploading' || item.state === 'queued' ? item.loaded : item.size;
   return (
     <li class={`upload-row upload-${item.state}`} data-state={item.state}>
       <div class="upload-row-head">
@@ -32,7 +31,7 @@ export function UploadRow({ item }: { item: UploadItem }) {
       </div>
       <progress
         max={Math.max(1, item.size)}
-        value={item.state === 'cancelled' ? 0 : sendingValue}
+        value={item.mediaId ? item.size : item.state === 'uploading' ? item.loaded : 0}
         aria-label={`${name}: upload progress`}
       />
       <div class="upload-row-foot">

@@ -36,8 +36,8 @@ export const announcement = signal('');
 /** Whether the panel's list is shown. */
 export const panelExpanded = signal(true);
 
-/** States in which the server holds the file. */
-export const ACKNOWLEDGED: ReadonlySet<UploadState> = new Set(['pending', 'processing', 'ready', 'failed']);
+/** True once the server acknowledged the upload (it holds the file, whatever its processing does). */
+export const isAcknowledged = (i: UploadItem): boolean => !!i.mediaId;
 
 /** True while the server still works on an acknowledged item. */
 export const isProcessing = (i: UploadItem): boolean =>

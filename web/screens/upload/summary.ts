@@ -1,5 +1,5 @@
 /** The panel's headline numbers: files done, bytes sent of the batch, speed and time left. */
-import { ACKNOWLEDGED, type UploadItem } from './model';
+import { isAcknowledged, type UploadItem } from './model';
 import { RateMeter } from './rate';
 
 export interface Summary {
@@ -24,7 +24,7 @@ export function summarize(items: UploadItem[], now = Date.now()): Summary {
   for (const i of counted) {
     if (i.state === 'failed' && i.failedAt === 'upload') continue;
     bytesTotal += i.size;
-    bytesDone += ACKNOWLEDGED.has(i.state) ? i.size : i.state === 'uploading' ? i.loaded : 0;
+    bytesDone += isAcknowledged(i) ? i.size : i.state === 'uploading' ? i.loaded : 0;
   }
   const sending = counted.filter((i) => i.state === 'queued' || i.state === 'uploading').length;
   if (sending === 0) meter.reset();
@@ -32,7 +32,7 @@ export function summarize(items: UploadItem[], now = Date.now()): Summary {
   const bytesPerSecond = sending ? meter.rate() : null;
   return {
     total: counted.length,
-    uploaded: counted.filter((i) => ACKNOWLEDGED.has(i.state)).length,
+    uploaded: counted.filter(isAcknowledged).length,
     ready: counted.filter((i) => i.state === 'ready').length,
     failed: counted.filter((i) => i.state === 'failed').length,
     sending,
