@@ -4,6 +4,7 @@
  */
 import { useState } from 'preact/hooks';
 import { api, describeError } from '../lib/api';
+import { session } from '../lib/session';
 import { useLoad } from './useLoad';
 import { Alert } from './Alert';
 import { Field } from './Field';
@@ -24,8 +25,9 @@ interface CreatedInvite extends Invite {
   url: string;
 }
 
-/** Roles an admin can hand out, least to most. */
-const ROLES = ['viewer', 'member', 'admin'] as const;
+/** Roles one can hand out, least to most: up to one's own (the server refuses a role above it). */
+const rolesFor = (own: string | undefined): string[] =>
+  own === 'owner' ? ['viewer', 'member', 'admin', 'owner'] : ['viewer', 'member', 'admin'];
 
 function InviteForm({ onCreated }: { onCreated(invite: CreatedInvite): void }) {
   const [error, setError] = useState<string | null>(null);
@@ -53,7 +55,7 @@ function InviteForm({ onCreated }: { onCreated(invite: CreatedInvite): void }) {
       <div class="field">
         <label for="invite-role">Role</label>
         <select id="invite-role" name="role" defaultValue="member">
-          {ROLES.map((r) => (
+          {rolesFor(session.value?.role).map((r) => (
             <option key={r} value={r}>
               {r}
             </option>

@@ -5,7 +5,8 @@ import { Field } from './Field';
 import { Alert } from './Alert';
 import { MIN_PASSWORD_LENGTH, passwordProblem } from '../screens/Setup';
 
-export function PasswordForm() {
+/** `onChanged`: the server ended the person's other sessions, so lists of them are stale. */
+export function PasswordForm({ onChanged }: { onChanged?(): void }) {
   const [error, setError] = useState<string | null>(null);
   const [done, setDone] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
@@ -23,8 +24,9 @@ export function PasswordForm() {
         body: { currentPassword: String(form.get('currentPassword') ?? ''), newPassword },
       });
       setError(null);
-      setDone('Password changed.');
+      setDone('Password changed. Your other devices were signed out.');
       formEl.reset();
+      onChanged?.();
     } catch (err) {
       setError(describeError(err));
     } finally {

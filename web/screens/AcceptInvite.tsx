@@ -16,6 +16,8 @@ interface InviteInfo {
   role: string;
   organizationName: string;
   expiresAt: string;
+  /** The email has an account already: joining takes that account's password, nothing new. */
+  accountExists?: boolean;
 }
 
 function InviteFacts({ invite }: { invite: InviteInfo }) {
@@ -49,12 +51,12 @@ export function AcceptInvite(_props: { params?: Record<string, string> }) {
     e.preventDefault();
     const form = new FormData(e.currentTarget as HTMLFormElement);
     const password = String(form.get('password') ?? '');
-    const problem = passwordProblem(password, String(form.get('confirm') ?? ''));
+    const problem = invite?.accountExists ? null : passwordProblem(password, String(form.get('confirm') ?? ''));
     if (problem) return setError(problem);
     setBusy(true);
     setError(null);
     try {
-      const body = { token, name: String(form.get('name') ?? '').trim(), password };
+      const body = { token, name: String(form.get('name') ?? '').trim() || undefined, password };
       adoptSession(await api<SessionInfo>('POST', '/api/auth/accept-invite', { body }));
       navigate('/', { replace: true });
     } catch (err) {
@@ -79,20 +81,39 @@ export function AcceptInvite(_props: { params?: Record<string, string> }) {
       <InviteFacts invite={invite} />
       <form onSubmit={submit}>
         <Alert message={error} />
-        <Field label="Your name" name="name" autoComplete="name" required autoFocus />
-        <Field
-          label="Password"
-          name="password"
-          type="password"
-          autoComplete="new-password"
-          required
-          hint={`At least ${MIN_PASSWORD_LENGTH} characters.`}
-        />
-        <Field label="Confirm password" name="confirm" type="password" autoComplete="new-password" required />
+        {invite.accountExists ? <ExistingAccountFields /> : <NewAccountFields />}
         <button type="submit" class="primary" disabled={busy}>
           {busy ? 'Joining…' : 'Accept invitation'}
         </button>
       </form>
     </AuthCard>
+  );
+}
+
+/** An existing account joins with its own password. */
+function ExistingAccountFields() {
+  return (
+    <>
+      <p>You already have an account with this email: enter its password to join.</p>
+      <Field label="Password" name="password" type="password" autoComplete="current-password" required autoFocus />
+    </>
+  );
+}
+
+/** A new account: a name and a password, twice. */
+function NewAccountFields() {
+  return (
+    <>
+      <Field label="Your name" name="name" autoComplete="name" required autoFocus />
+      <Field
+        label="Password"
+        name="password"
+        type="password"
+        autoComplete="new-password"
+        required
+        hint={`At least ${MIN_PASSWORD_LENGTH} characters.`}
+      />
+      <Field label="Confirm password" name="confirm" type="password" autoComplete="new-password" required />
+    </>
   );
 }

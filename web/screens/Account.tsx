@@ -2,6 +2,7 @@
  * Your account (/account): who you are, the organization you work in, your password, your signed-in
  * devices and, for admins and owners, invitations.
  */
+import { useState } from 'preact/hooks';
 import { isAdmin, session } from '../lib/session';
 import { OrgSwitcher } from '../components/OrgSwitcher';
 import { PasswordForm } from '../components/PasswordForm';
@@ -11,6 +12,7 @@ import '../components/account.css';
 
 export function Account(_props: { params?: Record<string, string> }) {
   const info = session.value;
+  const [sessionsVersion, setSessionsVersion] = useState(0);
   if (!info) return null;
   const org = info.organizations.find((o) => o.id === info.organizationId);
   return (
@@ -27,8 +29,8 @@ export function Account(_props: { params?: Record<string, string> }) {
         <dd>{info.role}</dd>
       </dl>
       <OrgSwitcher />
-      <PasswordForm />
-      <SessionList />
+      <PasswordForm onChanged={() => setSessionsVersion((v) => v + 1)} />
+      <SessionList key={sessionsVersion} />
       {isAdmin() && <InviteManager />}
     </div>
   );
