@@ -43,7 +43,8 @@ const live = () => !!exe && hasAccounts;
 const page = () => b.page;
 
 async function signIn(email: string, password: string): Promise<void> {
-  await page().getByLabel('Email').fill(email);
+  await page().getByRole('heading', { name: 'Sign in' }).waitFor();
+  await page().getByLabel('Email', { exact: true }).fill(email);
   await page().getByLabel('Password', { exact: true }).fill(password);
   await page().getByRole('button', { name: 'Sign in' }).click();
 }
@@ -62,7 +63,7 @@ test('the first-run setup link creates the owner and signs in', async () => {
   await page().getByLabel('Confirm password').fill(OWNER_PASSWORD);
   await screenshot(page(), 'setup');
   await page().getByRole('button', { name: 'Create owner account' }).click();
-  await page().getByRole('heading', { name: 'Collections' }).waitFor();
+  await page().getByRole('heading', { name: 'Collections', exact: true }).waitFor();
   assert.is(new URL(page().url()).pathname, '/');
 });
 
@@ -80,7 +81,7 @@ test('sign out; a wrong password is refused; sign-in returns to the page first a
   assert.equal(await seriousA11yViolations(page()), []);
   await screenshot(page(), 'signin');
   await signIn(OWNER_EMAIL, OWNER_PASSWORD);
-  await page().getByRole('heading', { name: 'Account' }).waitFor();
+  await page().getByRole('heading', { name: 'Account', exact: true }).waitFor();
   assert.is(new URL(page().url()).pathname, '/account');
 });
 
@@ -108,18 +109,18 @@ test('the account page lists sessions and ends another one', async () => {
 test('changing the password: a wrong current one is refused; the new one signs in', async () => {
   if (!live()) return;
   await page().getByLabel('Current password').fill('wrong wrong wrong');
-  await page().getByLabel('New password').fill(NEW_PASSWORD);
+  await page().getByLabel('New password', { exact: true }).fill(NEW_PASSWORD);
   await page().getByLabel('Confirm new password').fill(NEW_PASSWORD);
   await page().getByRole('button', { name: 'Change password' }).click();
   await page().getByRole('alert').first().waitFor();
   await page().getByLabel('Current password').fill(OWNER_PASSWORD);
-  await page().getByLabel('New password').fill(NEW_PASSWORD);
+  await page().getByLabel('New password', { exact: true }).fill(NEW_PASSWORD);
   await page().getByLabel('Confirm new password').fill(NEW_PASSWORD);
   await page().getByRole('button', { name: 'Change password' }).click();
   await page().getByText('Password changed.').waitFor();
   await page().getByRole('button', { name: 'Sign out' }).click();
   await signIn(OWNER_EMAIL, NEW_PASSWORD);
-  await page().getByRole('heading', { name: 'Account' }).waitFor();
+  await page().getByRole('heading', { name: 'Account', exact: true }).waitFor();
 });
 
 test('an invitation: the link accepted in another browser signs the invitee into the organization', async () => {
@@ -129,7 +130,7 @@ test('an invitation: the link accepted in another browser signs the invitee into
   await page().getByRole('button', { name: 'Create invitation' }).click();
   const url = await page().getByLabel('Invitation link').inputValue();
   assert.match(url, /\/invite\?token=/);
-  await page().getByRole('cell', { name: 'ivy@example.com' }).waitFor();
+  await page().getByRole('cell', { name: 'ivy@example.com', exact: true }).waitFor();
   assert.equal(await seriousA11yViolations(page()), []);
   other = await chromium.launch({ executablePath: exe!, args: ['--no-sandbox', '--disable-gpu'] });
   const invitee = await (await other.newContext()).newPage();
@@ -143,7 +144,7 @@ test('an invitation: the link accepted in another browser signs the invitee into
   await invitee.getByLabel('Password', { exact: true }).fill('ivy password 123');
   await invitee.getByLabel('Confirm password').fill('ivy password 123');
   await invitee.getByRole('button', { name: 'Accept invitation' }).click();
-  await invitee.getByRole('heading', { name: 'Collections' }).waitFor();
+  await invitee.getByRole('heading', { name: 'Collections', exact: true }).waitFor();
   await invitee.goto(b.server.baseUrl + '/account');
   await invitee.getByText('ivy@example.com').waitFor();
   assert.is(await invitee.getByRole('heading', { name: 'Invite people' }).count(), 0, 'members cannot invite');
@@ -151,6 +152,19 @@ test('an invitation: the link accepted in another browser signs the invitee into
   assert.equal(inviteeWatch.cspViolations, []);
   await page().reload();
   await page().getByText('No pending invitations.').waitFor();
+});
+
+test('repeated failures lock the email out and the page says for how long', async () => {
+  if (!live()) return;
+  await page().getByRole('button', { name: 'Sign out' }).click();
+  for (let i = 0; i < 6; i++) {
+    await signIn('nobody@example.com', `guess ${i}`);
+    await page().getByRole('alert').waitFor();
+  }
+  await page()
+    .getByRole('alert')
+    .getByText(/Too many failed attempts\. Try again in \d+ (minutes|seconds)\./)
+    .waitFor();
 });
 
 test('nothing left the server, no dialog, no CSP violation, no page error', () => {
