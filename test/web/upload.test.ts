@@ -121,10 +121,12 @@ test('files dropped on the page upload into the collection', async () => {
   if (!exe) return;
   const bytes = [...(await makeImage({ color: { r: 10, g: 200, b: 40 } }))];
   await b.page.evaluate((data) => {
-    const transfer = new DataTransfer();
+    // Runs in the page: its window is this function's global.
+    const w = globalThis as any;
+    const transfer = new w.DataTransfer();
     transfer.items.add(new File([new Uint8Array(data)], 'dropped.jpg', { type: 'image/jpeg' }));
     for (const type of ['dragenter', 'dragover', 'drop'])
-      document.body.dispatchEvent(new DragEvent(type, { dataTransfer: transfer, bubbles: true, cancelable: true }));
+      w.document.body.dispatchEvent(new w.DragEvent(type, { dataTransfer: transfer, bubbles: true, cancelable: true }));
   }, bytes);
   await waitForState('dropped.jpg', 'ready');
 });
