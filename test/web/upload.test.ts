@@ -131,6 +131,29 @@ test('files dropped on the page upload into the collection', async () => {
   await waitForState('dropped.jpg', 'ready');
 });
 
+test('an item turns ready from the event stream alone (polling blocked)', async () => {
+  if (!exe) return;
+  await b.page.goto(`${b.server.baseUrl}/c/${datasetId}`);
+  await b.page.route('**/api/media/*', (route) => route.abort());
+  await b.page.route('**/api/events', async (route) => {
+    const all = await b.server.request('GET', `/api/dataset/${datasetId}/media?recursive=true&limit=100&type=all`);
+    const media = all.body.media.find((m: any) => m.name === 'live.jpg');
+    const event = { datasetId, mediaId: media?.id, status: 'ready', path: media?.path, at: new Date().toISOString() };
+    await route.fulfill({
+      status: 200,
+      headers: { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' },
+      body: `retry: 60000\nid: 1\nevent: media.status\ndata: ${JSON.stringify(event)}\n\n`,
+    });
+  });
+  await b.page.locator('#upload-files').setInputFiles({
+    name: 'live.jpg',
+    mimeType: 'image/jpeg',
+    buffer: await makeImage({ color: { r: 0, g: 0, b: 255 } }),
+  });
+  await waitForState('live.jpg', 'ready');
+  await b.page.unrouteAll();
+});
+
 test('the panel passes axe, shows progress accessibly, and nothing leaves the server', async () => {
   if (!exe) return;
   assert.equal(await seriousA11yViolations(b.page), []);
