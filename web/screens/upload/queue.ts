@@ -3,7 +3,7 @@
  * split the same bandwidth and hold more server scratch space). Folders are created before the files that
  * go into them. Once the server acknowledges a file it is the tracker's (tracking.ts) until ready.
  */
-import { ApiError, api, describeError } from '../../lib/api';
+import { ApiError, api, describeError, onUnauthenticated } from '../../lib/api';
 import type { PickedFile } from './entries';
 import { ensureFolder } from './folders';
 import { sendFile, type UploadAck } from './send';
@@ -60,6 +60,8 @@ function acknowledged(item: UploadItem, ack: UploadAck): void {
 function failedUpload(item: UploadItem, err: unknown): void {
   const aborted = err instanceof DOMException && err.name === 'AbortError';
   if (aborted) return updateItem(item.key, { state: 'cancelled', loaded: 0, reason: null });
+  // The session ended while sending (signed out elsewhere, expired): the app shows sign-in, as for any request.
+  if (err instanceof ApiError && err.status === 401) onUnauthenticated.handler();
   const reason = err instanceof ApiError ? err.message : describeError(err);
   updateItem(item.key, { state: 'failed', failedAt: 'upload', reason });
   announcement.value = `${displayName(item)} failed: ${reason}`;
