@@ -25,6 +25,8 @@ export function SearchControls(props: {
         <input
           type="range"
           name="minScore"
+          aria-label="Relevance cut-off"
+          aria-valuetext={shown.toFixed(2)}
           min={0}
           max={1}
           step={0.05}
