@@ -4,12 +4,15 @@
  */
 import type { Page } from 'playwright-core';
 
+// Functions passed to page.waitForFunction/evaluate run in the page; the test program has no DOM types.
+declare const document: any;
+
 /** Resolves once the viewer shows a decoded image (or a video with metadata) and, when asked, a drawn region. */
 export async function viewerShown(page: Page, opts: { regions?: boolean; timeoutMs?: number } = {}): Promise<void> {
   await page.waitForFunction(
     (wantRegions) => {
-      const img = document.querySelector<HTMLImageElement>('.image-stage img');
-      const video = document.querySelector<HTMLVideoElement>('.video-stage video');
+      const img = document.querySelector('.image-stage img');
+      const video = document.querySelector('.video-stage video');
       const picture = (img && img.complete && img.naturalWidth > 0) || (video && video.readyState >= 1);
       const region = document.querySelector(
         '.image-stage .region-overlay polygon, .video-stage .region-overlay polygon',

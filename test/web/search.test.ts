@@ -11,6 +11,9 @@ import {
 } from './browser.js';
 import { seedLibrary, XSS_NAME, type Library } from './library.js';
 
+// Functions passed to page.waitForFunction/evaluate run in the page; the test program has no DOM types.
+declare const document: any;
+
 const exe = chromiumPath('web search');
 const t = suite<{ app: BrowserApp; lib: Library; dialogs: string[]; csp: string[] }>('web search');
 
