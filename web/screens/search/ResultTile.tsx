@@ -7,6 +7,7 @@ import { apiUrl } from '../../lib/api';
 import { followLink } from '../../lib/router';
 import { RegionOverlay } from '../../components/RegionOverlay';
 import { seconds, thumbOf } from '../viewer/types';
+import { prefetchMedia } from '../viewer/mediaCache';
 import { mentions } from './highlight';
 import { Highlighted } from './Highlighted';
 import { outlinedRegions, type SearchHit } from './hits';
@@ -34,7 +35,13 @@ export function ResultTile(props: { hit: SearchHit; terms: string[]; from: strin
   const date = new Date(hit.createdAt);
   return (
     <li class="result-tile">
-      <a href={viewerHref(hit, props.from)} onClick={followLink} data-media-id={hit.mediaId}>
+      <a
+        href={viewerHref(hit, props.from)}
+        onClick={followLink}
+        onPointerEnter={() => prefetchMedia(hit.mediaId)}
+        onFocus={() => prefetchMedia(hit.mediaId)}
+        data-media-id={hit.mediaId}
+      >
         <div class="region-stage tile-stage" style={{ aspectRatio: `${width || 4} / ${height || 3}` }}>
           <img src={thumbOf(hit.frame)} alt={caption || hit.mediaName} loading="lazy" decoding="async" />
           <RegionOverlay width={width} height={height} regions={regions} />

@@ -1,6 +1,7 @@
 /** Loads one item (GET /api/media/:id) for the viewer, with a reload for after corrections and reprocessing. */
 import { useCallback, useEffect, useState } from 'preact/hooks';
-import { api, describeError } from '../../lib/api';
+import { describeError } from '../../lib/api';
+import { loadMedia } from './mediaCache';
 import type { MediaItem } from './types';
 
 export interface MediaState {
@@ -20,7 +21,7 @@ export function useMedia(mediaId: string): MediaState {
     setMedia((m) => (m?.id === mediaId ? m : null));
     setError(null);
     const abort = new AbortController();
-    api<{ media: MediaItem }>('GET', `/api/media/${encodeURIComponent(mediaId)}`, { signal: abort.signal }).then(
+    loadMedia(mediaId, abort.signal).then(
       (r) =>
         setMedia({ ...r.media, frames: [...r.media.frames].sort((a, b) => Number(a.timestamp) - Number(b.timestamp)) }),
       (err) => !abort.signal.aborted && setError(describeError(err)),
