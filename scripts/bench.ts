@@ -30,6 +30,7 @@ import { runLibraryBench } from './bench/library.js';
 import { runIngestBench } from './bench/ingest.js';
 import { runEditBench } from './bench/edit.js';
 import { runGenerateBench } from './bench/generate.js';
+import { runWebBench } from './bench/web.js';
 
 const SECTIONS: Record<string, { describe: string; run: (opts: BenchOptions) => Promise<SectionResult> }> = {
   library: {
@@ -64,6 +65,11 @@ const SECTIONS: Record<string, { describe: string; run: (opts: BenchOptions) => 
     describe:
       'time per generated image with the Janus stand-in: POST /api/ai/generate and the worker vs the bare transformers.js call (issue 6)',
     run: runGenerateBench,
+  },
+  web: {
+    describe:
+      'the web app in Chromium: first paint of a 100k-item folder and of a search, opening an item, scrolling 10k/100k items (issue 15)',
+    run: runWebBench,
   },
 };
 
