@@ -12,7 +12,7 @@ export const folderRoutes = [
     path: '/api/dataset/:datasetId/folders',
     tag: 'folders',
     summary:
-      'The folder tree, one level: child folders of path (by name) with childCount, folderCount and itemCount, plus the ancestors for breadcrumbs',
+      'One level of the folder tree: child folders of path with childCount, folderCount, itemCount; ancestors for breadcrumbs',
     params: z.object({ datasetId: z.string() }),
     query: z.object({
       path: z.string().optional().describe('ltree path of the folder whose subfolders to list; default the root'),
