@@ -7,6 +7,7 @@
  */
 import type { SqliteStorage } from '../../src/storage/sqlite/index.js';
 import type { TestApp } from '../helpers/testApp.js';
+import { newMediaId } from '../../src/platform/ids.js';
 
 export interface SeedOptions {
   datasetId: string;
@@ -45,4 +46,52 @@ export async function seedItems(app: TestApp, options: SeedOptions): Promise<num
     userId: me.userId,
   });
   return performance.now() - started;
+}
+
+/** One item through `storage.media.insert` (tags, counters and text index as an upload would leave them). */
+export async function insertItem(
+  app: TestApp,
+  item: {
+    datasetId: string;
+    parentPath?: string;
+    name: string;
+    type?: 'image' | 'video';
+    processingStatus?: 'pending' | 'processing' | 'ready' | 'failed';
+    processingError?: string;
+    tags?: Record<string, string[]>;
+    /** ISO time (default now). */
+    createdAt?: string;
+  },
+): Promise<string> {
+  const storage = app.app.services.storage as SqliteStorage;
+  const me = (await app.request('GET', '/api/me')).body as { userId: string; organizationId: string };
+  const id = newMediaId();
+  const video = item.type === 'video';
+  await storage.media.insert(
+    {
+      id,
+      collectionId: item.datasetId,
+      organizationId: me.organizationId,
+      parentPath: item.parentPath ?? item.datasetId.replace(/-/g, ''),
+      type: video ? 'video' : 'image',
+      name: item.name,
+      blobKey: `${id}.bin`,
+      mimeType: video ? 'video/mp4' : 'image/png',
+      width: 640,
+      height: 480,
+      duration: video ? 75 : null,
+      sizeBytes: 1000,
+      exif: {},
+      metadata: item.tags ? { tags: item.tags } : {},
+      processingStatus: item.processingStatus ?? 'ready',
+      createdById: me.userId,
+    },
+    [],
+  );
+  if (item.processingError) await storage.media.setProcessingStatus(id, 'failed', item.processingError);
+  if (item.createdAt)
+    storage.db
+      .prepare(`UPDATE media SET created_at = ?, updated_at = ? WHERE id = ?`)
+      .run(item.createdAt, item.createdAt, id);
+  return id;
 }
