@@ -81,7 +81,7 @@ t(
     const tree = await page.$$eval('[role="treeitem"]', (els) =>
       els.map((e) => e.textContent?.replace(/\s+/g, ' ').trim()),
     );
-    assert.is(tree[0], 'Holidays');
+    assert.match(tree[0] ?? '', /^.?Holidays$/);
     assert.match(tree[1] ?? '', /Trips.*1 items/);
     const names = await tileNames(page);
     assert.ok(names.includes(XSS), 'the odd name shows literally');
@@ -151,7 +151,7 @@ t('filters combine, live in the URL, survive a reload, and clear', async (ctx) =
   await screenshot(page, 'browse-filters');
   await page.click('text=Clear filters');
   await page.waitForFunction(() => !location.search.includes('tags='));
-  await page.waitForFunction(() => document.querySelectorAll('.tile').length >= 7);
+  await page.waitForFunction(() => document.querySelectorAll('.tile').length >= 6);
   assert.not.ok(new URL(page.url()).searchParams.has('type'));
   await page.goto(`${ctx.app.server.baseUrl}/c/${ds}`);
 });
@@ -163,11 +163,23 @@ t('keyboard: arrows move focus between tiles, Enter opens the viewer with the br
   await page.waitForSelector('.tile-name');
   assert.is(await page.$$eval('.tile[tabindex="0"]', (els) => els.length), 1, 'one tab stop');
   await page.focus('.tile[tabindex="0"]');
+  const focusedAt = (i: number) =>
+    page.waitForFunction((want) => document.activeElement?.getAttribute('data-index') === String(want), i);
   await page.keyboard.press('ArrowRight');
-  const second = await page.evaluate(() => document.activeElement?.getAttribute('data-index'));
-  assert.is(second, '1');
+  await focusedAt(1);
   await page.keyboard.press('ArrowLeft');
+  await focusedAt(0);
+  const columns = Number(await page.getAttribute(grid, 'aria-colcount'));
+  await page.keyboard.press('End');
+  await focusedAt(columns - 1);
+  await page.keyboard.press('ArrowDown');
+  await focusedAt(Math.min(2 * columns - 1, 5));
+  await page.keyboard.press('Home');
+  await focusedAt(columns < 6 ? columns : 0);
+  await page.keyboard.press('Control+Home');
+  await focusedAt(0);
   await page.keyboard.press('ArrowRight');
+  await focusedAt(1);
   await page.keyboard.press('Enter');
   await page.waitForFunction(() => location.pathname.startsWith('/m/'));
   const url = new URL(page.url());

@@ -11,21 +11,20 @@ import type { Page } from 'playwright-core';
  * and starts collecting long tasks. Call once per page, before page.goto.
  */
 export async function instrumentPage(page: Page, selector: string): Promise<void> {
-  await page.addInitScript((sel: string) => {
-    const w = globalThis as any;
-    w.__measure = { firstMatch: null as number | null, longTasks: [] as Array<{ start: number; duration: number }> };
-    new w.PerformanceObserver((list: any) => {
-      for (const e of list.getEntries()) w.__measure.longTasks.push({ start: e.startTime, duration: e.duration });
+  // A string, not a function: tsx compiles test code with esbuild's keepNames, whose `__name` helper the page lacks.
+  await page.addInitScript(`(() => {
+    const m = (window.__measure = { firstMatch: null, longTasks: [] });
+    new PerformanceObserver((list) => {
+      for (const e of list.getEntries()) m.longTasks.push({ start: e.startTime, duration: e.duration });
     }).observe({ type: 'longtask', buffered: true });
-    const check = () => {
-      if (w.__measure.firstMatch === null && w.document.querySelector(sel)) {
-        w.__measure.firstMatch = performance.now();
+    const observer = new MutationObserver(() => {
+      if (m.firstMatch === null && document.querySelector(${JSON.stringify(selector)})) {
+        m.firstMatch = performance.now();
         observer.disconnect();
       }
-    };
-    const observer = new w.MutationObserver(check);
-    observer.observe(w.document, { childList: true, subtree: true, attributes: true });
-  }, selector);
+    });
+    observer.observe(document, { childList: true, subtree: true, attributes: true });
+  })()`);
 }
 
 /** Milliseconds from navigation start until the selector given to instrumentPage first matched (null: never). */
@@ -70,37 +69,25 @@ export interface ScrollRun {
  * user dragging the scrollbar would, and times every frame.
  */
 export async function scriptedScroll(page: Page, scroller: string, steps = 120): Promise<ScrollRun> {
-  return page.evaluate(
-    async ({ sel, n }: { sel: string; n: number }) => {
-      const el = (globalThis as any).document.querySelector(sel) as {
-        scrollTop: number;
-        scrollHeight: number;
-        clientHeight: number;
-      };
-      el.scrollTop = 0;
-      const raf = () => new Promise<number>((r) => (globalThis as any).requestAnimationFrame(r));
-      let last = await raf();
-      const startedAt = last;
-      let slowFrames = 0;
-      let maxFrameMs = 0;
-      for (let i = 1; i <= n; i++) {
-        el.scrollTop = ((el.scrollHeight - el.clientHeight) * i) / n;
-        const now = await raf();
-        const frame = now - last;
-        last = now;
-        if (frame > 50) slowFrames++;
-        maxFrameMs = Math.max(maxFrameMs, frame);
-      }
-      return {
-        startedAt,
-        frames: n,
-        slowFrames,
-        maxFrameMs: Math.round(maxFrameMs),
-        durationMs: Math.round(last - startedAt),
-      };
-    },
-    { sel: scroller, n: steps },
-  );
+  // A string for the same reason as in instrumentPage.
+  return page.evaluate(`(async () => {
+    const el = document.querySelector(${JSON.stringify(scroller)});
+    const n = ${Number(steps)};
+    el.scrollTop = 0;
+    const frame = () => new Promise((r) => requestAnimationFrame(r));
+    let last = await frame();
+    const startedAt = last;
+    let slowFrames = 0;
+    let maxFrameMs = 0;
+    for (let i = 1; i <= n; i++) {
+      el.scrollTop = ((el.scrollHeight - el.clientHeight) * i) / n;
+      const now = await frame();
+      if (now - last > 50) slowFrames++;
+      maxFrameMs = Math.max(maxFrameMs, now - last);
+      last = now;
+    }
+    return { startedAt, frames: n, slowFrames, maxFrameMs: Math.round(maxFrameMs), durationMs: Math.round(last - startedAt) };
+  })()`);
 }
 
 /** How many elements match, and the tallest element's height in the whole document (px). */

@@ -55,7 +55,8 @@ export function Filters({ state, tagValues, onChange }: FiltersProps) {
         }
         onClick={() => onChange({ dir: state.dir === 'asc' ? 'desc' : 'asc' })}
       >
-        {state.dir === 'asc' ? '↑ Asc' : '↓ Desc'}
+        <span aria-hidden="true">{state.dir === 'asc' ? '↑ ' : '↓ '}</span>
+        {state.dir === 'asc' ? 'Ascending' : 'Descending'}
       </button>
       <label class="checkbox">
         <input

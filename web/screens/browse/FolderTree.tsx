@@ -3,7 +3,7 @@
  * One item is in the Tab order (the open folder); ↑/↓ move, → expands or goes to the first child, ← collapses
  * or goes to the parent, Home/End jump, Enter or a click opens the folder.
  */
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import type { FolderStore, Level } from './folderStore';
 import type { TreeFolder } from './browseApi';
 
@@ -53,7 +53,7 @@ export function FolderTree(props: {
   const [focused, setFocused] = useState(current);
   const wantFocus = useRef(false);
   useEffect(() => setFocused(current), [current]);
-  useEffect(() => {
+  useLayoutEffect(() => {
     if (!wantFocus.current) return;
     wantFocus.current = false;
     document.getElementById(treeId(focused))?.focus();

@@ -71,7 +71,7 @@ export function VirtualGrid({ cache, label, hrefOf, onOpen }: VirtualGridProps) 
   const firstInView = Math.min(total - 1, Math.ceil(contentTop(g, scrollTop, size.height) / ROW_HEIGHT) * g.columns);
   const tabStop = focused < total && focusRow >= first && focusRow <= last ? focused : Math.max(0, firstInView);
 
-  useEffect(() => {
+  useLayoutEffect(() => {
     if (!wantFocus.current) return;
     wantFocus.current = false;
     scroller.current?.querySelector<HTMLElement>(`[data-index="${focused}"]`)?.focus({ preventScroll: true });

@@ -13,7 +13,9 @@ export function nextIndex(
     case 'ArrowLeft':
       return clamp(index - 1);
     case 'ArrowDown':
-      return index + columns <= last ? index + columns : index;
+      // Into a shorter last row: its last tile.
+      if (index + columns <= last) return index + columns;
+      return Math.floor(last / columns) > Math.floor(index / columns) ? last : index;
     case 'ArrowUp':
       return index - columns >= 0 ? index - columns : index;
     case 'Home':
