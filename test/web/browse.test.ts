@@ -102,14 +102,14 @@ t('the tree opens folders (click and keyboard); breadcrumbs and the URL follow',
   if (!exe) return;
   const { page } = ctx;
   await page.click('[role="treeitem"]:has-text("Trips")');
-  await page.waitForFunction(() => location.search.includes('path='));
+  await page.waitForFunction(() => (globalThis as any).location.search.includes('path='));
   await page.waitForSelector('.tile-name:text("colosseum.png")');
   assert.equal(await page.$$eval('.breadcrumbs li', (els) => els.map((e) => e.textContent)), ['Holidays', 'Trips']);
   await page.focus('[role="treeitem"][aria-current="location"]');
   await page.keyboard.press('ArrowRight'); // expands Trips
   await page.waitForSelector('[role="treeitem"]:has-text("Rome")');
   await page.keyboard.press('ArrowDown');
-  assert.match((await page.evaluate(() => document.activeElement?.textContent)) ?? '', /Rome/);
+  assert.match((await page.evaluate(() => (globalThis as any).document.activeElement?.textContent)) ?? '', /Rome/);
   await page.keyboard.press('Enter');
   await page.waitForSelector('.empty-state:has-text("This folder is empty")');
   assert.equal(await page.$$eval('.breadcrumbs li', (els) => els.map((e) => e.textContent)), [
@@ -128,19 +128,19 @@ t('filters combine, live in the URL, survive a reload, and clear', async (ctx) =
   if (!exe) return;
   const { page, ds } = ctx;
   await page.selectOption('select:near(:text("Type"))', 'video');
-  await page.waitForFunction(() => location.search.includes('type=video'));
-  await page.waitForFunction(() => document.querySelectorAll('.tile').length === 1);
+  await page.waitForFunction(() => (globalThis as any).location.search.includes('type=video'));
+  await page.waitForFunction(() => (globalThis as any).document.querySelectorAll('.tile').length === 1);
   assert.equal(await tileNames(page), ['beach.mp4']);
   await page.selectOption('select:near(:text("Type"))', 'all');
   await page.fill('[aria-label="Add a tag filter"]', 'red');
   await page.press('[aria-label="Add a tag filter"]', 'Enter');
-  await page.waitForFunction(() => location.search.includes('tags=red'));
-  await page.waitForFunction(() => document.querySelectorAll('.tile').length === 1);
+  await page.waitForFunction(() => (globalThis as any).location.search.includes('tags=red'));
+  await page.waitForFunction(() => (globalThis as any).document.querySelectorAll('.tile').length === 1);
   assert.equal(await tileNames(page), [XSS]);
   await page.click('.sort-direction');
   await page.check('text=Include subfolders');
   await page.fill('input[type="date"]:near(:text("From"))', '2024-06-01');
-  await page.waitForFunction(() => location.search.includes('from=2024-06-01'));
+  await page.waitForFunction(() => (globalThis as any).location.search.includes('from=2024-06-01'));
   const url = new URL(page.url());
   assert.is(url.searchParams.get('dir'), 'asc');
   assert.is(url.searchParams.get('recursive'), '1');
@@ -150,8 +150,8 @@ t('filters combine, live in the URL, survive a reload, and clear', async (ctx) =
   assert.equal(await seriousA11yViolations(page), []);
   await screenshot(page, 'browse-filters');
   await page.click('text=Clear filters');
-  await page.waitForFunction(() => !location.search.includes('tags='));
-  await page.waitForFunction(() => document.querySelectorAll('.tile').length >= 6);
+  await page.waitForFunction(() => !(globalThis as any).location.search.includes('tags='));
+  await page.waitForFunction(() => (globalThis as any).document.querySelectorAll('.tile').length >= 6);
   assert.not.ok(new URL(page.url()).searchParams.has('type'));
   await page.goto(`${ctx.app.server.baseUrl}/c/${ds}`);
 });
@@ -164,7 +164,10 @@ t('keyboard: arrows move focus between tiles, Enter opens the viewer with the br
   assert.is(await page.$$eval('.tile[tabindex="0"]', (els) => els.length), 1, 'one tab stop');
   await page.focus('.tile[tabindex="0"]');
   const focusedAt = (i: number) =>
-    page.waitForFunction((want) => document.activeElement?.getAttribute('data-index') === String(want), i);
+    page.waitForFunction(
+      (want) => (globalThis as any).document.activeElement?.getAttribute('data-index') === String(want),
+      i,
+    );
   await page.keyboard.press('ArrowRight');
   await focusedAt(1);
   await page.keyboard.press('ArrowLeft');
@@ -181,7 +184,7 @@ t('keyboard: arrows move focus between tiles, Enter opens the viewer with the br
   await page.keyboard.press('ArrowRight');
   await focusedAt(1);
   await page.keyboard.press('Enter');
-  await page.waitForFunction(() => location.pathname.startsWith('/m/'));
+  await page.waitForFunction(() => (globalThis as any).location.pathname.startsWith('/m/'));
   const url = new URL(page.url());
   assert.is(url.searchParams.get('from'), `/c/${ds}?sort=name&dir=asc`);
   assert.is(url.searchParams.get('at'), '1');
@@ -207,7 +210,7 @@ t('folder management: create, rename, move (API refusals shown), tree and grid r
   await page.waitForSelector('.folder-dialog option:has-text("Trips")', { state: 'attached' });
   await page.selectOption('.folder-dialog select', { label: '\u2003Trips' });
   await page.click('.folder-dialog button[type="submit"]');
-  await page.waitForFunction(() => document.querySelectorAll('.breadcrumbs li').length === 3);
+  await page.waitForFunction(() => (globalThis as any).document.querySelectorAll('.breadcrumbs li').length === 3);
   assert.equal(await page.$$eval('.breadcrumbs li', (els) => els.map((e) => e.textContent)), [
     'Holidays',
     'Trips',
