@@ -23,6 +23,8 @@ import { webAppMiddleware } from './http/webApp.js';
 import { requestOriginMiddleware } from './http/requestOrigin.js';
 import { mountRoutes, type AnyRoute } from './http/route.js';
 import { accountRoutes } from './features/accounts/routes.js';
+import { inviteRoutes } from './features/accounts/inviteRoutes.js';
+import { sessionRoutes } from './features/accounts/sessionRoutes.js';
 import { aiRoutes } from './features/ai/routes.js';
 import { editRoutes } from './features/edit/routes.js';
 import { jobRoutes } from './features/ingest/routes.js';
@@ -49,6 +51,8 @@ import { openSqliteStorage } from './storage/sqlite/index.js';
 /** Every API route, in one list: mounted by createApp and described by /api/openapi.json. */
 export const ROUTES: AnyRoute[] = [
   ...accountRoutes,
+  ...sessionRoutes,
+  ...inviteRoutes,
   ...collectionRoutes,
   ...browseRoutes,
   ...mediaRoutes,

@@ -30,6 +30,8 @@ const EnvSchema = z.object({
   MODEL_HUB_URL: z.string().url().default('https://huggingface.co'),
   /** Requests per minute allowed for one API key (token bucket, burst = one minute's worth). */
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(6000),
+  /** Requests per minute from one client address to the public sign-in routes (login, setup, invites). */
+  SIGN_IN_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(30),
   /** Largest accepted upload, in bytes (413 above). */
   MAX_UPLOAD_BYTES: z.coerce
     .number()
@@ -96,6 +98,7 @@ export interface Config {
   autoFetchModels: boolean | null;
   modelHubUrl: string;
   rateLimitPerMinute: number;
+  signInRateLimitPerMinute: number;
   maxUploadBytes: number;
   maxJsonBytes: number;
   maxImagePixels: number;
@@ -164,6 +167,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     autoFetchModels: e.AUTO_FETCH_MODELS ?? null,
     modelHubUrl: e.MODEL_HUB_URL,
     rateLimitPerMinute: e.RATE_LIMIT_PER_MINUTE,
+    signInRateLimitPerMinute: e.SIGN_IN_RATE_LIMIT_PER_MINUTE,
     maxUploadBytes: e.MAX_UPLOAD_BYTES,
     maxJsonBytes: e.MAX_JSON_BYTES,
     maxImagePixels: e.MAX_IMAGE_PIXELS,

@@ -6,6 +6,7 @@ import type {
   FolderSummary,
   FrameDetail,
   FrameRecord,
+  InviteRecord,
   MediaRecord,
   MediaSummary,
   Metadata,
@@ -17,6 +18,7 @@ import type {
   Organization,
   ProcessingStatus,
   Role,
+  SessionRecord,
   StageRecord,
   User,
 } from './types.js';
@@ -32,6 +34,10 @@ import type { ClusterStore } from '../index/faces/types.js';
  */
 export interface Storage {
   accounts: AccountStore;
+  /** Signed-in browser sessions and the failed sign-ins behind the lockout. */
+  sessions: SessionStore;
+  /** One-time invite links into organizations. */
+  invites: InviteStore;
   collections: CollectionStore;
   media: MediaStore;
   /** What the ingest pipeline writes on frames: captions, objects, embeddings. */
@@ -67,9 +73,69 @@ export interface AccountStore {
   listApiKeys(organizationId: string): Promise<ApiKeyRecord[]>;
   /** Marks the key revoked; false when there was no such active key. */
   revokeApiKey(id: string, at: string): Promise<boolean>;
+  /** The user with this email (compared without regard to case) and their password hash, null when none is set. */
+  findCredentials(email: string): Promise<{ user: User; passwordHash: string | null } | null>;
+  getPasswordHash(userId: string): Promise<string | null>;
+  /** Changes the named fields; null when there is no such user. An email another user has is a unique violation. */
+  updateUser(id: string, patch: { email?: string; name?: string; passwordHash?: string }): Promise<User | null>;
   getSetting(key: string): Promise<string | null>;
   /** Stores the value unless the key already has one; returns the value in force. */
   setSettingIfAbsent(key: string, value: string): Promise<string>;
+  /** Stores the value, replacing any. */
+  setSetting(key: string, value: string): Promise<void>;
+  /** Deletes the setting only while it holds `value`; true when this call deleted it (of racing callers, one wins). */
+  takeSetting(key: string, value: string): Promise<boolean>;
+  deleteSetting(key: string): Promise<void>;
+}
+
+/**
+ * Browser sessions (src/features/accounts/sessions.ts) and the failed sign-ins that gate making one.
+ * "Live" means: not revoked, `expiresAt` after `now`, `lastSeenAt` after `idleSince`.
+ */
+export interface SessionStore {
+  create(session: SessionRecord): Promise<void>;
+  /** The session with this id, in any state. */
+  get(id: string): Promise<SessionRecord | null>;
+  /** The live session whose secret has this sha256, or null. */
+  findLive(secretHash: string, now: string, idleSince: string): Promise<SessionRecord | null>;
+  /** The user's live sessions, newest first. */
+  listLive(userId: string, now: string, idleSince: string): Promise<SessionRecord[]>;
+  /** Records activity (the caller spares writes: at most once a minute). */
+  touch(id: string, at: string): Promise<void>;
+  setOrganization(id: string, organizationId: string): Promise<void>;
+  /** Revokes the session if it is this user's and not yet revoked; false otherwise. */
+  revoke(id: string, userId: string, at: string): Promise<boolean>;
+  /** Revokes every unrevoked session of the user except `exceptId`; returns how many. */
+  revokeAllForUser(userId: string, at: string, exceptId: string | null): Promise<number>;
+  /** Records a failed sign-in for the (lowercase) email; drops every failure older than `pruneBefore`. */
+  recordFailure(email: string, at: string, pruneBefore: string): Promise<void>;
+  /** When the email's sign-ins failed, at or after `since`, oldest first. */
+  failuresSince(email: string, since: string): Promise<string[]>;
+  clearFailures(email: string): Promise<void>;
+}
+
+/** One-time invite links (src/features/accounts/invites.ts). Pending: not accepted, not revoked, not expired. */
+export interface InviteStore {
+  create(invite: InviteRecord): Promise<void>;
+  get(id: string): Promise<InviteRecord | null>;
+  /** The invite with this token hash, in any state. */
+  findByTokenHash(tokenHash: string): Promise<InviteRecord | null>;
+  /** The organization's pending invites at `now`, oldest first. */
+  listPending(organizationId: string, now: string): Promise<InviteRecord[]>;
+  /** Revokes the invite if it is pending at `at`; false otherwise. */
+  revoke(id: string, at: string): Promise<boolean>;
+  /** Revokes the organization's pending invites for this email (a new invite supersedes them); returns how many. */
+  revokePendingFor(organizationId: string, email: string, at: string): Promise<number>;
+  /**
+   * Accepts an invite in one transaction: marks it accepted by `member.userId`, creates that user first when
+   * `newUser` is given, and adds the membership with the invite's role (an existing membership is kept as it is).
+   * False, changing nothing, when the invite is not pending at `at`.
+   */
+  accept(
+    id: string,
+    at: string,
+    member: { userId: string; newUser?: { user: User; passwordHash: string } },
+  ): Promise<boolean>;
 }
 
 export interface CollectionStore {

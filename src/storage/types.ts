@@ -28,6 +28,40 @@ export interface User {
   createdAt: string;
 }
 
+/** A signed-in browser (src/features/accounts/sessions.ts). The cookie's secret is never stored, only its sha256. */
+export interface SessionRecord {
+  id: string;
+  userId: string;
+  /** The organization the session acts in now (the user may switch among their memberships). */
+  organizationId: string;
+  secretHash: string;
+  /** Sent back by the web app in `x-csrf-token` on every cookie-authenticated write. */
+  csrfToken: string;
+  createdAt: string;
+  lastSeenAt: string;
+  /** Absolute end, however active the session is. */
+  expiresAt: string;
+  revokedAt: string | null;
+  userAgent: string | null;
+  ip: string | null;
+}
+
+/** A one-time invite link into an organization with a role; only the token's sha256 is stored. */
+export interface InviteRecord {
+  id: string;
+  organizationId: string;
+  /** Lowercase. */
+  email: string;
+  role: Role;
+  tokenHash: string;
+  invitedBy: string;
+  createdAt: string;
+  expiresAt: string;
+  acceptedAt: string | null;
+  acceptedBy: string | null;
+  revokedAt: string | null;
+}
+
 export interface ApiKeyRecord {
   id: string;
   organizationId: string;

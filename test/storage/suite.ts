@@ -15,6 +15,7 @@ import type {
   ApiKeyRecord,
   BrowseQuery,
   Collection,
+  InviteRecord,
   MediaRecord,
   MediaType,
   Metadata,
@@ -22,6 +23,7 @@ import type {
   NewMedia,
   NewObject,
   Organization,
+  SessionRecord,
   SortField,
   User,
 } from '../../src/storage/types.js';
@@ -327,6 +329,175 @@ export function storageSuite(
     assert.is(await s.accounts.getSetting('instance.secret'), 'first');
     assert.is(await s.accounts.setSettingIfAbsent('other', ''), '', 'an empty string is a value');
     assert.is(await s.accounts.getSetting('other'), '');
+  });
+
+  test('settings: setSetting replaces, takeSetting deletes only the value it names, once', async () => {
+    await s.accounts.setSetting('token', 'a');
+    await s.accounts.setSetting('token', 'b');
+    assert.is(await s.accounts.getSetting('token'), 'b');
+    assert.not.ok(await s.accounts.takeSetting('token', 'a'), 'another value is not taken');
+    assert.is(await s.accounts.getSetting('token'), 'b');
+    assert.ok(await s.accounts.takeSetting('token', 'b'));
+    assert.not.ok(await s.accounts.takeSetting('token', 'b'), 'taken once');
+    assert.is(await s.accounts.getSetting('token'), null);
+    await s.accounts.setSetting('gone', 'x');
+    await s.accounts.deleteSetting('gone');
+    await s.accounts.deleteSetting('never-there');
+    assert.is(await s.accounts.getSetting('gone'), null);
+  });
+
+  test('credentials: find by email in any case, password hash, update a user', async () => {
+    assert.is(await s.accounts.getPasswordHash(fx.user.id), null, 'no password at first');
+    assert.equal(await s.accounts.findCredentials(fx.user.email.toUpperCase()), { user: fx.user, passwordHash: null });
+    assert.is(await s.accounts.findCredentials('nobody@example.com'), null);
+    const updated = await s.accounts.updateUser(fx.user.id, { passwordHash: '$scrypt$x' });
+    assert.equal(updated, fx.user, 'a password change leaves the visible fields');
+    assert.is(await s.accounts.getPasswordHash(fx.user.id), '$scrypt$x');
+    const renamed = await s.accounts.updateUser(fx.user.id, { email: 'new@example.com', name: 'New' });
+    assert.equal(renamed, { ...fx.user, email: 'new@example.com', name: 'New' });
+    assert.equal(await s.accounts.findCredentials('NEW@example.com'), { user: renamed!, passwordHash: '$scrypt$x' });
+    assert.is(await s.accounts.updateUser(newUuid(), { name: 'x' }), null);
+    const other = await s.accounts.createUser({
+      id: newUuid(),
+      email: 'o@example.com',
+      name: 'O',
+      createdAt: nowIso(),
+    });
+    await rejects(s.accounts.updateUser(other.id, { email: 'new@example.com' }), 'an email another user has');
+  });
+
+  test('sessions: create, find only live ones (revoked, expired, idle), touch, switch, revoke', async () => {
+    const now = '2030-01-10T00:00:00.000Z';
+    const idleSince = '2030-01-01T00:00:00.000Z';
+    const session = (n: number, o: Partial<SessionRecord> = {}): SessionRecord => ({
+      id: newUuid(),
+      userId: fx.user.id,
+      organizationId: fx.org.id,
+      secretHash: `secret-${n}-${newUuid()}`,
+      csrfToken: `csrf-${n}`,
+      createdAt: `2030-01-0${n}T00:00:00.000Z`,
+      lastSeenAt: `2030-01-0${n}T00:00:00.000Z`,
+      expiresAt: '2030-02-01T00:00:00.000Z',
+      revokedAt: null,
+      userAgent: n === 2 ? null : 'agent',
+      ip: n === 2 ? null : '203.0.113.9',
+      ...o,
+    });
+    const a = session(2);
+    const b = session(3);
+    const expired = session(4, { expiresAt: '2030-01-09T00:00:00.000Z' });
+    const revoked = session(5, { revokedAt: '2030-01-06T00:00:00.000Z' });
+    const idle = session(1);
+    for (const x of [a, b, expired, revoked, idle]) await s.sessions.create(x);
+    assert.equal(await s.sessions.findLive(a.secretHash, now, idleSince), a);
+    assert.equal(await s.sessions.get(revoked.id), revoked, 'get reads any state');
+    assert.is(await s.sessions.get(newUuid()), null);
+    for (const x of [expired, revoked, idle])
+      assert.is(await s.sessions.findLive(x.secretHash, now, idleSince), null, x.createdAt);
+    assert.is(await s.sessions.findLive('nope', now, idleSince), null);
+    assert.equal(await s.sessions.listLive(fx.user.id, now, idleSince), [b, a], 'newest first');
+    assert.equal(await s.sessions.listLive(newUuid(), now, idleSince), []);
+
+    await s.sessions.touch(a.id, '2030-01-09T12:00:00.000Z');
+    await s.sessions.touch(a.id, '2030-01-09T11:00:00.000Z');
+    const touched = await s.sessions.findLive(a.secretHash, now, idleSince);
+    assert.is(touched!.lastSeenAt, '2030-01-09T12:00:00.000Z', 'never moves back');
+
+    const second = await s.accounts.createOrganization({ id: newUuid(), name: 'Two', slug: 'two-org' }, fx.user.id);
+    await s.sessions.setOrganization(a.id, second.id);
+    assert.is((await s.sessions.findLive(a.secretHash, now, idleSince))!.organizationId, second.id);
+
+    assert.not.ok(await s.sessions.revoke(a.id, newUuid(), now), "not another user's");
+    assert.ok(await s.sessions.revoke(a.id, fx.user.id, now));
+    assert.not.ok(await s.sessions.revoke(a.id, fx.user.id, now), 'once');
+    assert.is(await s.sessions.findLive(a.secretHash, now, idleSince), null);
+    const c = session(6);
+    await s.sessions.create(c);
+    assert.is(await s.sessions.revokeAllForUser(fx.user.id, now, c.id), 3, 'b, expired and idle; not c');
+    assert.equal(
+      (await s.sessions.listLive(fx.user.id, now, idleSince)).map((x) => x.id),
+      [c.id],
+    );
+    assert.is(await s.sessions.revokeAllForUser(fx.user.id, now, null), 1);
+  });
+
+  test('sign-in failures: recorded per email, read since a time, pruned, cleared', async () => {
+    await s.sessions.recordFailure('a@x', '2030-01-01T00:00:00.000Z', '2029-12-31T00:00:00.000Z');
+    await s.sessions.recordFailure('a@x', '2030-01-01T00:10:00.000Z', '2029-12-31T00:00:00.000Z');
+    await s.sessions.recordFailure('b@x', '2030-01-01T00:11:00.000Z', '2029-12-31T00:00:00.000Z');
+    assert.equal(await s.sessions.failuresSince('a@x', '2030-01-01T00:00:00.000Z'), [
+      '2030-01-01T00:00:00.000Z',
+      '2030-01-01T00:10:00.000Z',
+    ]);
+    assert.equal(await s.sessions.failuresSince('a@x', '2030-01-01T00:05:00.000Z'), ['2030-01-01T00:10:00.000Z']);
+    // A new failure prunes every email's failures older than the window.
+    await s.sessions.recordFailure('b@x', '2030-01-01T00:20:00.000Z', '2030-01-01T00:05:00.000Z');
+    assert.equal(await s.sessions.failuresSince('a@x', '2000-01-01T00:00:00.000Z'), ['2030-01-01T00:10:00.000Z']);
+    await s.sessions.clearFailures('b@x');
+    assert.equal(await s.sessions.failuresSince('b@x', '2000-01-01T00:00:00.000Z'), []);
+    assert.is((await s.sessions.failuresSince('a@x', '2000-01-01T00:00:00.000Z')).length, 1, 'only that email');
+  });
+
+  test('invites: create, find, list pending, revoke, accept once (new user, or a membership for one)', async () => {
+    const now = '2030-01-10T00:00:00.000Z';
+    const invite = (n: number, o: Partial<InviteRecord> = {}): InviteRecord => ({
+      id: newUuid(),
+      organizationId: fx.org.id,
+      email: `guest${n}@example.com`,
+      role: 'member',
+      tokenHash: `token-${n}-${newUuid()}`,
+      invitedBy: fx.user.id,
+      createdAt: `2030-01-0${n}T00:00:00.000Z`,
+      expiresAt: '2030-01-20T00:00:00.000Z',
+      acceptedAt: null,
+      acceptedBy: null,
+      revokedAt: null,
+      ...o,
+    });
+    const a = invite(1);
+    const b = invite(2, { role: 'viewer' });
+    const expired = invite(3, { expiresAt: '2030-01-09T00:00:00.000Z' });
+    for (const x of [b, a, expired]) await s.invites.create(x);
+    assert.equal(await s.invites.get(a.id), a);
+    assert.equal(await s.invites.findByTokenHash(expired.tokenHash), expired, 'any state');
+    assert.is(await s.invites.findByTokenHash('nope'), null);
+    assert.equal(await s.invites.listPending(fx.org.id, now), [a, b], 'oldest first, no expired');
+    assert.not.ok(await s.invites.revoke(expired.id, now), 'an expired invite is not pending');
+
+    const user = { id: newUuid(), email: a.email, name: 'Guest', createdAt: now };
+    assert.ok(await s.invites.accept(a.id, now, { userId: user.id, newUser: { user, passwordHash: '$h' } }));
+    assert.equal(await s.accounts.getUser(user.id), user);
+    assert.is(await s.accounts.getPasswordHash(user.id), '$h');
+    assert.is(await s.accounts.getMembershipRole(fx.org.id, user.id), 'member');
+    assert.equal(await s.invites.get(a.id), { ...a, acceptedAt: now, acceptedBy: user.id });
+    const again = { ...user, id: newUuid() };
+    assert.not.ok(
+      await s.invites.accept(a.id, now, { userId: again.id, newUser: { user: again, passwordHash: '$h' } }),
+    );
+    assert.is(await s.accounts.getUser(again.id), null, 'a refused accept creates nobody');
+    assert.not.ok(await s.invites.accept(expired.id, now, { userId: user.id }), 'expired');
+
+    // An existing user gets a membership in another organization; an existing membership keeps its role.
+    const other = await s.accounts.createOrganization({ id: newUuid(), name: 'Other', slug: 'other-org' }, fx.user.id);
+    const c = invite(4, { organizationId: other.id, email: user.email, role: 'admin' });
+    await s.invites.create(c);
+    assert.ok(await s.invites.accept(c.id, now, { userId: user.id }));
+    assert.is(await s.accounts.getMembershipRole(other.id, user.id), 'admin');
+    const d = invite(5, { email: user.email, role: 'owner' });
+    await s.invites.create(d);
+    assert.ok(await s.invites.accept(d.id, now, { userId: user.id }));
+    assert.is(await s.accounts.getMembershipRole(fx.org.id, user.id), 'member', 'kept');
+
+    const e1 = invite(6, { email: 'x@example.com' });
+    const e2 = invite(7, { email: 'x@example.com' });
+    await s.invites.create(e1);
+    await s.invites.create(e2);
+    assert.is(await s.invites.revokePendingFor(fx.org.id, 'x@example.com', now), 2);
+    assert.equal(await s.invites.listPending(fx.org.id, now), [b]);
+    assert.ok(await s.invites.revoke(b.id, now));
+    assert.not.ok(await s.invites.revoke(b.id, now), 'once');
+    assert.equal(await s.invites.listPending(fx.org.id, now), []);
+    assert.not.ok(await s.invites.accept(b.id, now, { userId: user.id }), 'a revoked invite');
   });
 
   // ---------------------------------------------------------------- collections

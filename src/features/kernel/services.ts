@@ -56,10 +56,19 @@ export interface Services {
   tokenKey: Buffer;
 }
 
-/** Who is calling: resolved from an API key or a Bearer token by src/features/accounts/auth.ts. */
+/**
+ * Who is calling: resolved from an API key or a Bearer token (src/features/accounts/auth.ts), or from a
+ * signed-in browser's session cookie (src/features/accounts/sessions.ts). Exactly one of keyId and sessionId
+ * is set.
+ */
 export interface Principal {
   userId: string;
+  /** The key's organization, or the one the session currently acts in. */
   organizationId: string;
+  /** A key's role capped by the user's membership; for a session, the membership's role. */
   role: Role;
-  keyId: string;
+  /** The API key behind the request (directly or through a Bearer token); null for a session. */
+  keyId: string | null;
+  /** The browser session behind the request; null for an API key or token. */
+  sessionId: string | null;
 }

@@ -9,6 +9,8 @@ import { sqliteMediaStore } from './mediaStore.js';
 import { sqliteJobStore } from './jobStore.js';
 import { sqliteAnalysisStore } from './analysisStore.js';
 import { sqliteClusterStore } from './clusterStore.js';
+import { sqliteSessionStore } from './sessionStore.js';
+import { sqliteInviteStore } from './inviteStore.js';
 import { sqliteTextIndex } from '../../index/text/sqlite/textIndex.js';
 import { threadedTextIndex, type ThreadedTextIndexOptions } from '../../index/text/sqlite/thread.js';
 import { sqliteTextIndexWriter } from '../../index/text/sqlite/writer.js';
@@ -39,6 +41,8 @@ export function openSqliteStorage(file: string, options: SqliteStorageOptions = 
   return {
     db,
     accounts: sqliteAccountStore(db),
+    sessions: sqliteSessionStore(db),
+    invites: sqliteInviteStore(db),
     collections: sqliteCollectionStore(db),
     media: sqliteMediaStore(db, writers),
     analysis: sqliteAnalysisStore(db, writers),

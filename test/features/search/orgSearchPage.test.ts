@@ -240,6 +240,7 @@ t('every field of a result as the spec has it', async ({ app, ds }) => {
       },
     ],
     rank: 0.75,
+    matchedObjectId: null,
     rankingMetrics: { textRank: 0.75, objectEmbeddingRank: 0, totalRank: 0.75 },
   });
   assert.match(objects[1].blob, /\/files\/[\w-]{22}\/0+[0-9a-f]+\.jpg$/);
