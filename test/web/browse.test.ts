@@ -17,6 +17,15 @@ import {
 import { insertItem, seedItems } from './seed.js';
 import { domFacts, firstMatchMs, instrumentPage, longTasksSince, scriptedScroll } from './measure.js';
 import type { SqliteStorage } from '../../src/storage/sqlite/index.js';
+import {
+  contentTop,
+  geometry,
+  MAX_SCROLL_PX,
+  ROW_HEIGHT,
+  rowOffset,
+  scrollTopFor,
+  visibleRows,
+} from '../../web/screens/browse/gridLayout.js';
 
 const exe = chromiumPath('browse');
 const XSS = '<img src=x onerror=alert(1)>.png';
@@ -27,6 +36,7 @@ interface Ctx {
   ds: string;
   trips: { id: string; path: string };
   dialogs: string[];
+  queued: string;
   cspErrors: string[];
 }
 const t = suite<Ctx>('web: browse');
@@ -52,7 +62,12 @@ t.before(async (ctx) => {
   const at = (d: number) => new Date(Date.UTC(2024, 5, d)).toISOString();
   await insertItem(server, { datasetId: ctx.ds, name: XSS, tags: { colour: ['red'] }, createdAt: at(1) });
   await insertItem(server, { datasetId: ctx.ds, name: 'beach.mp4', type: 'video', createdAt: at(2) });
-  await insertItem(server, { datasetId: ctx.ds, name: 'queued.png', processingStatus: 'pending', createdAt: at(3) });
+  ctx.queued = await insertItem(server, {
+    datasetId: ctx.ds,
+    name: 'queued.png',
+    processingStatus: 'pending',
+    createdAt: at(3),
+  });
   await insertItem(server, {
     datasetId: ctx.ds,
     name: 'broken.png',
@@ -228,6 +243,28 @@ t('folder management: create, rename, move (API refusals shown), tree and grid r
   assert.equal(ctx.cspErrors, []);
 });
 
+t('live: media.status and media.thumbnail events from the event stream change the tile in place', async (ctx) => {
+  if (!exe) return;
+  const { page, ds, queued } = ctx;
+  // The server's stream (GET /api/events) stands in here: two events, then the stream ends.
+  const events = [
+    ['media.status', { datasetId: ds, mediaId: queued, status: 'failed', reason: 'decoder crashed' }],
+    ['media.thumbnail', { datasetId: ds, mediaId: queued, thumbnailUrl: '/favicon.svg' }],
+  ];
+  await page.route('**/api/events*', (route) =>
+    route.fulfill({
+      status: 200,
+      headers: { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' },
+      body: events.map(([type, data], i) => `id: ${i + 1}\nevent: ${type}\ndata: ${JSON.stringify(data)}\n\n`).join(''),
+    }),
+  );
+  await page.goto(`${ctx.app.server.baseUrl}/c/${ds}`);
+  const tile = `.tile:has(.tile-name:text("queued.png"))`;
+  await page.waitForSelector(`${tile} .processing-failed:has-text("decoder crashed")`);
+  await page.waitForSelector(`${tile} img[src="/favicon.svg"]`);
+  await page.unroute('**/api/events*');
+});
+
 /** Seeds `count` items in a new folder, opens it sorted by name, and measures paint, scroll and DOM. */
 async function bigFolder(ctx: Ctx, count: number) {
   const server = ctx.app.server;
@@ -268,5 +305,25 @@ t(
     await bigFolder(ctx, 100_000);
   },
 );
+
+t('1,000,000 items: the scroll space is capped and scaled; both ends and every row stay reachable', () => {
+  const g = geometry(1_000_000, 1000);
+  const viewport = 800;
+  assert.is(g.columns, 5);
+  assert.ok(g.contentHeight > 16_000_000, `${g.contentHeight} px of content`);
+  assert.is(g.scrollHeight, MAX_SCROLL_PX);
+  const end = g.scrollHeight - viewport;
+  assert.is(contentTop(g, 0, viewport), 0);
+  assert.is(contentTop(g, end, viewport), g.contentHeight - viewport);
+  const { last } = visibleRows(g, end, viewport);
+  assert.is(last, g.rows - 1, 'the last row renders at the end');
+  assert.is(rowOffset(g, g.rows - 1, end, viewport) + ROW_HEIGHT, end + viewport, 'and sits at the bottom of the view');
+  const row = 123_456;
+  const top = scrollTopFor(g, row * ROW_HEIGHT, viewport);
+  assert.ok(Math.abs(contentTop(g, top, viewport) - row * ROW_HEIGHT) < 1e-6, 'scrollTopFor inverts contentTop');
+  const small = geometry(100_000, 1000);
+  assert.is(small.scrollHeight, small.contentHeight, '100,000 items: real height, no scaling');
+  assert.is(rowOffset(small, 7, 12_345, viewport), 7 * ROW_HEIGHT);
+});
 
 t.run();

@@ -15,7 +15,8 @@ import { Breadcrumbs } from './Breadcrumbs';
 import { Filters } from './Filters';
 import { FolderActions } from './FolderActions';
 import { VirtualGrid } from './VirtualGrid';
-import { onMediaStatus } from './liveStatus';
+import { followCollection } from './liveStatus';
+import { openUploadPicker, setUploadFolder } from '../upload/index';
 import './browse.css';
 
 /** The collection's name, and its tag values for the filter's autocomplete. */
@@ -48,7 +49,11 @@ function useListing(datasetId: string, state: BrowseState) {
     cache.want(0, 0);
     return () => cache.dispose();
   }, [cache]);
-  useEffect(() => onMediaStatus(datasetId, (id, patch) => cache.update(id, patch)), [cache, datasetId]);
+  useEffect(
+    () =>
+      followCollection(datasetId, { update: (id, patch) => cache.update(id, patch), refetch: () => cache.refresh() }),
+    [cache, datasetId],
+  );
   return cache;
 }
 
@@ -59,6 +64,8 @@ export function Browse({ params }: { params: Record<string, string> }) {
   const cache = useListing(datasetId, state);
   const store = useMemo(() => new FolderStore(datasetId), [datasetId]);
   useEffect(() => void store.open(state.path), [store, state.path]);
+  // Files dropped on the page, and the upload panel's own buttons, go to the open folder.
+  useEffect(() => setUploadFolder(datasetId, state.path || undefined), [datasetId, state.path]);
 
   const here = stateUrl(datasetId, state);
   const go = (patch: Partial<BrowseState>) => navigate(stateUrl(datasetId, { ...state, ...patch }));
@@ -100,7 +107,7 @@ export function Browse({ params }: { params: Record<string, string> }) {
                 }}
               />
             ) : null}
-            <UploadButton />
+            <UploadButton onClick={() => openUploadPicker(datasetId, state.path || undefined)} />
           </div>
         </div>
         <Breadcrumbs rootName={rootName} crumbs={crumbs} hrefOf={folderHref} />
@@ -187,13 +194,10 @@ function EmptyListing({ filtered, onClear }: { filtered: boolean; onClear: () =>
   );
 }
 
-/**
- * TODO(upload): web/screens/upload/index.ts (the upload engineer's branch) exports the upload picker; once it
- * is merged, call it here with the collection and the open folder. Until then the button is shown, disabled.
- */
-function UploadButton() {
+/** Opens the upload panel's file picker for the open folder (web/screens/upload/index.ts). */
+function UploadButton({ onClick }: { onClick: () => void }) {
   return (
-    <button type="button" class="primary" disabled title="Upload is not available yet">
+    <button type="button" class="primary" onClick={onClick}>
       Upload
     </button>
   );

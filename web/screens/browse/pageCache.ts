@@ -22,6 +22,8 @@ export class PageCache {
   readonly version = signal(0);
   private pages = new Map<number, MediaItem[]>();
   private inFlight = new Map<number, AbortController>();
+  /** The index range last asked for (what the grid shows). */
+  private wanted: [number, number] = [0, 0];
 
   constructor(private readonly fetchPage: FetchPage) {}
 
@@ -32,6 +34,7 @@ export class PageCache {
 
   /** Makes sure the pages covering [first, last] are loaded or loading; cancels the ones no longer wanted. */
   want(first: number, last: number): void {
+    this.wanted = [first, last];
     const lo = Math.floor(Math.max(0, first) / PAGE_SIZE);
     const hi = Math.floor(Math.max(0, last) / PAGE_SIZE);
     for (const [page, controller] of this.inFlight)
@@ -79,6 +82,18 @@ export class PageCache {
       return true;
     }
     return false;
+  }
+
+  /**
+   * Fetches the shown pages again, keeping them on screen until the new ones arrive (items came or went
+   * elsewhere: no flash of placeholders); every other page is forgotten.
+   */
+  refresh(): void {
+    this.dispose();
+    const lo = Math.floor(Math.max(0, this.wanted[0]) / PAGE_SIZE);
+    const hi = Math.floor(Math.max(0, this.wanted[1]) / PAGE_SIZE);
+    for (const page of [...this.pages.keys()]) if (page < lo || page > hi) this.pages.delete(page);
+    for (let page = lo; page <= hi; page++) void this.load(page);
   }
 
   /** Forgets every page (after a change on the server); the next want() fetches again. */
