@@ -155,10 +155,10 @@ t('filters combine, live in the URL, survive a reload, and clear', async (ctx) =
   await page.click('.sort-direction');
   await page.check('text=Include subfolders');
   await page.fill('input[type="date"]:near(:text("From"))', '2024-06-01');
-  await page.waitForFunction(() => (globalThis as any).location.search.includes('from=2024-06-01'));
+  await page.waitForFunction(() => (globalThis as any).location.search.includes('dateFrom=2024-06-01'));
   const url = new URL(page.url());
-  assert.is(url.searchParams.get('dir'), 'asc');
-  assert.is(url.searchParams.get('recursive'), '1');
+  assert.is(url.searchParams.get('sortDirection'), 'asc');
+  assert.is(url.searchParams.get('recursive'), 'true');
   await page.reload();
   await page.waitForSelector('.chip:has-text("red")');
   assert.equal(await tileNames(page), [XSS]);
@@ -174,7 +174,7 @@ t('filters combine, live in the URL, survive a reload, and clear', async (ctx) =
 t('keyboard: arrows move focus between tiles, Enter opens the viewer with the browse URL in `from`', async (ctx) => {
   if (!exe) return;
   const { page, ds } = ctx;
-  await page.goto(`${ctx.app.server.baseUrl}/c/${ds}?sort=name&dir=asc`);
+  await page.goto(`${ctx.app.server.baseUrl}/c/${ds}?sort=name&dir=asc`); // the short spellings are read too
   await page.waitForSelector('.tile-name');
   assert.is(await page.$$eval('.tile[tabindex="0"]', (els) => els.length), 1, 'one tab stop');
   await page.focus('.tile[tabindex="0"]');
@@ -201,7 +201,7 @@ t('keyboard: arrows move focus between tiles, Enter opens the viewer with the br
   await page.keyboard.press('Enter');
   await page.waitForFunction(() => (globalThis as any).location.pathname.startsWith('/m/'));
   const url = new URL(page.url());
-  assert.is(url.searchParams.get('from'), `/c/${ds}?sort=name&dir=asc`);
+  assert.is(url.searchParams.get('from'), `/c/${ds}?sortBy=name&sortDirection=asc`);
   assert.is(url.searchParams.get('at'), '1');
   await page.goBack();
   await page.waitForSelector('.tile-name');
@@ -273,7 +273,7 @@ async function bigFolder(ctx: Ctx, count: number) {
   const seedMs = await seedItems(server, { datasetId: ctx.ds, parentPath: folder.path, count });
   const page = await ctx.app.context.newPage();
   await instrumentPage(page, '.tile .tile-name');
-  await page.goto(`${server.baseUrl}/c/${ctx.ds}?path=${folder.path}&sort=name&dir=asc`);
+  await page.goto(`${server.baseUrl}/c/${ctx.ds}?path=${folder.path}&sortBy=name&sortDirection=asc`);
   const firstPaintMs = await firstMatchMs(page);
   assert.ok(firstPaintMs !== null, 'first tiles shown');
   assert.ok((await tileNames(page)).includes('IMG_000000.jpg'));

@@ -1,7 +1,9 @@
 /**
- * The browse screen's state lives in its URL (/c/:datasetId?path=…&type=…&sort=…&dir=…&from=…&to=…&tags=…&recursive=1),
- * so reload, back and a shared link show the same listing. This file reads and writes that URL and turns
- * it into the browse API's query parameters.
+ * The browse screen's state lives in its URL, so reload, back and a shared link show the same listing:
+ * /c/:datasetId?path=…&type=…&sortBy=…&sortDirection=…&dateFrom=…&dateTo=…&tags=…&recursive=true.
+ * The names and values are the browse API's own (GET /api/dataset/:id/media): the viewer, given this URL as
+ * its `from`, copies them onto the same API call to step through the same list (viewer/neighbours.ts).
+ * The short spellings sort (date|name|type), dir, from and to are read too.
  */
 
 /** What the listing shows. Absent fields are the defaults (root, all types, newest first, no filters). */
@@ -35,32 +37,32 @@ const oneOf = <T extends string>(value: string | null, allowed: readonly T[], fa
 /** The state a URL's query names; anything unknown or malformed falls back to its default. */
 export function readState(query: URLSearchParams): BrowseState {
   const day = (v: string | null) => (v && DAY.test(v) ? v : '');
+  const sortBy = query.get('sortBy');
   return {
     path: query.get('path') ?? '',
     type: oneOf(query.get('type'), ['all', 'image', 'video'] as const, 'all'),
-    sort: oneOf(query.get('sort'), ['date', 'name', 'type'] as const, 'date'),
-    dir: oneOf(query.get('dir'), ['asc', 'desc'] as const, 'desc'),
-    from: day(query.get('from')),
-    to: day(query.get('to')),
+    sort: oneOf(
+      sortBy === 'createdAt' ? 'date' : (sortBy ?? query.get('sort')),
+      ['date', 'name', 'type'] as const,
+      'date',
+    ),
+    dir: oneOf(query.get('sortDirection') ?? query.get('dir'), ['asc', 'desc'] as const, 'desc'),
+    from: day(query.get('dateFrom') ?? query.get('from')),
+    to: day(query.get('dateTo') ?? query.get('to')),
     tags: (query.get('tags') ?? '')
       .split(',')
       .map((t) => t.trim())
       .filter(Boolean),
-    recursive: query.get('recursive') === '1',
+    recursive: ['true', '1'].includes(query.get('recursive') ?? ''),
   };
 }
 
-/** The screen's URL for a state: only what differs from the defaults, in a stable order. */
+/** The screen's URL for a state: only what differs from the defaults, named as the API names them. */
 export function stateUrl(datasetId: string, state: BrowseState): string {
   const q = new URLSearchParams();
-  if (state.path) q.set('path', state.path);
-  if (state.type !== 'all') q.set('type', state.type);
-  if (state.sort !== 'date') q.set('sort', state.sort);
-  if (state.dir !== 'desc') q.set('dir', state.dir);
-  if (state.from) q.set('from', state.from);
-  if (state.to) q.set('to', state.to);
-  if (state.tags.length) q.set('tags', state.tags.join(','));
-  if (state.recursive) q.set('recursive', '1');
+  for (const [k, v] of Object.entries(browseParams(state)))
+    if (v !== undefined && !(k === 'sortBy' && v === 'createdAt') && !(k === 'sortDirection' && v === 'desc'))
+      q.set(k, v);
   const qs = q.toString();
   return `/c/${encodeURIComponent(datasetId)}${qs ? `?${qs}` : ''}`;
 }
