@@ -118,7 +118,7 @@ export function FolderTree(props: {
               <span class="tree-count">
                 <span class="visually-hidden">, </span>
                 {node.itemCount.toLocaleString()}
-                <span class="visually-hidden"> items</span>
+                <span class="visually-hidden">{node.itemCount === 1 ? ' item' : ' items'}</span>
               </span>
             ) : null}
             {note ? <span class="tree-note muted"> {note}</span> : null}

@@ -55,7 +55,7 @@ export function Tile({ index, item, href, tabStop, style, onOpen }: TileProps) {
         <span class="tile-name">{item.name}</span>
         <span class="tile-meta">
           {item.type === 'folder'
-            ? `Folder · ${(item.folderItemCount ?? 0).toLocaleString()} items`
+            ? `Folder · ${(item.folderItemCount ?? 0).toLocaleString()} ${item.folderItemCount === 1 ? 'item' : 'items'}`
             : DATE.format(new Date(item.createdAt))}
         </span>
       </a>
