@@ -2,6 +2,7 @@ import type {
   ApiKeyRecord,
   BrowseQuery,
   Collection,
+  ChildFolder,
   FolderSummary,
   FrameDetail,
   FrameRecord,
@@ -188,6 +189,14 @@ export interface MediaStore {
   /** getMany narrowed to MediaSummary's fields (organization search reads its candidates' items to fill a page). */
   summaries(ids: string[]): Promise<MediaSummary[]>;
   folderSummaries(folderPaths: string[]): Promise<Map<string, FolderSummary>>;
+  /**
+   * The live folders directly inside `parentPath` (a collection root label or a folder path), by name
+   * (case-insensitive) then id, one page of `limit` from `offset`, with `total` the number of such folders.
+   */
+  childFolders(
+    parentPath: string,
+    page: { limit: number; offset: number },
+  ): Promise<{ folders: ChildFolder[]; total: number }>;
   /** Number of active versions per root id (1 for an original with no edits). */
   versionCounts(rootIds: string[]): Promise<Map<string, number>>;
   /** Tag groups of active, current items: group → sorted distinct values. */

@@ -230,6 +230,19 @@ export interface FolderSummary {
   previewBlobKeys: string[];
 }
 
+/** One child folder of a folder level, as the folder tree shows it (MediaStore.childFolders). */
+export interface ChildFolder {
+  id: string;
+  name: string;
+  path: string;
+  /** Live entries directly inside: items and subfolders (the folder's one-level listing total). */
+  childCount: number;
+  /** Live subfolders directly inside (0: a leaf, nothing to expand). */
+  folderCount: number;
+  /** Live images and videos anywhere beneath (as FolderSummary.itemCount). */
+  itemCount: number;
+}
+
 /** A new item or folder as the media store's insert takes it: the record's own fields, before any write. */
 export interface NewMedia extends Pick<
   MediaRecord,

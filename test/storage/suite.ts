@@ -856,6 +856,69 @@ export function storageSuite(
     assert.is((await s.media.folderSummaries([])).size, 0);
   });
 
+  test('childFolders: live folders of one level by name, with direct, subfolder and deep item counts; paged; moves', async () => {
+    const b = await folder('beta', fx.root);
+    const a = await folder('Alpha', fx.root);
+    const c = await folder('gamma', fx.root);
+    const inner = await folder('inner', b.path);
+    await folder('deeper', inner.path);
+    const gone = await folder('gone', fx.root);
+    await s.media.softDelete(gone.id, fx.user.id);
+    await addItem(fx.root); // items of the level are not folders
+    await addItem(b.path);
+    const orig = await addItem(b.path, { type: 'video' });
+    await addItem(b.path, { rootId: orig.id }); // a second version counts once
+    await addItem(inner.path);
+    const dropped = await addItem(inner.path);
+    await s.media.softDelete(dropped.id, fx.user.id);
+
+    const level = await s.media.childFolders(fx.root, { limit: 10, offset: 0 });
+    assert.is(level.total, 3);
+    assert.equal(
+      level.folders.map((f) => f.name),
+      ['Alpha', 'beta', 'gamma'],
+      'by name, case-insensitive; deleted ones left out',
+    );
+    assert.equal(level.folders[1], {
+      id: b.id,
+      name: 'beta',
+      path: b.path,
+      childCount: 3,
+      folderCount: 1,
+      itemCount: 3,
+    });
+    assert.equal(level.folders[0], {
+      id: a.id,
+      name: 'Alpha',
+      path: a.path,
+      childCount: 0,
+      folderCount: 0,
+      itemCount: 0,
+    });
+    const page = await s.media.childFolders(fx.root, { limit: 1, offset: 1 });
+    assert.equal(
+      page.folders.map((f) => f.id),
+      [b.id],
+    );
+    assert.is(page.total, 3);
+    assert.equal(
+      (await s.media.childFolders(b.path, { limit: 10, offset: 0 })).folders.map((f) => [f.name, f.itemCount]),
+      [['inner', 1]],
+    );
+
+    await s.media.move(inner.id, c.path, fx.user.id);
+    const after = await s.media.childFolders(fx.root, { limit: 10, offset: 0 });
+    assert.equal(
+      after.folders.map((f) => [f.name, f.childCount, f.folderCount, f.itemCount]),
+      [
+        ['Alpha', 0, 0, 0],
+        ['beta', 2, 0, 2],
+        ['gamma', 1, 1, 1],
+      ],
+    );
+    assert.equal(await s.media.childFolders(`${c.path}.${inner.id}`, { limit: 10, offset: 0 }).then((r) => r.total), 1);
+  });
+
   test('folderSummaries: previews are at most 3 frame blob keys of live items beneath', async () => {
     const F = await folder('F', fx.root);
     const G = await folder('G', F.path);

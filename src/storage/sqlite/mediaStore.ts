@@ -9,6 +9,7 @@ import { sqliteBrowse } from './browse.js';
 import type { IndexWriters } from '../indexWriters.js';
 import type { Db } from './database.js';
 import { frameInserter } from './frameInsert.js';
+import { sqliteFolderTree } from './folderTree.js';
 import { LIVE, mediaCore, now, type MediaCore, type MediaRowWithText } from './mediaCore.js';
 import { mediaReads } from './mediaReads.js';
 import { mediaTree, rowDeleter } from './mediaTree.js';
@@ -26,6 +27,7 @@ export function sqliteMediaStore(db: Db, writers: IndexWriters): MediaStore {
     ...mediaTree(core, deleteRows),
     ...mediaReads(core),
     ...sqliteBrowse(db),
+    ...sqliteFolderTree(db),
     ...sqliteVersions(db, { deleteRows, mustRow: core.mustRow, text: writers.text }),
   };
 }
