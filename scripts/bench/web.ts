@@ -165,7 +165,13 @@ export async function runWebBench(opts: BenchOptions): Promise<SectionResult> {
     const datasetId = await app.server.collection('Bench');
     result.rows.push(...(await browseRows(app, datasetId, opts, reps)));
     result.rows.push(...(await searchRows(app, opts, reps)));
-    result.setup = { browser: exe, reps, viewport: '1280×800', profile: 'test', foreignRequests: app.foreignRequests.length };
+    result.setup = {
+      browser: exe,
+      reps,
+      viewport: '1280×800',
+      profile: 'test',
+      foreignRequests: app.foreignRequests.length,
+    };
     if (app.foreignRequests.length) result.findings.push(`requests left the server: ${app.foreignRequests.join(', ')}`);
   } finally {
     await app.close();
