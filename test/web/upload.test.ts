@@ -136,8 +136,13 @@ test('an item turns ready from the event stream alone (polling blocked)', async 
   await b.page.goto(`${b.server.baseUrl}/c/${datasetId}`);
   await b.page.route('**/api/media/*', (route) => route.abort());
   await b.page.route('**/api/events', async (route) => {
-    const all = await b.server.request('GET', `/api/dataset/${datasetId}/media?recursive=true&limit=100&type=all`);
-    const media = all.body.media.find((m: any) => m.name === 'live.jpg');
+    // The browse screen opens the stream as the page loads, before the file is chosen: answer once it exists.
+    let media: any;
+    for (let i = 0; i < 200 && !media; i++) {
+      const all = await b.server.request('GET', `/api/dataset/${datasetId}/media?recursive=true&limit=100&type=all`);
+      media = all.body.media.find((m: any) => m.name === 'live.jpg');
+      if (!media) await new Promise((r) => setTimeout(r, 100));
+    }
     const event = { datasetId, mediaId: media?.id, status: 'ready', path: media?.path, at: new Date().toISOString() };
     await route.fulfill({
       status: 200,
