@@ -75,6 +75,12 @@ const EnvSchema = z.object({
   GENERATE_SYNC_TIMEOUT_SECONDS: z.coerce.number().min(1).default(600),
   /** Seconds to wait for in-flight requests on SIGTERM before closing anyway. */
   SHUTDOWN_GRACE_SECONDS: z.coerce.number().min(0).default(10),
+  /** Seconds between heartbeats (a comment line) on an open GET /api/events stream. */
+  EVENTS_HEARTBEAT_SECONDS: z.coerce.number().min(0.01).default(15),
+  /** Hours the event log keeps events for clients that reconnect with Last-Event-ID. */
+  EVENTS_RETENTION_HOURS: z.coerce.number().positive().default(24),
+  /** At most this many events are kept (the newest), whatever their age. */
+  EVENTS_MAX_EVENTS: z.coerce.number().int().min(1).default(100_000),
 });
 
 export interface Config {
@@ -112,6 +118,9 @@ export interface Config {
   outputRetentionHours: number;
   generateMaxQueue: number;
   generateSyncTimeoutSeconds: number;
+  eventsHeartbeatSeconds: number;
+  eventsRetentionHours: number;
+  eventsMaxEvents: number;
 }
 
 /**
@@ -177,6 +186,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     outputRetentionHours: e.OUTPUT_RETENTION_HOURS,
     generateMaxQueue: e.GENERATE_MAX_QUEUE,
     generateSyncTimeoutSeconds: e.GENERATE_SYNC_TIMEOUT_SECONDS,
+    eventsHeartbeatSeconds: e.EVENTS_HEARTBEAT_SECONDS,
+    eventsRetentionHours: e.EVENTS_RETENTION_HOURS,
+    eventsMaxEvents: e.EVENTS_MAX_EVENTS,
   };
   return { ...config, ...overrides };
 }

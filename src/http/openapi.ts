@@ -43,12 +43,18 @@ export function buildOpenApi(routes: AnyRoute[], extra: { version: string; serve
           ? { description, content: { 'application/json': { schema: ERROR_SCHEMA } } }
           : { description };
     }
+    if (r.produces)
+      responses[200] = {
+        description: r.responses?.[200] ?? 'OK',
+        content: { [r.produces]: { schema: { type: 'string' } } },
+      };
     responses[401] ??= {
       description: 'Invalid or missing API key',
       content: { 'application/json': { schema: ERROR_SCHEMA } },
     };
     const op: Record<string, unknown> = {
       summary: r.summary,
+      ...(r.description ? { description: r.description } : {}),
       tags: [r.tag],
       operationId: `${r.method}${openPath.replace(/[{}]/g, '').replace(/[^a-zA-Z0-9]+(.)/g, (_, c: string) => c.toUpperCase())}`,
       parameters,

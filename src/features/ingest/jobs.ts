@@ -31,7 +31,10 @@ export type JobQueueDeps = Pick<Services, 'storage' | 'wakeJobs'>;
  * marked `failed` with the reason in words; its file and everything else stay,
  * and POST /api/media/{id}/reprocess queues it again.
  */
-export function registerIngestJobs(runner: JobRunner, deps: IngestDeps & JobQueueDeps): void {
+export function registerIngestJobs(
+  runner: JobRunner,
+  deps: IngestDeps & JobQueueDeps & Pick<Services, 'events'>,
+): void {
   runner.register<IngestPayload>(
     INGEST_JOB,
     async (job, ctx) => {
