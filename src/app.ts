@@ -41,6 +41,7 @@ import { JobRunner } from './jobs/runner.js';
 import { enqueueClustering, registerIngestJobs, resumeUnfinished } from './features/ingest/jobs.js';
 import { registerReindexJobs } from './features/ingest/reindex.js';
 import { startModelWatcher } from './features/ingest/catchUp.js';
+import { startRenditionBackfill } from './features/ingest/renditionJobs.js';
 import { createEventFeed, eventRoutes } from './features/events/index.js';
 import { VERSION } from './platform/packageRoot.js';
 import { invalid } from './platform/errors.js';
@@ -90,6 +91,8 @@ export async function createApp(config: Config, logger: Logger = createLogger(co
   }));
   const searchMaintenance = startServiceWork(services);
   runner = await startJobRunner(services);
+  // Items stored before thumbnails existed get them in the background, after every other job.
+  const backfill = runner ? startRenditionBackfill(services, logger.child({ component: 'renditions' })) : null;
   // Items waiting for a model are analysed again once it is installed (fetched, imported, dropped in).
   const modelWatcher = runner ? startModelWatcher(services, logger.child({ component: 'models' })) : null;
   services.modelsChanged = () => modelWatcher?.check();
@@ -113,6 +116,7 @@ export async function createApp(config: Config, logger: Logger = createLogger(co
     },
     close: async () => {
       events.closeAll();
+      await backfill?.stop();
       await services.modelFetch?.stop();
       await modelWatcher?.stop();
       await runner?.stop({ graceMs: config.shutdownGraceSeconds * 1000 });

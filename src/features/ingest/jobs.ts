@@ -4,6 +4,7 @@ import { isPermanent, JobAbort } from '../../jobs/failures.js';
 import type { JobRunner } from '../../jobs/runner.js';
 import { CATCH_UP_JOB, catchUpIfInstalled, catchUpMedia } from './catchUp.js';
 import { enqueuePerItem } from './enqueuePerItem.js';
+import { registerRenditionJob } from './renditionJobs.js';
 import { CLUSTER_FACES_JOB, clusterFacesJob, declaredThresholds, type ClusterFacesPayload } from '../faces/index.js';
 import {
   describeFailure,
@@ -55,6 +56,7 @@ export function registerIngestJobs(
     { parse: (p) => payload.parse(p) },
   );
   registerCatchUpJob(runner, deps);
+  registerRenditionJob(runner, deps);
   runner.register<ClusterFacesPayload>(
     CLUSTER_FACES_JOB,
     async (job, ctx) => {
