@@ -13,6 +13,9 @@ import sharp from 'sharp';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { resolveFfmpeg } from '../../../src/files/binaries.js';
+import { ingestMedia } from '../../../src/features/ingest/pipeline.js';
+import { renderItem } from '../../../src/features/ingest/renditions.js';
+import { createLogger } from '../../../src/platform/logger.js';
 import type { SqliteStorage } from '../../../src/storage/sqlite/index.js';
 import { sharedPath } from '../../helpers/skip.js';
 import { makeImage, startTestApp, waitForProcessing, type TestApp } from '../../helpers/testApp.js';
@@ -168,6 +171,75 @@ t('the orphan sweep keeps renditions, also of deleted items, and removes an unre
   const live = await app.request('GET', `/api/dataset/${ds}/media?recursive=true&limit=100`);
   for (const item of live.body.media) await fetchWebp(item.thumbnailUrl, `${item.name} after the sweep`);
 });
+
+t(
+  'the stage resumes at the first frame lacking renditions; a failure queues a renditions job, the item stays ready',
+  async ({ app, ds }) => {
+    const { services } = app.app;
+    const file = path.join(os.tmpdir(), `resume-${process.pid}.mp4`);
+    await run(resolveFfmpeg(), [
+      ...['-v', 'error', '-y', '-f', 'lavfi', '-i', 'testsrc=duration=5:size=320x240:rate=10'],
+      ...['-pix_fmt', 'yuv420p', file],
+    ]);
+    const bytes = await readFile(file);
+    await rm(file, { force: true });
+    const m = await uploadReady(app, ds, bytes, 'resume.mp4');
+    assert.ok(m.frames.length >= 3, `${m.frames.length} frames`);
+    const db = (services.storage as SqliteStorage).db;
+    // As if a crash came after the first frame's renditions.
+    const later = m.frames.slice(1).map((f: any) => f.id);
+    db.prepare(
+      `UPDATE frames SET thumbnail_key = NULL, preview_key = NULL WHERE id IN (SELECT value FROM json_each(?))`,
+    ).run(JSON.stringify(later));
+    const written: string[] = [];
+    const analysis = services.storage.analysis;
+    const counting = {
+      ...services,
+      storage: {
+        ...services.storage,
+        analysis: {
+          ...analysis,
+          setFrameRenditions: async (frameId: string, from: string, r: any) => {
+            written.push(frameId);
+            return analysis.setFrameRenditions(frameId, from, r);
+          },
+        },
+      },
+    };
+    await renderItem(counting, m.id, new AbortController().signal);
+    assert.equal(written, later, 'only the frames that lacked them, in order');
+    const again = (await app.request('GET', `/api/media/${m.id}`)).body.media;
+    assert.equal(
+      again.frames.map((f: any) => f.thumbnailUrl),
+      m.frames.map((f: any) => f.thumbnailUrl),
+      'the same files (content-addressed)',
+    );
+
+    // A stage that cannot store its files: the item still becomes ready, and its own job makes them later.
+    db.prepare(`UPDATE frames SET thumbnail_key = NULL, preview_key = NULL WHERE media_id = ?`).run(m.id);
+    const failing = Object.create(services.blobs) as typeof services.blobs;
+    failing.putBuffer = async (buf, ext) => {
+      if (ext === 'webp') throw new Error('disk full');
+      return services.blobs.putBuffer(buf, ext);
+    };
+    const outcome = await ingestMedia({ ...services, blobs: failing }, m.id, {
+      signal: new AbortController().signal,
+      progress: async () => undefined,
+      logger: createLogger('silent'),
+    });
+    assert.is(outcome, 'done');
+    assert.is((await services.storage.media.get(m.id))!.processingStatus, 'ready');
+    const jobs = await services.storage.jobs.list({ type: 'renditions', limit: 10 });
+    assert.ok(
+      jobs.items.some((j) => (j.payload as { mediaId: string }).mediaId === m.id),
+      'a renditions job for the item',
+    );
+    await waitUntil(
+      async () => (await services.storage.analysis.framesOf(m.id)).every((f) => f.thumbnailKey && f.previewKey),
+      'the job made them',
+    );
+  },
+);
 
 t('the backfill gives renditions to items that lack them, after a restart, and reports its progress', async () => {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'renditions-backfill-'));
