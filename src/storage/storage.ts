@@ -151,8 +151,8 @@ export interface MediaStore {
   /** Which of these blob keys some media, frame (its file or a rendition) or object row (any status) still references. */
   referencedBlobKeys(keys: string[]): Promise<Set<string>>;
   /**
-   * How many queued or running jobs of this type name (payload.mediaId) an item of the organization:
-   * the progress of a re-index or a backfill, per organization.
+   * How many queued or running jobs of this type are keyed by an item of the organization (jobs queued
+   * per item carry its id as their key): the progress of a re-index or a backfill, per organization.
    */
   pendingItemJobs(type: string, organizationId: string): Promise<number>;
   /** Active items (not folders) of the organization whose own file is this blob, current versions first, then newest first. */

@@ -271,8 +271,9 @@ export function mediaReads({
     pendingItemJobs: async (type, organizationId) =>
       db
         .prepare(
-          `SELECT count(*) FROM jobs j JOIN media m ON m.id = json_extract(j.payload, '$.mediaId')
-           WHERE j.status IN ('queued', 'running') AND j.type = ? AND m.organization_id = ?`,
+          // Through jobs_dedupe (type, key of the unfinished jobs), then the item by its id.
+          `SELECT count(*) FROM jobs j JOIN media m ON m.id = j.dedupe_key
+           WHERE j.type = ? AND j.status IN ('queued', 'running') AND m.organization_id = ?`,
         )
         .pluck()
         .get(type, organizationId) as number,
