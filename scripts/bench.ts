@@ -30,6 +30,7 @@ import { runLibraryBench } from './bench/library.js';
 import { runIngestBench } from './bench/ingest.js';
 import { runEditBench } from './bench/edit.js';
 import { runGenerateBench } from './bench/generate.js';
+import { runRenditionsBench } from './bench/renditions.js';
 
 const SECTIONS: Record<string, { describe: string; run: (opts: BenchOptions) => Promise<SectionResult> }> = {
   library: {
@@ -54,6 +55,10 @@ const SECTIONS: Record<string, { describe: string; run: (opts: BenchOptions) => 
     describe:
       'ingest throughput with the real detectors (images/s, video s/s) and the share of time outside inference (issue 4)',
     run: runIngestBench,
+  },
+  renditions: {
+    describe: 'ingest of the fixture photos and videos with thumbnails (the rendition stage) vs without, same items',
+    run: runRenditionsBench,
   },
   edit: {
     describe:
