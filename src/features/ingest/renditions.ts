@@ -8,7 +8,7 @@ export const THUMBNAIL_SIDE = 256;
 export const PREVIEW_SIDE = 768;
 /**
  * WebP quality and effort: effort 2 makes files within a few percent of the default effort 4's in about
- * half the time (docs/measurements/files.md, "Renditions").
+ * half the time (docs/measurements/features.md, ingest/renditions.ts).
  */
 const WEBP = { quality: 80, effort: 2 } as const;
 
