@@ -150,7 +150,7 @@ function processingStatusWriter({ db, fetchRow, events }: MediaCore): MediaStore
     const before = fetchRow(id);
     if (!before || (before.processing_status === status && before.processing_error === error)) return;
     set.run(status, error, id);
-    const after = fetchRow(id)!;
+    const after: MediaRow = { ...before, processing_status: status, processing_error: error };
     // A deleted item's last job may still settle it: its readers were told it is gone.
     if (after.status === 'active')
       events.append(mediaEvent('media.status', after, { waiting: status === 'ready' ? waiting.all(id) : [] }));
