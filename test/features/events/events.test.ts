@@ -70,6 +70,17 @@ t('the stream answers with event-stream headers, a retry delay and stream.open c
   assert.is(open.data.heartbeatSeconds, 0.2);
 });
 
+t('the OpenAPI document describes the stream', async (ctx) => {
+  const doc = (await ctx.app.request('GET', '/api/openapi.json')).body;
+  const op = doc.paths['/api/events'].get;
+  assert.ok(op.responses['200'].content['text/event-stream'], JSON.stringify(op.responses));
+  assert.match(op.description, /Last-Event-ID/);
+  assert.equal(
+    op.parameters.map((p: { name: string }) => p.name),
+    ['datasetId', 'lastEventId'],
+  );
+});
+
 t('an upload is followed live from created through processing and its thumbnail to ready', async (ctx) => {
   const c = await events(ctx);
   await c.waitFor((m) => m.event === 'stream.open');
