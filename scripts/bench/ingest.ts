@@ -320,7 +320,7 @@ let currentIsVideo = false;
 
 // ------------------------------------------------------------------ the app
 
-interface Running {
+export interface Running {
   app: App;
   baseUrl: string;
   close(): Promise<void>;
@@ -328,7 +328,7 @@ interface Running {
   upload(datasetId: string, file: string): Promise<{ mediaId: string; ms: number }>;
 }
 
-async function startApp(dataDir: string, modelsDir: string, env: Record<string, string>): Promise<Running> {
+export async function startApp(dataDir: string, modelsDir: string, env: Record<string, string>): Promise<Running> {
   const server = http.createServer();
   server.keepAliveTimeout = 30 * 60_000;
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));

@@ -18,23 +18,17 @@
  * Full: 20 photos, both videos, 3 rounds. --quick: 5 photos, the 1.6 s clip, 1 round.
  */
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createApp } from '../../src/app.js';
-import { loadConfig } from '../../src/config.js';
 import type { Services } from '../../src/features/kernel/services.js';
 import { ingestMedia } from '../../src/features/ingest/pipeline.js';
 import { renderItem } from '../../src/features/ingest/renditions.js';
 import { createLogger } from '../../src/platform/logger.js';
 import type { SqliteStorage } from '../../src/storage/sqlite/index.js';
 import { fmtMs, now, stats, type BenchOptions, type BenchRow, type SectionResult } from './harness.js';
-import { pickPhotos, realDetectorsModelsDir, REAL_DETECTOR_FILES } from './ingest.js';
+import { pickPhotos, realDetectorsModelsDir, REAL_DETECTOR_FILES, startApp, type Running } from './ingest.js';
 
-const KEY = 'bench-owner-key-0123456789abcdef';
 const SHARED = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'shared');
 const IMAGES = path.join(SHARED, 'fixtures/images');
 const VIDEOS = path.join(SHARED, 'fixtures/videos');
@@ -69,7 +63,7 @@ export async function runRenditionsBench(opts: BenchOptions): Promise<SectionRes
     return result({ skipped: missing }, [], [`skipped: ${missing.join(', ')} absent`]);
   }
   const temp = mkdtempSync(path.join(os.tmpdir(), 'lumen-bench-renditions-'));
-  const app = await startApp(path.join(temp, 'data'), realDetectorsModelsDir(temp));
+  const app = await startApp(path.join(temp, 'data'), realDetectorsModelsDir(temp), { INGEST_CONCURRENCY: '0' });
   try {
     const items = await uploadAll(app, shape);
     const s = app.app.services;
@@ -185,66 +179,6 @@ async function uploadAll(app: Running, shape: { photos: number; videos: string[]
     ...shape.videos.map((v) => ({ kind: 'video' as const, file: path.join(VIDEOS, v) })),
   ];
   const items: Item[] = [];
-  for (const f of files) items.push({ ...f, id: await app.upload(ds, f.file) });
+  for (const f of files) items.push({ ...f, id: (await app.upload(ds, f.file)).mediaId });
   return items;
-}
-
-interface Running {
-  app: Awaited<ReturnType<typeof createApp>>;
-  api(method: string, url: string, body?: unknown): Promise<any>;
-  upload(datasetId: string, file: string): Promise<string>;
-  close(): Promise<void>;
-}
-
-async function startApp(dataDir: string, modelsDir: string): Promise<Running> {
-  const server = http.createServer();
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const port = (server.address() as AddressInfo).port;
-  const baseUrl = `http://127.0.0.1:${port}`;
-  const config = loadConfig(
-    {
-      DATA_DIR: dataDir,
-      BOOTSTRAP_API_KEY: KEY,
-      LOG_LEVEL: 'silent',
-      MODEL_PROFILE: 'test',
-      MODELS_DIR: modelsDir,
-      INGEST_CONCURRENCY: '0',
-    },
-    { port, publicUrl: baseUrl },
-  );
-  const app = await createApp(config, createLogger('silent'));
-  server.on('request', app.koa.callback());
-  const api = async (method: string, url: string, body?: unknown) => {
-    const res = await fetch(baseUrl + url, {
-      method,
-      headers: { 'x-api-key': KEY, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const text = await res.text();
-    if (res.status !== 200) throw new Error(`${method} ${url}: ${res.status} ${text}`);
-    return JSON.parse(text);
-  };
-  const upload = async (datasetId: string, file: string) => {
-    const form = new FormData();
-    form.append('datasetId', datasetId);
-    form.append('file', new Blob([await readFile(file)]), path.basename(file));
-    const res = await fetch(baseUrl + '/api/upload/multipart', {
-      method: 'POST',
-      headers: { 'x-api-key': KEY },
-      body: form,
-    });
-    const text = await res.text();
-    if (res.status !== 200) throw new Error(`upload ${path.basename(file)}: ${res.status} ${text}`);
-    return JSON.parse(text).mediaId as string;
-  };
-  return {
-    app,
-    api,
-    upload,
-    async close() {
-      server.closeAllConnections();
-      await new Promise<void>((r) => server.close(() => r()));
-      await app.close();
-    },
-  };
 }

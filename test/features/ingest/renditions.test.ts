@@ -56,6 +56,20 @@ function assertSize(got: { width: number; height: number }, want: [number, numbe
   );
 }
 
+/** An MP4 of ffmpeg's test pattern (its scene changes give a frame every second or so). */
+async function testVideo(seconds: number, size: string): Promise<Buffer> {
+  const file = path.join(os.tmpdir(), `renditions-${process.pid}-${seconds}-${size}.mp4`);
+  await run(resolveFfmpeg(), [
+    ...['-v', 'error', '-y', '-f', 'lavfi', '-i', `testsrc=duration=${seconds}:size=${size}:rate=10`],
+    ...['-pix_fmt', 'yuv420p', file],
+  ]);
+  try {
+    return await readFile(file);
+  } finally {
+    await rm(file, { force: true });
+  }
+}
+
 async function uploadReady(app: TestApp, ds: string, bytes: Buffer, name: string) {
   const up = await app.upload({ datasetId: ds, name }, { bytes, filename: name });
   assert.is(up.status, 200, JSON.stringify(up.body));
@@ -110,14 +124,7 @@ t('renditions are never enlarged and follow EXIF orientation', async ({ app, ds 
 });
 
 t("a video's frames each get renditions; the item's are its first frame's", async ({ app, ds }) => {
-  const file = path.join(os.tmpdir(), `renditions-${process.pid}.mp4`);
-  await run(resolveFfmpeg(), [
-    ...['-v', 'error', '-y', '-f', 'lavfi', '-i', 'testsrc=duration=4:size=640x360:rate=10'],
-    ...['-pix_fmt', 'yuv420p', file],
-  ]);
-  const bytes = await readFile(file);
-  await rm(file, { force: true });
-  const m = await uploadReady(app, ds, bytes, 'clip.mp4');
+  const m = await uploadReady(app, ds, await testVideo(4, '640x360'), 'clip.mp4');
   assert.ok(m.frames.length >= 2, `${m.frames.length} frames`);
   for (const f of m.frames) {
     assertSize(await fetchWebp(f.thumbnailUrl, `frame ${f.timestamp} thumbnail`), [256, 144], 'frame thumbnail');
@@ -176,14 +183,7 @@ t(
   'the stage resumes at the first frame lacking renditions; a failure queues a renditions job, the item stays ready',
   async ({ app, ds }) => {
     const { services } = app.app;
-    const file = path.join(os.tmpdir(), `resume-${process.pid}.mp4`);
-    await run(resolveFfmpeg(), [
-      ...['-v', 'error', '-y', '-f', 'lavfi', '-i', 'testsrc=duration=5:size=320x240:rate=10'],
-      ...['-pix_fmt', 'yuv420p', file],
-    ]);
-    const bytes = await readFile(file);
-    await rm(file, { force: true });
-    const m = await uploadReady(app, ds, bytes, 'resume.mp4');
+    const m = await uploadReady(app, ds, await testVideo(5, '320x240'), 'resume.mp4');
     assert.ok(m.frames.length >= 3, `${m.frames.length} frames`);
     const db = (services.storage as SqliteStorage).db;
     // As if a crash came after the first frame's renditions.
