@@ -224,7 +224,10 @@ export interface AnalysisStore {
 export interface EventStore {
   /** Appends an event in a transaction of its own. */
   append(event: NewEvent): Promise<EventRecord>;
-  /** The organization's events after `afterId`, oldest first, at most `limit`; `collectionId` narrows to one collection. */
+  /**
+   * The organization's events after `afterId`, oldest first, at most `limit`. `collectionId` narrows the
+   * events about items to that collection; organization-wide ones (job progress) still come.
+   */
   after(query: {
     organizationId: string;
     afterId: number;

@@ -210,7 +210,8 @@ test('query plans: the rendition backfill, the sweep of renditions and a stream 
   }
   const after = planOf(
     store.db,
-    `SELECT * FROM events WHERE organization_id = ? AND id > ? AND (? IS NULL OR dataset_id = ?) ORDER BY id LIMIT ?`,
+    `SELECT * FROM events WHERE organization_id = ? AND id > ?
+       AND (? IS NULL OR dataset_id = ? OR dataset_id IS NULL) ORDER BY id LIMIT ?`,
     ['o', 0, null, null, 200],
   );
   assert.ok(

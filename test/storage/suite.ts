@@ -1425,6 +1425,18 @@ export function storageSuite(
     assert.equal(brief(await logOf(org2.id)), [`media.created ${id(b)} ready`]);
     assert.is((await logOf()).length, log.length, "another organization's event is not read");
     assert.equal(await logOf(fx.org.id, coll2.id), [], 'narrowed to a collection');
+    await s.events.append({
+      type: 'job.progress',
+      organizationId: fx.org.id,
+      collectionId: null,
+      mediaId: null,
+      data: {},
+    });
+    assert.equal(
+      (await logOf(fx.org.id, coll2.id)).map((e) => e.type),
+      ['job.progress'],
+      'organization-wide events come whatever the collection',
+    );
     assert.is((await s.events.after({ organizationId: fx.org.id, afterId: log[2].id, limit: 2 })).length, 2);
   });
 

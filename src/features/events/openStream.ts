@@ -18,8 +18,8 @@ export function parseEventId(raw: string | undefined): number | null {
 }
 
 /**
- * GET /api/events: the caller's organization's events as Server-Sent Events, of one collection with
- * `datasetId` (another organization's collection answers 403, as everywhere). Every role may follow them:
+ * GET /api/events: the caller's organization's events as Server-Sent Events; with `datasetId`, item events of
+ * that collection only (another organization's collection answers 403, as everywhere). Every role may follow them:
  * a viewer reads everything these events describe. `lastEventId` is the header's value when the client sent
  * one (EventSource resends it on reconnect, and it is newer than the query's), else the query's.
  */

@@ -20,7 +20,10 @@ export const eventRoutes = [
     summary: 'Live item and job events of the organization (Server-Sent Events); resume with Last-Event-ID',
     description: DESCRIPTION,
     query: z.object({
-      datasetId: z.string().optional().describe('only the events of this collection'),
+      datasetId: z
+        .string()
+        .optional()
+        .describe("only this collection's item events (organization-wide ones, job progress, still come)"),
       lastEventId: z
         .string()
         .optional()

@@ -6,7 +6,7 @@ import { formatEvent, formatHeartbeat } from './format.js';
 /** Events read from the log at a time. */
 const PAGE = 200;
 
-/** What one stream reads: an organization's events, of one collection when set. */
+/** What one stream reads: an organization's events, item events of one collection only when set. */
 export interface StreamScope {
   organizationId: string;
   collectionId: string | null;

@@ -35,9 +35,9 @@ export interface GenerationQueuePort<Payload = unknown> {
  */
 export interface EventFeedPort {
   /**
-   * A Server-Sent Events stream of the organization's events (of one collection when `collectionId` is set):
-   * those after `lastEventId` first (null: from now on), then each as it happens, until the client goes or
-   * closeAll() is called.
+   * A Server-Sent Events stream of the organization's events (with `collectionId`, item events of that
+   * collection only): those after `lastEventId` first (null: from now on), then each as it happens, until the
+   * client goes or closeAll() is called.
    */
   open(request: { organizationId: string; collectionId: string | null; lastEventId: number | null }): Promise<Readable>;
   /**

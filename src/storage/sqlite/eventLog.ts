@@ -86,7 +86,8 @@ export function sqliteEventLog(db: Db): { store: EventStore; writer: EventWriter
 
 function eventStore(db: Db, write: (e: NewEvent) => EventRecord, listeners: Set<() => void>): EventStore {
   const after = db.prepare(
-    `SELECT * FROM events WHERE organization_id = ? AND id > ? AND (? IS NULL OR dataset_id = ?) ORDER BY id LIMIT ?`,
+    `SELECT * FROM events WHERE organization_id = ? AND id > ?
+       AND (? IS NULL OR dataset_id = ? OR dataset_id IS NULL) ORDER BY id LIMIT ?`,
   );
   const range = db.prepare(`SELECT min(id) AS first, max(id) AS last FROM events`);
   // AUTOINCREMENT keeps the highest id ever handed out here, even when the table is empty.
