@@ -31,6 +31,7 @@ import { runIngestBench } from './bench/ingest.js';
 import { runEditBench } from './bench/edit.js';
 import { runGenerateBench } from './bench/generate.js';
 import { runWebBench } from './bench/web.js';
+import { runRenditionsBench } from './bench/renditions.js';
 
 const SECTIONS: Record<string, { describe: string; run: (opts: BenchOptions) => Promise<SectionResult> }> = {
   library: {
@@ -55,6 +56,10 @@ const SECTIONS: Record<string, { describe: string; run: (opts: BenchOptions) => 
     describe:
       'ingest throughput with the real detectors (images/s, video s/s) and the share of time outside inference (issue 4)',
     run: runIngestBench,
+  },
+  renditions: {
+    describe: 'ingest of the fixture photos and videos with thumbnails (the rendition stage) vs without, same items',
+    run: runRenditionsBench,
   },
   edit: {
     describe:

@@ -80,6 +80,12 @@ const EnvSchema = z.object({
   SHUTDOWN_GRACE_SECONDS: z.coerce.number().min(0).default(10),
   /** The built web application (npm run build); default dist/web beside the code. */
   WEB_DIR: z.string().optional(),
+  /** Seconds between heartbeats (a comment line) on an open GET /api/events stream. */
+  EVENTS_HEARTBEAT_SECONDS: z.coerce.number().min(0.01).default(15),
+  /** Hours the event log keeps events for clients that reconnect with Last-Event-ID. */
+  EVENTS_RETENTION_HOURS: z.coerce.number().positive().default(24),
+  /** At most this many events are kept (the newest), whatever their age. */
+  EVENTS_MAX_EVENTS: z.coerce.number().int().min(1).default(100_000),
 });
 
 export interface Config {
@@ -120,6 +126,9 @@ export interface Config {
   generateSyncTimeoutSeconds: number;
   /** Folder of the built web application served at `/`. */
   webDir: string;
+  eventsHeartbeatSeconds: number;
+  eventsRetentionHours: number;
+  eventsMaxEvents: number;
 }
 
 /**
@@ -187,6 +196,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     generateMaxQueue: e.GENERATE_MAX_QUEUE,
     generateSyncTimeoutSeconds: e.GENERATE_SYNC_TIMEOUT_SECONDS,
     webDir: path.resolve(e.WEB_DIR ?? path.join(PACKAGE_ROOT, 'dist/web')),
+    eventsHeartbeatSeconds: e.EVENTS_HEARTBEAT_SECONDS,
+    eventsRetentionHours: e.EVENTS_RETENTION_HOURS,
+    eventsMaxEvents: e.EVENTS_MAX_EVENTS,
   };
   return { ...config, ...overrides };
 }

@@ -381,7 +381,7 @@ export async function runLibraryBench(opts: BenchOptions): Promise<SectionResult
      */
     const noVectors = { upsert: () => undefined, remove: () => undefined, removeMedia: () => undefined };
     const textWriter = sqliteTextIndexWriter(db);
-    const traceable = () => sqliteMediaStore(db, { vectors: noVectors, text: textWriter });
+    const traceable = () => sqliteMediaStore(db, { vectors: noVectors, text: textWriter }, { append: () => undefined });
     const storageBrowseStats = new Map<string, Stats>();
     const browseRow = async (
       id: string,

@@ -59,6 +59,11 @@ export function buildOpenApi(routes: AnyRoute[], extra: { version: string; serve
           ? { description, content: { 'application/json': { schema: ERROR_SCHEMA } } }
           : { description };
     }
+    if (r.produces)
+      responses[200] = {
+        description: r.responses?.[200] ?? 'OK',
+        content: { [r.produces]: { schema: { type: 'string' } } },
+      };
     const open = r.auth === 'none';
     if (!open)
       responses[401] ??= {
@@ -67,6 +72,7 @@ export function buildOpenApi(routes: AnyRoute[], extra: { version: string; serve
       };
     const op: Record<string, unknown> = {
       summary: r.summary,
+      ...(r.description ? { description: r.description } : {}),
       tags: [r.tag],
       operationId: `${r.method}${openPath.replace(/[{}]/g, '').replace(/[^a-zA-Z0-9]+(.)/g, (_, c: string) => c.toUpperCase())}`,
       parameters,

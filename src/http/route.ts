@@ -44,6 +44,8 @@ export interface RouteDef<
   /** Koa-router style, e.g. `/api/media/:mediaId`. */
   path: string;
   summary: string;
+  /** Longer text for the OpenAPI document, when the summary cannot say enough (formats, semantics). */
+  description?: string;
   tag: string;
   params?: P;
   query?: Q;
@@ -58,6 +60,11 @@ export interface RouteDef<
    * marks them `security: []`. Everything else authenticates first.
    */
   auth?: A;
+  /**
+   * The 200 answer's media type when it is not JSON (`text/event-stream`): the handler then returns a
+   * stream, which Koa sends as it is produced.
+   */
+  produces?: string;
   handle(input: {
     params: Out<P>;
     query: Out<Q>;

@@ -3,9 +3,11 @@ import type {
   BrowseQuery,
   Collection,
   ChildFolder,
+  EventRecord,
   FolderSummary,
   FrameDetail,
   FrameRecord,
+  FrameRenditions,
   InviteRecord,
   MediaRecord,
   MediaSummary,
@@ -15,6 +17,7 @@ import type {
   NewObject,
   ObjectRecord,
   NewMedia,
+  NewEvent,
   Organization,
   ProcessingStatus,
   Role,
@@ -46,6 +49,8 @@ export interface Storage {
   clusters: ClusterStore;
   /** The durable job queue (src/jobs): ingest, re-indexing, clustering. */
   jobs: JobStore;
+  /** The event log behind GET /api/events: item changes and job progress, per organization. */
+  events: EventStore;
   /** Flushes and closes. Further calls fail. */
   close(): Promise<void>;
 }
@@ -211,11 +216,20 @@ export interface MediaStore {
   ): Promise<{ deletedId: string; promotedId: string | null }>;
   /** Makes this version the current one of its root. */
   selectVersion(versionId: string, userId: string): Promise<MediaRecord>;
+  /**
+   * Sets the processing status and error; when either changed, appends a `media.status` event in the same
+   * transaction (with the stages that wait for a model, once `ready`).
+   */
   setProcessingStatus(id: string, status: ProcessingStatus, error: string | null): Promise<void>;
   /** Ids of active items still `pending` or `processing` (to make sure each has its ingest job after a crash). */
   unfinishedIds(limit: number, afterId?: string): Promise<string[]>;
-  /** Which of these blob keys some media or frame row (any status) still references. */
+  /** Which of these blob keys some media, frame (its file or a rendition) or object row (any status) still references. */
   referencedBlobKeys(keys: string[]): Promise<Set<string>>;
+  /**
+   * How many queued or running jobs of this type are keyed by an item of the organization (jobs queued
+   * per item carry its id as their key): the progress of a re-index or a backfill, per organization.
+   */
+  pendingItemJobs(type: string, organizationId: string): Promise<number>;
   /** Active items (not folders) of the organization whose own file is this blob, current versions first, then newest first. */
   findByBlobKey(organizationId: string, blobKey: string): Promise<MediaRecord[]>;
 }
@@ -230,6 +244,17 @@ export interface AnalysisStore {
   syncFrames(mediaId: string, frames: NewFrame[], userId: string): Promise<FrameRecord[]>;
   /** Active frames of an item in time order. */
   framesOf(mediaId: string): Promise<FrameRecord[]>;
+  /**
+   * Records a frame's renditions, made from `fromBlobKey`; false (nothing written) when the frame is gone
+   * or has another file by now (a re-extraction replaced it meanwhile). When it is its item's first
+   * active frame, a `media.thumbnail` event is appended in the same transaction.
+   */
+  setFrameRenditions(frameId: string, fromBlobKey: string, renditions: FrameRenditions): Promise<boolean>;
+  /**
+   * Ids of active items (ready or failed: the others' ingest makes them) with an active frame that lacks
+   * renditions, in id order, after `afterId`, at most `limit` (the backfill).
+   */
+  itemsLackingRenditions(limit: number, afterId?: string): Promise<string[]>;
   /**
    * Replaces the model-made captions and objects (and their embeddings) of one
    * frame in one transaction; rows the user made or edited are kept. Running it
@@ -252,7 +277,10 @@ export interface AnalysisStore {
   ): Promise<void>;
   /** A caption the user wrote; reprocessing keeps it. */
   addUserCaption(frameId: string, caption: NewCaption, userId: string): Promise<void>;
-  /** Records an item's analysis stages, replacing what an earlier analysis recorded. */
+  /**
+   * Records an item's analysis stages, replacing what an earlier analysis recorded. When a `ready` item's
+   * waiting stages change (a catch-up), a `media.status` event is appended in the same transaction.
+   */
   setStages(mediaId: string, stages: StageRecord[]): Promise<void>;
   /** The recorded stages of these items, by media id (items never analysed are absent). */
   stagesOf(mediaIds: string[]): Promise<Map<string, StageRecord[]>>;
@@ -261,4 +289,36 @@ export interface AnalysisStore {
    * after `afterId`, at most `limit` (the catch-up after a model is installed).
    */
   waitingFor(models: string[], limit: number, afterId?: string): Promise<string[]>;
+}
+
+/**
+ * The event log (table events): appended by the stores inside their own transactions (EventWriter) and
+ * by append() for events that report no row change (job progress); read by the live streams of
+ * GET /api/events; trimmed by age and count.
+ */
+export interface EventStore {
+  /** Appends an event in a transaction of its own. */
+  append(event: NewEvent): Promise<EventRecord>;
+  /**
+   * The organization's events after `afterId`, oldest first, at most `limit`. `collectionId` narrows the
+   * events about items to that collection; organization-wide ones (job progress) still come.
+   */
+  after(query: {
+    organizationId: string;
+    afterId: number;
+    limit: number;
+    collectionId?: string | null;
+  }): Promise<EventRecord[]>;
+  /**
+   * `latest`: the newest id handed out (0 when none ever was); `trimmedThrough`: every id up to it is gone
+   * from the log (0 when nothing was trimmed). The log holds exactly the ids in between.
+   */
+  bounds(): Promise<{ trimmedThrough: number; latest: number }>;
+  /** Deletes the events older than `olderThan` (ISO) and all but the newest `keep`; how many. */
+  trim(olderThan: string, keep: number): Promise<number>;
+  /**
+   * Calls `listener` after events were appended through this store (coalesced: once for a burst, after the
+   * transaction that appended them ended); returns the unsubscribe. Other processes' appends are not heard.
+   */
+  onAppend(listener: () => void): () => void;
 }

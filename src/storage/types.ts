@@ -153,11 +153,21 @@ export interface FrameRecord {
   blobKey: string;
   width: number;
   height: number;
+  /** The 256 px WebP rendition of blobKey (the API's thumbnailUrl); null until the rendition stage made it. */
+  thumbnailKey: string | null;
+  /** The 768 px WebP rendition of blobKey (the API's previewUrl); null until the rendition stage made it. */
+  previewKey: string | null;
   status: RecordStatus;
   metadata: Record<string, unknown>;
   createdAt: string;
   updatedAt: string;
   createdById: string;
+}
+
+/** A frame's two renditions, as the rendition stage stores them (src/features/ingest/renditions.ts). */
+export interface FrameRenditions {
+  thumbnailKey: string;
+  previewKey: string;
 }
 
 export interface CaptionRecord {
@@ -304,3 +314,24 @@ export interface StageRecord {
   /** The model the stage waits for (or that did it); null when off. */
   model: string | null;
 }
+
+/** What an event of the log reports (GET /api/events; src/features/events presents them). */
+export type EventType = 'media.created' | 'media.status' | 'media.thumbnail' | 'media.deleted' | 'job.progress';
+
+/**
+ * One entry of the event log: something that happened to an item of an organization, or the progress of
+ * its background jobs. Ids increase in commit order and are never reused.
+ */
+export interface EventRecord {
+  id: number;
+  type: EventType;
+  organizationId: string;
+  /** The item's collection; null for organization-wide events (job progress). */
+  collectionId: string | null;
+  mediaId: string | null;
+  /** The event's own fields (status, reason, path, counts, …). */
+  data: Record<string, unknown>;
+  createdAt: string;
+}
+
+export type NewEvent = Omit<EventRecord, 'id' | 'createdAt'>;

@@ -17,6 +17,8 @@
  *   revokes the credentials it uses.
  * - The owner's signed-in session (a cookie, with the CSRF header on most writes) is one more credential;
  *   it never calls POST /api/auth/logout (that would end it for the rest of the run).
+ * - GET /api/events: an answer that opens a live stream (text/event-stream) is judged by its status and
+ *   headers, then the fuzz hangs up (the stream would never end by itself).
  */
 import { createHmac } from 'node:crypto';
 import { existsSync, readdirSync } from 'node:fs';
@@ -302,6 +304,7 @@ t(
     const requests: Array<() => Promise<void>> = [];
     const failures: Failure[] = [];
     let sent = 0;
+    let streams = 0;
 
     for (const op of ops) {
       const name = `${op.method} ${op.path}`;
@@ -376,9 +379,15 @@ t(
           let status: number;
           let text: string;
           try {
-            const res = await fetch(app.baseUrl + url, { method: op.method, headers, body });
+            const aborter = new AbortController();
+            const res = await fetch(app.baseUrl + url, { method: op.method, headers, body, signal: aborter.signal });
             status = res.status;
-            text = await res.text();
+            // A live stream (GET /api/events) never ends by itself: its headers are the answer; hang up.
+            if (res.headers.get('content-type')?.startsWith('text/event-stream')) {
+              aborter.abort();
+              text = '';
+              streams++;
+            } else text = await res.text();
           } catch (err) {
             fail(
               'connection error',
@@ -469,7 +478,7 @@ t(
       }),
     );
     const ms = Date.now() - started;
-    if (process.env.FUZZ_VERBOSE) console.log(`fuzz: ${sent} requests in ${ms} ms`);
+    if (process.env.FUZZ_VERBOSE) console.log(`fuzz: ${sent} requests (${streams} event streams) in ${ms} ms`);
 
     assert.ok(sent >= 2000, `sent ${sent} requests`);
     assert.ok(

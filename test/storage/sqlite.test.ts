@@ -184,4 +184,40 @@ test('query plans: a recursive folder listing and its count use the path range',
   );
 });
 
+test('query plans: the rendition backfill, the sweep of renditions and a stream read each search an index', () => {
+  // The statements of renditionStore.ts (itemsLackingRenditions), mediaReads.ts (referencedBlobKeys) and
+  // eventLog.ts (after).
+  const lacking = planOf(
+    store.db,
+    `SELECT DISTINCT f.media_id FROM frames f JOIN media m ON m.id = f.media_id
+     WHERE f.thumbnail_key IS NULL AND f.status = 'active' AND f.media_id > ?
+       AND m.status = 'active' AND m.processing_status IN ('ready', 'failed')
+     ORDER BY f.media_id LIMIT ?`,
+    ['', 10],
+  );
+  assert.ok(
+    lacking.some((d) => /^SEARCH f USING INDEX frames_without_renditions \(media_id>\?\)/.test(d)),
+    lacking.join(' | '),
+  );
+  for (const column of ['thumbnail_key', 'preview_key']) {
+    const plan = planOf(store.db, `SELECT ${column} FROM frames WHERE ${column} IN (SELECT value FROM json_each(?))`, [
+      '[]',
+    ]);
+    assert.ok(
+      plan.some((d) => new RegExp(`^SEARCH frames USING COVERING INDEX frames_\\w+ \\(${column}=\\?\\)`).test(d)),
+      plan.join(' | '),
+    );
+  }
+  const after = planOf(
+    store.db,
+    `SELECT * FROM events WHERE organization_id = ? AND id > ?
+       AND (? IS NULL OR dataset_id = ? OR dataset_id IS NULL) ORDER BY id LIMIT ?`,
+    ['o', 0, null, null, 200],
+  );
+  assert.ok(
+    after.some((d) => /^SEARCH events USING INDEX events_by_org \(organization_id=\? AND id>\?\)/.test(d)),
+    after.join(' | '),
+  );
+});
+
 test.run();

@@ -1520,6 +1520,212 @@ export function storageSuite(
     assert.equal(await s.analysis.waitingFor(['cap'], 10), [], 'only ready, active items');
   });
 
+  // ---------------------------------------------------------------- renditions
+
+  const renditionsOf = (n: string) => ({ thumbnailKey: `thumb-${n}`, previewKey: `preview-${n}` });
+
+  test('renditions: set only while the frame shows that file; a new file clears them, the same keeps them', async () => {
+    const video = await addItem(fx.root, { type: 'video', frames: [] });
+    const mk = (t: string, blobKey = `f-${t}`) => ({ id: newMediaId(), timestamp: t, blobKey, width: 64, height: 36 });
+    const [f0, f1] = await s.analysis.syncFrames(video.id, [mk('0'), mk('2')], fx.user.id);
+    assert.is(f0.thumbnailKey, null, 'none until made');
+    assert.is(f0.previewKey, null);
+    assert.ok(await s.analysis.setFrameRenditions(f0.id, 'f-0', renditionsOf('a')));
+    assert.ok(await s.analysis.setFrameRenditions(f1.id, 'f-2', renditionsOf('b')));
+    assert.not.ok(
+      await s.analysis.setFrameRenditions(f1.id, 'another-file', renditionsOf('c')),
+      'made from another file',
+    );
+    let frames = await s.analysis.framesOf(video.id);
+    assert.equal(
+      frames.map((f) => [f.thumbnailKey, f.previewKey]),
+      [
+        ['thumb-a', 'preview-a'],
+        ['thumb-b', 'preview-b'],
+      ],
+    );
+    assert.is((await s.media.frames([video.id])).get(video.id)![1].previewKey, 'preview-b', 'frame details carry them');
+
+    frames = await s.analysis.syncFrames(video.id, [mk('0'), mk('2', 'f-2-new')], fx.user.id);
+    assert.equal(frames[0].thumbnailKey, 'thumb-a', 'the same file keeps its renditions');
+    assert.equal([frames[1].thumbnailKey, frames[1].previewKey], [null, null], 'another file needs new ones');
+
+    const found = await s.media.referencedBlobKeys(['thumb-a', 'preview-a', 'thumb-b', 'preview-b', 'thumb-x']);
+    assert.equal(sorted([...found]), ['preview-a', 'thumb-a'], 'renditions of the file the frame shows are in use');
+    await s.media.softDelete(video.id, fx.user.id);
+    assert.equal(
+      sorted([...(await s.media.referencedBlobKeys(['thumb-a', 'preview-a']))]),
+      ['preview-a', 'thumb-a'],
+      'a deleted item keeps its renditions as it keeps its files',
+    );
+    assert.not.ok(await s.analysis.setFrameRenditions(f1.id, 'f-2-new', renditionsOf('d')), 'not on deleted frames');
+  });
+
+  test('renditions: itemsLackingRenditions pages through ready or failed active items with a frame lacking them', async () => {
+    const items = [];
+    for (let i = 0; i < 5; i++) items.push(await addItem(fx.root, { frames: ['0', '1'] }));
+    const [done, half, pending, failed, gone] = items;
+    for (const f of await s.analysis.framesOf(done.id))
+      await s.analysis.setFrameRenditions(f.id, f.blobKey, renditionsOf(f.id));
+    const [first] = await s.analysis.framesOf(half.id);
+    await s.analysis.setFrameRenditions(first.id, first.blobKey, renditionsOf(first.id));
+    await s.media.setProcessingStatus(pending.id, 'pending', null);
+    await s.media.setProcessingStatus(failed.id, 'failed', 'no decoder');
+    await s.media.softDelete(gone.id, fx.user.id);
+    const want = sorted([half.id, failed.id]);
+    assert.equal(
+      await s.analysis.itemsLackingRenditions(10),
+      want,
+      'each item once; not pending, done or deleted ones',
+    );
+    assert.equal(await s.analysis.itemsLackingRenditions(1), [want[0]]);
+    assert.equal(await s.analysis.itemsLackingRenditions(10, want[0]), [want[1]]);
+    assert.equal(await s.analysis.itemsLackingRenditions(10, want[1]), []);
+  });
+
+  // ---------------------------------------------------------------- events
+
+  const logOf = async (organizationId = fx.org.id, collectionId: string | null = null) =>
+    s.events.after({ organizationId, afterId: 0, limit: 1000, collectionId });
+  const brief = (events: Awaited<ReturnType<typeof logOf>>) =>
+    events.map((e) => `${e.type} ${e.mediaId?.slice(0, 6)} ${String(e.data.status)}`);
+
+  test('events: inserts, status changes, thumbnails and deletes are logged in order, per organization', async () => {
+    const F = await folder('F', fx.root);
+    const a = await addItem(F.path, { frames: ['0', '1'] });
+    await s.media.setProcessingStatus(a.id, 'processing', null);
+    await s.media.setProcessingStatus(a.id, 'processing', null); // no change, no event
+    const [f0, f1] = await s.analysis.framesOf(a.id);
+    await s.analysis.setFrameRenditions(f1.id, f1.blobKey, renditionsOf('1')); // not the item's thumbnail
+    await s.analysis.setFrameRenditions(f0.id, f0.blobKey, renditionsOf('0'));
+    await s.analysis.setStages(a.id, [{ stage: 'caption', state: 'waiting', model: 'cap' }]); // during an ingest
+    await s.media.setProcessingStatus(a.id, 'ready', null);
+    await s.analysis.setStages(a.id, [{ stage: 'caption', state: 'done', model: 'cap' }]); // a catch-up
+    await s.analysis.setStages(a.id, [{ stage: 'caption', state: 'done', model: 'cap' }]); // nothing changed
+    const v = await addItem(F.path, { rootId: a.id });
+    await s.media.deleteVersion(a.id, v.id, fx.user.id);
+    await s.media.softDelete(F.id, fx.user.id);
+    const id = (m: { id: string }) => m.id.slice(0, 6);
+    const log = await logOf();
+    assert.equal(brief(log), [
+      `media.created ${id(F)} ready`,
+      `media.created ${id(a)} ready`,
+      `media.status ${id(a)} processing`,
+      `media.thumbnail ${id(a)} processing`,
+      `media.status ${id(a)} ready`,
+      `media.status ${id(a)} ready`,
+      `media.created ${id(v)} ready`,
+      `media.deleted ${id(v)} deleted`,
+      `media.deleted ${id(F)} deleted`,
+    ]);
+    assert.ok(
+      log.every((e, i) => i === 0 || e.id > log[i - 1].id),
+      'ids increase',
+    );
+    const [readyEvent, catchUp] = log.filter((e) => e.type === 'media.status' && e.data.status === 'ready');
+    assert.equal(readyEvent.data.waiting, [{ stage: 'caption', model: 'cap' }]);
+    assert.equal(catchUp.data.waiting, []);
+    const item = (await s.media.get(a.id))!;
+    assert.equal(
+      { ...readyEvent, id: 0, createdAt: '' },
+      {
+        id: 0,
+        type: 'media.status',
+        organizationId: fx.org.id,
+        collectionId: fx.coll.id,
+        mediaId: a.id,
+        data: {
+          mediaType: 'image',
+          name: item.name,
+          path: item.path,
+          parentPath: F.path,
+          rootMediaId: a.id,
+          status: 'ready',
+          reason: null,
+          waiting: [{ stage: 'caption', model: 'cap' }],
+        },
+        createdAt: '',
+      },
+    );
+    assert.is(log.at(-1)!.data.deletedCount, 2, 'the folder and the item beneath');
+    assert.is(log.at(-2)!.data.promotedMediaId, a.id);
+
+    await s.media.setProcessingStatus(a.id, 'failed', 'late'); // a deleted item's last job
+    assert.is((await logOf()).length, log.length, 'no event about a deleted item');
+
+    const org2 = await s.accounts.createOrganization({ id: newUuid(), name: 'Two', slug: 'two-ev' }, fx.user.id);
+    const coll2 = await newCollection(s, org2.id, fx.user.id, 'Two');
+    const b = await addItem(pathLabel(coll2.id), { collectionId: coll2.id, organizationId: org2.id });
+    assert.equal(brief(await logOf(org2.id)), [`media.created ${id(b)} ready`]);
+    assert.is((await logOf()).length, log.length, "another organization's event is not read");
+    assert.equal(await logOf(fx.org.id, coll2.id), [], 'narrowed to a collection');
+    await s.events.append({
+      type: 'job.progress',
+      organizationId: fx.org.id,
+      collectionId: null,
+      mediaId: null,
+      data: {},
+    });
+    assert.equal(
+      (await logOf(fx.org.id, coll2.id)).map((e) => e.type),
+      ['job.progress'],
+      'organization-wide events come whatever the collection',
+    );
+    assert.is((await s.events.after({ organizationId: fx.org.id, afterId: log[2].id, limit: 2 })).length, 2);
+  });
+
+  test('events: append, bounds and trim keep a contiguous run of ids, never reused; onAppend after commit', async () => {
+    assert.equal(await s.events.bounds(), { trimmedThrough: 0, latest: 0 });
+    const heard: Array<Promise<number>> = [];
+    // What a listener reads when called is committed already.
+    const off = s.events.onAppend(() => heard.push(s.events.bounds().then((b) => b.latest)));
+    const progress = (remaining: number) =>
+      s.events.append({
+        type: 'job.progress',
+        organizationId: fx.org.id,
+        collectionId: null,
+        mediaId: null,
+        data: { job: 'reindex', remaining },
+      });
+    const e1 = await progress(3);
+    assert.is(e1.data.remaining, 3);
+    assert.type(e1.createdAt, 'string');
+    await new Promise((r) => setImmediate(r));
+    assert.equal(await Promise.all(heard), [e1.id]);
+    await Promise.all([addItem(fx.root), progress(2), progress(1)]);
+    await new Promise((r) => setImmediate(r));
+    assert.equal(await Promise.all(heard), [e1.id, e1.id + 3], 'one call for a burst, after all of it');
+    off();
+    const latest = (await s.events.bounds()).latest;
+    assert.is(latest, e1.id + 3);
+
+    assert.is(await s.events.trim(new Date(0).toISOString(), 2), 2, 'all but the newest 2');
+    assert.equal(await s.events.bounds(), { trimmedThrough: e1.id + 1, latest });
+    assert.is(await s.events.trim(new Date(Date.now() + 60_000).toISOString(), 1000), 2, 'older than the cutoff');
+    assert.equal(await s.events.bounds(), { trimmedThrough: latest, latest }, 'an empty log still knows its last id');
+    const next = await progress(0);
+    assert.is(next.id, latest + 1, 'ids are never reused');
+    await new Promise((r) => setImmediate(r));
+    assert.is(heard.length, 2, 'an unsubscribed listener hears nothing');
+  });
+
+  test('pendingItemJobs: queued and running jobs of a type on the organization’s items', async () => {
+    const a = await addItem(fx.root);
+    const b = await addItem(fx.root);
+    const org2 = await s.accounts.createOrganization({ id: newUuid(), name: 'Two', slug: 'two-jobs' }, fx.user.id);
+    const coll2 = await newCollection(s, org2.id, fx.user.id, 'Two');
+    const c = await addItem(pathLabel(coll2.id), { collectionId: coll2.id, organizationId: org2.id });
+    for (const m of [a, b, c]) await s.jobs.enqueue({ type: 'reembed', payload: { mediaId: m.id }, key: m.id });
+    await s.jobs.enqueue({ type: 'other', payload: { mediaId: a.id }, key: a.id });
+    assert.is(await s.media.pendingItemJobs('reembed', fx.org.id), 2);
+    assert.is(await s.media.pendingItemJobs('reembed', org2.id), 1);
+    const job = (await s.jobs.claim('w', ['reembed'], 60_000))!;
+    assert.is(await s.media.pendingItemJobs('reembed', fx.org.id), 2, 'running counts');
+    await s.jobs.complete(job.id, 'w');
+    const left = await s.media.pendingItemJobs('reembed', fx.org.id);
+    assert.is(left + (await s.media.pendingItemJobs('reembed', org2.id)), 2, 'done does not');
+  });
+
   test('close: later calls fail', async () => {
     const extra = await open();
     await close(extra);

@@ -120,6 +120,8 @@ function presentResult(urls: Services['urls'], f: FrameScore, frame: FrameDetail
     id: frame.id,
     timestamp: frame.timestamp,
     blob: shown.blob,
+    thumbnailUrl: shown.thumbnailUrl,
+    previewUrl: shown.previewUrl,
     width: frame.width,
     height: frame.height,
     media: {

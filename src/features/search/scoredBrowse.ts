@@ -89,11 +89,19 @@ export async function scoredBrowse(
   const page = records.slice(scope.offset, scope.offset + scope.limit);
   const presented = await presentMany(deps, page);
   return {
-    media: presented.map((m) => ({
-      ...m,
-      _score: round4(perItem.get(m.id)!.score),
-      _matchingFrames: perItem.get(m.id)!.frames,
-    })),
+    media: presented.map((m) => {
+      const shown = new Map(m.frames.map((f) => [f.id, f]));
+      return {
+        ...m,
+        _score: round4(perItem.get(m.id)!.score),
+        // Each matching frame with its thumbnails, so a result grid shows the frame that matched.
+        _matchingFrames: perItem.get(m.id)!.frames.map((f) => ({
+          ...f,
+          thumbnailUrl: shown.get(f.id)?.thumbnailUrl ?? null,
+          previewUrl: shown.get(f.id)?.previewUrl ?? null,
+        })),
+      };
+    }),
     pagination: {
       total: records.length,
       limit: scope.limit,

@@ -1,5 +1,6 @@
 import { invalid } from '../../platform/errors.js';
 import type { MediaStore } from '../storage.js';
+import { mediaEvent } from './eventLog.js';
 import { now, type MediaCore } from './mediaCore.js';
 import { dropTags } from './tagIndex.js';
 
@@ -55,7 +56,11 @@ export function mediaTree(core: MediaCore, deleteRows: RowDeleter): Pick<MediaSt
         .prepare(`SELECT id, size_bytes FROM media WHERE status = 'active' AND root_id = ?`)
         .all(row.root_id) as DeletedRow[];
     }
-    return { deletedCount: deleteRows(rows, row.organization_id, userId) };
+    const deletedCount = deleteRows(rows, row.organization_id, userId);
+    // One event for what was deleted: a folder's subtree (paths under its path) and an item's versions
+    // (same rootMediaId) go with it.
+    core.events.append(mediaEvent('media.deleted', row, { status: 'deleted', reason: null, deletedCount }));
+    return { deletedCount };
   });
 
   // Paths are not searchable and a move stays in its collection: the indexes have nothing to hear of it.
