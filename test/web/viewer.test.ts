@@ -97,7 +97,7 @@ t('a region opens similar regions with scores; each opens its item', async (ctx)
   await page.goto(`${server.baseUrl}/m/${ctx.lib.red}`);
   await viewerShown(page);
   await page.locator('.region-list button').first().click();
-  await page.waitForSelector('.similar-list li');
+  await page.waitForSelector('.similar-item:has-text("red-too.jpg")');
   const items = await page.locator('.similar-item').allTextContents();
   assert.ok(items.length >= 2, items.join(' | '));
   assert.ok(
