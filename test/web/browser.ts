@@ -110,25 +110,6 @@ export function setupToken(server: TestApp): string {
  * first-run setup through the API and hands its session cookie to the browser.
  */
 export async function signInAsOwner(app: BrowserApp): Promise<void> {
-  // TEMPORARY until the accounts work (branch h15auth) lands: without /api/auth/setup, the browser
-  // carries the owner's API key and /api/auth/session is answered with a stand-in session.
-  const probe: any = await fetch(app.server.baseUrl + '/api/openapi.json').then((r) => r.json());
-  if (!probe.paths['/api/auth/setup']) {
-    await app.context.setExtraHTTPHeaders({ 'x-api-key': app.server.key });
-    const me = (await app.server.request('GET', '/api/me')).body;
-    await app.context.route('**/api/auth/session', (route) =>
-      route.fulfill({
-        json: {
-          user: { id: me.id ?? 'owner', email: OWNER_EMAIL, name: 'Owner' },
-          organizationId: app.server.orgId,
-          role: 'owner',
-          organizations: [{ id: app.server.orgId, name: 'Default', slug: 'default', role: 'owner' }],
-          csrfToken: 'stand-in',
-        },
-      }),
-    );
-    return;
-  }
   const res = await fetch(app.server.baseUrl + '/api/auth/setup', {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
