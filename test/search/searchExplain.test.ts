@@ -40,7 +40,15 @@ t('_matchingFrames carry the text and visual parts and the matched region', asyn
   const top = r.body.media[0];
   assert.ok([ids.red1, ids.red2].includes(top.id));
   const mf = top._matchingFrames[0];
-  assert.equal(Object.keys(mf).sort(), ['embeddingRank', 'id', 'objectId', 'score', 'textRank']);
+  assert.equal(Object.keys(mf).sort(), [
+    'embeddingRank',
+    'id',
+    'objectId',
+    'previewUrl',
+    'score',
+    'textRank',
+    'thumbnailUrl',
+  ]);
   assert.ok(mf.embeddingRank > 0.5, JSON.stringify(mf));
   assert.ok(mf.textRank >= 0 && mf.textRank <= 1);
   const objectIds = top.frames[0].objects.map((o: { id: string }) => o.id);
