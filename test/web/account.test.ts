@@ -8,28 +8,27 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { chromium, type Browser } from 'playwright-core';
 import {
+  assertCleanPage,
   chromiumPath,
   OWNER_EMAIL,
   OWNER_PASSWORD,
   screenshot,
   seriousA11yViolations,
   setupToken,
-  startBrowserApp,
-  type BrowserApp,
+  startWatchedApp,
+  type WatchedApp,
 } from './browser.js';
-import { watchPage, type PageWatch } from './pageWatch.js';
+import { watchPage } from './pageWatch.js';
 
 const exe = chromiumPath('account');
 const NEW_PASSWORD = 'a brand new passphrase';
-let b: BrowserApp;
-let watch: PageWatch;
+let b: WatchedApp;
 let hasAccounts = false;
 let other: Browser | null = null;
 
 test.before(async () => {
   if (!exe) return;
-  b = await startBrowserApp(exe);
-  watch = watchPage(b.page);
+  b = await startWatchedApp(exe, { signIn: false });
   const spec: any = await fetch(b.server.baseUrl + '/api/openapi.json').then((r) => r.json());
   hasAccounts = !!spec.paths['/api/auth/setup'] && !!spec.paths['/api/auth/login'];
   if (!hasAccounts) console.log('SKIP account: the server has no /api/auth/setup yet (branch h15auth not merged)');
@@ -169,10 +168,7 @@ test('repeated failures lock the email out and the page says for how long', asyn
 
 test('nothing left the server, no dialog, no CSP violation, no page error', () => {
   if (!exe) return;
-  assert.equal(b.foreignRequests, []);
-  assert.equal(watch.dialogs, []);
-  assert.equal(watch.cspViolations, []);
-  assert.equal(b.pageErrors, []);
+  assertCleanPage(b);
 });
 
 test.run();

@@ -3,17 +3,9 @@
  * URL, folder management, keyboard, XSS-safe names, accessibility, and the virtualised grid at 100,000 items
  * (DOM size, element heights, first paint and long tasks while scrolling, printed as measurements).
  */
-import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Page } from 'playwright-core';
-import {
-  chromiumPath,
-  screenshot,
-  seriousA11yViolations,
-  signInAsOwner,
-  startBrowserApp,
-  type BrowserApp,
-} from './browser.js';
+import { assertCleanPage, browserSuite, screenshot, seriousA11yViolations, type BrowserCtx } from './browser.js';
 import { insertItem, seedItems } from './seed.js';
 import { domFacts, firstMatchMs, instrumentPage, longTasksSince, scriptedScroll } from './measure.js';
 import type { SqliteStorage } from '../../src/storage/sqlite/index.js';
@@ -27,34 +19,19 @@ import {
   visibleRows,
 } from '../../web/screens/browse/gridLayout.js';
 
-const exe = chromiumPath('browse');
 const XSS = '<img src=x onerror=alert(1)>.png';
 
-interface Ctx {
-  app: BrowserApp;
+interface Seeded {
   page: Page;
   ds: string;
   trips: { id: string; path: string };
-  dialogs: string[];
   queued: string;
-  cspErrors: string[];
 }
-const t = suite<Ctx>('web: browse');
+type Ctx = BrowserCtx<Seeded>;
 
-t.before(async (ctx) => {
-  if (!exe) return;
-  ctx.app = await startBrowserApp(exe);
+/** A collection with a folder tree and items in every state (a hostile name, a video, queued, failed, waiting). */
+async function seed(ctx: Ctx): Promise<void> {
   ctx.page = ctx.app.page;
-  ctx.dialogs = [];
-  ctx.cspErrors = [];
-  ctx.page.on('dialog', (d) => {
-    ctx.dialogs.push(d.message());
-    void d.dismiss();
-  });
-  ctx.page.on('console', (m) => {
-    if (/Content.Security.Policy|Refused to/i.test(m.text())) ctx.cspErrors.push(m.text());
-  });
-  await signInAsOwner(ctx.app);
   const server = ctx.app.server;
   ctx.ds = await server.collection('Holidays');
   ctx.trips = (await server.request('POST', '/api/folder', { body: { datasetId: ctx.ds, name: 'Trips' } })).body.folder;
@@ -79,8 +56,8 @@ t.before(async (ctx) => {
     { stage: 'caption', state: 'waiting', model: 'florence-2-base' },
   ]);
   await insertItem(server, { datasetId: ctx.ds, parentPath: ctx.trips.path, name: 'colosseum.png', createdAt: at(6) });
-});
-t.after(async (ctx) => ctx.app?.close());
+}
+const { exe, t } = browserSuite<Seeded>('web: browse', { setup: seed });
 
 const grid = '[role="grid"]';
 const tileNames = (page: Page) => page.$$eval('.tile .tile-name', (els) => els.map((e) => e.textContent));
@@ -102,7 +79,7 @@ t(
     assert.ok(names.includes(XSS), 'the odd name shows literally');
     assert.ok(names.includes('Trips'), 'folders are tiles too');
     assert.is(await page.$$eval('img', (imgs) => imgs.filter((i) => i.getAttribute('src') === 'x').length), 0);
-    assert.equal(ctx.dialogs, [], 'nothing ran');
+    assert.equal(ctx.app.watch.dialogs, [], 'nothing ran');
     const badges = await page.$$eval('.processing-badge', (els) => els.map((e) => e.textContent));
     assert.ok(badges.includes('Pending'), JSON.stringify(badges));
     assert.ok(badges.some((b) => b === 'Failed: the file is not an image'));
@@ -238,9 +215,7 @@ t('folder management: create, rename, move (API refusals shown), tree and grid r
   await page.waitForSelector('.folder-dialog [role="alert"]');
   assert.match((await page.textContent('.folder-dialog [role="alert"]')) ?? '', /name/);
   await page.click('.folder-dialog >> text=Cancel');
-  assert.equal(ctx.app.foreignRequests, []);
-  assert.equal(ctx.app.pageErrors, []);
-  assert.equal(ctx.cspErrors, []);
+  assertCleanPage(ctx.app);
 });
 
 t('live: media.status and media.thumbnail events from the event stream change the tile in place', async (ctx) => {

@@ -5,25 +5,21 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import {
+  assertCleanPage,
   chromiumPath,
   screenshot,
   seriousA11yViolations,
-  signInAsOwner,
-  startBrowserApp,
-  type BrowserApp,
+  startWatchedApp,
+  type WatchedApp,
 } from './browser.js';
-import { watchPage, type PageWatch } from './pageWatch.js';
 
 const exe = chromiumPath('collections');
 const XSS = '<img src=x onerror=alert(1)>';
-let b: BrowserApp;
-let watch: PageWatch;
+let b: WatchedApp;
 
 test.before(async () => {
   if (!exe) return;
-  b = await startBrowserApp(exe);
-  watch = watchPage(b.page);
-  await signInAsOwner(b);
+  b = await startWatchedApp(exe);
 });
 test.after(async () => b?.close());
 
@@ -69,10 +65,7 @@ test('a refused create shows the server message', async () => {
 
 test('nothing left the server, no dialog, no CSP violation, no page error', () => {
   if (!exe) return;
-  assert.equal(b.foreignRequests, []);
-  assert.equal(watch.dialogs, []);
-  assert.equal(watch.cspViolations, []);
-  assert.equal(b.pageErrors, []);
+  assertCleanPage(b);
 });
 
 test.run();

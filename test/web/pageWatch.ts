@@ -1,6 +1,7 @@
 /**
  * Watches a page for what the quality bar forbids: dialogs (an injected `alert(1)` would open one) and
- * Content-Security-Policy violations reported to the console. Used by the account, collections and upload tests.
+ * Content-Security-Policy violations reported to the console. `startWatchedApp` (browser.ts) watches every
+ * test's page; the account test also watches the invitee's page in a second browser.
  */
 import type { Page } from 'playwright-core';
 
@@ -9,13 +10,18 @@ export interface PageWatch {
   cspViolations: string[];
 }
 
-export function watchPage(page: Page, watch: PageWatch = { dialogs: [], cspViolations: [] }): PageWatch {
+/**
+ * Records dialogs and CSP violations. A dialog is dismissed, or accepted with `acceptDialogs` (for a page
+ * that asks to confirm on purpose, such as the viewer's region delete).
+ */
+export function watchPage(page: Page, options: { acceptDialogs?: boolean } = {}): PageWatch {
+  const watch: PageWatch = { dialogs: [], cspViolations: [] };
   page.on('dialog', (d) => {
     watch.dialogs.push(`${d.type()}: ${d.message()}`);
-    void d.dismiss().catch(() => undefined);
+    void (options.acceptDialogs ? d.accept() : d.dismiss()).catch(() => undefined);
   });
   page.on('console', (msg) => {
-    if (/Content Security Policy/i.test(msg.text())) watch.cspViolations.push(msg.text());
+    if (/Content.Security.Policy|Refused to/i.test(msg.text())) watch.cspViolations.push(msg.text());
   });
   return watch;
 }

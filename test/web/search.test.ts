@@ -1,44 +1,15 @@
 /** The search screen (issue #15 screen 3) in Chromium against the real server with the stand-in models. */
-import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import {
-  chromiumPath,
-  screenshot,
-  seriousA11yViolations,
-  signInAsOwner,
-  startBrowserApp,
-  type BrowserApp,
-} from './browser.js';
+import { browserSuite, screenshot, seriousA11yViolations, type BrowserApp } from './browser.js';
 import { seedLibrary, XSS_NAME, type Library } from './library.js';
 
 // Functions passed to page.waitForFunction/evaluate run in the page; the test program has no DOM types.
 declare const document: any;
 
-const exe = chromiumPath('web search');
-const t = suite<{ app: BrowserApp; lib: Library; dialogs: string[]; csp: string[] }>('web search');
-
-t.before(async (ctx) => {
-  if (!exe) return;
-  ctx.app = await startBrowserApp(exe);
-  await signInAsOwner(ctx.app);
-  ctx.lib = await seedLibrary(ctx.app.server);
-  ctx.dialogs = [];
-  ctx.csp = [];
-  ctx.app.page.on('dialog', (d) => {
-    ctx.dialogs.push(d.message());
-    void d.dismiss();
-  });
-  ctx.app.page.on('console', (m) => {
-    if (/Content Security Policy|Refused to/i.test(m.text())) ctx.csp.push(m.text());
-  });
-});
-t.after(async (ctx) => {
-  if (!exe) return;
-  assert.equal(ctx.app.foreignRequests, [], 'nothing requested outside 127.0.0.1');
-  assert.equal(ctx.app.pageErrors, [], 'no page errors');
-  assert.equal(ctx.csp, [], 'no CSP violations');
-  assert.equal(ctx.dialogs, [], 'no dialog opened');
-  await ctx.app.close();
+const { exe, t } = browserSuite<{ lib: Library }>('web search', {
+  setup: async (ctx) => {
+    ctx.lib = await seedLibrary(ctx.app.server);
+  },
 });
 
 const tileIds = (app: BrowserApp) =>

@@ -10,21 +10,20 @@ import { copyFileSync, existsSync, mkdirSync, mkdtempSync, writeFileSync } from 
 import os from 'node:os';
 import path from 'node:path';
 import {
+  assertCleanPage,
   chromiumPath,
   screenshot,
   seriousA11yViolations,
-  signInAsOwner,
-  startBrowserApp,
-  type BrowserApp,
+  startWatchedApp,
+  type WatchedApp,
 } from './browser.js';
-import { FIXTURES, watchPage, type PageWatch } from './pageWatch.js';
+import { FIXTURES } from './pageWatch.js';
 import { makeImage } from '../helpers/testApp.js';
 
 const exe = chromiumPath('upload');
 const XSS = '<img src=x onerror=alert(1)>';
 const MAX_UPLOAD_BYTES = 1024 * 1024;
-let b: BrowserApp;
-let watch: PageWatch;
+let b: WatchedApp;
 let datasetId: string;
 let dir: string;
 
@@ -54,9 +53,7 @@ test.before(async () => {
   await photo(path.join(dir, 'retry-me.jpg'), 'coco_000000003501.jpg');
   writeFileSync(path.join(dir, 'notes.jpg'), 'this is a text file, not a photo\n');
   writeFileSync(path.join(dir, 'huge.jpg'), Buffer.concat([await makeImage(), Buffer.alloc(MAX_UPLOAD_BYTES + 1)]));
-  b = await startBrowserApp(exe, { env: { MAX_UPLOAD_BYTES: String(MAX_UPLOAD_BYTES) } });
-  watch = watchPage(b.page);
-  await signInAsOwner(b);
+  b = await startWatchedApp(exe, { env: { MAX_UPLOAD_BYTES: String(MAX_UPLOAD_BYTES) } });
   datasetId = await b.server.collection('Holidays');
   await b.page.goto(`${b.server.baseUrl}/c/${datasetId}`);
   await b.page.getByRole('region', { name: 'Uploads' }).waitFor();
@@ -168,10 +165,7 @@ test('the panel passes axe, shows progress accessibly, and nothing leaves the se
   assert.is(await b.page.locator('#upload-body').isVisible(), false, 'collapsed');
   await b.page.getByRole('button', { name: 'Show' }).click();
   await screenshot(b.page, 'upload');
-  assert.equal(b.foreignRequests, []);
-  assert.equal(watch.dialogs, []);
-  assert.equal(watch.cspViolations, []);
-  assert.equal(b.pageErrors, []);
+  assertCleanPage(b);
 });
 
 test('a reload mid-upload says which files must be added again; acknowledged ones stay', async () => {

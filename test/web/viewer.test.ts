@@ -1,15 +1,7 @@
 /** The item and video viewer (issue #15 screens 4 and 5) in Chromium against the real server, stand-in models. */
-import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { waitForProcessing } from '../helpers/testApp.js';
-import {
-  chromiumPath,
-  screenshot,
-  seriousA11yViolations,
-  signInAsOwner,
-  startBrowserApp,
-  type BrowserApp,
-} from './browser.js';
+import { browserSuite, screenshot, seriousA11yViolations, type BrowserApp } from './browser.js';
 import { seedLibrary, type Library } from './library.js';
 import { timeToOpen, viewerShown } from './measure-viewer.js';
 
@@ -20,32 +12,14 @@ declare const document: any, window: any, navigator: any;
 const waitForLocation = (page: BrowserApp['page'], re: RegExp) =>
   page.waitForFunction((src) => new RegExp(src).test(window.location.pathname + window.location.search), re.source);
 
-const exe = chromiumPath('web viewer');
-const t = suite<{ app: BrowserApp; lib: Library; dialogs: string[]; csp: string[] }>('web viewer');
+// The region delete asks to confirm: dialogs are accepted, and the XSS test checks none other opened.
+const { exe, t } = browserSuite<{ lib: Library }>('web viewer', {
+  acceptDialogs: true,
+  setup: async (ctx) => {
+    ctx.lib = await seedLibrary(ctx.app.server);
+  },
+});
 const XSS_CAPTION = '<img src=x onerror=alert(1)>';
-
-t.before(async (ctx) => {
-  if (!exe) return;
-  ctx.app = await startBrowserApp(exe);
-  await signInAsOwner(ctx.app);
-  ctx.lib = await seedLibrary(ctx.app.server);
-  ctx.dialogs = [];
-  ctx.csp = [];
-  ctx.app.page.on('dialog', (d) => {
-    ctx.dialogs.push(d.message());
-    void d.accept();
-  });
-  ctx.app.page.on('console', (m) => {
-    if (/Content Security Policy|Refused to/i.test(m.text())) ctx.csp.push(m.text());
-  });
-});
-t.after(async (ctx) => {
-  if (!exe) return;
-  assert.equal(ctx.app.foreignRequests, [], 'nothing requested outside 127.0.0.1');
-  assert.equal(ctx.app.pageErrors, [], 'no page errors');
-  assert.equal(ctx.csp, [], 'no CSP violations');
-  await ctx.app.close();
-});
 
 const searchUrl = (ctx: { lib: Library }) => `/c/${ctx.lib.datasetId}/search?q=red&minScore=0.9`;
 
@@ -198,7 +172,7 @@ t('a caption holding markup shows literally; captions name their model; OCR text
     const copied = await page.evaluate(() => navigator.clipboard.readText());
     assert.match(copied, /Organization/);
   }
-  assert.equal(ctx.dialogs, [], 'nothing ran');
+  assert.equal(ctx.app.watch.dialogs, [], 'nothing ran');
 });
 
 t('video: the scene strip seeks, ?t= starts there, the paused frame shows its regions', async (ctx) => {
