@@ -1,5 +1,6 @@
 /** The filter bar: type, date range, tags (chips with autocomplete), sort and direction, subfolders, clear all. */
 import { useState } from 'preact/hooks';
+import { TypeDateFilters } from '../../components/TypeDateFilters';
 import { DEFAULT_STATE, hasFilters, type BrowseState } from './browseState';
 
 export interface FiltersProps {
@@ -12,32 +13,14 @@ export interface FiltersProps {
 export function Filters({ state, tagValues, onChange }: FiltersProps) {
   return (
     <form class="browse-filters" aria-label="Filters and sorting" onSubmit={(e) => e.preventDefault()}>
-      <label>
-        Type{' '}
-        <select value={state.type} onChange={(e) => onChange({ type: e.currentTarget.value as BrowseState['type'] })}>
-          <option value="all">All</option>
-          <option value="image">Images</option>
-          <option value="video">Videos</option>
-        </select>
-      </label>
-      <label>
-        From{' '}
-        <input
-          type="date"
-          value={state.from}
-          max={state.to || undefined}
-          onChange={(e) => onChange({ from: e.currentTarget.value })}
-        />
-      </label>
-      <label>
-        To{' '}
-        <input
-          type="date"
-          value={state.to}
-          min={state.from || undefined}
-          onChange={(e) => onChange({ to: e.currentTarget.value })}
-        />
-      </label>
+      <TypeDateFilters
+        type={state.type}
+        from={state.from}
+        to={state.to}
+        onType={(type) => onChange({ type })}
+        onFrom={(from) => onChange({ from })}
+        onTo={(to) => onChange({ to })}
+      />
       <TagFilter tags={state.tags} values={tagValues} onChange={(tags) => onChange({ tags })} />
       <label>
         Sort by{' '}

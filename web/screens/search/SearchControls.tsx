@@ -4,6 +4,7 @@
  */
 import { useState } from 'preact/hooks';
 import type { SearchState } from './searchState';
+import { TypeDateFilters } from '../../components/TypeDateFilters';
 
 export function SearchControls(props: {
   state: SearchState;
@@ -47,36 +48,14 @@ export function SearchControls(props: {
         />
         Newest first among matches
       </label>
-      <label>
-        Type{' '}
-        <select
-          name="type"
-          value={state.type}
-          onChange={(e) => onChange({ type: e.currentTarget.value as SearchState['type'] })}
-        >
-          <option value="all">All</option>
-          <option value="image">Images</option>
-          <option value="video">Videos</option>
-        </select>
-      </label>
-      <label>
-        From{' '}
-        <input
-          type="date"
-          name="dateFrom"
-          value={state.dateFrom}
-          onChange={(e) => onChange({ dateFrom: e.currentTarget.value })}
-        />
-      </label>
-      <label>
-        To{' '}
-        <input
-          type="date"
-          name="dateTo"
-          value={state.dateTo}
-          onChange={(e) => onChange({ dateTo: e.currentTarget.value })}
-        />
-      </label>
+      <TypeDateFilters
+        type={state.type}
+        from={state.dateFrom}
+        to={state.dateTo}
+        onType={(type) => onChange({ type })}
+        onFrom={(dateFrom) => onChange({ dateFrom })}
+        onTo={(dateTo) => onChange({ dateTo })}
+      />
       {props.tagValues && (
         <div class="tag-filter" role="group" aria-label="Tag filter">
           {state.tags.map((t) => (
