@@ -3,7 +3,7 @@ import { useState } from 'preact/hooks';
 import { api, describeError } from '../lib/api';
 import { Field } from './Field';
 import { Alert } from './Alert';
-import { MIN_PASSWORD_LENGTH, passwordProblem } from '../screens/Setup';
+import { NewPasswordFields, passwordProblem } from './NewPasswordFields';
 
 /** `onChanged`: the server ended the person's other sessions, so lists of them are stale. */
 export function PasswordForm({ onChanged }: { onChanged?(): void }) {
@@ -46,15 +46,7 @@ export function PasswordForm({ onChanged }: { onChanged?(): void }) {
           autoComplete="current-password"
           required
         />
-        <Field
-          label="New password"
-          name="newPassword"
-          type="password"
-          autoComplete="new-password"
-          required
-          hint={`At least ${MIN_PASSWORD_LENGTH} characters.`}
-        />
-        <Field label="Confirm new password" name="confirm" type="password" autoComplete="new-password" required />
+        <NewPasswordFields label="New password" name="newPassword" confirmLabel="Confirm new password" />
         <button type="submit" class="primary" disabled={busy}>
           Change password
         </button>

@@ -9,7 +9,7 @@ import { adoptSession, type SessionInfo } from '../lib/session';
 import { AuthCard } from '../components/AuthCard';
 import { Field } from '../components/Field';
 import { Alert } from '../components/Alert';
-import { MIN_PASSWORD_LENGTH, passwordProblem } from './Setup';
+import { NewPasswordFields, passwordProblem } from '../components/NewPasswordFields';
 
 interface InviteInfo {
   email: string;
@@ -105,15 +105,7 @@ function NewAccountFields() {
   return (
     <>
       <Field label="Your name" name="name" autoComplete="name" required autoFocus />
-      <Field
-        label="Password"
-        name="password"
-        type="password"
-        autoComplete="new-password"
-        required
-        hint={`At least ${MIN_PASSWORD_LENGTH} characters.`}
-      />
-      <Field label="Confirm password" name="confirm" type="password" autoComplete="new-password" required />
+      <NewPasswordFields />
     </>
   );
 }

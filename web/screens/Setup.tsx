@@ -8,17 +8,8 @@ import { location, navigate } from '../lib/router';
 import { adoptSession, type SessionInfo } from '../lib/session';
 import { AuthCard } from '../components/AuthCard';
 import { Field } from '../components/Field';
+import { NewPasswordFields, passwordProblem } from '../components/NewPasswordFields';
 import { Alert } from '../components/Alert';
-
-/** Passwords this app accepts (the server checks the same minimum). */
-export const MIN_PASSWORD_LENGTH = 8;
-
-/** The problem with a new password and its confirmation, or null. */
-export function passwordProblem(password: string, confirm: string): string | null {
-  if (password.length < MIN_PASSWORD_LENGTH) return `The password needs at least ${MIN_PASSWORD_LENGTH} characters.`;
-  if (password !== confirm) return 'The two passwords differ.';
-  return null;
-}
 
 export function Setup(_props: { params?: Record<string, string> }) {
   const token = location.value.query.get('token') ?? '';
@@ -59,15 +50,7 @@ export function Setup(_props: { params?: Record<string, string> }) {
         <Alert message={error} />
         <Field label="Email" name="email" type="email" autoComplete="username" required autoFocus />
         <Field label="Name" name="name" autoComplete="name" />
-        <Field
-          label="Password"
-          name="password"
-          type="password"
-          autoComplete="new-password"
-          required
-          hint={`At least ${MIN_PASSWORD_LENGTH} characters.`}
-        />
-        <Field label="Confirm password" name="confirm" type="password" autoComplete="new-password" required />
+        <NewPasswordFields />
         <button type="submit" class="primary" disabled={busy}>
           {busy ? 'Creating…' : 'Create owner account'}
         </button>
