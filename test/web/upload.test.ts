@@ -60,6 +60,16 @@ test.before(async () => {
 });
 test.after(async () => b?.close());
 
+test('with nothing uploaded the panel is one line, and the Upload button still opens the file picker', async () => {
+  if (!exe) return;
+  const panel = b.page.getByRole('region', { name: 'Uploads' });
+  assert.match((await panel.textContent()) ?? '', /No uploads yet/);
+  assert.is(await b.page.locator('#upload-body').isVisible(), false, 'no empty box over the grid');
+  const chooser = b.page.waitForEvent('filechooser');
+  await b.page.getByRole('button', { name: 'Upload', exact: true }).click();
+  assert.ok((await chooser).isMultiple(), 'a multi-file picker');
+});
+
 test('a folder upload keeps its structure and every photo becomes ready live', async () => {
   if (!exe) return;
   await b.page.locator('#upload-folder').setInputFiles(path.join(dir, 'trip'));

@@ -26,7 +26,7 @@ function currentCollection(): string | null {
 }
 
 function headline(s: Summary): string {
-  if (s.total === 0) return 'No uploads yet';
+  if (s.total === 0) return 'No uploads yet: drop files or folders anywhere on this page, or use Upload.';
   const parts = [`${s.uploaded} of ${s.total} uploaded`, `${s.ready} ready`];
   if (s.failed) parts.push(`${s.failed} failed`);
   return parts.join(' · ');
@@ -108,20 +108,28 @@ export function UploadPanel(_props: { params?: Record<string, string> }) {
   if (!datasetId && items.length === 0 && !lostOnReload.value) return null;
   const target = datasetId ? targetFor(datasetId, location.value.query.get('path')) : null;
   const s = summarize(items);
-  const expanded = panelExpanded.value;
+  // With nothing to show the panel is one line (it must not cover the grid); the pickers stay in the page for Upload.
+  const idle = items.length === 0 && !lostOnReload.value;
+  const expanded = panelExpanded.value && !idle;
   return (
-    <section class="upload-panel" role="region" aria-labelledby="upload-title">
+    <section
+      class={idle ? 'upload-panel upload-panel-idle' : 'upload-panel'}
+      role="region"
+      aria-labelledby="upload-title"
+    >
       {target && <DropZone target={target} />}
       <div class="upload-head">
         <h2 id="upload-title">Uploads</h2>
-        <button
-          type="button"
-          aria-expanded={expanded}
-          aria-controls="upload-body"
-          onClick={() => (panelExpanded.value = !expanded)}
-        >
-          {expanded ? 'Hide' : 'Show'}
-        </button>
+        {!idle && (
+          <button
+            type="button"
+            aria-expanded={expanded}
+            aria-controls="upload-body"
+            onClick={() => (panelExpanded.value = !expanded)}
+          >
+            {expanded ? 'Hide' : 'Show'}
+          </button>
+        )}
       </div>
       <p class="upload-headline">{headline(s)}</p>
       {s.total > 0 && (
