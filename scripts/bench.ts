@@ -30,6 +30,8 @@ import { runLibraryBench } from './bench/library.js';
 import { runIngestBench } from './bench/ingest.js';
 import { runEditBench } from './bench/edit.js';
 import { runGenerateBench } from './bench/generate.js';
+import { runWebBench } from './bench/web.js';
+import { runRenditionsBench } from './bench/renditions.js';
 
 const SECTIONS: Record<string, { describe: string; run: (opts: BenchOptions) => Promise<SectionResult> }> = {
   library: {
@@ -56,6 +58,10 @@ const SECTIONS: Record<string, { describe: string; run: (opts: BenchOptions) => 
       'ingest throughput with the real detectors (images/s, video s/s) and the share of time outside inference (issue 4)',
     run: runIngestBench,
   },
+  renditions: {
+    describe: 'ingest of the fixture photos and videos with thumbnails (the rendition stage) vs without, same items',
+    run: runRenditionsBench,
+  },
   edit: {
     describe:
       'POST /api/ai/edit operations on a 12-megapixel photo, each beside a decode + encode of the same image (issue 6)',
@@ -65,6 +71,11 @@ const SECTIONS: Record<string, { describe: string; run: (opts: BenchOptions) => 
     describe:
       'time per generated image with the Janus stand-in: POST /api/ai/generate and the worker vs the bare transformers.js call (issue 6)',
     run: runGenerateBench,
+  },
+  web: {
+    describe:
+      'the web app in Chromium: first paint of a 100k-item folder and of a search, opening an item, scrolling 10k/100k items (issue 15)',
+    run: runWebBench,
   },
 };
 

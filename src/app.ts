@@ -23,6 +23,8 @@ import { webAppMiddleware } from './http/webApp.js';
 import { requestOriginMiddleware } from './http/requestOrigin.js';
 import { mountRoutes, type AnyRoute } from './http/route.js';
 import { accountRoutes } from './features/accounts/routes.js';
+import { inviteRoutes } from './features/accounts/inviteRoutes.js';
+import { sessionRoutes } from './features/accounts/sessionRoutes.js';
 import { aiRoutes } from './features/ai/routes.js';
 import { editRoutes } from './features/edit/routes.js';
 import { jobRoutes } from './features/ingest/routes.js';
@@ -42,6 +44,8 @@ import { JobRunner } from './jobs/runner.js';
 import { enqueueClustering, registerIngestJobs, resumeUnfinished } from './features/ingest/jobs.js';
 import { registerReindexJobs } from './features/ingest/reindex.js';
 import { startModelWatcher } from './features/ingest/catchUp.js';
+import { startRenditionBackfill } from './features/ingest/renditionJobs.js';
+import { createEventFeed, eventRoutes } from './features/events/index.js';
 import { VERSION } from './platform/packageRoot.js';
 import { invalid } from './platform/errors.js';
 import { openSqliteStorage } from './storage/sqlite/index.js';
@@ -49,6 +53,8 @@ import { openSqliteStorage } from './storage/sqlite/index.js';
 /** Every API route, in one list: mounted by createApp and described by /api/openapi.json. */
 export const ROUTES: AnyRoute[] = [
   ...accountRoutes,
+  ...sessionRoutes,
+  ...inviteRoutes,
   ...collectionRoutes,
   ...browseRoutes,
   ...mediaRoutes,
@@ -61,6 +67,7 @@ export const ROUTES: AnyRoute[] = [
   ...correctionRoutes,
   ...searchRoutes,
   ...modelRoutes,
+  ...eventRoutes,
 ];
 
 export interface App {
@@ -82,8 +89,15 @@ export async function createApp(config: Config, logger: Logger = createLogger(co
   let runner: JobRunner | null = null;
   const services = buildServices(config, logger, stores, () => runner?.notify());
   await bootstrap(services);
+  const events = (services.events = createEventFeed(services, {
+    heartbeatMs: config.eventsHeartbeatSeconds * 1000,
+    retentionMs: config.eventsRetentionHours * 3_600_000,
+    maxEvents: config.eventsMaxEvents,
+  }));
   const searchMaintenance = startServiceWork(services);
   runner = await startJobRunner(services);
+  // Items stored before thumbnails existed get them in the background, after every other job.
+  const backfill = runner ? startRenditionBackfill(services, logger.child({ component: 'renditions' })) : null;
   // Items waiting for a model are analysed again once it is installed (fetched, imported, dropped in).
   const modelWatcher = runner ? startModelWatcher(services, logger.child({ component: 'models' })) : null;
   services.modelsChanged = () => modelWatcher?.check();
@@ -105,12 +119,16 @@ export async function createApp(config: Config, logger: Logger = createLogger(co
     services,
     markClosing: () => {
       closing = true;
+      events.closeAll(); // open event streams would hold the HTTP server's close for the whole grace period
     },
     close: async () => {
+      events.closeAll();
+      await backfill?.stop();
       await services.modelFetch?.stop();
       await modelWatcher?.stop();
       await runner?.stop({ graceMs: config.shutdownGraceSeconds * 1000 });
       await services.generation?.stop(config.shutdownGraceSeconds * 1000);
+      await events.stop(); // after the jobs: their last progress reports are written
       stores.outputs.stop();
       await searchMaintenance.stop();
       await services.models.close();

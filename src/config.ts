@@ -30,6 +30,8 @@ const EnvSchema = z.object({
   MODEL_HUB_URL: z.string().url().default('https://huggingface.co'),
   /** Requests per minute allowed for one API key (token bucket, burst = one minute's worth). */
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(6000),
+  /** Requests per minute from one client address to the public sign-in routes (login, setup, invites). */
+  SIGN_IN_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(30),
   /** Largest accepted upload, in bytes (413 above). */
   MAX_UPLOAD_BYTES: z.coerce
     .number()
@@ -78,6 +80,12 @@ const EnvSchema = z.object({
   SHUTDOWN_GRACE_SECONDS: z.coerce.number().min(0).default(10),
   /** The built web application (npm run build); default dist/web beside the code. */
   WEB_DIR: z.string().optional(),
+  /** Seconds between heartbeats (a comment line) on an open GET /api/events stream. */
+  EVENTS_HEARTBEAT_SECONDS: z.coerce.number().min(0.01).default(15),
+  /** Hours the event log keeps events for clients that reconnect with Last-Event-ID. */
+  EVENTS_RETENTION_HOURS: z.coerce.number().positive().default(24),
+  /** At most this many events are kept (the newest), whatever their age. */
+  EVENTS_MAX_EVENTS: z.coerce.number().int().min(1).default(100_000),
 });
 
 export interface Config {
@@ -96,6 +104,7 @@ export interface Config {
   autoFetchModels: boolean | null;
   modelHubUrl: string;
   rateLimitPerMinute: number;
+  signInRateLimitPerMinute: number;
   maxUploadBytes: number;
   maxJsonBytes: number;
   maxImagePixels: number;
@@ -117,6 +126,9 @@ export interface Config {
   generateSyncTimeoutSeconds: number;
   /** Folder of the built web application served at `/`. */
   webDir: string;
+  eventsHeartbeatSeconds: number;
+  eventsRetentionHours: number;
+  eventsMaxEvents: number;
 }
 
 /**
@@ -164,6 +176,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     autoFetchModels: e.AUTO_FETCH_MODELS ?? null,
     modelHubUrl: e.MODEL_HUB_URL,
     rateLimitPerMinute: e.RATE_LIMIT_PER_MINUTE,
+    signInRateLimitPerMinute: e.SIGN_IN_RATE_LIMIT_PER_MINUTE,
     maxUploadBytes: e.MAX_UPLOAD_BYTES,
     maxJsonBytes: e.MAX_JSON_BYTES,
     maxImagePixels: e.MAX_IMAGE_PIXELS,
@@ -183,6 +196,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     generateMaxQueue: e.GENERATE_MAX_QUEUE,
     generateSyncTimeoutSeconds: e.GENERATE_SYNC_TIMEOUT_SECONDS,
     webDir: path.resolve(e.WEB_DIR ?? path.join(PACKAGE_ROOT, 'dist/web')),
+    eventsHeartbeatSeconds: e.EVENTS_HEARTBEAT_SECONDS,
+    eventsRetentionHours: e.EVENTS_RETENTION_HOURS,
+    eventsMaxEvents: e.EVENTS_MAX_EVENTS,
   };
   return { ...config, ...overrides };
 }

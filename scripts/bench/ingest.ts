@@ -108,7 +108,7 @@ const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
 const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
 
 /** N fixture photos spread over the whole folder (every kind: COCO, OCR signs, faces, EXIF), cycling when N exceeds it. */
-function pickPhotos(n: number): string[] {
+export function pickPhotos(n: number): string[] {
   const all = readdirSync(IMAGES)
     .filter((f) => /\.(jpe?g|png)$/i.test(f))
     .sort();
@@ -320,7 +320,7 @@ let currentIsVideo = false;
 
 // ------------------------------------------------------------------ the app
 
-interface Running {
+export interface Running {
   app: App;
   baseUrl: string;
   close(): Promise<void>;
@@ -328,7 +328,7 @@ interface Running {
   upload(datasetId: string, file: string): Promise<{ mediaId: string; ms: number }>;
 }
 
-async function startApp(dataDir: string, modelsDir: string, env: Record<string, string>): Promise<Running> {
+export async function startApp(dataDir: string, modelsDir: string, env: Record<string, string>): Promise<Running> {
   const server = http.createServer();
   server.keepAliveTimeout = 30 * 60_000;
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
@@ -452,6 +452,36 @@ interface ItemSplit {
   frameObjects: Array<{ frameId: string; objects: NewObject[] }>;
 }
 
+/** The real detector files the ingest figures use (in ../shared/models); absent ones are listed. */
+export const REAL_DETECTOR_FILES = [YOLOX, ULTRAFACE];
+
+/**
+ * A MODELS_DIR under `temp` for MODEL_PROFILE=test with the real YOLOX-Nano (objects) and UltraFace RFB-320
+ * (faces) linked in, and a catalog.local.json giving roles.test.detect to YOLOX-Nano; the rest stays the
+ * test profile's (the real PP-OCRv4 from its npm package, stand-in captioner, embedder and SFace).
+ */
+export function realDetectorsModelsDir(temp: string): string {
+  const modelsDir = path.join(temp, 'models');
+  for (const [dir, file, target] of [
+    ['yolox-nano', 'yolox_nano.onnx', YOLOX],
+    ['ultraface-rfb-320', 'version-RFB-320.onnx', ULTRAFACE],
+  ] as const) {
+    mkdirSync(path.join(modelsDir, dir), { recursive: true });
+    symlinkSync(target, path.join(modelsDir, dir, file));
+  }
+  // Every test role spelled out (a partial roles.test used to null the roles it left out).
+  const shippedTest = (
+    JSON.parse(readFileSync(path.join(ROOT, 'models/catalog.json'), 'utf8')) as {
+      roles: { test: Record<string, unknown> };
+    }
+  ).roles.test;
+  writeFileSync(
+    path.join(modelsDir, 'catalog.local.json'),
+    JSON.stringify({ version: 1, roles: { test: { ...shippedTest, detect: 'yolox-nano' } } }),
+  );
+  return modelsDir;
+}
+
 function skipped(opts: BenchOptions, why: string, t0: number): SectionResult {
   opts.log(`SKIP ingest: ${why}`);
   return {
@@ -483,24 +513,7 @@ export async function runIngestBench(opts: BenchOptions): Promise<SectionResult>
   const setup: Record<string, unknown> = {};
   try {
     // ---------------------------------------------------------------- models: real detectors through symlinks
-    const modelsDir = path.join(temp, 'models');
-    for (const [dir, file, target] of [
-      ['yolox-nano', 'yolox_nano.onnx', YOLOX],
-      ['ultraface-rfb-320', 'version-RFB-320.onnx', ULTRAFACE],
-    ] as const) {
-      mkdirSync(path.join(modelsDir, dir), { recursive: true });
-      symlinkSync(target, path.join(modelsDir, dir, file));
-    }
-    // Every test role spelled out (a partial roles.test used to null the roles it left out).
-    const shippedTest = (
-      JSON.parse(readFileSync(path.join(ROOT, 'models/catalog.json'), 'utf8')) as {
-        roles: { test: Record<string, unknown> };
-      }
-    ).roles.test;
-    writeFileSync(
-      path.join(modelsDir, 'catalog.local.json'),
-      JSON.stringify({ version: 1, roles: { test: { ...shippedTest, detect: 'yolox-nano' } } }),
-    );
+    const modelsDir = realDetectorsModelsDir(temp);
     const catalog = loadCatalog({ modelsDir });
     const roles = catalog.roles.test;
     const videoFiles = shape.videos.map((v) => path.join(VIDEOS, v));

@@ -399,7 +399,7 @@ export async function runLibraryBench(opts: BenchOptions): Promise<SectionResult
      */
     const noVectors = { upsert: () => undefined, remove: () => undefined, removeMedia: () => undefined };
     const textWriter = sqliteTextIndexWriter(db);
-    const traceable = () => sqliteMediaStore(db, { vectors: noVectors, text: textWriter });
+    const traceable = () => sqliteMediaStore(db, { vectors: noVectors, text: textWriter }, { append: () => undefined });
     const storageBrowseStats = new Map<string, Stats>();
     const browseRow = async (id: string, label: string, query: BrowseQuery, target = true) => {
       log(`measuring ${label}`);
@@ -893,8 +893,8 @@ export async function runLibraryBench(opts: BenchOptions): Promise<SectionResult
       findings.push(`upload check: ${uploaded} items in the upload folder, expected ${shape.uploads * 2 + 1}`);
 
     {
-      // Migration 015 as an existing library of this size runs it at start-up (after every write above).
-      log('timing migration 015 over this library');
+      // Migration 017 as an existing library of this size runs it at start-up (after every write above).
+      log('timing migration 017 over this library');
       const liveNow = db
         .prepare(`SELECT count(*) FROM media WHERE dataset_id = ? AND status = 'active' AND is_current = 1`)
         .pluck()
@@ -902,8 +902,8 @@ export async function runLibraryBench(opts: BenchOptions): Promise<SectionResult
       const ms = timeScopeMigration(db);
       const counted = (await st.media.browse(q({ recursive: true, limit: 1 }))).total;
       rows.push({
-        id: 'migration.015',
-        label: `migration 015 (media_scope) over ${liveNow.toLocaleString('en')} live rows`,
+        id: 'migration.017',
+        label: `migration 017 (media_scope) over ${liveNow.toLocaleString('en')} live rows`,
         ours: stats([ms]),
         baseline: null,
         check: { ok: counted === liveNow, text: `root total ${counted}, live rows ${liveNow}` },

@@ -1,6 +1,6 @@
 /**
  * The library bench's baseline (issue #17): browse, totals and folder summaries
- * as the server ran them before migration 015 — the statements of
+ * as the server ran them before migration 017 — the statements of
  * src/storage/sqlite/browse.ts at commit 0bd322c, kept here verbatim in
  * substance, not in production code — and the schema they need (the listing
  * indexes and live_counts of migrations 001 and 007), which the bench puts back
@@ -86,7 +86,7 @@ export function legacyWriteMode(db: Db) {
 }
 
 /**
- * Times migration 015 on this library as an existing one would run it at start-up: the schema put back as it
+ * Times migration 017 on this library as an existing one would run it at start-up: the schema put back as it
  * was before (listing indexes, live_counts), media_scope removed, then the migration file in one transaction.
  */
 export function timeScopeMigration(db: Db): number {
@@ -96,7 +96,7 @@ export function timeScopeMigration(db: Db): number {
     `DROP TABLE media_scope; DROP TABLE media_scope_counts; DROP TABLE media_scope_bulk; DROP INDEX media_live_folders;`,
   );
   db.pragma('wal_checkpoint(TRUNCATE)');
-  const sql = readFileSync(path.join(MIGRATIONS, '015_browse_scopes.sql'), 'utf8');
+  const sql = readFileSync(path.join(MIGRATIONS, '017_browse_scopes.sql'), 'utf8');
   const t0 = performance.now();
   db.transaction(() => db.exec(sql))();
   return performance.now() - t0;

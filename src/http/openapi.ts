@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { AnyRoute } from './route.js';
+import { CSRF_HEADER, SESSION_COOKIE } from './sessionCookie.js';
 
 const jsonSchema = (schema: z.ZodType) =>
   z.toJSONSchema(schema, { io: 'input', target: 'openapi-3.0', unrepresentable: 'any' }) as Record<string, unknown>;
@@ -8,6 +9,21 @@ const ERROR_SCHEMA = {
   type: 'object',
   properties: { error: { type: 'string' }, message: { type: 'string' } },
   required: ['error', 'message'],
+};
+
+/** API keys and Bearer tokens for programs; the session cookie for the web app (a route's `auth: 'none'`: none). */
+const SECURITY_SCHEMES = {
+  apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key' },
+  bearer: { type: 'http', scheme: 'bearer' },
+  session: {
+    type: 'apiKey',
+    in: 'cookie',
+    name: SESSION_COOKIE,
+    description:
+      `A signed-in browser (POST /api/auth/login). Used only when the request has neither x-api-key nor ` +
+      `Authorization. Every request other than GET and HEAD must also carry the header ${CSRF_HEADER} ` +
+      `with the session's csrfToken.`,
+  },
 };
 
 /**
@@ -43,17 +59,25 @@ export function buildOpenApi(routes: AnyRoute[], extra: { version: string; serve
           ? { description, content: { 'application/json': { schema: ERROR_SCHEMA } } }
           : { description };
     }
-    responses[401] ??= {
-      description: 'Invalid or missing API key',
-      content: { 'application/json': { schema: ERROR_SCHEMA } },
-    };
+    if (r.produces)
+      responses[200] = {
+        description: r.responses?.[200] ?? 'OK',
+        content: { [r.produces]: { schema: { type: 'string' } } },
+      };
+    const open = r.auth === 'none';
+    if (!open)
+      responses[401] ??= {
+        description: 'Invalid or missing API key',
+        content: { 'application/json': { schema: ERROR_SCHEMA } },
+      };
     const op: Record<string, unknown> = {
       summary: r.summary,
+      ...(r.description ? { description: r.description } : {}),
       tags: [r.tag],
       operationId: `${r.method}${openPath.replace(/[{}]/g, '').replace(/[^a-zA-Z0-9]+(.)/g, (_, c: string) => c.toUpperCase())}`,
       parameters,
       responses,
-      security: [{ apiKey: [] }, { bearer: [] }],
+      security: open ? [] : [{ apiKey: [] }, { bearer: [] }, { session: [] }],
     };
     if (r.body) {
       const type = r.bodyType === 'multipart' ? 'multipart/form-data' : 'application/json';
@@ -78,12 +102,7 @@ export function buildOpenApi(routes: AnyRoute[], extra: { version: string; serve
     openapi: '3.0.3',
     info: { title: 'Media library and local vision AI', version: extra.version },
     servers: [{ url: extra.serverUrl }],
-    components: {
-      securitySchemes: {
-        apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key' },
-        bearer: { type: 'http', scheme: 'bearer' },
-      },
-    },
+    components: { securitySchemes: SECURITY_SCHEMES },
     paths,
   };
 }

@@ -23,7 +23,8 @@ export function requestLog(logger: Logger) {
         path: ctx.path,
         status: ctx.status,
         ms: Math.round(ms * 10) / 10,
-        keyId: ctx.state.principal?.keyId,
+        keyId: ctx.state.principal?.keyId ?? undefined,
+        sessionId: ctx.state.principal?.sessionId ?? undefined,
       });
     }
   };

@@ -4,17 +4,29 @@ import type { Context, Middleware } from 'koa';
 import { z } from 'zod';
 import { invalid } from '../platform/errors.js';
 import type { Principal, Services } from '../features/kernel/services.js';
+import { jsonBody } from './bodies.js';
 
 /** What the request edge asks of the accounts feature before a handler runs (implemented by features/accounts/guards.ts). */
 export interface RequestGuards {
+  /** The caller: an API key, a Bearer token, or (with neither header) a session cookie, whose writes need the CSRF header. */
   authenticate(ctx: Context): Promise<Principal>;
   rateLimit(ctx: Context, principal: Principal): void;
+  /** A public route's request (no credentials read): limited per client address instead. */
+  rateLimitAnonymous(ctx: Context): void;
   /** A write request was handled: keys, roles and memberships may have changed, so no remembered key is trusted any more. */
   forgetKeys(): void;
 }
 
 export type Method = 'get' | 'post' | 'patch' | 'put' | 'delete';
+/** `required`: every route unless it says otherwise. `none`: a public route (signing in), see RouteDef.auth. */
+export type RouteAuth = 'required' | 'none';
 type Schema = z.ZodType;
+
+/**
+ * The largest JSON body a public route reads (sign-in forms): they read bodies before anyone is known,
+ * so far less than MAX_JSON_BYTES.
+ */
+export const PUBLIC_JSON_BYTES = 16 * 1024;
 type Out<S> = S extends z.ZodType ? z.output<S> : undefined;
 
 /**
@@ -26,11 +38,14 @@ export interface RouteDef<
   P extends Schema | undefined = undefined,
   Q extends Schema | undefined = undefined,
   B extends Schema | undefined = undefined,
+  A extends RouteAuth = 'required',
 > {
   method: Method;
   /** Koa-router style, e.g. `/api/media/:mediaId`. */
   path: string;
   summary: string;
+  /** Longer text for the OpenAPI document, when the summary cannot say enough (formats, semantics). */
+  description?: string;
   tag: string;
   params?: P;
   query?: Q;
@@ -39,11 +54,23 @@ export interface RouteDef<
   bodyType?: 'json' | 'multipart';
   /** Status → description, for the OpenAPI document. 200 is assumed. */
   responses?: Record<number, string>;
+  /**
+   * `none` for the few routes that sign people in: no credentials are read (the handler gets no principal),
+   * requests are limited per client address, JSON bodies to PUBLIC_JSON_BYTES, and the OpenAPI document
+   * marks them `security: []`. Everything else authenticates first.
+   */
+  auth?: A;
+  /**
+   * The 200 answer's media type when it is not JSON (`text/event-stream`): the handler then returns a
+   * stream, which Koa sends as it is produced.
+   */
+  produces?: string;
   handle(input: {
     params: Out<P>;
     query: Out<Q>;
     body: Out<B>;
-    principal: Principal;
+    /** The caller; null on a public route. */
+    principal: A extends 'none' ? null : Principal;
     services: Services;
     ctx: Context;
   }): Promise<unknown> | unknown;
@@ -51,15 +78,16 @@ export interface RouteDef<
 
 // The registry is heterogeneous: the handler's input types differ per route.
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
-export type AnyRoute = RouteDef<any, any, any>;
+export type AnyRoute = RouteDef<any, any, any, any>;
 
 export const defineRoute = <
   P extends Schema | undefined = undefined,
   Q extends Schema | undefined = undefined,
   B extends Schema | undefined = undefined,
+  A extends RouteAuth = 'required',
 >(
-  def: RouteDef<P, Q, B>,
-): RouteDef<P, Q, B> => def;
+  def: RouteDef<P, Q, B, A>,
+): RouteDef<P, Q, B, A> => def;
 
 /** Turns the first zod issue into a message that names the field. */
 export function describeZodError(error: z.ZodError, where: string): string {
@@ -77,6 +105,27 @@ function parse<S extends Schema | undefined>(schema: S, value: unknown, where: s
   return result.data as Out<S>;
 }
 
+/**
+ * The first stage of a route: authenticate and rate limit before reading any body (an unauthenticated client
+ * never gets a JSON body parsed or a file streamed to disk); a public route is only rate limited per address.
+ */
+function guardStage(def: AnyRoute, guards: RequestGuards): Middleware {
+  return async (ctx, next) => {
+    if (def.auth === 'none') {
+      guards.rateLimitAnonymous(ctx);
+      ctx.state.principal = null;
+    } else {
+      guards.rateLimit(ctx, await guards.authenticate(ctx));
+    }
+    if (def.method === 'get') return next();
+    try {
+      await next();
+    } finally {
+      guards.forgetKeys(); // a write may have revoked a key or changed a role (see KEY_MEMORY_MS)
+    }
+  };
+}
+
 /** Registers routes on a router, behind authentication and rate limiting. */
 export function mountRoutes(
   router: Router,
@@ -85,22 +134,14 @@ export function mountRoutes(
   routes: AnyRoute[],
   parsers: { multipart: Middleware; json: Middleware },
 ): void {
+  const publicJson = jsonBody(PUBLIC_JSON_BYTES);
   for (const def of routes) {
-    // Authenticate before reading any body: an unauthenticated client never gets a JSON body parsed or a file streamed to disk.
-    const authenticate: Middleware = async (ctx, next) => {
-      const principal = await guards.authenticate(ctx);
-      guards.rateLimit(ctx, principal);
-      if (def.method === 'get') return next();
-      try {
-        await next();
-      } finally {
-        guards.forgetKeys(); // a write may have revoked a key or changed a role (see KEY_MEMORY_MS)
-      }
-    };
-    const body = def.bodyType === 'multipart' ? parsers.multipart : def.method === 'get' ? undefined : parsers.json;
-    const stages: Middleware[] = body ? [authenticate, body] : [authenticate];
+    const json = def.auth === 'none' ? publicJson : parsers.json;
+    const body = def.bodyType === 'multipart' ? parsers.multipart : def.method === 'get' ? undefined : json;
+    const guard = guardStage(def, guards);
+    const stages: Middleware[] = body ? [guard, body] : [guard];
     router[def.method](def.path, ...stages, async (ctx: Context) => {
-      const principal = ctx.state.principal as Principal;
+      const principal = ctx.state.principal as Principal | null;
       const params = parse(def.params, ctx.params, 'path');
       const query = parse(def.query, ctx.query, 'query');
       const rawBody = ctx.request.body;

@@ -2,9 +2,13 @@ import type {
   ApiKeyRecord,
   BrowseQuery,
   Collection,
+  ChildFolder,
+  EventRecord,
   FolderSummary,
   FrameDetail,
   FrameRecord,
+  FrameRenditions,
+  InviteRecord,
   MediaRecord,
   MediaSummary,
   Metadata,
@@ -13,9 +17,11 @@ import type {
   NewObject,
   ObjectRecord,
   NewMedia,
+  NewEvent,
   Organization,
   ProcessingStatus,
   Role,
+  SessionRecord,
   StageRecord,
   User,
 } from './types.js';
@@ -31,6 +37,10 @@ import type { ClusterStore } from '../index/faces/types.js';
  */
 export interface Storage {
   accounts: AccountStore;
+  /** Signed-in browser sessions and the failed sign-ins behind the lockout. */
+  sessions: SessionStore;
+  /** One-time invite links into organizations. */
+  invites: InviteStore;
   collections: CollectionStore;
   media: MediaStore;
   /** What the ingest pipeline writes on frames: captions, objects, embeddings. */
@@ -39,6 +49,8 @@ export interface Storage {
   clusters: ClusterStore;
   /** The durable job queue (src/jobs): ingest, re-indexing, clustering. */
   jobs: JobStore;
+  /** The event log behind GET /api/events: item changes and job progress, per organization. */
+  events: EventStore;
   /** Flushes and closes. Further calls fail. */
   close(): Promise<void>;
 }
@@ -66,9 +78,69 @@ export interface AccountStore {
   listApiKeys(organizationId: string): Promise<ApiKeyRecord[]>;
   /** Marks the key revoked; false when there was no such active key. */
   revokeApiKey(id: string, at: string): Promise<boolean>;
+  /** The user with this email (compared without regard to case) and their password hash, null when none is set. */
+  findCredentials(email: string): Promise<{ user: User; passwordHash: string | null } | null>;
+  getPasswordHash(userId: string): Promise<string | null>;
+  /** Changes the named fields; null when there is no such user. An email another user has is a unique violation. */
+  updateUser(id: string, patch: { email?: string; name?: string; passwordHash?: string }): Promise<User | null>;
   getSetting(key: string): Promise<string | null>;
   /** Stores the value unless the key already has one; returns the value in force. */
   setSettingIfAbsent(key: string, value: string): Promise<string>;
+  /** Stores the value, replacing any. */
+  setSetting(key: string, value: string): Promise<void>;
+  /** Deletes the setting only while it holds `value`; true when this call deleted it (of racing callers, one wins). */
+  takeSetting(key: string, value: string): Promise<boolean>;
+  deleteSetting(key: string): Promise<void>;
+}
+
+/**
+ * Browser sessions (src/features/accounts/sessions.ts) and the failed sign-ins that gate making one.
+ * "Live" means: not revoked, `expiresAt` after `now`, `lastSeenAt` after `idleSince`.
+ */
+export interface SessionStore {
+  create(session: SessionRecord): Promise<void>;
+  /** The session with this id, in any state. */
+  get(id: string): Promise<SessionRecord | null>;
+  /** The live session whose secret has this sha256, or null. */
+  findLive(secretHash: string, now: string, idleSince: string): Promise<SessionRecord | null>;
+  /** The user's live sessions, newest first. */
+  listLive(userId: string, now: string, idleSince: string): Promise<SessionRecord[]>;
+  /** Records activity (the caller spares writes: at most once a minute). */
+  touch(id: string, at: string): Promise<void>;
+  setOrganization(id: string, organizationId: string): Promise<void>;
+  /** Revokes the session if it is this user's and not yet revoked; false otherwise. */
+  revoke(id: string, userId: string, at: string): Promise<boolean>;
+  /** Revokes every unrevoked session of the user except `exceptId`; returns how many. */
+  revokeAllForUser(userId: string, at: string, exceptId: string | null): Promise<number>;
+  /** Records a failed sign-in for the (lowercase) email; drops every failure older than `pruneBefore`. */
+  recordFailure(email: string, at: string, pruneBefore: string): Promise<void>;
+  /** When the email's sign-ins failed, at or after `since`, oldest first. */
+  failuresSince(email: string, since: string): Promise<string[]>;
+  clearFailures(email: string): Promise<void>;
+}
+
+/** One-time invite links (src/features/accounts/invites.ts). Pending: not accepted, not revoked, not expired. */
+export interface InviteStore {
+  create(invite: InviteRecord): Promise<void>;
+  get(id: string): Promise<InviteRecord | null>;
+  /** The invite with this token hash, in any state. */
+  findByTokenHash(tokenHash: string): Promise<InviteRecord | null>;
+  /** The organization's pending invites at `now`, oldest first. */
+  listPending(organizationId: string, now: string): Promise<InviteRecord[]>;
+  /** Revokes the invite if it is pending at `at`; false otherwise. */
+  revoke(id: string, at: string): Promise<boolean>;
+  /** Revokes the organization's pending invites for this email (a new invite supersedes them); returns how many. */
+  revokePendingFor(organizationId: string, email: string, at: string): Promise<number>;
+  /**
+   * Accepts an invite in one transaction: marks it accepted by `member.userId`, creates that user first when
+   * `newUser` is given, and adds the membership with the invite's role (an existing membership is kept as it is).
+   * False, changing nothing, when the invite is not pending at `at`.
+   */
+  accept(
+    id: string,
+    at: string,
+    member: { userId: string; newUser?: { user: User; passwordHash: string } },
+  ): Promise<boolean>;
 }
 
 export interface CollectionStore {
@@ -122,6 +194,14 @@ export interface MediaStore {
   /** getMany narrowed to MediaSummary's fields (organization search reads its candidates' items to fill a page). */
   summaries(ids: string[]): Promise<MediaSummary[]>;
   folderSummaries(folderPaths: string[]): Promise<Map<string, FolderSummary>>;
+  /**
+   * The live folders directly inside `parentPath` (a collection root label or a folder path), by name
+   * (case-insensitive) then id, one page of `limit` from `offset`, with `total` the number of such folders.
+   */
+  childFolders(
+    parentPath: string,
+    page: { limit: number; offset: number },
+  ): Promise<{ folders: ChildFolder[]; total: number }>;
   /** Number of active versions per root id (1 for an original with no edits). */
   versionCounts(rootIds: string[]): Promise<Map<string, number>>;
   /** Tag groups of active, current items: group → sorted distinct values. */
@@ -136,11 +216,20 @@ export interface MediaStore {
   ): Promise<{ deletedId: string; promotedId: string | null }>;
   /** Makes this version the current one of its root. */
   selectVersion(versionId: string, userId: string): Promise<MediaRecord>;
+  /**
+   * Sets the processing status and error; when either changed, appends a `media.status` event in the same
+   * transaction (with the stages that wait for a model, once `ready`).
+   */
   setProcessingStatus(id: string, status: ProcessingStatus, error: string | null): Promise<void>;
   /** Ids of active items still `pending` or `processing` (to make sure each has its ingest job after a crash). */
   unfinishedIds(limit: number, afterId?: string): Promise<string[]>;
-  /** Which of these blob keys some media or frame row (any status) still references. */
+  /** Which of these blob keys some media, frame (its file or a rendition) or object row (any status) still references. */
   referencedBlobKeys(keys: string[]): Promise<Set<string>>;
+  /**
+   * How many queued or running jobs of this type are keyed by an item of the organization (jobs queued
+   * per item carry its id as their key): the progress of a re-index or a backfill, per organization.
+   */
+  pendingItemJobs(type: string, organizationId: string): Promise<number>;
   /** Active items (not folders) of the organization whose own file is this blob, current versions first, then newest first. */
   findByBlobKey(organizationId: string, blobKey: string): Promise<MediaRecord[]>;
 }
@@ -155,6 +244,17 @@ export interface AnalysisStore {
   syncFrames(mediaId: string, frames: NewFrame[], userId: string): Promise<FrameRecord[]>;
   /** Active frames of an item in time order. */
   framesOf(mediaId: string): Promise<FrameRecord[]>;
+  /**
+   * Records a frame's renditions, made from `fromBlobKey`; false (nothing written) when the frame is gone
+   * or has another file by now (a re-extraction replaced it meanwhile). When it is its item's first
+   * active frame, a `media.thumbnail` event is appended in the same transaction.
+   */
+  setFrameRenditions(frameId: string, fromBlobKey: string, renditions: FrameRenditions): Promise<boolean>;
+  /**
+   * Ids of active items (ready or failed: the others' ingest makes them) with an active frame that lacks
+   * renditions, in id order, after `afterId`, at most `limit` (the backfill).
+   */
+  itemsLackingRenditions(limit: number, afterId?: string): Promise<string[]>;
   /**
    * Replaces the model-made captions and objects (and their embeddings) of one
    * frame in one transaction; rows the user made or edited are kept. Running it
@@ -177,7 +277,10 @@ export interface AnalysisStore {
   ): Promise<void>;
   /** A caption the user wrote; reprocessing keeps it. */
   addUserCaption(frameId: string, caption: NewCaption, userId: string): Promise<void>;
-  /** Records an item's analysis stages, replacing what an earlier analysis recorded. */
+  /**
+   * Records an item's analysis stages, replacing what an earlier analysis recorded. When a `ready` item's
+   * waiting stages change (a catch-up), a `media.status` event is appended in the same transaction.
+   */
   setStages(mediaId: string, stages: StageRecord[]): Promise<void>;
   /** The recorded stages of these items, by media id (items never analysed are absent). */
   stagesOf(mediaIds: string[]): Promise<Map<string, StageRecord[]>>;
@@ -186,4 +289,36 @@ export interface AnalysisStore {
    * after `afterId`, at most `limit` (the catch-up after a model is installed).
    */
   waitingFor(models: string[], limit: number, afterId?: string): Promise<string[]>;
+}
+
+/**
+ * The event log (table events): appended by the stores inside their own transactions (EventWriter) and
+ * by append() for events that report no row change (job progress); read by the live streams of
+ * GET /api/events; trimmed by age and count.
+ */
+export interface EventStore {
+  /** Appends an event in a transaction of its own. */
+  append(event: NewEvent): Promise<EventRecord>;
+  /**
+   * The organization's events after `afterId`, oldest first, at most `limit`. `collectionId` narrows the
+   * events about items to that collection; organization-wide ones (job progress) still come.
+   */
+  after(query: {
+    organizationId: string;
+    afterId: number;
+    limit: number;
+    collectionId?: string | null;
+  }): Promise<EventRecord[]>;
+  /**
+   * `latest`: the newest id handed out (0 when none ever was); `trimmedThrough`: every id up to it is gone
+   * from the log (0 when nothing was trimmed). The log holds exactly the ids in between.
+   */
+  bounds(): Promise<{ trimmedThrough: number; latest: number }>;
+  /** Deletes the events older than `olderThan` (ISO) and all but the newest `keep`; how many. */
+  trim(olderThan: string, keep: number): Promise<number>;
+  /**
+   * Calls `listener` after events were appended through this store (coalesced: once for a burst, after the
+   * transaction that appended them ended); returns the unsubscribe. Other processes' appends are not heard.
+   */
+  onAppend(listener: () => void): () => void;
 }

@@ -28,6 +28,40 @@ export interface User {
   createdAt: string;
 }
 
+/** A signed-in browser (src/features/accounts/sessions.ts). The cookie's secret is never stored, only its sha256. */
+export interface SessionRecord {
+  id: string;
+  userId: string;
+  /** The organization the session acts in now (the user may switch among their memberships). */
+  organizationId: string;
+  secretHash: string;
+  /** Sent back by the web app in `x-csrf-token` on every cookie-authenticated write. */
+  csrfToken: string;
+  createdAt: string;
+  lastSeenAt: string;
+  /** Absolute end, however active the session is. */
+  expiresAt: string;
+  revokedAt: string | null;
+  userAgent: string | null;
+  ip: string | null;
+}
+
+/** A one-time invite link into an organization with a role; only the token's sha256 is stored. */
+export interface InviteRecord {
+  id: string;
+  organizationId: string;
+  /** Lowercase. */
+  email: string;
+  role: Role;
+  tokenHash: string;
+  invitedBy: string;
+  createdAt: string;
+  expiresAt: string;
+  acceptedAt: string | null;
+  acceptedBy: string | null;
+  revokedAt: string | null;
+}
+
 export interface ApiKeyRecord {
   id: string;
   organizationId: string;
@@ -119,11 +153,21 @@ export interface FrameRecord {
   blobKey: string;
   width: number;
   height: number;
+  /** The 256 px WebP rendition of blobKey (the API's thumbnailUrl); null until the rendition stage made it. */
+  thumbnailKey: string | null;
+  /** The 768 px WebP rendition of blobKey (the API's previewUrl); null until the rendition stage made it. */
+  previewKey: string | null;
   status: RecordStatus;
   metadata: Record<string, unknown>;
   createdAt: string;
   updatedAt: string;
   createdById: string;
+}
+
+/** A frame's two renditions, as the rendition stage stores them (src/features/ingest/renditions.ts). */
+export interface FrameRenditions {
+  thumbnailKey: string;
+  previewKey: string;
 }
 
 export interface CaptionRecord {
@@ -196,6 +240,19 @@ export interface FolderSummary {
   previewBlobKeys: string[];
 }
 
+/** One child folder of a folder level, as the folder tree shows it (MediaStore.childFolders). */
+export interface ChildFolder {
+  id: string;
+  name: string;
+  path: string;
+  /** Live entries directly inside: items and subfolders (the folder's one-level listing total). */
+  childCount: number;
+  /** Live subfolders directly inside (0: a leaf, nothing to expand). */
+  folderCount: number;
+  /** Live images and videos anywhere beneath (as FolderSummary.itemCount). */
+  itemCount: number;
+}
+
 /** A new item or folder as the media store's insert takes it: the record's own fields, before any write. */
 export interface NewMedia extends Pick<
   MediaRecord,
@@ -257,3 +314,24 @@ export interface StageRecord {
   /** The model the stage waits for (or that did it); null when off. */
   model: string | null;
 }
+
+/** What an event of the log reports (GET /api/events; src/features/events presents them). */
+export type EventType = 'media.created' | 'media.status' | 'media.thumbnail' | 'media.deleted' | 'job.progress';
+
+/**
+ * One entry of the event log: something that happened to an item of an organization, or the progress of
+ * its background jobs. Ids increase in commit order and are never reused.
+ */
+export interface EventRecord {
+  id: number;
+  type: EventType;
+  organizationId: string;
+  /** The item's collection; null for organization-wide events (job progress). */
+  collectionId: string | null;
+  mediaId: string | null;
+  /** The event's own fields (status, reason, path, counts, …). */
+  data: Record<string, unknown>;
+  createdAt: string;
+}
+
+export type NewEvent = Omit<EventRecord, 'id' | 'createdAt'>;

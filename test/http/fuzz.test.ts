@@ -15,6 +15,10 @@
  * - POST /api/media/{id}/reprocess: queues an ingest job, harmless with ingestConcurrency 0.
  * - DELETE /api/keys/{keyId}: valid ids are only those of sacrificial keys, so the fuzz never
  *   revokes the credentials it uses.
+ * - The owner's signed-in session (a cookie, with the CSRF header on most writes) is one more credential;
+ *   it never calls POST /api/auth/logout (that would end it for the rest of the run).
+ * - GET /api/events: an answer that opens a live stream (text/event-stream) is judged by its status and
+ *   headers, then the fuzz hangs up (the stream would never end by itself).
  */
 import { createHmac } from 'node:crypto';
 import { existsSync, readdirSync } from 'node:fs';
@@ -22,6 +26,7 @@ import path from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { seededRandom } from '../../src/platform/random.js';
+import { setUpOwner, type Browser } from '../helpers/browser.js';
 import { makeImage, startTestApp, TEST_KEY, type TestApp } from '../helpers/testApp.js';
 
 const SEED = 0x16f022;
@@ -40,6 +45,8 @@ interface Ctx {
   app: TestApp;
   viewerA: string;
   keyB: string;
+  /** The owner signed in through the setup link: a session in A. */
+  session: Browser;
   pools: Pools;
 }
 
@@ -48,6 +55,7 @@ const t = suite<Ctx>('fuzz');
 t.before(async (ctx) => {
   const app = await startTestApp({ ingestConcurrency: 0 });
   ctx.app = app;
+  ctx.session = await setUpOwner(app);
   const must = (r: { status: number; body: any }, what: string) => {
     if (r.status !== 200) throw new Error(`${what}: ${r.status} ${JSON.stringify(r.body)}`);
     return r.body;
@@ -226,7 +234,7 @@ function bodyFor(r: Rand, pools: Pools, schema: any): string | undefined {
   return JSON.stringify(body);
 }
 
-type Cred = 'none' | 'ownerA' | 'viewerA' | 'ownerB' | 'forged';
+type Cred = 'none' | 'ownerA' | 'viewerA' | 'ownerB' | 'forged' | 'sessionA';
 
 function forgedToken(r: Rand, orgA: string): string {
   const b64 = (v: object) => Buffer.from(JSON.stringify(v)).toString('base64url');
@@ -255,6 +263,7 @@ const LONG_JOBS = new Set(['POST /api/ai/edit', 'POST /api/ai/generate', 'POST /
 /** Successful non-GET calls a viewer may make: they change nothing the organization owns. */
 const VIEWER_MAY = new Set([
   'POST /api/auth/token',
+  'POST /api/auth/logout',
   'POST /api/ai/describe',
   'POST /api/ai/tag',
   'POST /api/ai/embed',
@@ -295,12 +304,14 @@ t(
     const requests: Array<() => Promise<void>> = [];
     const failures: Failure[] = [];
     let sent = 0;
+    let streams = 0;
 
     for (const op of ops) {
       const name = `${op.method} ${op.path}`;
       for (let i = 0; i < PER_OPERATION; i++) {
-        let cred = pick<Cred>(r, ['none', 'ownerA', 'ownerA', 'viewerA', 'ownerB', 'ownerB', 'forged']);
-        if (LONG_JOBS.has(name) && (cred === 'ownerA' || cred === 'ownerB' || cred === 'viewerA')) cred = 'forged';
+        let cred = pick<Cred>(r, ['none', 'ownerA', 'ownerA', 'viewerA', 'ownerB', 'ownerB', 'forged', 'sessionA']);
+        if (LONG_JOBS.has(name) && cred !== 'none') cred = 'forged';
+        if (name === 'POST /api/auth/logout' && cred === 'sessionA') cred = 'none';
         const headers: Record<string, string> = {};
         if (cred === 'ownerA') headers['x-api-key'] = TEST_KEY;
         if (cred === 'viewerA') {
@@ -309,6 +320,10 @@ t(
         }
         if (cred === 'ownerB') headers['x-api-key'] = ctx.keyB;
         if (cred === 'forged') headers.authorization = `Bearer ${forgedToken(r, app.orgId)}`;
+        if (cred === 'sessionA') {
+          headers.cookie = `lumen_session=${ctx.session.cookie}`;
+          if (r() < 0.9) headers['x-csrf-token'] = ctx.session.csrf!;
+        }
 
         const mentioned: string[] = [];
         let url = op.path.replace(/\{(\w+)\}/g, (_m, p: string) => {
@@ -364,9 +379,15 @@ t(
           let status: number;
           let text: string;
           try {
-            const res = await fetch(app.baseUrl + url, { method: op.method, headers, body });
+            const aborter = new AbortController();
+            const res = await fetch(app.baseUrl + url, { method: op.method, headers, body, signal: aborter.signal });
             status = res.status;
-            text = await res.text();
+            // A live stream (GET /api/events) never ends by itself: its headers are the answer; hang up.
+            if (res.headers.get('content-type')?.startsWith('text/event-stream')) {
+              aborter.abort();
+              text = '';
+              streams++;
+            } else text = await res.text();
           } catch (err) {
             fail(
               'connection error',
@@ -457,7 +478,7 @@ t(
       }),
     );
     const ms = Date.now() - started;
-    if (process.env.FUZZ_VERBOSE) console.log(`fuzz: ${sent} requests in ${ms} ms`);
+    if (process.env.FUZZ_VERBOSE) console.log(`fuzz: ${sent} requests (${streams} event streams) in ${ms} ms`);
 
     assert.ok(sent >= 2000, `sent ${sent} requests`);
     assert.ok(
@@ -466,6 +487,7 @@ t(
         failures.map((f) => `${f.what}: ${f.method} ${f.url} [${f.cred}] → ${f.status} ${f.sample}`).join('\n'),
     );
 
+    assert.is((await ctx.session.request('GET', '/api/me')).status, 200, 'the session lived through the fuzz');
     const health = await app.request('GET', '/healthz', { key: null });
     assert.is(health.status, 200, JSON.stringify(health.body));
     const tmp = path.join(app.dataDir, 'tmp');

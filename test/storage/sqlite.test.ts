@@ -11,6 +11,8 @@ import { newMediaId, newUuid, nowIso } from '../../src/platform/ids.js';
 import type { BrowseQuery } from '../../src/storage/types.js';
 import { openSqliteStorage, type SqliteStorage } from '../../src/storage/sqlite/index.js';
 import { sqliteMediaStore } from '../../src/storage/sqlite/mediaStore.js';
+import { sqliteEventLog } from '../../src/storage/sqlite/eventLog.js';
+import type { Db } from '../../src/storage/sqlite/database.js';
 import { sqliteTextIndexWriter } from '../../src/index/text/sqlite/writer.js';
 import { traceSql, type TracedStatement } from '../../scripts/bench/sqlTrace.js';
 import { migrate } from '../../src/storage/sqlite/migrate.js';
@@ -53,6 +55,10 @@ test('migrations are idempotent: opening an existing file applies nothing and ke
     await second.close();
   }
 });
+
+/** The plan's detail lines. */
+const planOf = (db: Db, sql: string, params: unknown[]): string[] =>
+  (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...params) as Array<{ detail: string }>).map((r) => r.detail);
 
 /** Lines that read a table without any index. */
 const fullScans = (plan: string[]) =>
@@ -133,7 +139,9 @@ async function library(n: number): Promise<{ folder: string }> {
 async function browsePlans(query: BrowseQuery): Promise<TracedStatement[]> {
   const noVectors = { upsert: () => undefined, remove: () => undefined, removeMedia: () => undefined };
   const writers = { vectors: noVectors, text: sqliteTextIndexWriter(store.db) };
-  return (await traceSql(store.db, () => sqliteMediaStore(store.db, writers).browse(query))).statements;
+  return (
+    await traceSql(store.db, () => sqliteMediaStore(store.db, writers, sqliteEventLog(store.db).writer).browse(query))
+  ).statements;
 }
 
 test('query plans: no listing reads a table without an index, and no page sorts its place', async () => {
@@ -193,6 +201,42 @@ test('query plans: the tag filter probes media_tags by primary key, or drives fr
   assert.not.ok(
     plans.some((d) => /^\s*SCAN media_tags/.test(d)),
     plans.join(' | '),
+  );
+});
+
+test('query plans: the rendition backfill, the sweep of renditions and a stream read each search an index', () => {
+  // The statements of renditionStore.ts (itemsLackingRenditions), mediaReads.ts (referencedBlobKeys) and
+  // eventLog.ts (after).
+  const lacking = planOf(
+    store.db,
+    `SELECT DISTINCT f.media_id FROM frames f JOIN media m ON m.id = f.media_id
+     WHERE f.thumbnail_key IS NULL AND f.status = 'active' AND f.media_id > ?
+       AND m.status = 'active' AND m.processing_status IN ('ready', 'failed')
+     ORDER BY f.media_id LIMIT ?`,
+    ['', 10],
+  );
+  assert.ok(
+    lacking.some((d) => /^SEARCH f USING INDEX frames_without_renditions \(media_id>\?\)/.test(d)),
+    lacking.join(' | '),
+  );
+  for (const column of ['thumbnail_key', 'preview_key']) {
+    const plan = planOf(store.db, `SELECT ${column} FROM frames WHERE ${column} IN (SELECT value FROM json_each(?))`, [
+      '[]',
+    ]);
+    assert.ok(
+      plan.some((d) => new RegExp(`^SEARCH frames USING COVERING INDEX frames_\\w+ \\(${column}=\\?\\)`).test(d)),
+      plan.join(' | '),
+    );
+  }
+  const after = planOf(
+    store.db,
+    `SELECT * FROM events WHERE organization_id = ? AND id > ?
+       AND (? IS NULL OR dataset_id = ? OR dataset_id IS NULL) ORDER BY id LIMIT ?`,
+    ['o', 0, null, null, 200],
+  );
+  assert.ok(
+    after.some((d) => /^SEARCH events USING INDEX events_by_org \(organization_id=\? AND id>\?\)/.test(d)),
+    after.join(' | '),
   );
 });
 

@@ -15,6 +15,7 @@ import type {
   ApiKeyRecord,
   BrowseQuery,
   Collection,
+  InviteRecord,
   MediaRecord,
   MediaType,
   Metadata,
@@ -22,6 +23,7 @@ import type {
   NewMedia,
   NewObject,
   Organization,
+  SessionRecord,
   SortField,
   User,
 } from '../../src/storage/types.js';
@@ -328,6 +330,175 @@ export function storageSuite(
     assert.is(await s.accounts.getSetting('instance.secret'), 'first');
     assert.is(await s.accounts.setSettingIfAbsent('other', ''), '', 'an empty string is a value');
     assert.is(await s.accounts.getSetting('other'), '');
+  });
+
+  test('settings: setSetting replaces, takeSetting deletes only the value it names, once', async () => {
+    await s.accounts.setSetting('token', 'a');
+    await s.accounts.setSetting('token', 'b');
+    assert.is(await s.accounts.getSetting('token'), 'b');
+    assert.not.ok(await s.accounts.takeSetting('token', 'a'), 'another value is not taken');
+    assert.is(await s.accounts.getSetting('token'), 'b');
+    assert.ok(await s.accounts.takeSetting('token', 'b'));
+    assert.not.ok(await s.accounts.takeSetting('token', 'b'), 'taken once');
+    assert.is(await s.accounts.getSetting('token'), null);
+    await s.accounts.setSetting('gone', 'x');
+    await s.accounts.deleteSetting('gone');
+    await s.accounts.deleteSetting('never-there');
+    assert.is(await s.accounts.getSetting('gone'), null);
+  });
+
+  test('credentials: find by email in any case, password hash, update a user', async () => {
+    assert.is(await s.accounts.getPasswordHash(fx.user.id), null, 'no password at first');
+    assert.equal(await s.accounts.findCredentials(fx.user.email.toUpperCase()), { user: fx.user, passwordHash: null });
+    assert.is(await s.accounts.findCredentials('nobody@example.com'), null);
+    const updated = await s.accounts.updateUser(fx.user.id, { passwordHash: '$scrypt$x' });
+    assert.equal(updated, fx.user, 'a password change leaves the visible fields');
+    assert.is(await s.accounts.getPasswordHash(fx.user.id), '$scrypt$x');
+    const renamed = await s.accounts.updateUser(fx.user.id, { email: 'new@example.com', name: 'New' });
+    assert.equal(renamed, { ...fx.user, email: 'new@example.com', name: 'New' });
+    assert.equal(await s.accounts.findCredentials('NEW@example.com'), { user: renamed!, passwordHash: '$scrypt$x' });
+    assert.is(await s.accounts.updateUser(newUuid(), { name: 'x' }), null);
+    const other = await s.accounts.createUser({
+      id: newUuid(),
+      email: 'o@example.com',
+      name: 'O',
+      createdAt: nowIso(),
+    });
+    await rejects(s.accounts.updateUser(other.id, { email: 'new@example.com' }), 'an email another user has');
+  });
+
+  test('sessions: create, find only live ones (revoked, expired, idle), touch, switch, revoke', async () => {
+    const now = '2030-01-10T00:00:00.000Z';
+    const idleSince = '2030-01-01T00:00:00.000Z';
+    const session = (n: number, o: Partial<SessionRecord> = {}): SessionRecord => ({
+      id: newUuid(),
+      userId: fx.user.id,
+      organizationId: fx.org.id,
+      secretHash: `secret-${n}-${newUuid()}`,
+      csrfToken: `csrf-${n}`,
+      createdAt: `2030-01-0${n}T00:00:00.000Z`,
+      lastSeenAt: `2030-01-0${n}T00:00:00.000Z`,
+      expiresAt: '2030-02-01T00:00:00.000Z',
+      revokedAt: null,
+      userAgent: n === 2 ? null : 'agent',
+      ip: n === 2 ? null : '203.0.113.9',
+      ...o,
+    });
+    const a = session(2);
+    const b = session(3);
+    const expired = session(4, { expiresAt: '2030-01-09T00:00:00.000Z' });
+    const revoked = session(5, { revokedAt: '2030-01-06T00:00:00.000Z' });
+    const idle = session(1);
+    for (const x of [a, b, expired, revoked, idle]) await s.sessions.create(x);
+    assert.equal(await s.sessions.findLive(a.secretHash, now, idleSince), a);
+    assert.equal(await s.sessions.get(revoked.id), revoked, 'get reads any state');
+    assert.is(await s.sessions.get(newUuid()), null);
+    for (const x of [expired, revoked, idle])
+      assert.is(await s.sessions.findLive(x.secretHash, now, idleSince), null, x.createdAt);
+    assert.is(await s.sessions.findLive('nope', now, idleSince), null);
+    assert.equal(await s.sessions.listLive(fx.user.id, now, idleSince), [b, a], 'newest first');
+    assert.equal(await s.sessions.listLive(newUuid(), now, idleSince), []);
+
+    await s.sessions.touch(a.id, '2030-01-09T12:00:00.000Z');
+    await s.sessions.touch(a.id, '2030-01-09T11:00:00.000Z');
+    const touched = await s.sessions.findLive(a.secretHash, now, idleSince);
+    assert.is(touched!.lastSeenAt, '2030-01-09T12:00:00.000Z', 'never moves back');
+
+    const second = await s.accounts.createOrganization({ id: newUuid(), name: 'Two', slug: 'two-org' }, fx.user.id);
+    await s.sessions.setOrganization(a.id, second.id);
+    assert.is((await s.sessions.findLive(a.secretHash, now, idleSince))!.organizationId, second.id);
+
+    assert.not.ok(await s.sessions.revoke(a.id, newUuid(), now), "not another user's");
+    assert.ok(await s.sessions.revoke(a.id, fx.user.id, now));
+    assert.not.ok(await s.sessions.revoke(a.id, fx.user.id, now), 'once');
+    assert.is(await s.sessions.findLive(a.secretHash, now, idleSince), null);
+    const c = session(6);
+    await s.sessions.create(c);
+    assert.is(await s.sessions.revokeAllForUser(fx.user.id, now, c.id), 3, 'b, expired and idle; not c');
+    assert.equal(
+      (await s.sessions.listLive(fx.user.id, now, idleSince)).map((x) => x.id),
+      [c.id],
+    );
+    assert.is(await s.sessions.revokeAllForUser(fx.user.id, now, null), 1);
+  });
+
+  test('sign-in failures: recorded per email, read since a time, pruned, cleared', async () => {
+    await s.sessions.recordFailure('a@x', '2030-01-01T00:00:00.000Z', '2029-12-31T00:00:00.000Z');
+    await s.sessions.recordFailure('a@x', '2030-01-01T00:10:00.000Z', '2029-12-31T00:00:00.000Z');
+    await s.sessions.recordFailure('b@x', '2030-01-01T00:11:00.000Z', '2029-12-31T00:00:00.000Z');
+    assert.equal(await s.sessions.failuresSince('a@x', '2030-01-01T00:00:00.000Z'), [
+      '2030-01-01T00:00:00.000Z',
+      '2030-01-01T00:10:00.000Z',
+    ]);
+    assert.equal(await s.sessions.failuresSince('a@x', '2030-01-01T00:05:00.000Z'), ['2030-01-01T00:10:00.000Z']);
+    // A new failure prunes every email's failures older than the window.
+    await s.sessions.recordFailure('b@x', '2030-01-01T00:20:00.000Z', '2030-01-01T00:05:00.000Z');
+    assert.equal(await s.sessions.failuresSince('a@x', '2000-01-01T00:00:00.000Z'), ['2030-01-01T00:10:00.000Z']);
+    await s.sessions.clearFailures('b@x');
+    assert.equal(await s.sessions.failuresSince('b@x', '2000-01-01T00:00:00.000Z'), []);
+    assert.is((await s.sessions.failuresSince('a@x', '2000-01-01T00:00:00.000Z')).length, 1, 'only that email');
+  });
+
+  test('invites: create, find, list pending, revoke, accept once (new user, or a membership for one)', async () => {
+    const now = '2030-01-10T00:00:00.000Z';
+    const invite = (n: number, o: Partial<InviteRecord> = {}): InviteRecord => ({
+      id: newUuid(),
+      organizationId: fx.org.id,
+      email: `guest${n}@example.com`,
+      role: 'member',
+      tokenHash: `token-${n}-${newUuid()}`,
+      invitedBy: fx.user.id,
+      createdAt: `2030-01-0${n}T00:00:00.000Z`,
+      expiresAt: '2030-01-20T00:00:00.000Z',
+      acceptedAt: null,
+      acceptedBy: null,
+      revokedAt: null,
+      ...o,
+    });
+    const a = invite(1);
+    const b = invite(2, { role: 'viewer' });
+    const expired = invite(3, { expiresAt: '2030-01-09T00:00:00.000Z' });
+    for (const x of [b, a, expired]) await s.invites.create(x);
+    assert.equal(await s.invites.get(a.id), a);
+    assert.equal(await s.invites.findByTokenHash(expired.tokenHash), expired, 'any state');
+    assert.is(await s.invites.findByTokenHash('nope'), null);
+    assert.equal(await s.invites.listPending(fx.org.id, now), [a, b], 'oldest first, no expired');
+    assert.not.ok(await s.invites.revoke(expired.id, now), 'an expired invite is not pending');
+
+    const user = { id: newUuid(), email: a.email, name: 'Guest', createdAt: now };
+    assert.ok(await s.invites.accept(a.id, now, { userId: user.id, newUser: { user, passwordHash: '$h' } }));
+    assert.equal(await s.accounts.getUser(user.id), user);
+    assert.is(await s.accounts.getPasswordHash(user.id), '$h');
+    assert.is(await s.accounts.getMembershipRole(fx.org.id, user.id), 'member');
+    assert.equal(await s.invites.get(a.id), { ...a, acceptedAt: now, acceptedBy: user.id });
+    const again = { ...user, id: newUuid() };
+    assert.not.ok(
+      await s.invites.accept(a.id, now, { userId: again.id, newUser: { user: again, passwordHash: '$h' } }),
+    );
+    assert.is(await s.accounts.getUser(again.id), null, 'a refused accept creates nobody');
+    assert.not.ok(await s.invites.accept(expired.id, now, { userId: user.id }), 'expired');
+
+    // An existing user gets a membership in another organization; an existing membership keeps its role.
+    const other = await s.accounts.createOrganization({ id: newUuid(), name: 'Other', slug: 'other-org' }, fx.user.id);
+    const c = invite(4, { organizationId: other.id, email: user.email, role: 'admin' });
+    await s.invites.create(c);
+    assert.ok(await s.invites.accept(c.id, now, { userId: user.id }));
+    assert.is(await s.accounts.getMembershipRole(other.id, user.id), 'admin');
+    const d = invite(5, { email: user.email, role: 'owner' });
+    await s.invites.create(d);
+    assert.ok(await s.invites.accept(d.id, now, { userId: user.id }));
+    assert.is(await s.accounts.getMembershipRole(fx.org.id, user.id), 'member', 'kept');
+
+    const e1 = invite(6, { email: 'x@example.com' });
+    const e2 = invite(7, { email: 'x@example.com' });
+    await s.invites.create(e1);
+    await s.invites.create(e2);
+    assert.is(await s.invites.revokePendingFor(fx.org.id, 'x@example.com', now), 2);
+    assert.equal(await s.invites.listPending(fx.org.id, now), [b]);
+    assert.ok(await s.invites.revoke(b.id, now));
+    assert.not.ok(await s.invites.revoke(b.id, now), 'once');
+    assert.equal(await s.invites.listPending(fx.org.id, now), []);
+    assert.not.ok(await s.invites.accept(b.id, now, { userId: user.id }), 'a revoked invite');
   });
 
   // ---------------------------------------------------------------- collections
@@ -684,6 +855,69 @@ export function storageSuite(
     assert.is(sums.get(G.path)!.itemCount, 2);
     assert.equal(sums.get(H.path), { itemCount: 0, previewBlobKeys: [] });
     assert.is((await s.media.folderSummaries([])).size, 0);
+  });
+
+  test('childFolders: live folders of one level by name, with direct, subfolder and deep item counts; paged; moves', async () => {
+    const b = await folder('beta', fx.root);
+    const a = await folder('Alpha', fx.root);
+    const c = await folder('gamma', fx.root);
+    const inner = await folder('inner', b.path);
+    await folder('deeper', inner.path);
+    const gone = await folder('gone', fx.root);
+    await s.media.softDelete(gone.id, fx.user.id);
+    await addItem(fx.root); // items of the level are not folders
+    await addItem(b.path);
+    const orig = await addItem(b.path, { type: 'video' });
+    await addItem(b.path, { rootId: orig.id }); // a second version counts once
+    await addItem(inner.path);
+    const dropped = await addItem(inner.path);
+    await s.media.softDelete(dropped.id, fx.user.id);
+
+    const level = await s.media.childFolders(fx.root, { limit: 10, offset: 0 });
+    assert.is(level.total, 3);
+    assert.equal(
+      level.folders.map((f) => f.name),
+      ['Alpha', 'beta', 'gamma'],
+      'by name, case-insensitive; deleted ones left out',
+    );
+    assert.equal(level.folders[1], {
+      id: b.id,
+      name: 'beta',
+      path: b.path,
+      childCount: 3,
+      folderCount: 1,
+      itemCount: 3,
+    });
+    assert.equal(level.folders[0], {
+      id: a.id,
+      name: 'Alpha',
+      path: a.path,
+      childCount: 0,
+      folderCount: 0,
+      itemCount: 0,
+    });
+    const page = await s.media.childFolders(fx.root, { limit: 1, offset: 1 });
+    assert.equal(
+      page.folders.map((f) => f.id),
+      [b.id],
+    );
+    assert.is(page.total, 3);
+    assert.equal(
+      (await s.media.childFolders(b.path, { limit: 10, offset: 0 })).folders.map((f) => [f.name, f.itemCount]),
+      [['inner', 1]],
+    );
+
+    await s.media.move(inner.id, c.path, fx.user.id);
+    const after = await s.media.childFolders(fx.root, { limit: 10, offset: 0 });
+    assert.equal(
+      after.folders.map((f) => [f.name, f.childCount, f.folderCount, f.itemCount]),
+      [
+        ['Alpha', 0, 0, 0],
+        ['beta', 2, 0, 2],
+        ['gamma', 1, 1, 1],
+      ],
+    );
+    assert.equal(await s.media.childFolders(`${c.path}.${inner.id}`, { limit: 10, offset: 0 }).then((r) => r.total), 1);
   });
 
   test('folderSummaries: previews are at most 3 frame blob keys of live items beneath', async () => {
@@ -1285,6 +1519,212 @@ export function storageSuite(
     await s.media.setProcessingStatus(a.id, 'processing', null);
     await s.media.softDelete(b.id, fx.user.id);
     assert.equal(await s.analysis.waitingFor(['cap'], 10), [], 'only ready, active items');
+  });
+
+  // ---------------------------------------------------------------- renditions
+
+  const renditionsOf = (n: string) => ({ thumbnailKey: `thumb-${n}`, previewKey: `preview-${n}` });
+
+  test('renditions: set only while the frame shows that file; a new file clears them, the same keeps them', async () => {
+    const video = await addItem(fx.root, { type: 'video', frames: [] });
+    const mk = (t: string, blobKey = `f-${t}`) => ({ id: newMediaId(), timestamp: t, blobKey, width: 64, height: 36 });
+    const [f0, f1] = await s.analysis.syncFrames(video.id, [mk('0'), mk('2')], fx.user.id);
+    assert.is(f0.thumbnailKey, null, 'none until made');
+    assert.is(f0.previewKey, null);
+    assert.ok(await s.analysis.setFrameRenditions(f0.id, 'f-0', renditionsOf('a')));
+    assert.ok(await s.analysis.setFrameRenditions(f1.id, 'f-2', renditionsOf('b')));
+    assert.not.ok(
+      await s.analysis.setFrameRenditions(f1.id, 'another-file', renditionsOf('c')),
+      'made from another file',
+    );
+    let frames = await s.analysis.framesOf(video.id);
+    assert.equal(
+      frames.map((f) => [f.thumbnailKey, f.previewKey]),
+      [
+        ['thumb-a', 'preview-a'],
+        ['thumb-b', 'preview-b'],
+      ],
+    );
+    assert.is((await s.media.frames([video.id])).get(video.id)![1].previewKey, 'preview-b', 'frame details carry them');
+
+    frames = await s.analysis.syncFrames(video.id, [mk('0'), mk('2', 'f-2-new')], fx.user.id);
+    assert.equal(frames[0].thumbnailKey, 'thumb-a', 'the same file keeps its renditions');
+    assert.equal([frames[1].thumbnailKey, frames[1].previewKey], [null, null], 'another file needs new ones');
+
+    const found = await s.media.referencedBlobKeys(['thumb-a', 'preview-a', 'thumb-b', 'preview-b', 'thumb-x']);
+    assert.equal(sorted([...found]), ['preview-a', 'thumb-a'], 'renditions of the file the frame shows are in use');
+    await s.media.softDelete(video.id, fx.user.id);
+    assert.equal(
+      sorted([...(await s.media.referencedBlobKeys(['thumb-a', 'preview-a']))]),
+      ['preview-a', 'thumb-a'],
+      'a deleted item keeps its renditions as it keeps its files',
+    );
+    assert.not.ok(await s.analysis.setFrameRenditions(f1.id, 'f-2-new', renditionsOf('d')), 'not on deleted frames');
+  });
+
+  test('renditions: itemsLackingRenditions pages through ready or failed active items with a frame lacking them', async () => {
+    const items = [];
+    for (let i = 0; i < 5; i++) items.push(await addItem(fx.root, { frames: ['0', '1'] }));
+    const [done, half, pending, failed, gone] = items;
+    for (const f of await s.analysis.framesOf(done.id))
+      await s.analysis.setFrameRenditions(f.id, f.blobKey, renditionsOf(f.id));
+    const [first] = await s.analysis.framesOf(half.id);
+    await s.analysis.setFrameRenditions(first.id, first.blobKey, renditionsOf(first.id));
+    await s.media.setProcessingStatus(pending.id, 'pending', null);
+    await s.media.setProcessingStatus(failed.id, 'failed', 'no decoder');
+    await s.media.softDelete(gone.id, fx.user.id);
+    const want = sorted([half.id, failed.id]);
+    assert.equal(
+      await s.analysis.itemsLackingRenditions(10),
+      want,
+      'each item once; not pending, done or deleted ones',
+    );
+    assert.equal(await s.analysis.itemsLackingRenditions(1), [want[0]]);
+    assert.equal(await s.analysis.itemsLackingRenditions(10, want[0]), [want[1]]);
+    assert.equal(await s.analysis.itemsLackingRenditions(10, want[1]), []);
+  });
+
+  // ---------------------------------------------------------------- events
+
+  const logOf = async (organizationId = fx.org.id, collectionId: string | null = null) =>
+    s.events.after({ organizationId, afterId: 0, limit: 1000, collectionId });
+  const brief = (events: Awaited<ReturnType<typeof logOf>>) =>
+    events.map((e) => `${e.type} ${e.mediaId?.slice(0, 6)} ${String(e.data.status)}`);
+
+  test('events: inserts, status changes, thumbnails and deletes are logged in order, per organization', async () => {
+    const F = await folder('F', fx.root);
+    const a = await addItem(F.path, { frames: ['0', '1'] });
+    await s.media.setProcessingStatus(a.id, 'processing', null);
+    await s.media.setProcessingStatus(a.id, 'processing', null); // no change, no event
+    const [f0, f1] = await s.analysis.framesOf(a.id);
+    await s.analysis.setFrameRenditions(f1.id, f1.blobKey, renditionsOf('1')); // not the item's thumbnail
+    await s.analysis.setFrameRenditions(f0.id, f0.blobKey, renditionsOf('0'));
+    await s.analysis.setStages(a.id, [{ stage: 'caption', state: 'waiting', model: 'cap' }]); // during an ingest
+    await s.media.setProcessingStatus(a.id, 'ready', null);
+    await s.analysis.setStages(a.id, [{ stage: 'caption', state: 'done', model: 'cap' }]); // a catch-up
+    await s.analysis.setStages(a.id, [{ stage: 'caption', state: 'done', model: 'cap' }]); // nothing changed
+    const v = await addItem(F.path, { rootId: a.id });
+    await s.media.deleteVersion(a.id, v.id, fx.user.id);
+    await s.media.softDelete(F.id, fx.user.id);
+    const id = (m: { id: string }) => m.id.slice(0, 6);
+    const log = await logOf();
+    assert.equal(brief(log), [
+      `media.created ${id(F)} ready`,
+      `media.created ${id(a)} ready`,
+      `media.status ${id(a)} processing`,
+      `media.thumbnail ${id(a)} processing`,
+      `media.status ${id(a)} ready`,
+      `media.status ${id(a)} ready`,
+      `media.created ${id(v)} ready`,
+      `media.deleted ${id(v)} deleted`,
+      `media.deleted ${id(F)} deleted`,
+    ]);
+    assert.ok(
+      log.every((e, i) => i === 0 || e.id > log[i - 1].id),
+      'ids increase',
+    );
+    const [readyEvent, catchUp] = log.filter((e) => e.type === 'media.status' && e.data.status === 'ready');
+    assert.equal(readyEvent.data.waiting, [{ stage: 'caption', model: 'cap' }]);
+    assert.equal(catchUp.data.waiting, []);
+    const item = (await s.media.get(a.id))!;
+    assert.equal(
+      { ...readyEvent, id: 0, createdAt: '' },
+      {
+        id: 0,
+        type: 'media.status',
+        organizationId: fx.org.id,
+        collectionId: fx.coll.id,
+        mediaId: a.id,
+        data: {
+          mediaType: 'image',
+          name: item.name,
+          path: item.path,
+          parentPath: F.path,
+          rootMediaId: a.id,
+          status: 'ready',
+          reason: null,
+          waiting: [{ stage: 'caption', model: 'cap' }],
+        },
+        createdAt: '',
+      },
+    );
+    assert.is(log.at(-1)!.data.deletedCount, 2, 'the folder and the item beneath');
+    assert.is(log.at(-2)!.data.promotedMediaId, a.id);
+
+    await s.media.setProcessingStatus(a.id, 'failed', 'late'); // a deleted item's last job
+    assert.is((await logOf()).length, log.length, 'no event about a deleted item');
+
+    const org2 = await s.accounts.createOrganization({ id: newUuid(), name: 'Two', slug: 'two-ev' }, fx.user.id);
+    const coll2 = await newCollection(s, org2.id, fx.user.id, 'Two');
+    const b = await addItem(pathLabel(coll2.id), { collectionId: coll2.id, organizationId: org2.id });
+    assert.equal(brief(await logOf(org2.id)), [`media.created ${id(b)} ready`]);
+    assert.is((await logOf()).length, log.length, "another organization's event is not read");
+    assert.equal(await logOf(fx.org.id, coll2.id), [], 'narrowed to a collection');
+    await s.events.append({
+      type: 'job.progress',
+      organizationId: fx.org.id,
+      collectionId: null,
+      mediaId: null,
+      data: {},
+    });
+    assert.equal(
+      (await logOf(fx.org.id, coll2.id)).map((e) => e.type),
+      ['job.progress'],
+      'organization-wide events come whatever the collection',
+    );
+    assert.is((await s.events.after({ organizationId: fx.org.id, afterId: log[2].id, limit: 2 })).length, 2);
+  });
+
+  test('events: append, bounds and trim keep a contiguous run of ids, never reused; onAppend after commit', async () => {
+    assert.equal(await s.events.bounds(), { trimmedThrough: 0, latest: 0 });
+    const heard: Array<Promise<number>> = [];
+    // What a listener reads when called is committed already.
+    const off = s.events.onAppend(() => heard.push(s.events.bounds().then((b) => b.latest)));
+    const progress = (remaining: number) =>
+      s.events.append({
+        type: 'job.progress',
+        organizationId: fx.org.id,
+        collectionId: null,
+        mediaId: null,
+        data: { job: 'reindex', remaining },
+      });
+    const e1 = await progress(3);
+    assert.is(e1.data.remaining, 3);
+    assert.type(e1.createdAt, 'string');
+    await new Promise((r) => setImmediate(r));
+    assert.equal(await Promise.all(heard), [e1.id]);
+    await Promise.all([addItem(fx.root), progress(2), progress(1)]);
+    await new Promise((r) => setImmediate(r));
+    assert.equal(await Promise.all(heard), [e1.id, e1.id + 3], 'one call for a burst, after all of it');
+    off();
+    const latest = (await s.events.bounds()).latest;
+    assert.is(latest, e1.id + 3);
+
+    assert.is(await s.events.trim(new Date(0).toISOString(), 2), 2, 'all but the newest 2');
+    assert.equal(await s.events.bounds(), { trimmedThrough: e1.id + 1, latest });
+    assert.is(await s.events.trim(new Date(Date.now() + 60_000).toISOString(), 1000), 2, 'older than the cutoff');
+    assert.equal(await s.events.bounds(), { trimmedThrough: latest, latest }, 'an empty log still knows its last id');
+    const next = await progress(0);
+    assert.is(next.id, latest + 1, 'ids are never reused');
+    await new Promise((r) => setImmediate(r));
+    assert.is(heard.length, 2, 'an unsubscribed listener hears nothing');
+  });
+
+  test('pendingItemJobs: queued and running jobs of a type on the organization’s items', async () => {
+    const a = await addItem(fx.root);
+    const b = await addItem(fx.root);
+    const org2 = await s.accounts.createOrganization({ id: newUuid(), name: 'Two', slug: 'two-jobs' }, fx.user.id);
+    const coll2 = await newCollection(s, org2.id, fx.user.id, 'Two');
+    const c = await addItem(pathLabel(coll2.id), { collectionId: coll2.id, organizationId: org2.id });
+    for (const m of [a, b, c]) await s.jobs.enqueue({ type: 'reembed', payload: { mediaId: m.id }, key: m.id });
+    await s.jobs.enqueue({ type: 'other', payload: { mediaId: a.id }, key: a.id });
+    assert.is(await s.media.pendingItemJobs('reembed', fx.org.id), 2);
+    assert.is(await s.media.pendingItemJobs('reembed', org2.id), 1);
+    const job = (await s.jobs.claim('w', ['reembed'], 60_000))!;
+    assert.is(await s.media.pendingItemJobs('reembed', fx.org.id), 2, 'running counts');
+    await s.jobs.complete(job.id, 'w');
+    const left = await s.media.pendingItemJobs('reembed', fx.org.id);
+    assert.is(left + (await s.media.pendingItemJobs('reembed', org2.id)), 2, 'done does not');
   });
 
   test('close: later calls fail', async () => {

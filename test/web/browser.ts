@@ -9,9 +9,12 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { suite, type Test } from 'uvu';
+import * as assert from 'uvu/assert';
 import { buildWeb } from '../../scripts/build-web.js';
 import { startTestApp, type TestApp } from '../helpers/testApp.js';
 import type { Config } from '../../src/config.js';
+import { watchPage, type PageWatch } from './pageWatch.js';
 
 const REPO_ROOT = path.resolve(import.meta.dirname, '..', '..');
 export const SCREENSHOT_DIR = path.join(REPO_ROOT, '.screenshots');
@@ -57,15 +60,14 @@ const LAUNCH_ARGS = [
   '--no-first-run',
 ];
 
+export interface StartOptions {
+  config?: Partial<Config>;
+  env?: Record<string, string>;
+  viewport?: { width: number; height: number };
+}
+
 /** Starts the server and a fresh Chromium (its own user-data dir) with one page. */
-export async function startBrowserApp(
-  exe: string,
-  options: {
-    config?: Partial<Config>;
-    env?: Record<string, string>;
-    viewport?: { width: number; height: number };
-  } = {},
-): Promise<BrowserApp> {
+export async function startBrowserApp(exe: string, options: StartOptions = {}): Promise<BrowserApp> {
   const server = await startTestApp({ webDir: await webDir(), ...options.config }, options.env);
   const userDataDir = mkdtempSync(path.join(os.tmpdir(), 'mlib-chromium-'));
   const context = await chromium.launchPersistentContext(userDataDir, {
@@ -110,25 +112,6 @@ export function setupToken(server: TestApp): string {
  * first-run setup through the API and hands its session cookie to the browser.
  */
 export async function signInAsOwner(app: BrowserApp): Promise<void> {
-  // TEMPORARY until the accounts work (branch h15auth) lands: without /api/auth/setup, the browser
-  // carries the owner's API key and /api/auth/session is answered with a stand-in session.
-  const probe = await fetch(app.server.baseUrl + '/api/openapi.json').then((r) => r.json());
-  if (!probe.paths['/api/auth/setup']) {
-    await app.context.setExtraHTTPHeaders({ 'x-api-key': app.server.key });
-    const me = (await app.server.request('GET', '/api/me')).body;
-    await app.context.route('**/api/auth/session', (route) =>
-      route.fulfill({
-        json: {
-          user: { id: me.id ?? 'owner', email: OWNER_EMAIL, name: 'Owner' },
-          organizationId: app.server.orgId,
-          role: 'owner',
-          organizations: [{ id: app.server.orgId, name: 'Default', slug: 'default', role: 'owner' }],
-          csrfToken: 'stand-in',
-        },
-      }),
-    );
-    return;
-  }
   const res = await fetch(app.server.baseUrl + '/api/auth/setup', {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
@@ -172,4 +155,62 @@ export async function screenshot(page: Page, name: string): Promise<string> {
   const file = path.join(SCREENSHOT_DIR, `${name}.png`);
   await page.screenshot({ path: file });
   return file;
+}
+
+/** A BrowserApp whose page is also watched for dialogs and CSP violations (pageWatch.ts). */
+export interface WatchedApp extends BrowserApp {
+  watch: PageWatch;
+}
+
+export interface WatchOptions extends StartOptions {
+  /** Sign in as the owner through the API first (default true). */
+  signIn?: boolean;
+  /** The page asks to confirm on purpose: accept its dialogs, and do not count them against it. */
+  acceptDialogs?: boolean;
+}
+
+/** startBrowserApp, with the page watched and (unless `signIn: false`) the owner signed in. */
+export async function startWatchedApp(exe: string, options: WatchOptions = {}): Promise<WatchedApp> {
+  const { signIn = true, acceptDialogs = false, ...start } = options;
+  const app = await startBrowserApp(exe, start);
+  const watched: WatchedApp = Object.assign(app, { watch: watchPage(app.page, { acceptDialogs }) });
+  if (signIn) await signInAsOwner(watched);
+  return watched;
+}
+
+/** The quality bar for a page: nothing requested off 127.0.0.1, no page error, no CSP violation, no dialog. */
+export function assertCleanPage(app: WatchedApp, options: { dialogs?: boolean } = {}): void {
+  assert.equal(app.foreignRequests, [], 'nothing requested outside 127.0.0.1');
+  assert.equal(app.pageErrors, [], 'no page errors');
+  assert.equal(app.watch.cspViolations, [], 'no CSP violations');
+  if (options.dialogs ?? true) assert.equal(app.watch.dialogs, [], 'no dialog opened');
+}
+
+export type BrowserCtx<Extra extends object = object> = { app: WatchedApp } & Extra;
+
+/**
+ * A uvu suite over one watched, signed-in app: `before` starts it (then runs `setup`), `after` asserts the
+ * page stayed clean (assertCleanPage) and closes it. `exe` is null when Chromium is absent (tests return early).
+ */
+export function browserSuite<Extra extends object = object>(
+  name: string,
+  options: WatchOptions & { setup?: (ctx: BrowserCtx<Extra>) => Promise<void> } = {},
+): { exe: string | null; t: Test<BrowserCtx<Extra>> } {
+  const { setup, ...start } = options;
+  const exe = chromiumPath(name);
+  const t = suite<BrowserCtx<Extra>>(name);
+  t.before(async (ctx) => {
+    if (!exe) return;
+    ctx.app = await startWatchedApp(exe, start);
+    await setup?.(ctx);
+  });
+  t.after(async (ctx) => {
+    if (!ctx.app) return;
+    try {
+      assertCleanPage(ctx.app, { dialogs: !start.acceptDialogs });
+    } finally {
+      await ctx.app.close();
+    }
+  });
+  return { exe, t };
 }

@@ -26,6 +26,8 @@ export function ShortcutSheet() {
       ref={dialog}
       class="shortcut-sheet"
       aria-label="Keyboard shortcuts"
+      // Esc fires cancel at once (close follows a task later): the screens' own Esc must not see the sheet as open.
+      onCancel={() => (shortcutSheetOpen.value = false)}
       onClose={() => (shortcutSheetOpen.value = false)}
     >
       <h2>Keyboard shortcuts</h2>

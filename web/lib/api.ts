@@ -17,6 +17,8 @@ export class ApiError extends Error {
     readonly status: number,
     readonly code: string,
     message: string,
+    /** The whole error body, for fields beyond `{error, message}` (e.g. `retryAfterSeconds`). */
+    readonly body: Record<string, unknown> = {},
   ) {
     super(message);
   }
@@ -34,7 +36,11 @@ export function apiUrl(path: string, query: Query = {}): string {
 
 async function errorOf(res: Response): Promise<ApiError> {
   const body = (await res.json().catch(() => null)) as { error?: string; message?: string } | null;
-  return new ApiError(res.status, body?.error ?? 'http_' + res.status, body?.message ?? res.statusText);
+  const extra: Record<string, unknown> = { ...body };
+  // A rate limit's wait travels in Retry-After (seconds).
+  const retryAfter = Number(res.headers.get('retry-after'));
+  if (retryAfter > 0 && extra.retryAfterSeconds === undefined) extra.retryAfterSeconds = retryAfter;
+  return new ApiError(res.status, body?.error ?? 'http_' + res.status, body?.message ?? res.statusText, extra);
 }
 
 /** Sends a request and returns the parsed JSON body (undefined for 204). */

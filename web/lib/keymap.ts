@@ -20,6 +20,9 @@ export const KEYMAP = {
   faces: { keys: ['2'], scope: 'viewer', description: 'Show or hide faces' },
   text: { keys: ['3'], scope: 'viewer', description: 'Show or hide text' },
   info: { keys: ['i'], scope: 'viewer', description: 'Show or hide details' },
+  copyText: { keys: ['c'], scope: 'viewer', description: "Copy the item's text (OCR)" },
+  nextFrame: { keys: ['.'], scope: 'video', description: 'Next analysed frame' },
+  previousFrame: { keys: [','], scope: 'video', description: 'Previous analysed frame' },
 } satisfies Record<string, Shortcut>;
 
 export type Action = keyof typeof KEYMAP;

@@ -27,17 +27,20 @@ async function principalOf(deps: Pick<Services, 'storage'>, key: ApiKeyRecord): 
   const membership = await deps.storage.accounts.getMembershipRole(key.organizationId, key.userId);
   if (!membership) throw unauthenticated();
   const role = roleAtLeast(membership, key.role) ? key.role : membership;
-  return { userId: key.userId, organizationId: key.organizationId, role, keyId: key.id };
+  return { userId: key.userId, organizationId: key.organizationId, role, keyId: key.id, sessionId: null };
 }
 
 /**
  * Bearer tokens are HS256 JWTs naming the key they were issued from. The key is
- * looked up on every request, so revoking it ends its tokens at once too.
+ * looked up on every request, so revoking it ends its tokens at once too. A
+ * signed-in session has no key to name: it creates an API key instead.
  */
 export function issueToken(
   deps: Pick<Services, 'config' | 'tokenKey'>,
   principal: Principal,
 ): { token: string; expiresAt: string } {
+  if (principal.keyId === null)
+    throw forbidden('Bearer tokens are issued for API keys; a signed-in session creates a key (POST /api/keys)');
   const iat = Math.floor(Date.now() / 1000);
   const exp = iat + deps.config.tokenTtlSeconds;
   const header = b64({ alg: 'HS256', typ: 'JWT' });
@@ -104,6 +107,8 @@ export interface CreatedKey {
  * Creates a key for the caller's user. A key is a least-privilege credential: it mints keys in its own
  * organization only (403 for another one, even one its user belongs to), except in an organization
  * this very key created, the only way into a new one. The role is capped at the key's and the user's.
+ * A signed-in person (a session) speaks for the user, not for a key: they create keys in any organization
+ * where they are admin or owner, up to their role there.
  */
 export async function createKey(
   deps: Pick<Services, 'storage'>,
@@ -113,14 +118,15 @@ export async function createKey(
   const organizationId = input.organizationId ? parseUuid(input.organizationId) : principal.organizationId;
   const organization = organizationId ? await deps.storage.accounts.getOrganization(organizationId) : null;
   if (!organizationId || !organization) throw notFound('organization not found');
-  if (organizationId !== principal.organizationId && organization.createdByKeyId !== principal.keyId)
+  const byKey = principal.keyId !== null;
+  if (byKey && organizationId !== principal.organizationId && organization.createdByKeyId !== principal.keyId)
     throw forbidden('a key creates keys only in its own organization');
   const memberRole = await deps.storage.accounts.getMembershipRole(organizationId, principal.userId);
   if (!memberRole) throw forbidden('no access to this organization');
   // The calling key must itself be allowed to manage keys, and a new key never
   // exceeds either the calling key's role or the user's role where it will live.
-  requireRole(principal, 'admin');
-  const ceiling = roleAtLeast(memberRole, principal.role) ? principal.role : memberRole;
+  if (byKey) requireRole(principal, 'admin');
+  const ceiling = byKey && roleAtLeast(memberRole, principal.role) ? principal.role : memberRole;
   if (!roleAtLeast(ceiling, 'admin'))
     throw forbidden(`managing keys requires the admin role in that organization (you have ${memberRole})`);
   const role = input.role ?? ceiling;

@@ -1,7 +1,10 @@
+import type { Context } from 'koa';
 import { authenticate, hashKey } from './auth.js';
+import { authenticateSession, checkCsrf } from './sessions.js';
 import type { Principal, Services } from '../kernel/services.js';
 import { DomainError } from '../../platform/errors.js';
 import type { RequestGuards } from '../../http/route.js';
+import { clearSessionCookie, CSRF_HEADER, readSessionCookie } from '../../http/sessionCookie.js';
 
 /**
  * How long a checked API key's caller is reused without reading the key and
@@ -22,11 +25,17 @@ const KEY_MEMORY_MAX = 1_000;
  * key may burst up to a minute's worth. In memory: a restart forgets it, which
  * is fine for a limit that protects the server rather than bills anyone.
  */
-export function createRateLimiter(perMinute: number, now: () => number = Date.now) {
+export function createRateLimiter(perMinute: number, now: () => number = Date.now, maxKeys = 10_000) {
   const buckets = new Map<string, { tokens: number; at: number }>();
   const ratePerMs = perMinute / 60_000;
   return (key: string): { ok: true } | { ok: false; retryAfterSeconds: number } => {
     const t = now();
+    if (buckets.size >= maxKeys && !buckets.has(key)) {
+      // Client addresses are many (and a client may name its own): bound the memory. A bucket untouched for
+      // a minute is full again, the same as none; if every bucket is fresh, start over.
+      for (const [k, old] of buckets) if (t - old.at >= 60_000) buckets.delete(k);
+      if (buckets.size >= maxKeys) buckets.clear();
+    }
     const b = buckets.get(key) ?? { tokens: perMinute, at: t };
     b.tokens = Math.min(perMinute, b.tokens + (t - b.at) * ratePerMs);
     b.at = t;
@@ -39,17 +48,53 @@ export function createRateLimiter(perMinute: number, now: () => number = Date.no
   };
 }
 
+/**
+ * The client's address for the per-address limit of the public sign-in routes and a session's record: the
+ * nearest proxy's word (the last X-Forwarded-For entry, as koa's `proxy` setting trusts forwarded headers),
+ * else the socket's peer. Not the first entry: a client writes that one itself.
+ */
+export function clientAddress(ctx: Pick<Context, 'get' | 'req'>): string | null {
+  const forwarded = ctx.get('x-forwarded-for').split(',').pop()?.trim();
+  return (forwarded || ctx.req?.socket?.remoteAddress) ?? null;
+}
+
+const rateLimited = (perMinute: number, retryAfterSeconds: number, what: string) =>
+  new DomainError(
+    'rate_limited',
+    `rate limit of ${perMinute} ${what} per minute exceeded; retry in ${retryAfterSeconds} s`,
+    { retryAfterSeconds },
+  );
+
+/**
+ * A request without x-api-key or Authorization but with a session cookie: a signed-in browser. Its writes
+ * must carry the session's CSRF token. A dead session's cookie is cleared in the 401.
+ */
+async function sessionCaller(deps: Pick<Services, 'storage'>, ctx: Context, secret: string): Promise<Principal> {
+  try {
+    const { principal, session } = await authenticateSession(deps, secret);
+    if (ctx.method !== 'GET' && ctx.method !== 'HEAD') checkCsrf(session, ctx.get(CSRF_HEADER) || undefined);
+    return principal;
+  } catch (err) {
+    if (err instanceof DomainError && err.code === 'unauthenticated') clearSessionCookie(ctx);
+    throw err;
+  }
+}
+
 export function createGuards(
   deps: Pick<Services, 'config' | 'storage' | 'tokenKey'>,
   now: () => number = Date.now,
 ): RequestGuards {
   const limiter = createRateLimiter(deps.config.rateLimitPerMinute);
+  const anonymousLimiter = createRateLimiter(deps.config.signInRateLimitPerMinute);
   // SHA-256 of the credential header → the caller it named; never the secret itself.
   const remembered = new Map<string, { principal: Principal; until: number }>();
   return {
     async authenticate(ctx) {
       const apiKey = ctx.get('x-api-key') || undefined;
       const authorization = ctx.get('authorization') || undefined;
+      // A key or token wins over a cookie: programs behave the same whatever cookies their client keeps.
+      const sessionSecret = apiKey || authorization ? undefined : readSessionCookie(ctx);
+      if (sessionSecret) return (ctx.state.principal = await sessionCaller(deps, ctx, sessionSecret));
       // An API key (x-api-key, or a Bearer credential that is not a three-part token) on a read; writes always check afresh.
       const reads = ctx.method === 'GET' || ctx.method === 'HEAD';
       const keyHeader = !reads
@@ -76,17 +121,13 @@ export function createGuards(
     forgetKeys() {
       remembered.clear();
     },
-    rateLimit(ctx, principal) {
-      const r = limiter(principal.keyId);
-      if (!r.ok) {
-        throw new DomainError(
-          'rate_limited',
-          `rate limit of ${deps.config.rateLimitPerMinute} requests per minute exceeded; retry in ${r.retryAfterSeconds} s`,
-          {
-            retryAfterSeconds: r.retryAfterSeconds,
-          },
-        );
-      }
+    rateLimit(_ctx, principal) {
+      const r = limiter(principal.keyId ?? `session:${principal.sessionId}`);
+      if (!r.ok) throw rateLimited(deps.config.rateLimitPerMinute, r.retryAfterSeconds, 'requests');
+    },
+    rateLimitAnonymous(ctx) {
+      const r = anonymousLimiter(`address:${clientAddress(ctx) ?? 'unknown'}`);
+      if (!r.ok) throw rateLimited(deps.config.signInRateLimitPerMinute, r.retryAfterSeconds, 'sign-in requests');
     },
   };
 }

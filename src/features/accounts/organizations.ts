@@ -3,6 +3,7 @@ import path from 'node:path';
 import { conflict, invalid, notFound } from '../../platform/errors.js';
 import { newUuid, nowIso } from '../../platform/ids.js';
 import { hashKey, newKeySecret } from './auth.js';
+import { ensureSetupLink } from './setup.js';
 import { requireRole } from '../kernel/access.js';
 import type { Principal, Services } from '../kernel/services.js';
 
@@ -19,11 +20,12 @@ const slugify = (name: string) =>
  * API key (BOOTSTRAP_API_KEY when set, else a random one printed once and
  * written to DATA_DIR/initial-api-key, mode 0600). Later starts with
  * BOOTSTRAP_API_KEY set make sure that key exists, so an operator who lost
- * every key can get back in through the environment.
+ * every key can get back in through the environment. Every start while the
+ * owner has no password makes sure there is a setup link to set one (setup.ts).
  */
 export async function bootstrap(
-  deps: Pick<Services, 'config' | 'storage'>,
-): Promise<{ created: boolean; apiKey?: string }> {
+  deps: Pick<Services, 'config' | 'storage' | 'urls'>,
+): Promise<{ created: boolean; apiKey?: string; setupLink: string | null }> {
   const accounts = deps.storage.accounts;
   if ((await accounts.countOrganizations()) > 0) {
     const wanted = deps.config.bootstrapApiKey;
@@ -31,7 +33,7 @@ export async function bootstrap(
       const [org] = await accounts.listOrganizationsForUser((await accounts.getSetting('owner_user_id')) ?? '');
       if (org) await addKey(deps, org.id, (await accounts.getSetting('owner_user_id'))!, wanted, 'bootstrap key');
     }
-    return { created: false };
+    return { created: false, setupLink: await ensureSetupLink(deps) };
   }
   const userId = newUuid();
   await accounts.createUser({ id: userId, email: 'owner@localhost', name: 'Owner', createdAt: nowIso() });
@@ -46,7 +48,7 @@ export async function bootstrap(
     // Printed once, on the very first start, so the operator can copy it.
     process.stdout.write(`\nInitial API key (also in ${file}):\n\n  ${secret}\n\n`);
   }
-  return { created: true, apiKey: secret };
+  return { created: true, apiKey: secret, setupLink: await ensureSetupLink(deps) };
 }
 
 async function addKey(

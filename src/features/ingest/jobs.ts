@@ -4,6 +4,7 @@ import { isPermanent, JobAbort } from '../../jobs/failures.js';
 import type { JobRunner } from '../../jobs/runner.js';
 import { CATCH_UP_JOB, catchUpIfInstalled, catchUpMedia } from './catchUp.js';
 import { enqueuePerItem } from './enqueuePerItem.js';
+import { registerRenditionJob } from './renditionJobs.js';
 import { CLUSTER_FACES_JOB, clusterFacesJob, declaredThresholds, type ClusterFacesPayload } from '../faces/index.js';
 import {
   describeFailure,
@@ -31,7 +32,10 @@ export type JobQueueDeps = Pick<Services, 'storage' | 'wakeJobs'>;
  * marked `failed` with the reason in words; its file and everything else stay,
  * and POST /api/media/{id}/reprocess queues it again.
  */
-export function registerIngestJobs(runner: JobRunner, deps: IngestDeps & JobQueueDeps): void {
+export function registerIngestJobs(
+  runner: JobRunner,
+  deps: IngestDeps & JobQueueDeps & Pick<Services, 'events'>,
+): void {
   runner.register<IngestPayload>(
     INGEST_JOB,
     async (job, ctx) => {
@@ -52,6 +56,7 @@ export function registerIngestJobs(runner: JobRunner, deps: IngestDeps & JobQueu
     { parse: (p) => payload.parse(p) },
   );
   registerCatchUpJob(runner, deps);
+  registerRenditionJob(runner, deps);
   runner.register<ClusterFacesPayload>(
     CLUSTER_FACES_JOB,
     async (job, ctx) => {

@@ -7,6 +7,8 @@ import type { JobContext } from '../../jobs/handler.js';
 import type { FrameRecord, MediaRecord, StageRecord } from '../../storage/types.js';
 import { analyzeFrame } from './frameAnalysis.js';
 import { moderate } from './moderation.js';
+import { enqueueRenditions } from './renditionJobs.js';
+import { renderFrames } from './renditions.js';
 import { planStages } from './stages.js';
 import { sampleVideoFrames } from './videoFrames.js';
 
@@ -24,11 +26,11 @@ export const PRIORITY_REINDEX = 10;
 
 /**
  * Analyses one item: frames (an image's one frame; a video's sampled frames),
- * then every stage whose model is installed (analyzeItem), and finally
- * `ready`, even when some stages wait for a model (a model that is missing is
- * never a failure). Every step replaces its own earlier output, so running it
- * again (a retry, a crash, a reprocess) never duplicates anything; what the
- * user wrote is kept.
+ * their renditions (thumbnails: renditionStage), then every stage whose model
+ * is installed (analyzeItem), and finally `ready`, even when some stages wait
+ * for a model (a model that is missing is never a failure). Every step
+ * replaces its own earlier output, so running it again (a retry, a crash, a
+ * reprocess) never duplicates anything; what the user wrote is kept.
  */
 export async function ingestMedia(
   deps: IngestDeps,
@@ -42,9 +44,30 @@ export async function ingestMedia(
   const frames =
     media.type === 'video' ? await videoFrames(deps, media, ctx.signal) : await deps.storage.analysis.framesOf(mediaId);
   if (frames.length === 0) throw new DomainError('unprocessable', 'the item has no frame to analyse');
+  await renditionStage(deps, media, frames, ctx);
   await analyzeItem(deps, media, frames, ctx);
   await deps.storage.media.setProcessingStatus(mediaId, 'ready', null);
   return 'done';
+}
+
+/**
+ * The thumbnails, before the models: a client shows the item while it is analysed. Frames that have them
+ * are skipped (a retry resumes). A failure here does not fail the item: its own `renditions` job, retried
+ * with backoff, makes them later.
+ */
+async function renditionStage(
+  deps: IngestDeps,
+  media: MediaRecord,
+  frames: FrameRecord[],
+  ctx: Pick<JobContext, 'signal' | 'logger'>,
+): Promise<void> {
+  try {
+    await renderFrames(deps, media, frames, ctx.signal);
+  } catch (err) {
+    if (ctx.signal.aborted) throw err;
+    ctx.logger.warn('thumbnails failed; queued to try again', { mediaId: media.id, err });
+    await enqueueRenditions(deps, media.id);
+  }
 }
 
 /**

@@ -1,14 +1,15 @@
 import { enqueueIngest, type JobQueueDeps } from './jobs.js';
-import { enqueueReindex } from './reindex.js';
+import { enqueueReindex, REEMBED_JOB, REINDEX_PROGRESS } from './reindex.js';
 import { INGEST_JOB, type IngestPayload } from './pipeline.js';
 import type { JobStatus } from '../../jobs/types.js';
 import { inCallersOrganization, loadMedia, requireRole } from '../kernel/access.js';
 import type { Principal, Services } from '../kernel/services.js';
 
-/** POST /api/admin/reindex: one `reembed` job per item of the caller's organization. */
-export async function reindex(deps: JobQueueDeps & Pick<Services, 'models'>, principal: Principal) {
+/** POST /api/admin/reindex: one `reembed` job per item of the caller's organization (progress: `job.progress` events). */
+export async function reindex(deps: JobQueueDeps & Pick<Services, 'models' | 'events'>, principal: Principal) {
   requireRole(principal, 'admin');
   const queued = await enqueueReindex(deps, principal.organizationId);
+  deps.events?.jobProgress(REINDEX_PROGRESS, REEMBED_JOB, principal.organizationId);
   return { queued, model: deps.models.modelInfo().id };
 }
 

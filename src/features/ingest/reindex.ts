@@ -13,31 +13,43 @@ import { PRIORITY_REINDEX } from './pipeline.js';
  * object (src/features/search/scoring.ts, searchModel), then switches by itself.
  */
 export const REEMBED_JOB = 'reembed';
+/** The re-index's name in `job.progress` events. */
+export const REINDEX_PROGRESS = 'reindex';
 const payload = z.object({ mediaId: z.string().regex(/^[0-9a-f]{32}$/) });
 
-export function registerReindexJobs(runner: JobRunner, deps: Pick<Services, 'storage' | 'blobs' | 'models'>): void {
+export function registerReindexJobs(
+  runner: JobRunner,
+  deps: Pick<Services, 'storage' | 'blobs' | 'models' | 'events'>,
+): void {
   runner.register<{ mediaId: string }>(
     REEMBED_JOB,
     async (job, ctx) => {
-      const info = deps.models.modelInfo();
-      const objects = await deps.storage.analysis.objectsToReembed(job.payload.mediaId);
-      for (let i = 0; i < objects.length; i += 16) {
-        if (ctx.signal.aborted) throw ctx.signal.reason;
-        const batch = objects.slice(i, i + 16);
-        const images = await Promise.all(batch.map((o) => readFile(deps.blobs.pathFor(o.blobKey))));
-        const vectors = await deps.models.embedImages(info.name, images);
-        await deps.storage.analysis.addEmbeddings(
-          batch.map((o, j) => ({
-            objectId: o.objectId,
-            modelId: info.id,
-            similarityModel: 'objects' as const,
-            vector: vectors[j],
-          })),
-        );
-      }
+      await reembed(deps, job.payload.mediaId, ctx.signal);
+      const media = await deps.storage.media.get(job.payload.mediaId);
+      if (media) deps.events?.jobProgress(REINDEX_PROGRESS, REEMBED_JOB, media.organizationId);
     },
     { parse: (p) => payload.parse(p) },
   );
+}
+
+/** One item's object embeddings with the current default model, beside the old model's. */
+async function reembed(deps: Pick<Services, 'storage' | 'blobs' | 'models'>, mediaId: string, signal: AbortSignal) {
+  const info = deps.models.modelInfo();
+  const objects = await deps.storage.analysis.objectsToReembed(mediaId);
+  for (let i = 0; i < objects.length; i += 16) {
+    if (signal.aborted) throw signal.reason;
+    const batch = objects.slice(i, i + 16);
+    const images = await Promise.all(batch.map((o) => readFile(deps.blobs.pathFor(o.blobKey))));
+    const vectors = await deps.models.embedImages(info.name, images);
+    await deps.storage.analysis.addEmbeddings(
+      batch.map((o, j) => ({
+        objectId: o.objectId,
+        modelId: info.id,
+        similarityModel: 'objects' as const,
+        vector: vectors[j],
+      })),
+    );
+  }
 }
 
 /** Queues a `reembed` job for every active image and video of the organization; returns how many. */

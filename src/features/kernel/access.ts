@@ -12,7 +12,9 @@ import type { Principal, Services } from './services.js';
  */
 export function requireRole(principal: Principal, need: Role): void {
   if (!roleAtLeast(principal.role, need))
-    throw forbidden(`this action requires the ${need} role or higher (your key has ${principal.role})`);
+    throw forbidden(
+      `this action requires the ${need} role or higher (${principal.keyId === null ? 'you have' : 'your key has'} ${principal.role})`,
+    );
 }
 
 /**

@@ -1,16 +1,29 @@
-import type { FileUrls } from '../../files/fileUrls.js';
-import type { FolderSummary, FrameDetail, MediaRecord, StageRecord } from '../../storage/types.js';
-import type { Services } from './services.js';
-
 /**
  * Turns records into the JSON the spec's Media, Frame, Caption and
  * DetectedObject tables describe. Everything a listing shows goes through here.
  */
+import type { FileUrls } from '../../files/fileUrls.js';
+import type { FolderSummary, FrameDetail, FrameRecord, MediaRecord, StageRecord } from '../../storage/types.js';
+import type { Services } from './services.js';
+
+/**
+ * Our own fields on frames and items: signed URLs of the 256 px (`thumbnailUrl`) and 768 px (`previewUrl`)
+ * WebP renditions of the frame, null until the rendition stage made them.
+ */
+export function presentRenditions(urls: FileUrls, f: Pick<FrameRecord, 'thumbnailKey' | 'previewKey'> | undefined) {
+  return {
+    thumbnailUrl: f?.thumbnailKey ? urls.urlFor(f.thumbnailKey) : null,
+    previewUrl: f?.previewKey ? urls.urlFor(f.previewKey) : null,
+  };
+}
+
+/** A frame as the spec's Frame object, with our renditions. */
 export function presentFrame(urls: FileUrls, f: FrameDetail) {
   return {
     id: f.id,
     timestamp: f.timestamp,
     blob: urls.urlFor(f.blobKey),
+    ...presentRenditions(urls, f),
     width: f.width,
     height: f.height,
     createdAt: f.createdAt,
@@ -58,6 +71,8 @@ export function presentMedia(urls: FileUrls, m: MediaRecord, extras: PresentExtr
     name: m.name,
     type: m.type,
     blob: isFolder ? 'folder' : m.blobKey ? urls.urlFor(m.blobKey, m.name) : '',
+    // The item's thumbnails are its first frame's (an image's one frame, a video's poster).
+    ...presentRenditions(urls, frames[0]),
     path: m.path,
     datasetId: m.collectionId,
     ...(isFolder ? { collectionId: m.collectionId } : {}),

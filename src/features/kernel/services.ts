@@ -1,3 +1,4 @@
+import type { Readable } from 'node:stream';
 import type { Config } from '../../config.js';
 import type { BlobStore } from '../../files/blobStore.js';
 import type { FileUrls } from '../../files/fileUrls.js';
@@ -28,6 +29,27 @@ export interface GenerationQueuePort<Payload = unknown> {
 }
 
 /**
+ * The live event feed of GET /api/events as the kernel sees it (declared here so that the kernel imports no
+ * feature): features/events builds it over the event log (createEventFeed), the composition root ends it
+ * at shutdown, and job handlers report their progress through it.
+ */
+export interface EventFeedPort {
+  /**
+   * A Server-Sent Events stream of the organization's events (with `collectionId`, item events of that
+   * collection only): those after `lastEventId` first (null: from now on), then each as it happens, until the
+   * client goes or closeAll() is called.
+   */
+  open(request: { organizationId: string; collectionId: string | null; lastEventId: number | null }): Promise<Readable>;
+  /**
+   * A job of this type for an item of the organization was queued or finished: how many are left is appended
+   * as a `job.progress` event (named `name`), at once and then as it changes, until none are left.
+   */
+  jobProgress(name: string, jobType: string, organizationId: string): void;
+  /** Ends every open stream and refuses new ones (the server is shutting down). */
+  closeAll(): void;
+}
+
+/**
  * What use cases receive: the stores, indexes and helpers they work with. Built once by the composition
  * root (src/app.ts); tests build their own over temp directories. A use case names the members it needs
  * with `Pick<Services, ...>` (or a small interface), so the whole bag is only ever handed over by routes.
@@ -48,6 +70,8 @@ export interface Services {
   modelFetch?: ModelProvisioner;
   /** The image generation queue (one generation at a time); absent in scripts that build their own services. */
   generation?: GenerationQueuePort;
+  /** The live event streams (GET /api/events) and job progress reports; absent in scripts. */
+  events?: EventFeedPort;
   /** Wakes the job runner after something was queued (a no-op when none runs in this process). */
   wakeJobs: () => void;
   /** Asks the model watcher to look for newly installed models now (after a fetch or an import); absent without one. */
@@ -56,10 +80,19 @@ export interface Services {
   tokenKey: Buffer;
 }
 
-/** Who is calling: resolved from an API key or a Bearer token by src/features/accounts/auth.ts. */
+/**
+ * Who is calling: resolved from an API key or a Bearer token (src/features/accounts/auth.ts), or from a
+ * signed-in browser's session cookie (src/features/accounts/sessions.ts). Exactly one of keyId and sessionId
+ * is set.
+ */
 export interface Principal {
   userId: string;
+  /** The key's organization, or the one the session currently acts in. */
   organizationId: string;
+  /** A key's role capped by the user's membership; for a session, the membership's role. */
   role: Role;
-  keyId: string;
+  /** The API key behind the request (directly or through a Bearer token); null for a session. */
+  keyId: string | null;
+  /** The browser session behind the request; null for an API key or token. */
+  sessionId: string | null;
 }

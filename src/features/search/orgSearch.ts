@@ -5,34 +5,50 @@ import { presentFrame } from '../kernel/present.js';
 import { round4 } from './ranking.js';
 import { scoreFrames, type FrameScore, type SearchDeps } from './scoring.js';
 import type { FrameDetail, MediaSummary } from '../../storage/types.js';
+import { itemFilter, type OrgSearchFilters } from './orgSearchFilters.js';
 
 /**
  * GET /api/search: frame-level results across every collection of the
- * organization, shaped as the spec's SearchResult, ordered by rank.
+ * organization, shaped as the spec's SearchResult, ordered by rank. The
+ * optional filters (minScore, type, dates) narrow the hits before the page is
+ * chosen; sortBy=createdAt orders the page (the best `limit` matches) by date.
  */
 export async function searchOrganization(
   deps: SearchDeps & Pick<Services, 'urls'>,
   principal: Principal,
-  input: { q: string; organizationId: string; limit: number },
+  input: { q: string; organizationId: string; limit: number } & Partial<OrgSearchFilters>,
 ) {
   const q = input.q.trim();
   if (!q) throw invalid('q is required');
   const orgId = await loadOrganizationId(deps, principal, input.organizationId);
   const collectionIds = (await deps.storage.collections.list(orgId)).map((c) => c.id);
+  const keep = itemFilter(input);
   const scored = await scoreFrames(deps, {
     q,
     collectionIds,
     mediaIds: null,
     organizationId: orgId,
-    want: input.limit,
+    // With a type or date filter many hits may drop, so every hit is fetched (as scored browse does).
+    want: keep ? undefined : input.limit,
   });
   // Hits that scored nothing (below every calibration floor) are never shown: their items are not read.
-  const positive = scored.filter((f) => f.total > 0);
+  const minScore = input.minScore ?? 0;
+  let positive = scored.filter((f) => f.total > 0 && f.total >= minScore);
+  if (keep) {
+    const allowed = new Set(
+      (await deps.storage.media.summaries([...new Set(positive.map((f) => f.mediaId))])).filter(keep).map((m) => m.id),
+    );
+    positive = positive.filter((f) => allowed.has(f.mediaId));
+  }
   const { results, media, dead } = await readPage(deps, positive, input.limit);
+  const page = results.slice(0, input.limit);
+  if (input.sortBy === 'createdAt') {
+    const dir = input.sortDirection === 'asc' ? 1 : -1;
+    const at = (r: (typeof page)[number]) => media.get(r.f.mediaId)!.createdAt;
+    page.sort((a, b) => (at(a) < at(b) ? -dir : at(a) > at(b) ? dir : b.f.total - a.f.total));
+  }
   return {
-    results: results
-      .slice(0, input.limit)
-      .map(({ f, frame }) => presentResult(deps.urls, f, frame, media.get(f.mediaId)!)),
+    results: page.map(({ f, frame }) => presentResult(deps.urls, f, frame, media.get(f.mediaId)!)),
     query: q,
     limit: input.limit,
     totalResults: Math.max(results.length, countFrames(positive, results, dead)),
@@ -104,6 +120,8 @@ function presentResult(urls: Services['urls'], f: FrameScore, frame: FrameDetail
     id: frame.id,
     timestamp: frame.timestamp,
     blob: shown.blob,
+    thumbnailUrl: shown.thumbnailUrl,
+    previewUrl: shown.previewUrl,
     width: frame.width,
     height: frame.height,
     media: {
@@ -120,6 +138,7 @@ function presentResult(urls: Services['urls'], f: FrameScore, frame: FrameDetail
     captions: shown.captions.map((c) => ({ id: c.id, text: c.text })),
     objects: shown.objects,
     rank: round4(f.total),
+    matchedObjectId: f.objectId,
     rankingMetrics: {
       textRank: round4(f.textRank),
       objectEmbeddingRank: round4(f.embeddingRank),

@@ -12,9 +12,18 @@ export const searchRoutes = [
       q: z.string({ error: 'q is required' }).min(1, 'q is required').max(1000),
       organizationId: z.string({ error: 'organizationId is required' }).min(1, 'organizationId is required'),
       limit: z.coerce.number().int().min(1).max(200).default(20),
+      minScore: z.coerce.number().min(0).max(1).default(0).describe('leave out frames scoring below this (0..1)'),
+      sortBy: z
+        .enum(['rank', 'createdAt'])
+        .default('rank')
+        .describe('rank: best first; createdAt: the best `limit` matches ordered by date'),
+      sortDirection: z.enum(['asc', 'desc']).default('desc'),
+      type: z.enum(['image', 'video', 'all']).default('all'),
+      dateFrom: z.string().optional().describe('YYYY-MM-DD, inclusive (createdAt, UTC)'),
+      dateTo: z.string().optional().describe('YYYY-MM-DD, inclusive (createdAt, UTC)'),
     }),
     responses: {
-      400: 'missing q or organizationId',
+      400: 'missing q or organizationId, or a bad date',
       403: 'no access to the organization',
       404: 'organization not found',
     },

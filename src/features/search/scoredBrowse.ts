@@ -25,6 +25,18 @@ const SORT_KEY: Record<SortField, (m: MediaRecord) => string> = {
   prompt: (m) => (typeof m.metadata.prompt === 'string' ? m.metadata.prompt : ''),
 };
 
+/** One entry of `_matchingFrames`: a frame that matched, its score and the evidence behind it. */
+export interface MatchingFrame {
+  id: string;
+  /** Combined relevance, 0..1. */
+  score: number;
+  /** The text part (captions, OCR, names, tags) and the visual part (embedding similarity), 0..1 each. */
+  textRank: number;
+  embeddingRank: number;
+  /** The region (detected object) whose embedding matched best; null when only text matched. */
+  objectId: string | null;
+}
+
 /**
  * The scored mode of GET /api/dataset/{id}/media (`q`, `similarToObjectId`):
  * the browse filters decide which items may match, the query scores their
@@ -47,12 +59,19 @@ export async function scoredBrowse(
     mediaIds,
     organizationId,
   });
-  const perItem = new Map<string, { score: number; frames: Array<{ id: string; score: number }> }>();
+  const perItem = new Map<string, { score: number; frames: MatchingFrame[] }>();
   for (const f of frames) {
     if (f.total < params.minScore) continue;
     const item = perItem.get(f.mediaId) ?? { score: 0, frames: [] };
     item.score = Math.max(item.score, f.total);
-    if (f.frameId) item.frames.push({ id: f.frameId, score: round4(f.total) });
+    if (f.frameId)
+      item.frames.push({
+        id: f.frameId,
+        score: round4(f.total),
+        textRank: round4(f.textRank),
+        embeddingRank: round4(f.embeddingRank),
+        objectId: f.objectId,
+      });
     perItem.set(f.mediaId, item);
   }
   const allowed = mediaIds ? new Set(mediaIds) : null;
@@ -70,11 +89,19 @@ export async function scoredBrowse(
   const page = records.slice(scope.offset, scope.offset + scope.limit);
   const presented = await presentMany(deps, page);
   return {
-    media: presented.map((m) => ({
-      ...m,
-      _score: round4(perItem.get(m.id)!.score),
-      _matchingFrames: perItem.get(m.id)!.frames,
-    })),
+    media: presented.map((m) => {
+      const shown = new Map(m.frames.map((f) => [f.id, f]));
+      return {
+        ...m,
+        _score: round4(perItem.get(m.id)!.score),
+        // Each matching frame with its thumbnails, so a result grid shows the frame that matched.
+        _matchingFrames: perItem.get(m.id)!.frames.map((f) => ({
+          ...f,
+          thumbnailUrl: shown.get(f.id)?.thumbnailUrl ?? null,
+          previewUrl: shown.get(f.id)?.previewUrl ?? null,
+        })),
+      };
+    }),
     pagination: {
       total: records.length,
       limit: scope.limit,

@@ -102,6 +102,8 @@ export interface FrameScore {
   textRank: number;
   embeddingRank: number;
   total: number;
+  /** The object whose embedding gave embeddingRank (the region to outline); null when only text matched. */
+  objectId: string | null;
 }
 
 export interface ScoreQuery {
@@ -128,7 +130,8 @@ export async function scoreFrames(deps: SearchDeps, query: ScoreQuery): Promise<
   const entry: EntryFor = (mediaId, frameId, collectionId) => {
     const k = `${mediaId}/${frameId ?? ''}`;
     let e = byFrame.get(k);
-    if (!e) byFrame.set(k, (e = { frameId, mediaId, collectionId, textRank: 0, embeddingRank: 0, total: 0 }));
+    if (!e)
+      byFrame.set(k, (e = { frameId, mediaId, collectionId, textRank: 0, embeddingRank: 0, total: 0, objectId: null }));
     return e;
   };
   if (query.collectionIds.length === 0) return [];
@@ -169,10 +172,8 @@ async function scoreSimilarTo(deps: SearchDeps, query: ScoreQuery, objectId: str
     deps.models.modelInfo((similarityModel === 'faces' && deps.models.roles().embedFaces) || undefined);
   const calibration = maker.calibration.imageToImage;
   if (!calibration) throw invalid(`model ${maker.name} declares no image-to-image calibration`);
-  for (const h of hits) {
-    const e = entry(h.mediaId, h.frameId, h.collectionId);
-    e.embeddingRank = Math.max(e.embeddingRank, calibrate(h.similarity, calibration));
-  }
+  for (const h of hits)
+    noteVectorHit(entry(h.mediaId, h.frameId, h.collectionId), h, calibrate(h.similarity, calibration));
 }
 
 /** Embedding ranks for the query text's embedding (when the embedder is available) and text ranks from the text index. */
@@ -211,14 +212,18 @@ async function scoreText(deps: SearchDeps, query: ScoreQuery, q: string, entry: 
   ]);
   const calibration = info.calibration.textToImage;
   if (!calibration) throw invalid(`model ${info.name} declares no text-to-image calibration`);
-  for (const h of hits) {
-    const e = entry(h.mediaId, h.frameId, h.collectionId);
-    e.embeddingRank = Math.max(e.embeddingRank, calibrate(h.similarity, calibration));
-  }
+  for (const h of hits)
+    noteVectorHit(entry(h.mediaId, h.frameId, h.collectionId), h, calibrate(h.similarity, calibration));
   for (const t of textHits) {
     const e = entry(t.mediaId, t.frameId, t.collectionId);
     e.textRank = Math.max(e.textRank, t.score);
   }
+}
+
+/** Keeps a frame's best embedding rank and the object that gave it. */
+function noteVectorHit(e: FrameScore, hit: { objectId: string }, rank: number): void {
+  if (rank > e.embeddingRank || e.objectId === null) e.objectId = hit.objectId;
+  e.embeddingRank = Math.max(e.embeddingRank, rank);
 }
 
 /** Totals, best first. An item-level text match (name, description, tags) counts for each of the item's scored frames too. */

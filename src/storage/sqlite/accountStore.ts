@@ -5,9 +5,9 @@ import { toApiKey, toOrganization, toUser, type ApiKeyRow, type OrganizationRow,
 
 const now = () => new Date().toISOString();
 
-/** Accounts on SQLite, in parts: organizations, users and memberships, API keys, settings. */
+/** Accounts on SQLite, in parts: organizations, users and memberships, credentials, API keys, settings. */
 export function sqliteAccountStore(db: Db): AccountStore {
-  return { ...organizations(db), ...users(db), ...apiKeys(db), ...settings(db) };
+  return { ...organizations(db), ...users(db), ...credentials(db), ...apiKeys(db), ...settings(db) };
 }
 
 function organizations(
@@ -87,6 +87,31 @@ function users(db: Db): Pick<AccountStore, 'createUser' | 'getUser' | 'getMember
   };
 }
 
+function credentials(db: Db): Pick<AccountStore, 'findCredentials' | 'getPasswordHash' | 'updateUser'> {
+  return {
+    async findCredentials(email) {
+      const row = db
+        .prepare(`SELECT * FROM users WHERE email = ? COLLATE NOCASE ORDER BY created_at, id LIMIT 1`)
+        .get(email) as (UserRow & { password_hash: string | null }) | undefined;
+      return row ? { user: toUser(row), passwordHash: row.password_hash } : null;
+    },
+    async getPasswordHash(userId) {
+      return (
+        (db.prepare(`SELECT password_hash FROM users WHERE id = ?`).pluck().get(userId) as string | null | undefined) ??
+        null
+      );
+    },
+    async updateUser(id, patch) {
+      db.prepare(
+        `UPDATE users SET email = coalesce(?, email), name = coalesce(?, name), password_hash = coalesce(?, password_hash)
+         WHERE id = ?`,
+      ).run(patch.email ?? null, patch.name ?? null, patch.passwordHash ?? null, id);
+      const row = db.prepare(`SELECT * FROM users WHERE id = ?`).get(id) as UserRow | undefined;
+      return row ? toUser(row) : null;
+    },
+  };
+}
+
 function apiKeys(
   db: Db,
 ): Pick<AccountStore, 'createApiKey' | 'findApiKeyByHash' | 'getApiKey' | 'listApiKeys' | 'revokeApiKey'> {
@@ -130,7 +155,9 @@ function apiKeys(
   };
 }
 
-function settings(db: Db): Pick<AccountStore, 'getSetting' | 'setSettingIfAbsent'> {
+function settings(
+  db: Db,
+): Pick<AccountStore, 'getSetting' | 'setSettingIfAbsent' | 'setSetting' | 'takeSetting' | 'deleteSetting'> {
   return {
     async getSetting(key) {
       return (db.prepare(`SELECT value FROM settings WHERE key = ?`).pluck().get(key) as string | undefined) ?? null;
@@ -138,6 +165,17 @@ function settings(db: Db): Pick<AccountStore, 'getSetting' | 'setSettingIfAbsent
     async setSettingIfAbsent(key, value) {
       db.prepare(`INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT (key) DO NOTHING`).run(key, value);
       return db.prepare(`SELECT value FROM settings WHERE key = ?`).pluck().get(key) as string;
+    },
+    async setSetting(key, value) {
+      db.prepare(
+        `INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value`,
+      ).run(key, value);
+    },
+    async takeSetting(key, value) {
+      return db.prepare(`DELETE FROM settings WHERE key = ? AND value = ?`).run(key, value).changes > 0;
+    },
+    async deleteSetting(key) {
+      db.prepare(`DELETE FROM settings WHERE key = ?`).run(key);
     },
   };
 }

@@ -1,16 +1,19 @@
 /**
  * The analysis store on SQLite, in three parts over one AnalysisCore: the
  * frames of an item (frameSync), what the models found on them (modelResults)
- * and the user's corrections (userEdits).
+ * and the user's corrections (userEdits); beside them the frames' renditions
+ * (renditionStore.ts) and the item's stages (stageStore.ts).
  */
 import type { Statement } from 'better-sqlite3';
 import { notFound } from '../../platform/errors.js';
 import type { AnalysisStore } from '../storage.js';
 import type { NewCaption, NewFrame, NewObject } from '../types.js';
 import type { VectorRow } from '../../index/vector/types.js';
+import type { EventWriter } from '../eventWriter.js';
 import type { IndexWriters } from '../indexWriters.js';
 import type { Db } from './database.js';
 import { frameInserter } from './frameInsert.js';
+import { frameRenditions } from './renditionStore.js';
 import { analysisStages } from './stageStore.js';
 import { toFrame, toObject, type FrameRow, type ObjectRow } from './rows.js';
 
@@ -27,10 +30,16 @@ interface AnalysisCore {
   activeFrames(mediaId: string): FrameRow[];
 }
 
-export function sqliteAnalysisStore(db: Db, writers: IndexWriters): AnalysisStore {
+export function sqliteAnalysisStore(db: Db, writers: IndexWriters, events: EventWriter): AnalysisStore {
   const activeFrames = db.prepare(`SELECT * FROM frames WHERE media_id = ? AND status = 'active' ORDER BY seconds, id`);
   const core: AnalysisCore = { db, writers, activeFrames: (mediaId) => activeFrames.all(mediaId) as FrameRow[] };
-  return { ...frameSync(core), ...modelResults(core), ...userEdits(core), ...analysisStages(db) };
+  return {
+    ...frameSync(core),
+    ...modelResults(core),
+    ...userEdits(core),
+    ...analysisStages(db, events),
+    ...frameRenditions(db, events),
+  };
 }
 
 /** Deletes frames gone from a re-extraction, with their captions, objects and embeddings. */
@@ -61,13 +70,13 @@ function frameSync(core: AnalysisCore): Pick<AnalysisStore, 'syncFrames' | 'fram
     for (const frame of frames) {
       const old = existing.get(frame.timestamp);
       if (old) {
-        db.prepare(`UPDATE frames SET blob_key = ?, width = ?, height = ?, updated_at = ? WHERE id = ?`).run(
-          frame.blobKey,
-          frame.width,
-          frame.height,
-          at,
-          old.id,
-        );
+        // Renditions describe the file: another file (the SET sees the old blob_key) needs new ones.
+        db.prepare(
+          `UPDATE frames SET blob_key = @blobKey, width = @width, height = @height, updated_at = @at,
+             thumbnail_key = CASE WHEN blob_key = @blobKey THEN thumbnail_key END,
+             preview_key = CASE WHEN blob_key = @blobKey THEN preview_key END
+           WHERE id = @id`,
+        ).run({ blobKey: frame.blobKey, width: frame.width, height: frame.height, at, id: old.id });
         keep.add(old.id);
       } else {
         insertFrame(mediaId, frame, at, userId);

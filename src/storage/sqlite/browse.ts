@@ -11,7 +11,7 @@ import { folderSummaries } from './folderSummaries.js';
 const MEDIA_ID = /^[0-9a-f]{32}$/;
 
 /**
- * Listings over media_scope (migration 015, src/storage/sqlite/SCHEMA.md):
+ * Listings over media_scope (migration 017, src/storage/sqlite/SCHEMA.md):
  * every folder level and every subtree, in each sort order, is a range of one
  * index, so a page at any offset steps over index entries only, never sorts the
  * place; the total comes from a kept counter when only the place and the types

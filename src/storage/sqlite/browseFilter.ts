@@ -3,7 +3,7 @@ import { pathLabel } from '../../platform/ids.js';
 import type { Db } from './database.js';
 
 /**
- * Where a listing reads: one scope of media_scope (migration 015), the 16
+ * Where a listing reads: one scope of media_scope (migration 017), the 16
  * bytes of a folder id or of the collection label, and the level: 1 for the
  * folder's own level, 0 for its whole subtree.
  */

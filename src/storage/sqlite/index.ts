@@ -9,6 +9,9 @@ import { sqliteMediaStore } from './mediaStore.js';
 import { sqliteJobStore } from './jobStore.js';
 import { sqliteAnalysisStore } from './analysisStore.js';
 import { sqliteClusterStore } from './clusterStore.js';
+import { sqliteSessionStore } from './sessionStore.js';
+import { sqliteInviteStore } from './inviteStore.js';
+import { sqliteEventLog } from './eventLog.js';
 import { sqliteTextIndex } from '../../index/text/sqlite/textIndex.js';
 import { threadedTextIndex, type ThreadedTextIndexOptions } from '../../index/text/sqlite/thread.js';
 import { sqliteTextIndexWriter } from '../../index/text/sqlite/writer.js';
@@ -36,15 +39,20 @@ export function openSqliteStorage(file: string, options: SqliteStorageOptions = 
   const vectors = sqliteVectorIndex(db);
   // Both indexes are written by the stores, inside the transactions that change what they hold.
   const writers: IndexWriters = { vectors: vectors.sync, text: sqliteTextIndexWriter(db) };
+  // Item events are appended by the stores inside the transactions of the changes they report.
+  const events = sqliteEventLog(db);
   return {
     db,
     accounts: sqliteAccountStore(db),
+    sessions: sqliteSessionStore(db),
+    invites: sqliteInviteStore(db),
     collections: sqliteCollectionStore(db),
-    media: sqliteMediaStore(db, writers),
-    analysis: sqliteAnalysisStore(db, writers),
+    media: sqliteMediaStore(db, writers, events.writer),
+    analysis: sqliteAnalysisStore(db, writers, events.writer),
     clusters: sqliteClusterStore(db),
     indexes: { vectors, text: text ?? sqliteTextIndex(db) },
     jobs: sqliteJobStore(db),
+    events: events.store,
     async close() {
       await text?.close();
       if (db.open) {

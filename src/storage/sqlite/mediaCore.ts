@@ -1,4 +1,5 @@
 import { notFound } from '../../platform/errors.js';
+import type { EventWriter } from '../eventWriter.js';
 import type { IndexWriters } from '../indexWriters.js';
 import type { Db } from './database.js';
 import type { MediaRow } from './rows.js';
@@ -12,12 +13,13 @@ export type MediaRowWithText = MediaRow & { description: string | null };
 
 /**
  * What the parts of the media store (mediaWrites, mediaTree, mediaReads) share,
- * made once per store: the database, the index writers, the row lookup and the
- * storage counter (each one prepared statement).
+ * made once per store: the database, the index and event writers, the row lookup
+ * and the storage counter (each one prepared statement).
  */
 export interface MediaCore {
   db: Db;
   writers: IndexWriters;
+  events: EventWriter;
   fetchRow(id: string): MediaRow | undefined;
   /** The row, or a not-found error. */
   mustRow(id: string): MediaRow;
@@ -27,7 +29,7 @@ export interface MediaCore {
   addStorage(bytes: number, organizationId: string): void;
 }
 
-export function mediaCore(db: Db, writers: IndexWriters): MediaCore {
+export function mediaCore(db: Db, writers: IndexWriters, events: EventWriter): MediaCore {
   const getRow = db.prepare(`SELECT * FROM media WHERE id = ?`);
   const addStorage = db.prepare(`UPDATE organizations SET storage_bytes = max(0, storage_bytes + ?) WHERE id = ?`);
   const fetchRow = (id: string): MediaRow | undefined => getRow.get(id) as MediaRow | undefined;
@@ -44,6 +46,7 @@ export function mediaCore(db: Db, writers: IndexWriters): MediaCore {
   return {
     db,
     writers,
+    events,
     fetchRow,
     mustRow,
     activeRow,

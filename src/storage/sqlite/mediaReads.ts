@@ -88,6 +88,8 @@ const FRAME_COLUMNS = columnsOf<FrameRow>({
   blob_key: 1,
   width: 1,
   height: 1,
+  thumbnail_key: 1,
+  preview_key: 1,
   status: 1,
   metadata: 1,
   created_at: 1,
@@ -224,7 +226,15 @@ export function mediaReads({
   fetchRow,
 }: MediaCore): Pick<
   MediaStore,
-  'get' | 'frames' | 'pickFrames' | 'getMany' | 'summaries' | 'unfinishedIds' | 'referencedBlobKeys' | 'findByBlobKey'
+  | 'get'
+  | 'frames'
+  | 'pickFrames'
+  | 'getMany'
+  | 'summaries'
+  | 'unfinishedIds'
+  | 'referencedBlobKeys'
+  | 'pendingItemJobs'
+  | 'findByBlobKey'
 > {
   const mediaByIds = rowReader<MediaRow>(db, MEDIA_COLUMNS, `FROM media WHERE id ${IN_IDS}`);
   const summariesByIds = rowReader<SummaryRow>(db, SUMMARY_COLUMNS, `FROM media WHERE id ${IN_IDS}`);
@@ -251,12 +261,23 @@ export function mediaReads({
         .prepare(
           `SELECT blob_key FROM media WHERE blob_key ${IN_IDS}
            UNION SELECT blob_key FROM frames WHERE blob_key ${IN_IDS}
+           UNION SELECT thumbnail_key FROM frames WHERE thumbnail_key ${IN_IDS}
+           UNION SELECT preview_key FROM frames WHERE preview_key ${IN_IDS}
            UNION SELECT blob_key FROM detected_objects WHERE blob_key ${IN_IDS}`,
         )
         .pluck()
-        .all(json, json, json) as string[];
+        .all(json, json, json, json, json) as string[];
       return new Set(found);
     },
+    pendingItemJobs: async (type, organizationId) =>
+      db
+        .prepare(
+          // Through jobs_dedupe (type, key of the unfinished jobs), then the item by its id.
+          `SELECT count(*) FROM jobs j JOIN media m ON m.id = j.dedupe_key
+           WHERE j.type = ? AND j.status IN ('queued', 'running') AND m.organization_id = ?`,
+        )
+        .pluck()
+        .get(type, organizationId) as number,
     findByBlobKey: async (organizationId, blobKey) =>
       (
         db

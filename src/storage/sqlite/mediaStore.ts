@@ -6,9 +6,12 @@
 import type { MediaStore } from '../storage.js';
 import type { MediaRecord, Metadata, NewFrame, NewMedia } from '../types.js';
 import { sqliteBrowse } from './browse.js';
+import type { EventWriter } from '../eventWriter.js';
 import type { IndexWriters } from '../indexWriters.js';
 import type { Db } from './database.js';
+import { mediaEvent } from './eventLog.js';
 import { frameInserter } from './frameInsert.js';
+import { sqliteFolderTree } from './folderTree.js';
 import { LIVE, mediaCore, now, type MediaCore, type MediaRowWithText } from './mediaCore.js';
 import { mediaReads } from './mediaReads.js';
 import { mediaTree, rowDeleter } from './mediaTree.js';
@@ -18,15 +21,16 @@ import { sqliteVersions } from './versions.js';
 
 const textOrNull = (value: unknown): string | null => (typeof value === 'string' ? value : null);
 
-export function sqliteMediaStore(db: Db, writers: IndexWriters): MediaStore {
-  const core = mediaCore(db, writers);
+export function sqliteMediaStore(db: Db, writers: IndexWriters, events: EventWriter): MediaStore {
+  const core = mediaCore(db, writers, events);
   const deleteRows = rowDeleter(core);
   return {
     ...mediaWrites(core),
     ...mediaTree(core, deleteRows),
     ...mediaReads(core),
     ...sqliteBrowse(db),
-    ...sqliteVersions(db, { deleteRows, mustRow: core.mustRow, text: writers.text }),
+    ...sqliteFolderTree(db),
+    ...sqliteVersions(db, { deleteRows, mustRow: core.mustRow, text: writers.text, events }),
   };
 }
 
@@ -93,7 +97,9 @@ function mediaWrites(
     for (const frame of frames) insertFrame(media.id, frame, at, media.createdById);
     syncTags(db, text, media.id, media.collectionId, true, media.metadata);
     core.addStorage(media.sizeBytes, media.organizationId);
-    return toMedia(mustRow(media.id));
+    const row = mustRow(media.id);
+    core.events.append(mediaEvent('media.created', row));
+    return toMedia(row);
   });
 
   const insertFolder = db.transaction((folder: NewMedia, reuse: boolean) => {
@@ -107,7 +113,9 @@ function mediaWrites(
       if (existing) return { folder: toMedia(existing), created: false };
     }
     writeMedia(folder, now());
-    return { folder: toMedia(mustRow(folder.id)), created: true };
+    const row = mustRow(folder.id);
+    core.events.append(mediaEvent('media.created', row));
+    return { folder: toMedia(row), created: true };
   });
 
   const update = db.transaction((id: string, patch: { name?: string; metadata?: Metadata }, userId: string) => {
@@ -127,8 +135,27 @@ function mediaWrites(
     insertFolder: async (folder, reuse) => insertFolder(folder, reuse),
     update: async (id, patch, userId) => update(id, patch, userId),
     mutateMetadata: async (id, userId, mutate) => mutateMetadata(id, userId, mutate),
-    setProcessingStatus: async (id, status, error) => {
-      db.prepare(`UPDATE media SET processing_status = ?, processing_error = ? WHERE id = ?`).run(status, error, id);
-    },
+    setProcessingStatus: processingStatusWriter(core),
   };
+}
+
+/**
+ * MediaStore.setProcessingStatus: the change and its `media.status` event in one transaction. A `ready`
+ * event names the stages that wait for a model (media_stages, written just before by the analysis).
+ */
+function processingStatusWriter({ db, fetchRow, events }: MediaCore): MediaStore['setProcessingStatus'] {
+  const set = db.prepare(`UPDATE media SET processing_status = ?, processing_error = ? WHERE id = ?`);
+  const waiting = db.prepare(
+    `SELECT stage, model FROM media_stages WHERE media_id = ? AND state = 'waiting' ORDER BY stage`,
+  );
+  const write = db.transaction((id: string, status: MediaRow['processing_status'], error: string | null) => {
+    const before = fetchRow(id);
+    if (!before || (before.processing_status === status && before.processing_error === error)) return;
+    set.run(status, error, id);
+    const after: MediaRow = { ...before, processing_status: status, processing_error: error };
+    // A deleted item's last job may still settle it: its readers were told it is gone.
+    if (after.status === 'active')
+      events.append(mediaEvent('media.status', after, { waiting: status === 'ready' ? waiting.all(id) : [] }));
+  });
+  return async (id, status, error) => write(id, status, error);
 }

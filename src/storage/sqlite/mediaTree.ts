@@ -1,5 +1,6 @@
 import { invalid } from '../../platform/errors.js';
 import type { MediaStore } from '../storage.js';
+import { mediaEvent } from './eventLog.js';
 import { now, type MediaCore } from './mediaCore.js';
 import { dropTags } from './tagIndex.js';
 import { moveFolderScopes } from './scopeMove.js';
@@ -56,11 +57,15 @@ export function mediaTree(core: MediaCore, deleteRows: RowDeleter): Pick<MediaSt
         .prepare(`SELECT id, size_bytes FROM media WHERE status = 'active' AND root_id = ?`)
         .all(row.root_id) as DeletedRow[];
     }
-    return { deletedCount: deleteRows(rows, row.organization_id, userId) };
+    const deletedCount = deleteRows(rows, row.organization_id, userId);
+    // One event for what was deleted: a folder's subtree (paths under its path) and an item's versions
+    // (same rootMediaId) go with it.
+    core.events.append(mediaEvent('media.deleted', row, { status: 'deleted', reason: null, deletedCount }));
+    return { deletedCount };
   });
 
   // Paths are not searchable and a move stays in its collection: the indexes have nothing to hear of it.
-  // An item's browse scopes follow it by trigger (migration 015), a folder's subtree's in moveFolderScopes.
+  // An item's browse scopes follow it by trigger (migration 017), a folder's subtree's in moveFolderScopes.
   const move = db.transaction((id: string, destinationPath: string, userId: string) => {
     const row = activeRow(id);
     const at = now();

@@ -150,6 +150,8 @@ export interface FrameRow {
   blob_key: string;
   width: number;
   height: number;
+  thumbnail_key: string | null;
+  preview_key: string | null;
   status: FrameRecord['status'];
   metadata: string;
   created_at: string;
@@ -163,6 +165,8 @@ export const toFrame = (r: FrameRow): FrameRecord => ({
   blobKey: r.blob_key,
   width: r.width,
   height: r.height,
+  thumbnailKey: r.thumbnail_key,
+  previewKey: r.preview_key,
   status: r.status,
   metadata: json(r.metadata, {}),
   createdAt: r.created_at,

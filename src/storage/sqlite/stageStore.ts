@@ -2,9 +2,12 @@
  * An item's analysis stages (table media_stages, migration 010): which ran,
  * which wait for a model that is not installed, which are off.
  */
+import type { EventWriter } from '../eventWriter.js';
 import type { AnalysisStore } from '../storage.js';
 import type { StageRecord } from '../types.js';
 import type { Db } from './database.js';
+import { mediaEvent } from './eventLog.js';
+import type { MediaRow } from './rows.js';
 
 /** Matches the ids of the one parameter, a JSON array. */
 const IN_IDS = `IN (SELECT value FROM json_each(?))`;
@@ -16,15 +19,33 @@ interface StageRow {
   model: string | null;
 }
 
-export function analysisStages(db: Db): Pick<AnalysisStore, 'setStages' | 'stagesOf' | 'waitingFor'> {
+/** The waiting stages as events name them, in stage order. */
+const waitingOf = (stages: StageRecord[]) =>
+  stages
+    .filter((s) => s.state === 'waiting')
+    .map((s) => ({ stage: s.stage, model: s.model }))
+    .sort((a, b) => (a.stage < b.stage ? -1 : a.stage > b.stage ? 1 : 0));
+
+export function analysisStages(
+  db: Db,
+  events: EventWriter,
+): Pick<AnalysisStore, 'setStages' | 'stagesOf' | 'waitingFor'> {
   const clear = db.prepare(`DELETE FROM media_stages WHERE media_id = ?`);
   const insert = db.prepare(
     `INSERT INTO media_stages (media_id, stage, state, model, updated_at) VALUES (?, ?, ?, ?, ?)`,
   );
+  const current = db.prepare(`SELECT stage, state, model FROM media_stages WHERE media_id = ?`);
+  const readyRow = db.prepare(`SELECT * FROM media WHERE id = ? AND status = 'active' AND processing_status = 'ready'`);
   const setStages = db.transaction((mediaId: string, stages: StageRecord[]) => {
     const at = new Date().toISOString();
+    const before = JSON.stringify(waitingOf(current.all(mediaId) as StageRecord[]));
     clear.run(mediaId);
     for (const s of stages) insert.run(mediaId, s.stage, s.state, s.model, at);
+    // During an ingest the item is `processing` and its `ready` event names the waiting stages; a catch-up
+    // changes them while the item stays `ready`: that change is an event of its own.
+    const waiting = waitingOf(stages);
+    const item = readyRow.get(mediaId) as MediaRow | undefined;
+    if (item && JSON.stringify(waiting) !== before) events.append(mediaEvent('media.status', item, { waiting }));
   });
   const read = db.prepare(`SELECT media_id, stage, state, model FROM media_stages WHERE media_id ${IN_IDS}`);
   const waiting = db.prepare(

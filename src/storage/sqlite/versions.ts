@@ -1,7 +1,9 @@
 import { invalid, notFound } from '../../platform/errors.js';
 import type { TextIndexWriter } from '../../index/text/writer.js';
+import type { EventWriter } from '../eventWriter.js';
 import type { MediaStore } from '../storage.js';
 import type { Db } from './database.js';
+import { mediaEvent } from './eventLog.js';
 import { toMedia, type MediaRow } from './rows.js';
 import { dropTags, syncTags } from './tagIndex.js';
 
@@ -10,6 +12,7 @@ interface Helpers {
   mustRow(id: string): MediaRow;
   /** The text index, told of the versions that stop and start being current. */
   text: TextIndexWriter;
+  events: EventWriter;
 }
 
 /**
@@ -55,6 +58,14 @@ export function sqliteVersions(
         promotedId = newest.id;
       }
     }
+    helpers.events.append(
+      mediaEvent('media.deleted', row, {
+        status: 'deleted',
+        reason: null,
+        deletedCount: 1,
+        promotedMediaId: promotedId,
+      }),
+    );
     return { deletedId: versionId, promotedId };
   });
 

@@ -207,6 +207,9 @@ t('every field of a result as the spec has it', async ({ app, ds }) => {
     id: f,
     timestamp: '0',
     blob: urls.urlFor(BLOB(1000 + 2 * 10)),
+    // Ours: the frame's renditions (none made for these rows written straight into the database).
+    thumbnailUrl: null,
+    previewUrl: null,
     width: 320,
     height: 240,
     media: {
@@ -240,6 +243,7 @@ t('every field of a result as the spec has it', async ({ app, ds }) => {
       },
     ],
     rank: 0.75,
+    matchedObjectId: null,
     rankingMetrics: { textRank: 0.75, objectEmbeddingRank: 0, totalRank: 0.75 },
   });
   assert.match(objects[1].blob, /\/files\/[\w-]{22}\/0+[0-9a-f]+\.jpg$/);

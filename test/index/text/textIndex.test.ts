@@ -845,10 +845,14 @@ async function bench(n: number): Promise<void> {
   };
   const withIndex = await reprocess(b);
   const ignored = () => undefined;
-  const bare = sqliteAnalysisStore(db, {
-    vectors: { upsert: ignored, remove: ignored, removeMedia: ignored },
-    text: new Proxy({} as TextIndexWriter, { get: () => ignored }),
-  });
+  const bare = sqliteAnalysisStore(
+    db,
+    {
+      vectors: { upsert: ignored, remove: ignored, removeMedia: ignored },
+      text: new Proxy({} as TextIndexWriter, { get: () => ignored }),
+    },
+    { append: ignored },
+  );
   const without = await reprocess({ ...b, s: { ...b.s, analysis: bare } });
   console.log(
     `  replaceFrameAnalysis (1 caption, 3 OCR lines; synchronous=FULL): ${withIndex.toFixed(2)} ms with the index, ${without.toFixed(2)} ms without`,

@@ -1,11 +1,27 @@
 import { z } from 'zod';
 import { createFolder, deleteFolder, getFolder, updateFolder } from '../folders.js';
+import { FOLDERS_MAX_LIMIT, listFolders } from '../folderTree.js';
 import { defineRoute } from '../../../http/route.js';
 import { renameOrReplaceBody } from './schemas.js';
 
 const folderParams = z.object({ folderId: z.string() });
 
 export const folderRoutes = [
+  defineRoute({
+    method: 'get',
+    path: '/api/dataset/:datasetId/folders',
+    tag: 'folders',
+    summary:
+      'One level of the folder tree: child folders of path with childCount, folderCount, itemCount; ancestors for breadcrumbs',
+    params: z.object({ datasetId: z.string() }),
+    query: z.object({
+      path: z.string().optional().describe('ltree path of the folder whose subfolders to list; default the root'),
+      limit: z.coerce.number().int().min(1).max(FOLDERS_MAX_LIMIT).default(500),
+      offset: z.coerce.number().int().min(0).default(0),
+    }),
+    responses: { 400: 'invalid path or paging', 403: 'no access', 404: 'collection or folder not found' },
+    handle: ({ services, principal, params, query }) => listFolders(services, principal, params.datasetId, query),
+  }),
   defineRoute({
     method: 'post',
     path: '/api/folder',

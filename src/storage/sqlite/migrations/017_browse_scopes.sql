@@ -136,12 +136,11 @@ END;
 
 -- Superseded by media_scope: the listing indexes of migration 001 (each rewritten for every row a move
 -- touches) and live_counts (browse read it for one-level and whole-collection totals only). The folder
--- lookup of insertFolder (reuse) keeps a small index of live folders.
+-- lookup of insertFolder (reuse) keeps the index of live folders (migration 016).
 DROP INDEX media_live_children_created;
 DROP INDEX media_live_children_name;
 DROP INDEX media_live_dataset_created;
 DROP INDEX media_live_subtree;
-CREATE INDEX media_live_folders ON media(parent_path, name) WHERE type = 'folder' AND status = 'active' AND is_current = 1;
 
 DROP TRIGGER media_live_count_insert;
 DROP TRIGGER media_live_count_update;

@@ -1,0 +1,87 @@
+import sharp from 'sharp';
+import type { Services } from '../kernel/services.js';
+import type { FrameRecord, MediaRecord } from '../../storage/types.js';
+
+/** Longest side of the small rendition (the API's `thumbnailUrl`): a grid tile. */
+export const THUMBNAIL_SIDE = 256;
+/** Longest side of the large rendition (`previewUrl`): a lightbox or a hover preview. */
+export const PREVIEW_SIDE = 768;
+/**
+ * WebP quality and effort: effort 2 makes files within a few percent of the default effort 4's in about
+ * half the time (docs/measurements/features.md, ingest/renditions.ts).
+ */
+const WEBP = { quality: 80, effort: 2 } as const;
+
+/** What making renditions uses: the pixel limit, the file store, the frames' rows. */
+export type RenditionDeps = Pick<Services, 'config' | 'storage' | 'blobs'>;
+
+/**
+ * The two WebP renditions of an image file: upright (EXIF orientation applied) and fitting inside
+ * THUMBNAIL_SIDE and PREVIEW_SIDE squares, never enlarged. sharp decodes, resizes and encodes in libuv's
+ * thread pool, off the event loop; each size is its own pipeline, so each decodes a JPEG at the smallest
+ * scale it needs (shrink-on-load) and the two run at once.
+ */
+export async function makeRenditions(file: string, maxPixels: number): Promise<{ thumbnail: Buffer; preview: Buffer }> {
+  const render = (side: number) =>
+    sharp(file, { limitInputPixels: maxPixels, pages: 1 })
+      .rotate()
+      .resize({ width: side, height: side, fit: 'inside', withoutEnlargement: true })
+      .webp(WEBP)
+      .toBuffer();
+  const [thumbnail, preview] = await Promise.all([render(THUMBNAIL_SIDE), render(PREVIEW_SIDE)]);
+  return { thumbnail, preview };
+}
+
+/**
+ * What a frame's renditions are made from: the frame's own file (upright, at most FRAME_MAX_SIDE), except
+ * for an image whose frame came out smaller than the preview while the original is bigger (a
+ * FRAME_MAX_SIDE below PREVIEW_SIDE): then the original, turned upright here.
+ */
+function sourceOf(deps: Pick<Services, 'blobs'>, media: MediaRecord, frame: FrameRecord): string {
+  const frameSide = Math.max(frame.width, frame.height);
+  const originalSide = Math.max(media.width ?? 0, media.height ?? 0);
+  const original = media.type === 'image' && media.blobKey && frameSide < PREVIEW_SIDE && originalSide > frameSide;
+  return deps.blobs.pathFor(original ? media.blobKey! : frame.blobKey);
+}
+
+/**
+ * The rendition stage: each of these frames that lacks its renditions gets them, one frame after the
+ * other; frames that have them are skipped, so a run interrupted half-way (a crash, a shutdown) resumes
+ * where it stopped. Files first, then the row (the store's write order): a crash in between leaves only
+ * files for the orphan sweep. Returns how many frames got renditions.
+ */
+export async function renderFrames(
+  deps: RenditionDeps,
+  media: MediaRecord,
+  frames: FrameRecord[],
+  signal: AbortSignal,
+): Promise<number> {
+  let made = 0;
+  for (const frame of frames) {
+    if (frame.thumbnailKey && frame.previewKey) continue;
+    if (signal.aborted) throw signal.reason;
+    const { thumbnail, preview } = await makeRenditions(sourceOf(deps, media, frame), deps.config.maxImagePixels);
+    const [small, large] = await Promise.all([
+      deps.blobs.putBuffer(thumbnail, 'webp'),
+      deps.blobs.putBuffer(preview, 'webp'),
+    ]);
+    const stored = await deps.storage.analysis.setFrameRenditions(frame.id, frame.blobKey, {
+      thumbnailKey: small.key,
+      previewKey: large.key,
+    });
+    if (stored) made++;
+  }
+  return made;
+}
+
+/** The renditions of one item's active frames (the `renditions` job); returns the item, null when it is gone. */
+export async function renderItem(
+  deps: RenditionDeps,
+  mediaId: string,
+  signal: AbortSignal,
+): Promise<MediaRecord | null> {
+  const media = await deps.storage.media.get(mediaId);
+  if (!media || media.status !== 'active' || media.type === 'folder') return null;
+  await renderFrames(deps, media, await deps.storage.analysis.framesOf(mediaId), signal);
+  return media;
+}

@@ -1,0 +1,102 @@
+/**
+ * The shapes the viewer and search screens read from the JSON API (GET /api/media/:id, scored browse,
+ * GET /api/search): only the fields the screens use. Server-side they are made by
+ * src/features/kernel/present.ts and src/features/search/*.
+ */
+
+export interface Point {
+  x: number;
+  y: number;
+}
+
+/** A detected object: a box or polygon in the frame's pixel coordinates. `type`: object, face, text (OCR), frame. */
+export interface Region {
+  id: string;
+  type: string;
+  label: string;
+  polygon: Point[];
+  confidence?: number | null;
+  model?: string;
+}
+
+export interface Caption {
+  id: string;
+  text: string;
+  model?: string;
+  createdAt?: string;
+}
+
+export interface Frame {
+  id: string;
+  /** Seconds into a video, as a string ("0" for images). */
+  timestamp: string;
+  blob: string;
+  /** 256 px and 768 px renditions (null until made; branch h15thumbs). */
+  thumbnailUrl?: string | null;
+  previewUrl?: string | null;
+  width: number;
+  height: number;
+  captions: Caption[];
+  objects: Region[];
+}
+
+export interface MediaItem {
+  id: string;
+  name: string;
+  type: 'image' | 'video' | 'folder';
+  blob: string;
+  thumbnailUrl?: string | null;
+  previewUrl?: string | null;
+  path: string;
+  datasetId: string;
+  width: number | null;
+  height: number | null;
+  duration: number | null;
+  sizeBytes: number;
+  mimeType?: string;
+  exif: Record<string, unknown>;
+  createdAt: string;
+  updatedAt: string;
+  metadata: { tags: Record<string, string[]>; description?: string };
+  processingStatus?: string;
+  processingError?: string | null;
+  totalVersions: number;
+  rootMediaId?: string;
+  isCurrentVersion?: boolean;
+  analysis?: Record<string, string>;
+  frames: Frame[];
+}
+
+/** Scored browse adds these to each item. */
+export interface ScoredItem extends MediaItem {
+  _score: number;
+  _matchingFrames: Array<{
+    id: string;
+    score: number;
+    textRank?: number;
+    embeddingRank?: number;
+    objectId?: string | null;
+  }>;
+}
+
+/** One result of GET /api/search (organization-wide, frame-level). */
+export interface OrgSearchResult {
+  id: string;
+  timestamp: string;
+  blob: string;
+  thumbnailUrl?: string | null;
+  width: number;
+  height: number;
+  media: { id: string; name: string; type: 'image' | 'video'; createdAt: string; datasetId: string };
+  captions: Caption[];
+  objects: Region[];
+  rank: number;
+  matchedObjectId?: string | null;
+  rankingMetrics: { textRank: number; objectEmbeddingRank: number; totalRank: number };
+}
+
+/** Seconds of a frame's timestamp. */
+export const seconds = (frame: Pick<Frame, 'timestamp'>): number => Number(frame.timestamp) || 0;
+
+/** The small image of a frame: its thumbnail when made, else the frame itself. */
+export const thumbOf = (f: Pick<Frame, 'thumbnailUrl' | 'blob'>): string => f.thumbnailUrl || f.blob;
