@@ -44,6 +44,7 @@ import {
   legacyBrowse,
   legacyMoveFolder,
   legacyWriteMode,
+  timeBitmapMigration,
   timeScopeMigration,
 } from './libraryLegacy.js';
 import { seededRandom } from '../../src/platform/random.js';
@@ -892,6 +893,30 @@ export async function runLibraryBench(opts: BenchOptions): Promise<SectionResult
     if (uploaded !== shape.uploads * 2 + 1)
       findings.push(`upload check: ${uploaded} items in the upload folder, expected ${shape.uploads * 2 + 1}`);
 
+    {
+      // Migration 021 as an existing library of this size runs it at start-up (after every write above).
+      log('timing migration 021 over this library');
+      const ms = timeBitmapMigration(db);
+      const tagged = await st.media.browse(q({ recursive: true, tagFilters: TAG_FILTER_ONE, limit: 1 }));
+      const plainCount = db
+        .prepare(
+          `SELECT count(*) FROM media m WHERE m.dataset_id = ? AND m.status = 'active' AND m.is_current = 1
+             AND EXISTS (SELECT 1 FROM media_tags t WHERE t.media_id = m.id AND t.grp = 'colour' AND t.value IN ('red', 'blue'))`,
+        )
+        .pluck()
+        .get(collectionId) as number;
+      rows.push({
+        id: 'migration.021',
+        label: `migration 021 (browse bitmaps) over this library`,
+        ours: stats([ms]),
+        baseline: null,
+        check: {
+          ok: tagged.total === plainCount,
+          text: `tag-filtered total ${tagged.total}, plain count ${plainCount}`,
+        },
+        note: 'once, in one transaction, as at start-up',
+      });
+    }
     {
       // Migration 017 as an existing library of this size runs it at start-up (after every write above).
       log('timing migration 017 over this library');

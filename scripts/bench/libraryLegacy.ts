@@ -58,11 +58,18 @@ function scopeTriggers(db: Db): { off(): void; on(): void } {
   };
 }
 
+/** The tag bitmap triggers (migration 021) and the statement that fills tag_bits from media_tags. */
+const TAG_BITS_TRIGGERS = triggersOf('021_browse_bitmaps.sql').filter((sql) => /ON media_tags/.test(sql));
+const TAG_BITS_FILL = /INSERT INTO tag_bits[\s\S]*?;/.exec(
+  readFileSync(path.join(MIGRATIONS, '021_browse_bitmaps.sql'), 'utf8'),
+)![0];
+
 /**
  * Writes as the schema before #17 made them: its listing indexes and live_counts
- * with its triggers (migration 007), and no media_scope triggers. Only for writes
- * that leave media_scope right when they are undone or deleted (moves there and
- * back; tag edits; items in a folder deleted afterwards).
+ * with its triggers (migration 007), and no media_scope or tag bitmap triggers.
+ * Only for writes that leave media_scope right when they are undone or deleted
+ * (moves there and back; tag edits; items in a folder deleted afterwards);
+ * tag_bits is filled again from media_tags when the mode ends.
  */
 export function legacyWriteMode(db: Db) {
   const scope = scopeTriggers(db);
@@ -73,16 +80,37 @@ export function legacyWriteMode(db: Db) {
       addLegacySchema(db);
       liveCounts.forEach((sql) => db.exec(sql));
       scope.off();
+      for (const name of ['insert', 'delete']) db.exec(`DROP TRIGGER IF EXISTS media_tags_bits_${name}`);
       mode.active = true;
     },
     off() {
       for (const name of ['insert', 'update', 'delete']) db.exec(`DROP TRIGGER IF EXISTS media_live_count_${name}`);
       dropLegacySchema(db);
       scope.on();
+      db.transaction(() => {
+        db.exec(`DELETE FROM tag_bits; ${TAG_BITS_FILL}`);
+        TAG_BITS_TRIGGERS.forEach((sql) => db.exec(sql));
+      })();
       mode.active = false;
     },
   };
   return mode;
+}
+
+/**
+ * Times migration 021 (the browse bitmaps) on this library as an existing one would run it at start-up:
+ * its tables and triggers removed, then the migration file in one transaction.
+ */
+export function timeBitmapMigration(db: Db): number {
+  for (const name of ['insert', 'delete']) db.exec(`DROP TRIGGER IF EXISTS media_tags_bits_${name}`);
+  db.exec(`DROP TABLE media_ords; DROP TABLE scope_bits; DROP TABLE tag_bits; DROP TABLE day_bits;`);
+  for (const name of ['bits_insert', 'bits_delete', 'bits_type', 'day_insert', 'day_delete', 'day_update'])
+    db.exec(`DROP TRIGGER IF EXISTS media_scope_${name}`);
+  db.pragma('wal_checkpoint(TRUNCATE)');
+  const sql = readFileSync(path.join(MIGRATIONS, '021_browse_bitmaps.sql'), 'utf8');
+  const t0 = performance.now();
+  db.transaction(() => db.exec(sql))();
+  return performance.now() - t0;
 }
 
 /**

@@ -174,6 +174,9 @@ function filterCombos(all: MediaRecord[]): Array<Partial<BrowseQuery>> {
   const mid = times[Math.floor(times.length / 2)];
   const late = times[Math.floor((times.length * 3) / 4)];
   const someItem = all.find((m) => isLive(m) && m.type !== 'folder');
+  // Whole days, as browse's dateFrom / dateTo pass them (the bitmaps of days answer these).
+  const dayOf = (iso: string) => `${iso.slice(0, 10)}T00:00:00.000Z`;
+  const dayAfter = (iso: string) => new Date(Date.parse(dayOf(iso)) + 86_400_000).toISOString();
   return [
     {},
     { types: ['image'] },
@@ -185,6 +188,10 @@ function filterCombos(all: MediaRecord[]): Array<Partial<BrowseQuery>> {
     { tagFilters: { color: [], size: ['small'] }, createdBefore: late },
     { tagValues: ['red'] },
     { tagValues: ['red', 'big'], types: ['image'] },
+    { createdFrom: dayOf(mid), tagFilters: { color: ['red'] } },
+    { createdFrom: dayOf(times[0]), createdBefore: dayAfter(late), types: ['image'] },
+    { createdBefore: dayOf(times[0]), tagValues: ['big'] },
+    { createdFrom: dayAfter(times[times.length - 1]) },
     ...(someItem ? [{ mediaId: someItem.id }] : []),
   ];
 }

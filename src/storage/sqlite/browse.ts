@@ -33,7 +33,13 @@ export function sqliteBrowse(db: Db): Pick<MediaStore, 'browse' | 'browseIds' | 
       return { ids: query.offset === 0 ? found.slice(0, query.limit) : [], total: found.length };
     }
     const all = plan.scopeSize(scope);
-    const total = all === 0 ? 0 : plan.count(scope, query, filter, all);
+    if (all === 0) return { ids: [], total: 0 };
+    const set = plan.candidates(scope, query);
+    if (set) {
+      const total = set.size();
+      return { ids: query.offset >= total ? [] : plan.pageOfSet(scope, query, filter, set), total };
+    }
+    const total = plan.count(scope, query, filter, all);
     if (query.offset >= total) return { ids: [], total };
     return { ids: plan.page(scope, query, filter, total, all), total };
   });

@@ -2,6 +2,9 @@ import type { Statement } from 'better-sqlite3';
 import type { BrowseQuery } from '../types.js';
 import type { Db } from './database.js';
 import { ITEM_ID, SORT_COLUMN, probes, type Scope, type ScopeFilter, type TagTerm } from './browseFilter.js';
+import { bitmapCandidates } from './browseBitmaps.js';
+import { withCandidates } from './bitmapFunctions.js';
+import type { ItemSet } from './itemBitmap.js';
 
 /** How many distinct statement texts a store keeps prepared (filter shapes × sort keys × directions). */
 const STATEMENT_CACHE = 256;
@@ -19,6 +22,12 @@ export function statementCache(db: Db): (sql: string) => Statement {
     return statement;
   };
 }
+
+/**
+ * What reading a listing's candidates in sort order costs per candidate (a number lookup, a scope row by
+ * primary key, a place in the sort) against testing one walked row of the sort index; a rough ratio.
+ */
+const SORTED_CANDIDATE_COST = 3;
 
 /** What the plans share: the statement cache, the scope's size and the tag sizes. */
 interface Planning {
@@ -110,11 +119,56 @@ function page(p: Planning, scope: Scope, query: BrowseQuery, filter: ScopeFilter
   return fromEnd ? ids.reverse() : ids;
 }
 
+/**
+ * One page of a listing whose items are `set` (its size is `total`): a walk of
+ * the sort key's index from the nearer end testing each row's item number
+ * against the set, or, when fewer candidates than rows the walk would step over,
+ * the candidates read by number and sorted.
+ */
+function pageOfSet(db: Db, p: Planning, scope: Scope, query: BrowseQuery, filter: ScopeFilter, set: ItemSet) {
+  const total = set.size();
+  const { column, index } = SORT_COLUMN[query.sortBy];
+  const forward = query.sortDirection === 'asc' ? 'ASC' : 'DESC';
+  const fromEnd = query.offset > total / 2;
+  const dir = fromEnd ? (forward === 'ASC' ? 'DESC' : 'ASC') : forward;
+  const limit = Math.min(query.limit, total - query.offset);
+  const offset = fromEnd ? total - query.offset - limit : query.offset;
+  const order = `ORDER BY s.${column} ${dir}, s.item ${dir} LIMIT ? OFFSET ?`;
+  const walked = ((offset + limit) * p.scopeSize(scope, query.types)) / Math.max(total, 1);
+  let ids: string[];
+  if (total * SORTED_CANDIDATE_COST < walked) {
+    ids = p
+      .prepare(
+        `SELECT ${ITEM_ID} FROM media_ords o CROSS JOIN media_scope s
+         WHERE o.ord IN (SELECT value FROM json_each(?)) AND s.item = o.item AND s.scope = ? AND s.lvl = ? ${order}`,
+      )
+      .pluck()
+      .all(JSON.stringify([...set.members()]), scope.key, scope.lvl, limit, offset) as string[];
+  } else {
+    const sql =
+      `SELECT ${ITEM_ID} FROM media_scope s INDEXED BY ${index} WHERE s.scope = ? AND s.lvl = ?${filter.where}` +
+      ` AND browse_has((SELECT ord FROM media_ords WHERE item = s.item)) ${order}`;
+    const statement = p.prepare(sql).pluck();
+    ids = withCandidates(
+      db,
+      set,
+      () => statement.all(scope.key, scope.lvl, ...filter.params, limit, offset) as string[],
+    );
+  }
+  return fromEnd ? ids.reverse() : ids;
+}
+
 /** Totals, pages and id lists of listings over media_scope (see count and page for how each is read). */
 export function browsePlanner(db: Db) {
   const p = planning(db);
+  const candidates = bitmapCandidates(p.prepare);
   return {
     scopeSize: (scope: Scope) => p.scopeSize(scope, null),
+    /** The items of a listing filtered by tags or dates as a set, or null when the bitmaps do not answer it. */
+    candidates,
+    /** A page of `set`, the items of the listing. */
+    pageOfSet: (scope: Scope, query: BrowseQuery, filter: ScopeFilter, set: ItemSet) =>
+      pageOfSet(db, p, scope, query, filter, set),
     count: (scope: Scope, query: BrowseQuery, filter: ScopeFilter, all: number) => count(p, scope, query, filter, all),
     page: (scope: Scope, query: BrowseQuery, filter: ScopeFilter, total: number, all: number) =>
       page(p, scope, query, filter, total, all),

@@ -2,6 +2,7 @@ import Database from 'better-sqlite3';
 import * as sqliteVec from 'sqlite-vec';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
+import { registerBitmapFunctions } from './bitmapFunctions.js';
 import { migrate } from './migrate.js';
 
 export type Db = Database.Database;
@@ -26,6 +27,8 @@ export function openDatabase(file: string): Db {
   db.pragma('cache_size = -262144');
   db.pragma('temp_store = MEMORY');
   sqliteVec.load(db);
+  // Before migrations: migration 021's fill and triggers call them.
+  registerBitmapFunctions(db);
   migrate(db);
   // Gathers planner statistics where they are missing or stale (cheap; SQLite's advice for long-lived connections).
   db.pragma('optimize=0x10002');
