@@ -115,4 +115,22 @@ const tops = db
 const ours = await measure(() => st.media.folderSummaries(tops), { reps: 100 });
 const base = await measure(() => legacy.folderSummaries(tops), { reps: 20, warmup: 1, budgetMs: 5_000, minReps: 5 });
 console.log(`| folderSummaries of 10 top folders | ${fmt(ours)} | ${fmt(base)} | |`);
+// Moves through the store, there and back (the subtree's total checked after each).
+const userId = db.prepare(`SELECT id FROM users LIMIT 1`).pluck().get() as string;
+const dest = folder('Folder 3');
+for (const name of ['Moving folder', 'Large moving folder']) {
+  const id = db.prepare(`SELECT id FROM media WHERE type = 'folder' AND name = ?`).pluck().get(name) as string;
+  const beneath = (await st.media.browse(q({ path: folder(name), recursive: true, limit: 1 }))).total;
+  const times: number[] = [];
+  for (const to of [dest, root, dest, root]) {
+    const t0 = performance.now();
+    const moved = await st.media.move(id, to, userId);
+    times.push(performance.now() - t0);
+    const after = (await st.media.browse(q({ path: moved, recursive: true, limit: 1 }))).total;
+    if (after !== beneath) throw new Error(`${name}: ${after} beneath after a move, ${beneath} before`);
+  }
+  console.log(
+    `| move ${name} (${beneath.toLocaleString('en')} beneath), there and back twice | ${times.map((t) => fmtMs(t)).join(', ')} | | |`,
+  );
+}
 await st.close();
