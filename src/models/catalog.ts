@@ -188,6 +188,7 @@ export function factsOf(catalog: Catalog, entry: ModelEntry, standin: boolean): 
   return {
     calibration: entry.calibration ?? defaults.calibration,
     clusterThreshold: entry.clusterThreshold ?? defaults.clusterThreshold,
+    nearDuplicate: entry.nearDuplicate !== undefined ? entry.nearDuplicate : defaults.nearDuplicate,
   };
 }
 

@@ -11,6 +11,7 @@
  * - unavailable: the model is not installed (run `npm run models -- fetch <name>`),
  *   or the worker failed.
  */
+import type { PoolWork } from './worker/pool.js';
 import type { Arch, Calibrations, Dtype, Task } from './catalog.js';
 import type { Detection } from './vision/types.js';
 
@@ -35,6 +36,8 @@ export interface ModelInfo {
   calibration: Calibrations;
   /** Face embedders: the clustering join threshold for ids starting with its name; null when none is declared. */
   clusterThreshold: number | null;
+  /** Image embedders: cosine at or above which a video frame repeats the previous one (keeps its caption); null: off. */
+  nearDuplicate: number | null;
 }
 
 export interface CaptionResult {
@@ -149,6 +152,8 @@ export interface VisionModels {
   roles(): ModelRoles;
   /** Parts currently loaded in the worker (mirror kept up to date by worker events). */
   loadedModels(): LoadedModel[];
+  /** Inference work done so far, per `kind|model` (batches, inputs, ms) and the time any was running. */
+  workStats?(): PoolWork;
   /** Loads models ahead of the first request (e.g. at server start); optional. */
   warmUp(names?: string[]): Promise<void>;
   /**

@@ -21,7 +21,16 @@
  *
  * Generated once into `<os.tmpdir()>/lumen-bench-models-v<N>` (≈ 2 GB, about a minute) and reused.
  */
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { embedderStandinFiles, type StandinFiles } from '../../../src/models/standins/embedder.js';
@@ -140,6 +149,8 @@ function localCatalog(): unknown {
         dir: BENCH_EMBED,
         licence: 'none',
         dims: 768,
+        // Today's behaviour: every video frame captioned. withCatalogFacts() gives the architecture's threshold.
+        nearDuplicate: null,
       },
       {
         name: BENCH_CAPTION,
@@ -181,4 +192,22 @@ export function benchModelsDir(real: { yolox: string; ultraface: string }): { di
   rmSync(dir, { recursive: true, force: true });
   renameSync(tmp, dir);
   return { dir, buildMs: performance.now() - started };
+}
+
+/**
+ * A sibling MODELS_DIR (links to the same model folders) whose catalog.local.json leaves the bench
+ * embedder's nearDuplicate to its architecture's default in models/catalog.json: the near-duplicate
+ * video caption skip on.
+ */
+export function withCatalogFacts(dir: string): string {
+  const other = `${dir}-dedup`;
+  rmSync(other, { recursive: true, force: true });
+  mkdirSync(other);
+  for (const name of readdirSync(dir))
+    if (name !== 'catalog.local.json' && !name.startsWith('.'))
+      symlinkSync(path.join(dir, name), path.join(other, name));
+  const catalog = JSON.parse(readFileSync(path.join(dir, 'catalog.local.json'), 'utf8'));
+  for (const m of catalog.models) if (m.name === BENCH_EMBED) delete m.nearDuplicate;
+  writeFileSync(path.join(other, 'catalog.local.json'), JSON.stringify(catalog, null, 2));
+  return other;
 }
