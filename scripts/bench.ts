@@ -61,7 +61,7 @@ const SECTIONS: Record<string, { describe: string; run: (opts: BenchOptions) => 
   },
   throughput: {
     describe:
-      'photos/h and video s/h at the real default models\' cost (cost-equivalent SigLIP-B/16 and Florence-2-base, real YOLOX-Nano, UltraFace, PP-OCRv4), per stage, browse p99 under ingest, each speed-up beside the one before (issue 18)',
+      "photos/h and video s/h at the real default models' cost (cost-equivalent SigLIP-B/16 and Florence-2-base, real YOLOX-Nano, UltraFace, PP-OCRv4), per stage, browse p99 under ingest, each speed-up beside the one before (issue 18)",
     run: runThroughputBench,
   },
   renditions: {

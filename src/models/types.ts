@@ -11,7 +11,6 @@
  * - unavailable: the model is not installed (run `npm run models -- fetch <name>`),
  *   or the worker failed.
  */
-import type { PoolWork } from './worker/pool.js';
 import type { Arch, Calibrations, Dtype, Task } from './catalog.js';
 import type { Detection } from './vision/types.js';
 
@@ -184,4 +183,11 @@ export interface VisionModels {
   generateImage(prompt: string, options?: GenerateOptions): Promise<GeneratedImage>;
   /** Rejects queued work with `unavailable`, waits for in-flight work, stops the worker(s). */
   close(): Promise<void>;
+}
+
+/** Work done, per `kind|model`: batches, inputs and the wall time of their runs (ms). */
+export interface PoolWork {
+  /** Time with at least one batch in flight (ms): the union over workers. */
+  busyMs: number;
+  byKey: Record<string, { batches: number; inputs: number; ms: number }>;
 }

@@ -7,7 +7,7 @@
  * onnxruntime does not fold `x · 0` (it is not an identity for NaN/∞), so the work runs every time; the
  * bench checks the run time of each graph against the multiply-adds it should have.
  */
-import { float, GraphBuilder } from '../../../src/models/standins/onnx/graphBuilder.js';
+import { float, type GraphBuilder } from '../../../src/models/standins/onnx/graphBuilder.js';
 import { seededRandom } from '../../../src/platform/random.js';
 
 /** Random weights: a 1 M-value block of uniform noise (std ≈ 0.02) tiled; the values do not matter for speed. */

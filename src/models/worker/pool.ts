@@ -20,7 +20,9 @@ import type { Worker } from 'node:worker_threads';
 import { spawnWorker, stopWorker } from '../../platform/spawnWorker.js';
 import { DomainError, deserializeError, type SerializedError } from '../../platform/errors.js';
 import type { Logger } from '../../platform/logger.js';
-import type { LoadedModel } from '../types.js';
+import type { LoadedModel, PoolWork } from '../types.js';
+
+export type { PoolWork } from '../types.js';
 import type { RequestKind, RequestOptions, WorkerRequest, WorkerMessage, WorkerSetup } from './protocol.js';
 
 export type Output = Float32Array | string | Uint8Array;
@@ -73,13 +75,6 @@ const DEFAULT_MAX_BATCH: Record<RequestKind, number> = {
   upscale: 1,
   matte: 1,
 };
-
-/** Work done, per `kind|model`: batches, inputs and the wall time of their runs (ms). */
-export interface PoolWork {
-  /** Time with at least one batch in flight (ms): the union over workers. */
-  busyMs: number;
-  byKey: Record<string, { batches: number; inputs: number; ms: number }>;
-}
 
 function spawn(setup: WorkerSetup): Worker {
   return spawnWorker(import.meta.url, 'entry', setup, ['@huggingface/transformers', 'sharp']);
