@@ -32,6 +32,7 @@ import { runEditBench } from './bench/edit.js';
 import { runGenerateBench } from './bench/generate.js';
 import { runWebBench } from './bench/web.js';
 import { runRenditionsBench } from './bench/renditions.js';
+import { runThroughputBench } from './bench/throughput.js';
 
 const SECTIONS: Record<string, { describe: string; run: (opts: BenchOptions) => Promise<SectionResult> }> = {
   library: {
@@ -57,6 +58,11 @@ const SECTIONS: Record<string, { describe: string; run: (opts: BenchOptions) => 
     describe:
       'ingest throughput with the real detectors (images/s, video s/s) and the share of time outside inference (issue 4)',
     run: runIngestBench,
+  },
+  throughput: {
+    describe:
+      "photos/h and video s/h at the real default models' cost (cost-equivalent SigLIP-B/16 and Florence-2-base, real YOLOX-Nano, UltraFace, PP-OCRv4), per stage, browse p99 under ingest, each speed-up beside the one before (issue 18)",
+    run: runThroughputBench,
   },
   renditions: {
     describe: 'ingest of the fixture photos and videos with thumbnails (the rendition stage) vs without, same items',

@@ -185,10 +185,13 @@ export function loadCatalog(opts: { modelsDir: string; catalogPath?: string }): 
 export function factsOf(catalog: Catalog, entry: ModelEntry, standin: boolean): ModelFacts {
   if (standin) return catalog.standins.arches[entry.arch] ?? {};
   const defaults = catalog.archDefaults[entry.arch] ?? {};
-  return {
+  const facts: ModelFacts = {
     calibration: entry.calibration ?? defaults.calibration,
     clusterThreshold: entry.clusterThreshold ?? defaults.clusterThreshold,
   };
+  const nearDuplicate = entry.nearDuplicate !== undefined ? entry.nearDuplicate : defaults.nearDuplicate;
+  if (nearDuplicate !== undefined) facts.nearDuplicate = nearDuplicate;
+  return facts;
 }
 
 /** Whether the test profile has a stand-in of this architecture. */

@@ -53,10 +53,17 @@ export type Calibrations = z.infer<typeof CalibrationsSchema>;
 /** Face clustering: the mean cosine with a cluster's members at which a face joins it. */
 const ClusterThresholdSchema = z.number().gt(-1).lt(1);
 
+/**
+ * Image embedders: video frames whose vectors' cosine with the previous analysed frame's is at least
+ * this are near-duplicates and keep that frame's caption instead of running the captioner; null: never.
+ */
+const NearDuplicateSchema = z.number().gt(0).lte(1).nullable();
+
 /** What a model's similarities mean: declared per entry, per architecture (defaults) and per stand-in. */
 const FactsSchema = z.object({
   calibration: CalibrationsSchema.optional(),
   clusterThreshold: ClusterThresholdSchema.optional(),
+  nearDuplicate: NearDuplicateSchema.optional(),
 });
 export type ModelFacts = z.infer<typeof FactsSchema>;
 const ArchFactsSchema = z.partialRecord(z.enum(ARCHES), FactsSchema);
@@ -94,6 +101,8 @@ export const EntrySchema = z
     calibration: CalibrationsSchema.optional(),
     /** Face embedders: the clustering join threshold for model ids starting with this entry's name. */
     clusterThreshold: ClusterThresholdSchema.optional(),
+    /** Image embedders: the near-duplicate video frame threshold (else the architecture's; null: off). */
+    nearDuplicate: NearDuplicateSchema.optional(),
   })
   .superRefine((e, ctx) => {
     if (ARCH_INFO[e.arch].task !== e.task)

@@ -35,6 +35,8 @@ export interface ModelInfo {
   calibration: Calibrations;
   /** Face embedders: the clustering join threshold for ids starting with its name; null when none is declared. */
   clusterThreshold: number | null;
+  /** Image embedders: cosine at or above which a video frame repeats the previous one (keeps its caption); null: off. */
+  nearDuplicate: number | null;
 }
 
 export interface CaptionResult {
@@ -149,6 +151,8 @@ export interface VisionModels {
   roles(): ModelRoles;
   /** Parts currently loaded in the worker (mirror kept up to date by worker events). */
   loadedModels(): LoadedModel[];
+  /** Inference work done so far, per `kind|model` (batches, inputs, ms) and the time any was running. */
+  workStats?(): PoolWork;
   /** Loads models ahead of the first request (e.g. at server start); optional. */
   warmUp(names?: string[]): Promise<void>;
   /**
@@ -179,4 +183,11 @@ export interface VisionModels {
   generateImage(prompt: string, options?: GenerateOptions): Promise<GeneratedImage>;
   /** Rejects queued work with `unavailable`, waits for in-flight work, stops the worker(s). */
   close(): Promise<void>;
+}
+
+/** Work done, per `kind|model`: batches, inputs and the wall time of their runs (ms). */
+export interface PoolWork {
+  /** Time with at least one batch in flight (ms): the union over workers. */
+  busyMs: number;
+  byKey: Record<string, { batches: number; inputs: number; ms: number }>;
 }

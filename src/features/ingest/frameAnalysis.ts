@@ -40,27 +40,63 @@ function iou(a: Point[], b: Point[]): number {
 }
 
 /**
+ * What analysing a video's previous frame left for the next: its vector and caption. A frame whose
+ * vector's cosine with the previous one is at least the embedder's `nearDuplicate` (catalog) keeps that
+ * caption instead of running the captioner (the most expensive model by far). Make one per item.
+ */
+export interface FrameSequence {
+  previous: { vector: Float32Array; captions: NewCaption[]; captionText: string | null } | null;
+  /** Frames whose caption was carried over (for progress and the bench). */
+  reused: number;
+}
+
+export const newFrameSequence = (): FrameSequence => ({ previous: null, reused: 0 });
+
+/** Cosine of two L2-normalised vectors. */
+function cosine(a: Float32Array, b: Float32Array): number {
+  let d = 0;
+  for (let i = 0; i < a.length; i++) d += a[i] * b[i];
+  return d;
+}
+
+/** Whether `vector` repeats the sequence's previous frame under the model's threshold (null: never). */
+export function isNearDuplicate(seq: FrameSequence | undefined, vector: Float32Array | null, threshold: number | null) {
+  const prev = seq?.previous;
+  return !!(
+    prev &&
+    vector &&
+    threshold !== null &&
+    prev.vector.length === vector.length &&
+    cosine(prev.vector, vector) >= threshold
+  );
+}
+
+/**
  * Everything the models say about one frame: a caption, the whole-frame
  * object (carrying the frame's embedding, so every frame is reachable by
  * similarToObjectId; none without the embedder), detected objects, faces and
  * text, each with a crop file and an embedding under its similarity model. A
  * model that is not installed is skipped (without the embedder, objects are
  * kept without vectors); any other failure throws (the job retries).
- * Objects the user edited or deleted on this frame are not detected again.
+ * Objects the user edited or deleted on this frame are not detected again. With `sequence` (a video's
+ * frames in order), a near-duplicate of the previous frame keeps its caption (see FrameSequence).
  */
 export async function analyzeFrame(
   deps: Pick<Services, 'storage' | 'blobs' | 'models'>,
   frame: FrameRecord,
   bytes: Buffer,
   plan: { embed: boolean } = { embed: true },
+  sequence?: FrameSequence,
 ): Promise<FrameAnalysis> {
   const m = deps.models;
   const embedInfo = plan.embed ? m.modelInfo() : null;
-  const { captions, captionText } = await captionFrame(deps, bytes);
+  // The whole-frame object carries the frame's vector: without the embedder there is none to carry.
+  const frameVector = embedInfo ? (await m.embedImages(embedInfo.name, [bytes]))[0] : null;
+  const repeat = isNearDuplicate(sequence, frameVector, embedInfo?.nearDuplicate ?? null);
+  const { captions, captionText } = repeat ? carriedCaption(sequence!) : await captionFrame(deps, bytes);
+  if (sequence && frameVector) sequence.previous = { vector: frameVector, captions, captionText };
   const objects: NewObject[] = [];
-  if (embedInfo) {
-    // The whole-frame object carries the frame's vector: without the embedder there is none to carry.
-    const [frameVector] = await m.embedImages(embedInfo.name, [bytes]);
+  if (embedInfo && frameVector) {
     objects.push({
       id: newMediaId(),
       type: 'frame',
@@ -94,6 +130,13 @@ export async function analyzeFrame(
   const faceDetections = (faces?.detections ?? []).filter((d) => notTheUsers('face', d));
   if (faces && faceDetections.length) objects.push(...(await faceObjects(deps, bytes, faceDetections, faces.modelId)));
   return { captions, objects, captionText };
+}
+
+/** The previous frame's caption, as new rows for this frame. */
+function carriedCaption(sequence: FrameSequence): { captions: NewCaption[]; captionText: string | null } {
+  sequence.reused++;
+  const prev = sequence.previous!;
+  return { captions: prev.captions.map((c) => ({ ...c, id: newMediaId() })), captionText: prev.captionText };
 }
 
 /** The frame's caption, when a caption model is installed. */

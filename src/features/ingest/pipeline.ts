@@ -5,7 +5,7 @@ import { newMediaId } from '../../platform/ids.js';
 import { resolveFfmpeg } from '../../files/binaries.js';
 import type { JobContext } from '../../jobs/handler.js';
 import type { FrameRecord, MediaRecord, StageRecord } from '../../storage/types.js';
-import { analyzeFrame } from './frameAnalysis.js';
+import { analyzeFrame, newFrameSequence } from './frameAnalysis.js';
 import { moderate } from './moderation.js';
 import { enqueueRenditions } from './renditionJobs.js';
 import { renderFrames } from './renditions.js';
@@ -85,11 +85,12 @@ export async function analyzeItem(
   const plan = planStages(deps.models);
   const frameBytes: Buffer[] = [];
   let firstCaption: string | null = null;
+  const sequence = media.type === 'video' ? newFrameSequence() : undefined;
   for (let i = 0; i < frames.length; i++) {
     if (ctx.signal.aborted) throw ctx.signal.reason;
     const bytes = await readFile(deps.blobs.pathFor(frames[i].blobKey));
     frameBytes.push(bytes);
-    const result = await analyzeFrame(deps, frames[i], bytes, plan);
+    const result = await analyzeFrame(deps, frames[i], bytes, plan, sequence);
     await deps.storage.analysis.replaceFrameAnalysis(frames[i].id, result);
     firstCaption ??= result.captionText;
     await ctx.progress({ frames: frames.length, done: i + 1 });

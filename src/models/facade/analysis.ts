@@ -27,7 +27,11 @@ type AnalysisMethods = Pick<
 async function embedImages(ctx: FacadeContext, model: string | null | undefined, images: Buffer[]) {
   const entry = ctx.directory.usable(model ?? ctx.directory.roles.embed, ['embed']);
   checkImages(images);
-  return (await ctx.pool.submit('embedImages', entry.name, images)) as Float32Array[];
+  return ctx.embedCache.embed(
+    entry.name,
+    images,
+    async (missing) => (await ctx.pool.submit('embedImages', entry.name, missing)) as Float32Array[],
+  );
 }
 
 async function embedTexts(ctx: FacadeContext, model: string | null | undefined, texts: string[]) {

@@ -3,6 +3,7 @@ import type { Logger } from '../../platform/logger.js';
 import type { WorkerSetup } from '../worker/protocol.js';
 import type { WorkerPool } from '../worker/pool.js';
 import type { ModelDirectory } from './directory.js';
+import type { EmbedCache } from './embedCache.js';
 
 /** What the VisionModels methods share: the configuration, the catalog view and the main worker pool. */
 export interface FacadeContext {
@@ -13,4 +14,6 @@ export interface FacadeContext {
   /** The setup its workers start with (the side workers start with a copy). */
   setup: WorkerSetup;
   log: Logger;
+  /** Recent image embeddings (ingest embeds each frame twice: its object, then moderation). */
+  embedCache: EmbedCache;
 }

@@ -68,6 +68,7 @@ export function createModelDirectory(catalog: Catalog, config: Config): ModelDir
       installed: isInstalled(entry),
       calibration: facts.calibration ?? {},
       clusterThreshold: facts.clusterThreshold ?? null,
+      nearDuplicate: facts.nearDuplicate ?? null,
     };
   }
 

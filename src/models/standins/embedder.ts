@@ -25,6 +25,12 @@ export interface EmbedderStandinOptions {
   dims: number;
   /** Seeds the made-up weights (use the model name). */
   seed: string;
+  /**
+   * Bench only: adds work to a graph without changing its answer. Given the
+   * graph, its input and its output value, returns the value to output instead
+   * (scripts/bench/standins: the real tower's compute, added times zero).
+   */
+  cost?: (g: GraphBuilder, part: 'vision' | 'text', input: string, output: string) => string;
 }
 
 /** Ordinary words the stand-in tokenizer knows as whole tokens (besides colours). */
@@ -93,7 +99,10 @@ export function embedderStandinFiles(opts: EmbedderStandinOptions): StandinFiles
   const proj = new Float32Array(COLOURS.length * D);
   colourAxis.forEach((axis, c) => (proj[c * D + axis] = 1));
   const imageEmbeds = v.op('MatMul', [hist, v.floatTensor(proj, [COLOURS.length, D])]);
-  v.output(imageEmbeds, outName ?? 'image_embeds', 'float32', ['batch_size', D]);
+  v.output(opts.cost?.(v, 'vision', pixels, imageEmbeds) ?? imageEmbeds, outName ?? 'image_embeds', 'float32', [
+    'batch_size',
+    D,
+  ]);
 
   // ---- text graph
   const table = new Float32Array(V * D);
@@ -108,7 +117,7 @@ export function embedderStandinFiles(opts: EmbedderStandinOptions): StandinFiles
   const ids = t.input('input_ids', 'int64', ['batch_size', 'sequence_length']);
   const tokens = t.op('Gather', [t.floatTensor(table, [V, D]), ids], { axis: 0 });
   const pooled = t.op('ReduceSum', [tokens, t.int64Tensor([1])], { keepdims: 0 });
-  t.output(pooled, outName ?? 'text_embeds', 'float32', ['batch_size', D]);
+  t.output(opts.cost?.(t, 'text', ids, pooled) ?? pooled, outName ?? 'text_embeds', 'float32', ['batch_size', D]);
 
   const files: StandinFiles = new Map();
   files.set('config.json', JSON.stringify(siglip ? siglipConfig(D, V) : clipConfig(D, V), null, 2));

@@ -53,22 +53,31 @@ interface Dims {
   width: number;
 }
 
+/** Bench only (scripts/bench/standins): a larger input side and work added to each graph without changing its answer. */
+export interface Florence2StandinOptions {
+  /** The processor's and vision encoder's image side (default 224; the real model's is 768). */
+  side?: number;
+  /** Given a graph, its main input and its output value, returns the value to output instead. */
+  cost?: (g: GraphBuilder, part: 'vision' | 'encoder' | 'decoder', input: string, output: string) => string;
+}
+
 /** vision_encoder: the histogram placed in dims vocab..vocab+colours of one feature token. */
-function visionEncoder({ vocab, width }: Dims): Uint8Array {
+function visionEncoder({ vocab, width }: Dims, opts: Florence2StandinOptions): Uint8Array {
   const graph = new GraphBuilder('vision_encoder');
-  const pixels = graph.input('pixel_values', 'float32', ['batch_size', 3, SIDE, SIDE]);
+  const side = opts.side ?? SIDE;
+  const pixels = graph.input('pixel_values', 'float32', ['batch_size', 3, side, side]);
   const hist = graph.op('Reshape', [
     colourHistogram(graph, pixels, MEAN, STD),
     graph.int64Tensor([0, 1, COLOUR_COUNT]),
   ]);
   const place = new Float32Array(COLOUR_COUNT * width);
   for (let colour = 0; colour < COLOUR_COUNT; colour++) place[colour * width + vocab + colour] = 1;
-  graph.output(
-    graph.op('MatMul', [hist, graph.floatTensor(place, [COLOUR_COUNT, width])]),
-    'image_features',
-    'float32',
-    ['batch_size', 1, width],
-  );
+  const features = graph.op('MatMul', [hist, graph.floatTensor(place, [COLOUR_COUNT, width])]);
+  graph.output(opts.cost?.(graph, 'vision', pixels, features) ?? features, 'image_features', 'float32', [
+    'batch_size',
+    1,
+    width,
+  ]);
   return graph.toModel({ docString: 'stand-in Florence-2 vision encoder (colour histogram)' });
 }
 
@@ -88,16 +97,20 @@ function embedTokens({ vocab, width }: Dims): Uint8Array {
 }
 
 /** encoder_model: identity (the decoder reads the histogram straight from it). */
-function textEncoder({ width }: Dims): Uint8Array {
+function textEncoder({ width }: Dims, opts: Florence2StandinOptions): Uint8Array {
   const graph = new GraphBuilder('encoder_model');
   const embeds = graph.input('inputs_embeds', 'float32', ['batch_size', 'encoder_sequence_length', width]);
   graph.input('attention_mask', 'int64', ['batch_size', 'encoder_sequence_length']);
-  graph.output(embeds, 'last_hidden_state', 'float32', ['batch_size', 'encoder_sequence_length', width]);
+  graph.output(opts.cost?.(graph, 'encoder', embeds, embeds) ?? embeds, 'last_hidden_state', 'float32', [
+    'batch_size',
+    'encoder_sequence_length',
+    width,
+  ]);
   return graph.toModel({ docString: 'stand-in Florence-2 text encoder (identity)' });
 }
 
 /** decoder_model_merged: the caption chain, with decoder and encoder caches of zeros. */
-function decoder({ vocab, width }: Dims, chain: ChainWeights): Uint8Array {
+function decoder({ vocab, width }: Dims, chain: ChainWeights, opts: Florence2StandinOptions): Uint8Array {
   const graph = new GraphBuilder('decoder_model_merged');
   const embeds = graph.input('inputs_embeds', 'float32', ['batch_size', 'decoder_sequence_length', width]);
   graph.input('encoder_attention_mask', 'int64', ['batch_size', 'encoder_sequence_length']);
@@ -127,7 +140,11 @@ function decoder({ vocab, width }: Dims, chain: ChainWeights): Uint8Array {
   const afterA = graph.op('Gather', [embeds, graph.int64Tensor([chain.trigger], [])], { axis: 2 }); // [B,S]
   const gate = graph.op('Unsqueeze', [afterA, graph.int64Tensor([2])]);
   const logits = graph.op('Add', [base, graph.op('Mul', [gate, colourLogits])]);
-  graph.output(logits, 'logits', 'float32', ['batch_size', 'decoder_sequence_length', vocab]);
+  graph.output(opts.cost?.(graph, 'decoder', embeds, logits) ?? logits, 'logits', 'float32', [
+    'batch_size',
+    'decoder_sequence_length',
+    vocab,
+  ]);
   const decDims = ['batch_size', HEADS, 'present_decoder_sequence_length', HEAD_DIM];
   graph.output(zeroCache(graph, pastDecoder.key, afterA, HEADS, HEAD_DIM), 'present.0.decoder.key', 'float32', decDims);
   graph.output(
@@ -147,7 +164,7 @@ function decoder({ vocab, width }: Dims, chain: ChainWeights): Uint8Array {
 const json = (value: unknown) => JSON.stringify(value, null, 2);
 
 /** The JSON files: model, generation, processor and tokenizer configurations, and the tokenizer. */
-function florence2JsonFiles(tok: BuiltTokenizer, { vocab, width }: Dims): StandinFiles {
+function florence2JsonFiles(tok: BuiltTokenizer, { vocab, width }: Dims, side: number): StandinFiles {
   const special = {
     bos_token_id: tok.idOf('<s>'),
     pad_token_id: tok.idOf('<pad>'),
@@ -184,7 +201,7 @@ function florence2JsonFiles(tok: BuiltTokenizer, { vocab, width }: Dims): Standi
       processor_class: 'Florence2Processor',
       image_processor_type: 'CLIPImageProcessor',
       do_resize: true,
-      size: { height: SIDE, width: SIDE },
+      size: { height: side, width: side },
       resample: 3,
       do_center_crop: false,
       do_rescale: true,
@@ -214,7 +231,7 @@ function florence2JsonFiles(tok: BuiltTokenizer, { vocab, width }: Dims): Standi
   return files;
 }
 
-export function florence2StandinFiles(): StandinFiles {
+export function florence2StandinFiles(opts: Florence2StandinOptions = {}): StandinFiles {
   const tok = buildByteLevelBpe({
     pieces: CAPTION_PIECES,
     specials: ['<s>', '<pad>', '</s>', '<unk>'],
@@ -224,10 +241,10 @@ export function florence2StandinFiles(): StandinFiles {
   });
   // One-hot token part, then the colour histogram part.
   const dims: Dims = { vocab: tok.vocab.size, width: tok.vocab.size + COLOUR_COUNT };
-  const files = florence2JsonFiles(tok, dims);
-  files.set('onnx/vision_encoder.onnx', visionEncoder(dims));
+  const files = florence2JsonFiles(tok, dims, opts.side ?? SIDE);
+  files.set('onnx/vision_encoder.onnx', visionEncoder(dims, opts));
   files.set('onnx/embed_tokens.onnx', embedTokens(dims));
-  files.set('onnx/encoder_model.onnx', textEncoder(dims));
-  files.set('onnx/decoder_model_merged.onnx', decoder(dims, chainWeights(tok, '</s>', '</s>', ['<s>'])));
+  files.set('onnx/encoder_model.onnx', textEncoder(dims, opts));
+  files.set('onnx/decoder_model_merged.onnx', decoder(dims, chainWeights(tok, '</s>', '</s>', ['<s>']), opts));
   return files;
 }

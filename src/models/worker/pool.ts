@@ -10,6 +10,9 @@
  *   (up to maxBatch inputs) when a worker frees up: one session run for many
  *   small requests. If a merged batch fails, its requests are retried one by one
  *   so one bad image fails only its own request.
+ * - With a batch window (batchWindowMs > 0), a request that could batch waits up to that long for
+ *   others of its kind to arrive before an idle worker takes it: concurrent ingest jobs then share
+ *   one session run (an embedding of four frames instead of four of one).
  * - A crashed worker fails its in-flight requests with 'unavailable' and is
  *   replaced on the next dispatch.
  */
@@ -17,7 +20,9 @@ import type { Worker } from 'node:worker_threads';
 import { spawnWorker, stopWorker } from '../../platform/spawnWorker.js';
 import { DomainError, deserializeError, type SerializedError } from '../../platform/errors.js';
 import type { Logger } from '../../platform/logger.js';
-import type { LoadedModel } from '../types.js';
+import type { LoadedModel, PoolWork } from '../types.js';
+
+export type { PoolWork } from '../types.js';
 import type { RequestKind, RequestOptions, WorkerRequest, WorkerMessage, WorkerSetup } from './protocol.js';
 
 export type Output = Float32Array | string | Uint8Array;
@@ -29,6 +34,8 @@ interface Pending {
   options: RequestOptions;
   key: string;
   solo: boolean;
+  /** performance.now() when queued (for the batch window). */
+  queuedAt: number;
   /** Progress reports of a long request (generate); such requests are never merged. */
   onProgress?: (done: number, total: number) => void;
   resolve(outputs: Output[]): void;
@@ -51,6 +58,8 @@ export interface PoolOptions {
   maxQueue?: number;
   /** Most inputs merged into one batch, per kind. */
   maxBatch?: Partial<Record<RequestKind, number>>;
+  /** How long a batchable request may wait for company while a worker is idle (default 0: not at all). */
+  batchWindowMs?: number;
   onModels?(loaded: LoadedModel[]): void;
 }
 
@@ -86,11 +95,16 @@ export class WorkerPool {
   /** Moving average of batch wall time, for Retry-After. */
   private avgBatchMs = 500;
   private batches = 0;
+  private readonly batchWindowMs: number;
+  private windowTimer: NodeJS.Timeout | null = null;
+  private readonly work: PoolWork = { busyMs: 0, byKey: {} };
+  private busySince: number | null = null;
 
   constructor(private readonly opts: PoolOptions) {
     this.size = Math.max(1, opts.size ?? 1);
     this.maxQueue = Math.max(1, opts.maxQueue ?? 32);
     this.maxBatch = { ...DEFAULT_MAX_BATCH, ...opts.maxBatch };
+    this.batchWindowMs = Math.max(0, opts.batchWindowMs ?? 0);
   }
 
   /** Queues a request; resolves with one output per input. */
@@ -119,6 +133,7 @@ export class WorkerPool {
         options,
         key: `${kind}|${model}|${JSON.stringify(options)}`,
         solo: !!onProgress,
+        queuedAt: performance.now(),
         onProgress,
         resolve,
         reject,
@@ -137,11 +152,40 @@ export class WorkerPool {
     };
   }
 
+  /** Work done so far (a copy), for the bench and health output. */
+  workStats(): PoolWork {
+    const open = this.busySince === null ? 0 : performance.now() - this.busySince;
+    return { busyMs: this.work.busyMs + open, byKey: structuredClone(this.work.byKey) };
+  }
+
+  /**
+   * Whether the head of the queue should wait for company: a batch window is set, its kind batches,
+   * the batch it would form is not full, and it has waited less than the window. Arms a timer to look again.
+   */
+  private holdForBatch(): boolean {
+    if (this.batchWindowMs <= 0) return false;
+    const head = this.queue[0];
+    const limit = this.maxBatch[head.kind];
+    if (head.solo || limit <= 1) return false;
+    const count = this.queue.reduce((n, r) => (r.key === head.key && !r.solo ? n + r.inputs.length : n), 0);
+    const waitLeft = head.queuedAt + this.batchWindowMs - performance.now();
+    if (count >= limit || waitLeft <= 0) return false;
+    if (!this.windowTimer)
+      this.windowTimer = setTimeout(() => {
+        this.windowTimer = null;
+        this.pump();
+      }, Math.ceil(waitLeft));
+    return true;
+  }
+
   private pump(): void {
     if (this.closed) return;
     for (const slot of this.slots) {
       if (this.queue.length === 0) return;
-      if (slot.ready && !slot.inFlight) this.dispatch(slot);
+      if (slot.ready && !slot.inFlight) {
+        if (this.holdForBatch()) break;
+        this.dispatch(slot);
+      }
     }
     // Still waiting and every worker busy: add one (never two starting at once), up to size.
     if (this.queue.length > 0 && this.slots.length < this.size && this.slots.every((s) => s.ready)) this.start();
@@ -167,6 +211,7 @@ export class WorkerPool {
     const requests = this.takeBatch();
     const id = this.nextId++;
     this.batches++;
+    this.busySince ??= performance.now();
     slot.inFlight = { id, requests, startedAt: performance.now() };
     slot.worker.ref();
     const request: WorkerRequest = {
@@ -210,6 +255,7 @@ export class WorkerPool {
         if (!flight || flight.id !== msg.id) return;
         slot.inFlight = null;
         slot.worker.unref();
+        this.account(flight);
         this.avgBatchMs = 0.8 * this.avgBatchMs + 0.2 * (performance.now() - flight.startedAt);
         if (msg.type === 'result') {
           let offset = 0;
@@ -228,6 +274,20 @@ export class WorkerPool {
       }
     }
     this.pump();
+  }
+
+  /** Adds a finished batch to the work done. */
+  private account(flight: NonNullable<Slot['inFlight']>): void {
+    const first = flight.requests[0];
+    const key = `${first.kind}|${first.model}`;
+    const entry = (this.work.byKey[key] ??= { batches: 0, inputs: 0, ms: 0 });
+    entry.batches++;
+    entry.inputs += flight.requests.reduce((n, r) => n + r.inputs.length, 0);
+    entry.ms += performance.now() - flight.startedAt;
+    if (this.busySince !== null && this.slots.every((s) => !s.inFlight)) {
+      this.work.busyMs += performance.now() - this.busySince;
+      this.busySince = null;
+    }
   }
 
   private onExit(slot: Slot, why: string): void {
@@ -253,6 +313,7 @@ export class WorkerPool {
   async close(graceMs = 10_000): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    if (this.windowTimer) clearTimeout(this.windowTimer);
     for (const request of this.queue.splice(0))
       request.reject(new DomainError('unavailable', 'models are shutting down'));
     const deadline = Date.now() + graceMs;
