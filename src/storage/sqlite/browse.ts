@@ -37,7 +37,7 @@ export function sqliteBrowse(db: Db): Pick<MediaStore, 'browse' | 'browseIds' | 
     const set = plan.candidates(scope, query);
     if (set) {
       const total = set.size();
-      return { ids: query.offset >= total ? [] : plan.pageOfSet(scope, query, filter, set), total };
+      return { ids: query.offset >= total ? [] : plan.pageOfSet(scope, query, filter, set, total), total };
     }
     const total = plan.count(scope, query, filter, all);
     if (query.offset >= total) return { ids: [], total };

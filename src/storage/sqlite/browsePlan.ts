@@ -31,6 +31,7 @@ const SORTED_CANDIDATE_COST = 3;
 
 /** What the plans share: the statement cache, the scope's size and the tag sizes. */
 interface Planning {
+  db: Db;
   prepare: (sql: string) => Statement;
   scopeSize(scope: Scope, types: string[] | null): number;
   /** The tag term with the fewest items, when it has fewer than `than`. */
@@ -44,6 +45,7 @@ function planning(db: Db): Planning {
       .pluck()
       .get(...term.sizeParams) as number;
   return {
+    db,
     prepare,
     scopeSize: (scope, types) =>
       prepare(
@@ -125,8 +127,7 @@ function page(p: Planning, scope: Scope, query: BrowseQuery, filter: ScopeFilter
  * against the set, or, when fewer candidates than rows the walk would step over,
  * the candidates read by number and sorted.
  */
-function pageOfSet(db: Db, p: Planning, scope: Scope, query: BrowseQuery, filter: ScopeFilter, set: ItemSet) {
-  const total = set.size();
+function pageOfSet(p: Planning, scope: Scope, query: BrowseQuery, filter: ScopeFilter, set: ItemSet, total: number) {
   const { column, index } = SORT_COLUMN[query.sortBy];
   const forward = query.sortDirection === 'asc' ? 'ASC' : 'DESC';
   const fromEnd = query.offset > total / 2;
@@ -150,7 +151,7 @@ function pageOfSet(db: Db, p: Planning, scope: Scope, query: BrowseQuery, filter
       ` AND browse_has((SELECT ord FROM media_ords WHERE item = s.item)) ${order}`;
     const statement = p.prepare(sql).pluck();
     ids = withCandidates(
-      db,
+      p.db,
       set,
       () => statement.all(scope.key, scope.lvl, ...filter.params, limit, offset) as string[],
     );
@@ -167,8 +168,8 @@ export function browsePlanner(db: Db) {
     /** The items of a listing filtered by tags or dates as a set, or null when the bitmaps do not answer it. */
     candidates,
     /** A page of `set`, the items of the listing. */
-    pageOfSet: (scope: Scope, query: BrowseQuery, filter: ScopeFilter, set: ItemSet) =>
-      pageOfSet(db, p, scope, query, filter, set),
+    pageOfSet: (scope: Scope, query: BrowseQuery, filter: ScopeFilter, set: ItemSet, total: number) =>
+      pageOfSet(p, scope, query, filter, set, total),
     count: (scope: Scope, query: BrowseQuery, filter: ScopeFilter, all: number) => count(p, scope, query, filter, all),
     page: (scope: Scope, query: BrowseQuery, filter: ScopeFilter, total: number, all: number) =>
       page(p, scope, query, filter, total, all),
