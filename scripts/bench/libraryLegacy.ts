@@ -108,6 +108,7 @@ const SORT_SQL: Record<SortField, string> = {
   type: 'm.type',
   description: 'm.description',
   prompt: 'm.prompt',
+  takenAt: 'coalesce(m.taken_at, m.created_at)',
 };
 
 /** How many of a collection's newest items a folder-preview lookup may step through. */
