@@ -145,12 +145,13 @@ function browseWhere(query: BrowseQuery): { where: string; params: unknown[] } {
     clauses.push(`m.type IN (${query.types.map(() => '?').join(', ')})`);
     params.push(...query.types);
   }
+  const date = query.dateField === 'takenAt' ? SORT_SQL.takenAt : 'm.created_at';
   if (query.createdFrom) {
-    clauses.push(`m.created_at >= ?`);
+    clauses.push(`${date} >= ?`);
     params.push(query.createdFrom);
   }
   if (query.createdBefore) {
-    clauses.push(`m.created_at < ?`);
+    clauses.push(`${date} < ?`);
     params.push(query.createdBefore);
   }
   if (query.mediaId) {
