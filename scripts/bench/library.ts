@@ -336,6 +336,12 @@ export async function runLibraryBench(opts: BenchOptions): Promise<SectionResult
           ...(rand() < 0.3 ? { description: `photo number ${i}` } : {}),
         },
         processingStatus: video ? 'pending' : 'ready',
+        // The capture time: most photos have one (over the five years before 2025), some videos; the rest none.
+        // From the index, not from rand(), so the rest of the library is the same as without it.
+        takenAt:
+          (i * 7919) % 100 < (video ? 50 : 85)
+            ? new Date(yearAgo - ((i * 104_729) % (5 * 365 * 96)) * (DAY / 96)).toISOString()
+            : null,
       };
       const frames: NewFrame[] = video
         ? []
@@ -444,7 +450,7 @@ export async function runLibraryBench(opts: BenchOptions): Promise<SectionResult
       `browse one level, ${bigLabel}, offset ${offLabel}`,
       q({ path: big.path, offset: off }),
     );
-    for (const sortBy of ['name', 'type', 'description', 'prompt'] as const) {
+    for (const sortBy of ['name', 'type', 'description', 'prompt', 'takenAt'] as const) {
       await browseRow(
         `browse.folder.deep.${sortBy}`,
         `browse one level, big folder, by ${sortBy} asc, offset ${offLabel}`,
@@ -473,7 +479,7 @@ export async function runLibraryBench(opts: BenchOptions): Promise<SectionResult
         q({ path: big.path, recursive: true, offset }),
       );
     }
-    for (const sortBy of ['name', 'createdAt', 'type', 'description', 'prompt'] as const) {
+    for (const sortBy of ['name', 'createdAt', 'type', 'description', 'prompt', 'takenAt'] as const) {
       for (const sortDirection of ['asc', 'desc'] as const) {
         await browseRow(
           `browse.bigtree.${sortBy}.${sortDirection}`,
@@ -601,6 +607,23 @@ export async function runLibraryBench(opts: BenchOptions): Promise<SectionResult
       'dates.name',
       'Apr–Jun, big folder recursive, by name desc, offset 1,000',
       q({ path: big.path, recursive: true, ...quarter, sortBy: 'name', offset: 1000 }),
+    );
+    // The capture time (#18): a year of it, sorted by it (the range is one of media_scope_taken's), and by name.
+    const takenYear = {
+      dateField: 'takenAt' as const,
+      createdFrom: '2022-01-01T00:00:00.000Z',
+      createdBefore: '2023-01-01T00:00:00.000Z',
+    };
+    await browseRow(
+      'dates.taken',
+      '2022 taken, big folder recursive, by takenAt desc, offset 1,000',
+      q({ path: big.path, recursive: true, ...takenYear, sortBy: 'takenAt', offset: 1000 }),
+    );
+    await browseRow(
+      'dates.taken.name',
+      '2022 taken, big folder recursive, by name desc, offset 1,000',
+      q({ path: big.path, recursive: true, ...takenYear, sortBy: 'name', offset: 1000 }),
+      false,
     );
     await browseRow(
       'dates.type.tags',

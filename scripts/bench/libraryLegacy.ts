@@ -136,6 +136,7 @@ const SORT_SQL: Record<SortField, string> = {
   type: 'm.type',
   description: 'm.description',
   prompt: 'm.prompt',
+  takenAt: 'coalesce(m.taken_at, m.created_at)',
 };
 
 /** How many of a collection's newest items a folder-preview lookup may step through. */
@@ -172,12 +173,13 @@ function browseWhere(query: BrowseQuery): { where: string; params: unknown[] } {
     clauses.push(`m.type IN (${query.types.map(() => '?').join(', ')})`);
     params.push(...query.types);
   }
+  const date = query.dateField === 'takenAt' ? SORT_SQL.takenAt : 'm.created_at';
   if (query.createdFrom) {
-    clauses.push(`m.created_at >= ?`);
+    clauses.push(`${date} >= ?`);
     params.push(query.createdFrom);
   }
   if (query.createdBefore) {
-    clauses.push(`m.created_at < ?`);
+    clauses.push(`${date} < ?`);
     params.push(query.createdBefore);
   }
   if (query.mediaId) {

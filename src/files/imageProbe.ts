@@ -10,6 +10,7 @@ import exifReader from 'exif-reader';
 import sharp from 'sharp';
 import type { Metadata, OutputInfo } from 'sharp';
 import { DomainError, unprocessable } from '../platform/errors.js';
+import { takenAtFromExif } from './captureTime.js';
 
 /** What probeImage learns about an image. */
 export interface ImageProbe {
@@ -21,6 +22,8 @@ export interface ImageProbe {
   format: string;
   /** EXIF as JSON: groups (Image, Photo, GPSInfo, Iop), convenience fields, and always `tags: {}`. */
   exif: Record<string, unknown>;
+  /** When the photo was taken (EXIF DateTimeOriginal, else DateTimeDigitized), ISO UTC; null when unknown (captureTime.ts). */
+  takenAt: string | null;
   /** The processed frame, ready for BlobStore.putBuffer(frame.buffer, frame.ext). */
   frame: { buffer: Buffer; width: number; height: number; ext: 'jpg' | 'png' | 'webp' };
 }
@@ -128,6 +131,7 @@ export async function probeImage(path: string, opts: ImageProbeOptions): Promise
     height,
     format: meta.format ?? 'unknown',
     exif,
+    takenAt: takenAtFromExif(exif),
     frame: { buffer: out.data, width: out.info.width, height: out.info.height, ext },
   };
 }
@@ -183,7 +187,8 @@ const MAX_BUFFER_TEXT = 256;
  *
  * Note on dates: EXIF times carry no zone. exif-reader reads them as UTC, so
  * "2008:10:22 16:28:39" becomes "2008-10-22T16:28:39.000Z": the camera's wall
- * clock, not a true instant.
+ * clock, not a true instant. The capture time (`takenAt`, captureTime.ts)
+ * applies OffsetTimeOriginal to it when the file has one.
  */
 export function exifToJson(raw: Buffer): Record<string, unknown> {
   let parsed: Record<string, unknown>;

@@ -1,5 +1,6 @@
 /**
- * Reads a video's shape with ffprobe: display dimensions, duration, codec.
+ * Reads a video's shape with ffprobe: display dimensions, duration, codec,
+ * and when it was recorded.
  *
  * ffprobe runs through execFile (no shell, so no quoting issues) with a time
  * limit, and the input is passed as `file:<path>` so that no name can make
@@ -8,6 +9,7 @@
 import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { DomainError, unprocessable } from '../platform/errors.js';
+import { takenAtFromTags } from './captureTime.js';
 
 /** What probeVideo learns about a video. */
 export interface VideoProbe {
@@ -27,6 +29,8 @@ export interface VideoProbe {
   fps: number | null;
   /** Whether an audio stream is present. */
   hasAudio: boolean;
+  /** When it was recorded (the container's creation time), ISO UTC; null when unknown (captureTime.ts). */
+  takenAt: string | null;
 }
 
 /** ffprobe's time limit: a well-formed file is probed in well under a second. */
@@ -46,7 +50,7 @@ interface FfprobeStream {
 }
 interface FfprobeOutput {
   streams?: FfprobeStream[];
-  format?: { format_name?: string; duration?: string };
+  format?: { format_name?: string; duration?: string; tags?: Record<string, string> };
 }
 
 /**
@@ -114,6 +118,10 @@ export function fromFfprobe(parsed: FfprobeOutput): VideoProbe {
     rotation,
     fps: rate(video.avg_frame_rate) ?? rate(video.r_frame_rate),
     hasAudio: streams.some((s) => s.codec_type === 'audio'),
+    takenAt: takenAtFromTags(
+      parsed.format?.tags,
+      [video, ...streams.filter((s) => s !== video)].map((s) => s.tags),
+    ),
   };
 }
 

@@ -123,6 +123,11 @@ export interface MediaRecord {
   updatedAt: string;
   createdById: string;
   updatedById: string | null;
+  /**
+   * When the photo was taken or the video recorded (EXIF DateTimeOriginal, a container's creation time), ISO
+   * UTC; null when unknown (src/files/captureTime.ts). Browse sorts and filters by it, or createdAt without it.
+   */
+  takenAt: string | null;
 }
 
 /**
@@ -207,7 +212,11 @@ export interface FrameDetail extends FrameRecord {
   objects: ObjectRecord[];
 }
 
-export type SortField = 'name' | 'createdAt' | 'type' | 'description' | 'prompt';
+/** The spec's sort keys, and ours: `takenAt` (the capture time, or createdAt where it is unknown). */
+export type SortField = 'name' | 'createdAt' | 'type' | 'description' | 'prompt' | 'takenAt';
+
+/** Which date createdFrom / createdBefore bound: createdAt, or the capture time as takenAt sorts it. */
+export type DateField = 'createdAt' | 'takenAt';
 
 export interface BrowseQuery {
   collectionId: string;
@@ -216,10 +225,15 @@ export interface BrowseQuery {
   /** false: direct children only; true: every descendant. */
   recursive: boolean;
   types: MediaType[] | null;
-  /** Inclusive lower bound on createdAt (ISO). */
+  /** Inclusive lower bound on the date `dateField` names (ISO). */
   createdFrom: string | null;
-  /** Exclusive upper bound on createdAt (ISO). */
+  /** Exclusive upper bound on the date `dateField` names (ISO). */
   createdBefore: string | null;
+  /**
+   * The date the bounds apply to: createdAt (absent: the spec's meaning), or takenAt — the capture time, or
+   * createdAt for an item without one, the value sortBy=takenAt orders by.
+   */
+  dateField?: DateField;
   /** AND between groups, OR within a group. */
   tagFilters: Record<string, string[]> | null;
   /** Legacy flat filter: the item carries every one of these values, in any group. */
@@ -275,6 +289,8 @@ export interface NewMedia extends Pick<
 > {
   /** Set for a derived version: the original's id. */
   rootId?: string;
+  /** The capture time (MediaRecord.takenAt); absent or null when unknown. */
+  takenAt?: string | null;
 }
 
 export interface NewFrame {

@@ -1,3 +1,4 @@
+import sharp from 'sharp';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { makeImage, startTestApp, type TestApp } from '../helpers/testApp.js';
@@ -38,6 +39,7 @@ t('healthz answers without a key; openapi lists every route', async ({ app }) =>
     'dateTo',
     'sortBy',
     'sortDirection',
+    'dateField',
     'tags',
     'tagFilters',
     'mediaId',
@@ -180,6 +182,7 @@ t('browse: pagination, sorting, type and date filters, bad parameters', async ({
     'dateTo=yesterday',
     'sortBy=size',
     'sortDirection=up',
+    'dateField=updatedAt',
     'tagFilters=notjson',
     'tagFilters=%7B%22a%22%3A%22b%22%7D',
     'limit=0',
@@ -195,6 +198,45 @@ t('browse: pagination, sorting, type and date filters, bad parameters', async ({
   }
   const scored = await app.request('GET', `/api/dataset/${ds}/media?q=red`);
   assert.ok([200, 501].includes(scored.status));
+});
+
+t('takenAt: from EXIF on upload, sortBy=takenAt, and dateFrom/dateTo over it', async ({ app }) => {
+  const ds = await app.collection('Taken');
+  const shot = (when: string | null) => {
+    const image = sharp({ create: { width: 32, height: 24, channels: 3, background: '#484' } }).jpeg();
+    return (
+      when ? image.withExif({ IFD2: { DateTimeOriginal: when, OffsetTimeOriginal: '+01:00' } }) : image
+    ).toBuffer();
+  };
+  const ids: Record<string, string> = {};
+  for (const [name, when] of [
+    ['2015.jpg', '2015:08:01 10:00:00'],
+    ['none.jpg', null],
+    ['2003.jpg', '2003:03:03 09:30:00'],
+  ] as const) {
+    const up = await app.upload({ datasetId: ds, name }, { bytes: await shot(when), filename: name });
+    assert.is(up.status, 200, JSON.stringify(up.body));
+    ids[name] = up.body.mediaId;
+  }
+  const got = await app.request('GET', `/api/media/${ids['2015.jpg']}`);
+  assert.is(got.body.media.takenAt, '2015-08-01T09:00:00.000Z', 'the offset applied');
+  assert.is((await app.request('GET', `/api/media/${ids['none.jpg']}`)).body.media.takenAt, null);
+  const names = async (query: string) => {
+    const r = await app.request('GET', `/api/dataset/${ds}/media?${query}`);
+    assert.is(r.status, 200, JSON.stringify(r.body));
+    return r.body.media.map((m: { name: string }) => m.name);
+  };
+  // Without a capture time an item sits at its createdAt (today): after both photos.
+  assert.equal(await names('sortBy=takenAt&sortDirection=asc'), ['2003.jpg', '2015.jpg', 'none.jpg']);
+  assert.equal(await names('sortBy=takenAt'), ['none.jpg', '2015.jpg', '2003.jpg'], 'desc by default');
+  // Sorted by takenAt, the date range is over it; otherwise over createdAt unless dateField says takenAt.
+  assert.equal(await names('sortBy=takenAt&dateFrom=2010-01-01&dateTo=2016-12-31'), ['2015.jpg']);
+  assert.equal(await names('dateFrom=2010-01-01&dateTo=2016-12-31'), [], 'createdAt: all uploaded today');
+  assert.equal(await names('dateField=takenAt&sortBy=name&sortDirection=asc&dateTo=2015-08-01'), [
+    '2003.jpg',
+    '2015.jpg',
+  ]);
+  assert.equal(await names('sortBy=takenAt&dateField=createdAt&dateTo=2016-12-31'), []);
 });
 
 t('tags: add, 409 on duplicate, filter, aggregate, remove value and group, rename group', async ({ app }) => {

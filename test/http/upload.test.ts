@@ -524,6 +524,7 @@ t('videos: MP4 and MKV probed, pending, served with Range; a truncated MP4 is 42
     assert.ok(['pending', 'processing', 'ready'].includes(m.processingStatus), m.processingStatus);
     assert.is(m.sizeBytes, bytes.length);
     assert.is(m.name, 'clip.bin');
+    assert.is(m.takenAt, '2018-04-19T22:46:00.000Z', 'the container creation_time');
     const full = await fetch(m.blob);
     assert.is(full.status, 200);
     assert.is(full.headers.get('content-type'), 'video/mp4');

@@ -14,7 +14,7 @@ import { seededRandom } from '../../src/platform/random.js';
 import type { Storage } from '../../src/storage/storage.js';
 import type { BrowseQuery, MediaRecord, MediaType, Metadata, SortField } from '../../src/storage/types.js';
 
-const SORT_FIELDS: SortField[] = ['name', 'createdAt', 'type', 'description', 'prompt'];
+const SORT_FIELDS: SortField[] = ['name', 'createdAt', 'type', 'description', 'prompt', 'takenAt'];
 const GROUPS: Record<string, string[]> = {
   color: ['red', 'blue', 'green'],
   size: ['big', 'small'],
@@ -22,6 +22,13 @@ const GROUPS: Record<string, string[]> = {
 };
 const NAMES = ['alpha', 'Alpha', 'bravo', 'BRAVO', 'charlie', 'delta', 'echo', 'Echo'];
 const TEXTS = [undefined, 'a', 'b', 'B', 'c'];
+/** Capture times: few, so some tie; some after the items' createdAt (now), most before. */
+const TAKEN = [
+  '2003-07-01T12:00:00.000Z',
+  '2011-02-03T04:05:06.789Z',
+  '2019-12-31T23:59:59.999Z',
+  '2999-01-01T00:00:00.000Z',
+];
 
 interface Ctx {
   s: Storage;
@@ -74,7 +81,14 @@ async function addMedia(c: Ctx, parentPath: string, type: MediaType, rootId?: st
   if (type === 'folder') {
     return (await c.s.media.insertFolder({ ...common, blobKey: null, metadata: {} }, false)).folder;
   }
-  const media = { ...common, blobKey: `blob-${id}`, metadata: randomMetadata(c.rand), ...(rootId ? { rootId } : {}) };
+  const takenAt = c.rand() < 0.4 ? null : pick(c.rand, TAKEN);
+  const media = {
+    ...common,
+    blobKey: `blob-${id}`,
+    metadata: randomMetadata(c.rand),
+    takenAt,
+    ...(rootId ? { rootId } : {}),
+  };
   return c.s.media.insert(media, [{ id: newMediaId(), timestamp: '0', blobKey: `frame-${id}`, width: 1, height: 1 }]);
 }
 
@@ -96,8 +110,14 @@ function sortKey(m: MediaRecord, field: SortField): string | null {
       return textOf(m.metadata.description);
     case 'prompt':
       return textOf(m.metadata.prompt);
+    case 'takenAt':
+      return m.takenAt ?? m.createdAt;
   }
 }
+
+/** The date the query's bounds apply to. */
+const dateOf = (m: MediaRecord, q: BrowseQuery): string =>
+  q.dateField === 'takenAt' ? (m.takenAt ?? m.createdAt) : m.createdAt;
 
 /** NULL sorts first ascending, as in SQL; ties break by id in the same direction. */
 function compare(a: MediaRecord, b: MediaRecord, field: SortField): number {
@@ -117,8 +137,8 @@ function naive(all: MediaRecord[], q: BrowseQuery): { ids: string[]; total: numb
     if (!isLive(m) || m.collectionId !== q.collectionId) return false;
     if (q.recursive ? !m.path.startsWith(`${q.path}.`) : m.parentPath !== q.path) return false;
     if (q.types && !q.types.includes(m.type)) return false;
-    if (q.createdFrom && m.createdAt < q.createdFrom) return false;
-    if (q.createdBefore && m.createdAt >= q.createdBefore) return false;
+    if (q.createdFrom && dateOf(m, q) < q.createdFrom) return false;
+    if (q.createdBefore && dateOf(m, q) >= q.createdBefore) return false;
     if (q.mediaId && m.id !== q.mediaId) return false;
     const tags = tagsOf(m);
     for (const [group, values] of Object.entries(q.tagFilters ?? {})) {
@@ -192,6 +212,9 @@ function filterCombos(all: MediaRecord[]): Array<Partial<BrowseQuery>> {
     { createdFrom: dayOf(times[0]), createdBefore: dayAfter(late), types: ['image'] },
     { createdBefore: dayOf(times[0]), tagValues: ['big'] },
     { createdFrom: dayAfter(times[times.length - 1]) },
+    { dateField: 'takenAt', createdFrom: TAKEN[1] },
+    { dateField: 'takenAt', createdFrom: TAKEN[0], createdBefore: mid, types: ['image', 'video'] },
+    { dateField: 'takenAt', createdBefore: TAKEN[3], tagFilters: { color: ['red'] } },
     ...(someItem ? [{ mediaId: someItem.id }] : []),
   ];
 }

@@ -3,6 +3,8 @@
  * database file per test, plus checks only SQLite has: migrations and query plans.
  */
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import Database from 'better-sqlite3';
+import * as sqliteVec from 'sqlite-vec';
 import os from 'node:os';
 import path from 'node:path';
 import { suite } from 'uvu';
@@ -16,6 +18,7 @@ import type { Db } from '../../src/storage/sqlite/database.js';
 import { sqliteTextIndexWriter } from '../../src/index/text/sqlite/writer.js';
 import { traceSql, type TracedStatement } from '../../scripts/bench/sqlTrace.js';
 import { migrate } from '../../src/storage/sqlite/migrate.js';
+import { registerBitmapFunctions } from '../../src/storage/sqlite/bitmapFunctions.js';
 import { storageSuite } from './suite.js';
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'storage-sqlite-'));
@@ -54,6 +57,57 @@ test('migrations are idempotent: opening an existing file applies nothing and ke
   } finally {
     await second.close();
   }
+});
+
+test('migration 019 fills taken_at from the stored EXIF, and media_scope with the capture time or createdAt', () => {
+  const db = new Database(tempFile());
+  sqliteVec.load(db);
+  registerBitmapFunctions(db);
+  db.exec(`CREATE TABLE schema_migrations (name TEXT PRIMARY KEY, applied_at TEXT NOT NULL)`);
+  const dirOf = path.join(import.meta.dirname, '../../src/storage/sqlite/migrations');
+  for (const file of readdirSync(dirOf)
+    .filter((f) => /^\d+_.*\.sql$/.test(f) && f < '019')
+    .sort()) {
+    db.exec(readFileSync(path.join(dirOf, file), 'utf8'));
+    db.prepare(`INSERT INTO schema_migrations VALUES (?, 'x')`).run(file);
+  }
+  const coll = newUuid();
+  const root = coll.replace(/-/g, '');
+  db.exec(`INSERT INTO users (id, email, name, created_at) VALUES ('u', 'u@example.com', 'U', 'x');
+    INSERT INTO organizations (id, name, slug, created_at) VALUES ('o', 'O', 'o', 'x');
+    INSERT INTO collections (id, organization_id, name, created_at, updated_at, created_by)
+      VALUES ('${coll}', 'o', 'C', 'x', 'x', 'u');`);
+  const insert = db.prepare(
+    `INSERT INTO media (id, dataset_id, organization_id, path, parent_path, type, name, exif, processing_status,
+       root_id, created_at, updated_at, created_by)
+     VALUES (@id, '${coll}', 'o', '${root}.' || @id, '${root}', @type, @id, @exif, 'ready', @id, @at, @at, 'u')`,
+  );
+  const rows = {
+    offset: { DateTimeOriginal: '2008-10-22T16:28:39.000Z', OffsetTimeOriginal: '+02:00', SubSecTimeOriginal: '55' },
+    zeroed: { DateTimeOriginal: '1899-11-30T00:00:00.000Z', DateTimeDigitized: '2015-02-09T22:47:44.000Z' },
+    future: { DateTimeOriginal: '2999-01-01T00:00:00.000Z' },
+    none: { ExposureTime: 0.01 },
+  };
+  const ids: Record<string, string> = {};
+  const at = '2024-01-01T00:00:00.000Z';
+  for (const [label, photo] of Object.entries(rows)) {
+    ids[label] = newMediaId();
+    insert.run({ id: ids[label], type: 'image', exif: JSON.stringify({ tags: {}, Photo: photo }), at });
+  }
+  ids.broken = newMediaId();
+  insert.run({ id: ids.broken, type: 'image', exif: '{not json', at });
+  ids.video = newMediaId();
+  insert.run({ id: ids.video, type: 'video', exif: JSON.stringify({ Photo: rows.offset }), at });
+  assert.is(migrate(db)[0], '019_taken_at.sql');
+  const taken = (id: string) => db.prepare(`SELECT taken_at FROM media WHERE id = ?`).pluck().get(id);
+  const scoped = (id: string) =>
+    db.prepare(`SELECT DISTINCT taken_at FROM media_scope WHERE item = unhex(?)`).pluck().all(id);
+  assert.is(taken(ids.offset), '2008-10-22T14:28:39.550Z', 'offset applied, sub-seconds kept');
+  assert.is(taken(ids.zeroed), '2015-02-09T22:47:44.000Z', 'a zeroed original falls back to the digitized time');
+  for (const label of ['future', 'none', 'broken', 'video']) assert.is(taken(ids[label]), null, label);
+  assert.equal(scoped(ids.offset), ['2008-10-22T14:28:39.550Z']);
+  assert.equal(scoped(ids.none), [at], 'without a capture time: createdAt');
+  db.close();
 });
 
 /** The plan's detail lines. */
@@ -147,7 +201,7 @@ async function browsePlans(query: BrowseQuery): Promise<TracedStatement[]> {
 test('query plans: no listing reads a table without an index, and no page sorts its place', async () => {
   const { folder } = await library(40);
   const queries: Array<[string, BrowseQuery]> = [];
-  for (const sortBy of ['createdAt', 'name', 'type', 'description', 'prompt'] as const) {
+  for (const sortBy of ['createdAt', 'name', 'type', 'description', 'prompt', 'takenAt'] as const) {
     for (const sortDirection of ['asc', 'desc'] as const) {
       queries.push([`one level by ${sortBy} ${sortDirection}`, q({ path: folder, sortBy, sortDirection })]);
       queries.push([
@@ -160,6 +214,10 @@ test('query plans: no listing reads a table without an index, and no page sorts 
   queries.push([
     'whole collection, types and dates',
     q({ recursive: true, types: ['image'], createdFrom: '2000-01-01' }),
+  ]);
+  queries.push([
+    'subtree by takenAt, capture-time range',
+    q({ path: folder, recursive: true, sortBy: 'takenAt', dateField: 'takenAt', createdFrom: '2000-01-01' }),
   ]);
   queries.push(['tag filter', q({ recursive: true, tagFilters: { color: ['red', 'blue'], size: ['big'] } })]);
   queries.push(['tag values', q({ path: folder, tagValues: ['red'] })]);
@@ -177,6 +235,34 @@ test('query plans: no listing reads a table without an index, and no page sorts 
           st.plan.some((d) => /USE TEMP B-TREE/.test(d)),
           text,
         );
+    }
+  }
+});
+
+test('query plans: sorted by takenAt, the capture-time range is a range of media_scope_taken', async () => {
+  const { folder } = await library(40);
+  for (const recursive of [false, true]) {
+    const statements = await browsePlans(
+      q({
+        path: folder,
+        recursive,
+        sortBy: 'takenAt',
+        dateField: 'takenAt',
+        createdFrom: '2000-01-01',
+        createdBefore: '2100-01-01',
+      }),
+    );
+    const reads = statements.filter((st) => /FROM media_scope s/.test(st.sql));
+    assert.ok(reads.length > 0);
+    for (const st of reads) {
+      assert.ok(
+        st.plan.some((d) =>
+          /SEARCH s USING (COVERING )?INDEX media_scope_taken \(scope=\? AND lvl=\? AND taken_at>\? AND taken_at<\?\)/.test(
+            d,
+          ),
+        ),
+        `${st.sql} | ${st.plan.join(' | ')}`,
+      );
     }
   }
 });

@@ -49,9 +49,10 @@ interface ItemOptions {
   collectionId?: string;
   organizationId?: string;
   blobKey?: string;
+  takenAt?: string | null;
 }
 
-const SORT_FIELDS: SortField[] = ['name', 'createdAt', 'type', 'description', 'prompt'];
+const SORT_FIELDS: SortField[] = ['name', 'createdAt', 'type', 'description', 'prompt', 'takenAt'];
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 /** Waits until the clock has moved past the current millisecond, so the next write gets a later createdAt. */
@@ -150,6 +151,7 @@ export function storageSuite(
       processingStatus: 'ready',
       createdById: fx.user.id,
       ...(o.rootId ? { rootId: o.rootId } : {}),
+      ...(o.takenAt !== undefined ? { takenAt: o.takenAt } : {}),
     };
   }
 
@@ -714,6 +716,50 @@ export function storageSuite(
     assert.equal(await browseIds({ createdFrom: '2999-01-01T00:00:00.000Z' }), []);
   });
 
+  test('browse: takenAt sorts by the capture time, or createdAt without one; dateField takenAt bounds that', async () => {
+    const T = await folder('T', fx.root);
+    const a = await addItem(T.path, { takenAt: '2010-05-01T10:00:00.000Z' });
+    const b = await addItem(T.path); // no capture time: sorts and filters at its createdAt (now)
+    const c = await addItem(T.path, { takenAt: '2001-01-01T00:00:00.000Z', type: 'video' });
+    const d = await addItem(T.path, { takenAt: '2010-05-01T10:00:00.000Z' });
+    assert.is((await s.media.get(a.id))!.takenAt, '2010-05-01T10:00:00.000Z', 'read back');
+    assert.is(b.takenAt, null, 'unknown is null');
+    const order = async (over: Partial<BrowseQuery>) =>
+      (await s.media.browse(query({ path: T.path, sortBy: 'takenAt', ...over }))).items.map((m) => m.id);
+    const [first, second] = a.id < d.id ? [a, d] : [d, a];
+    assert.equal(await order({}), [c.id, first.id, second.id, b.id], 'ascending, ties by id');
+    assert.equal(await order({ sortDirection: 'desc' }), [b.id, second.id, first.id, c.id], 'descending');
+    const from = '2005-01-01T00:00:00.000Z';
+    assert.equal(await order({ dateField: 'takenAt', createdFrom: from }), [first.id, second.id, b.id]);
+    assert.equal(await order({ dateField: 'takenAt', createdBefore: from }), [c.id]);
+    assert.equal(await order({ createdBefore: from }), [], 'without dateField the bounds are on createdAt');
+    assert.equal(
+      await order({
+        dateField: 'takenAt',
+        createdFrom: '2010-05-01T10:00:00.000Z',
+        createdBefore: from.replace('2005', '2011'),
+      }),
+      [first.id, second.id],
+      'inclusive lower bound, exclusive upper',
+    );
+    // A new version carries its own capture time; switching back restores the original's.
+    const v = await addItem(T.path, { rootId: a.rootId, takenAt: '1999-12-31T23:00:00.000Z' });
+    assert.equal(await order({}), [v.id, c.id, d.id, b.id], 'the version sorts at its own time');
+    await s.media.selectVersion(a.id, fx.user.id);
+    assert.equal(await order({}), [c.id, first.id, second.id, b.id], 'the original again');
+    // A folder move keeps the sort value in the scopes it joins.
+    const U = await folder('U', fx.root);
+    await s.media.move(T.id, U.path, fx.user.id);
+    const moved = (await s.media.get(T.id))!.path;
+    assert.equal(await order({ path: U.path, recursive: true, types: ['image', 'video'] }), [
+      c.id,
+      first.id,
+      second.id,
+      b.id,
+    ]);
+    assert.equal(await order({ path: moved }), [c.id, first.id, second.id, b.id]);
+  });
+
   test('browse: tagFilters (AND between groups, OR within) and legacy tagValues', async () => {
     const a = await addItem(fx.root, { metadata: { tags: { color: ['red'], size: ['big'] } } });
     const b = await addItem(fx.root, { metadata: { tags: { color: ['blue'], size: ['big'] } } });
@@ -787,6 +833,8 @@ export function storageSuite(
           return m.metadata.description as string;
         case 'prompt':
           return m.metadata.prompt as string;
+        case 'takenAt':
+          return m.takenAt ?? m.createdAt;
       }
     };
     const cmp = (x: string, y: string) => (x < y ? -1 : x > y ? 1 : 0);

@@ -148,6 +148,20 @@ t('filters combine, live in the URL, survive a reload, and clear', async (ctx) =
   await page.goto(`${ctx.app.server.baseUrl}/c/${ds}`);
 });
 
+t('sort by date taken: sortBy=takenAt in the URL, kept on reload, the same items', async (ctx) => {
+  if (!exe) return;
+  const { page, ds } = ctx;
+  await page.waitForSelector('.tile');
+  const before = (await tileNames(page)).sort();
+  await page.selectOption('select:near(:text("Sort by"))', 'taken');
+  await page.waitForFunction(() => (globalThis as any).location.search.includes('sortBy=takenAt'));
+  await page.reload();
+  await page.waitForSelector('.tile');
+  assert.is(await page.$eval('select:near(:text("Sort by"))', (el) => (el as any).value), 'taken');
+  assert.equal((await tileNames(page)).sort(), before);
+  await page.goto(`${ctx.app.server.baseUrl}/c/${ds}`);
+});
+
 t('keyboard: arrows move focus between tiles, Enter opens the viewer with the browse URL in `from`', async (ctx) => {
   if (!exe) return;
   const { page, ds } = ctx;

@@ -92,6 +92,8 @@ export async function saveVersion(
         duration: null,
         sizeBytes: original.sizeBytes,
         exif: probe.exif,
+        // The edited file's own capture time; an edit that dropped the EXIF still shows the moment it was made from.
+        takenAt: probe.takenAt ?? item.takenAt,
         metadata: item.metadata,
         processingStatus: 'pending',
         createdById: principal.userId,

@@ -84,6 +84,8 @@ export function presentMedia(urls: FileUrls, m: MediaRecord, extras: PresentExtr
     mimeType: m.mimeType,
     exif: m.exif,
     createdAt: m.createdAt,
+    // Ours: when the photo was taken or the video recorded (EXIF, container metadata); null when unknown.
+    takenAt: m.takenAt,
     updatedAt: m.updatedAt,
     createdById: m.createdById,
     updatedById: m.updatedById,

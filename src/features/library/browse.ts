@@ -1,6 +1,6 @@
 import { invalid } from '../../platform/errors.js';
 import { scoredBrowse, type SearchDeps } from '../search/index.js';
-import type { BrowseQuery, MediaType, SortField } from '../../storage/types.js';
+import type { BrowseQuery, DateField, MediaType, SortField } from '../../storage/types.js';
 import { loadCollection } from '../kernel/access.js';
 import { resolveFolderPath } from './folders.js';
 import { presentMany } from '../kernel/present.js';
@@ -17,6 +17,8 @@ export interface BrowseParams {
   type: MediaType | 'all';
   dateFrom?: string;
   dateTo?: string;
+  /** Ours: which date dateFrom/dateTo bound; by default takenAt when sorting by it, else createdAt (the spec's). */
+  dateField?: DateField;
   sortBy: SortField;
   sortDirection: 'asc' | 'desc';
   tags?: string;
@@ -74,6 +76,8 @@ export function toBrowseQuery(collectionId: string, path: string, params: Browse
     types: params.type === 'all' ? null : [params.type],
     createdFrom,
     createdBefore,
+    // Sorted by the capture time, the date range is over it too: one range of the same index.
+    dateField: params.dateField ?? (params.sortBy === 'takenAt' ? 'takenAt' : 'createdAt'),
     tagFilters: params.tagFilters ? parseTagFilters(params.tagFilters) : null,
     tagValues: params.tags
       ? params.tags

@@ -75,7 +75,7 @@ export async function uploadMedia(
 
 /** What an upload's kind decides: the media fields its probe gives and the frames stored with it. */
 interface StoredUpload {
-  fields: Pick<NewMedia, 'type' | 'blobKey' | 'sizeBytes' | 'width' | 'height' | 'duration' | 'exif'>;
+  fields: Pick<NewMedia, 'type' | 'blobKey' | 'sizeBytes' | 'width' | 'height' | 'duration' | 'exif' | 'takenAt'>;
   frames: NewFrame[];
 }
 
@@ -98,6 +98,7 @@ async function storeImage(deps: UploadStoreDeps, file: UploadInput['file'], ext:
       height: probe.height,
       duration: null,
       exif: probe.exif,
+      takenAt: probe.takenAt,
     },
     frames: [
       { id: newMediaId(), timestamp: '0', blobKey: frame.key, width: probe.frame.width, height: probe.frame.height },
@@ -125,6 +126,7 @@ async function storeVideo(deps: UploadStoreDeps, file: UploadInput['file'], ext:
         hasAudio: probe.hasAudio,
         rotation: probe.rotation,
       },
+      takenAt: probe.takenAt,
     },
     frames: [],
   };

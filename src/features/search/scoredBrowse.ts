@@ -23,6 +23,7 @@ const SORT_KEY: Record<SortField, (m: MediaRecord) => string> = {
   type: (m) => m.type,
   description: (m) => (typeof m.metadata.description === 'string' ? m.metadata.description : ''),
   prompt: (m) => (typeof m.metadata.prompt === 'string' ? m.metadata.prompt : ''),
+  takenAt: (m) => m.takenAt ?? m.createdAt,
 };
 
 /** One entry of `_matchingFrames`: a frame that matched, its score and the evidence behind it. */

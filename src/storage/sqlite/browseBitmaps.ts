@@ -9,6 +9,8 @@ const MIDNIGHT = /^(\d{4}-\d{2}-\d{2})T00:00:00\.000Z$/;
 /** The day range of a query's dates, null without dates, undefined when a bound is not a day boundary. */
 function dayRange(query: BrowseQuery): { from: string; before: string } | null | undefined {
   if (!query.createdFrom && !query.createdBefore) return null;
+  // Days are kept for createdAt only; a capture-time range is read from media_scope_taken.
+  if ((query.dateField ?? 'createdAt') !== 'createdAt') return undefined;
   const from = query.createdFrom ? MIDNIGHT.exec(query.createdFrom)?.[1] : '';
   const before = query.createdBefore ? MIDNIGHT.exec(query.createdBefore)?.[1] : '9999-12-31';
   return from === undefined || before === undefined ? undefined : { from, before };
@@ -22,7 +24,8 @@ const marks = (n: number) => Array.from({ length: n }, () => '?').join(', ');
  * tag group (any of its values), every tag value and the day range. Its size
  * is the exact total; a page tests its rows against it (browsePlan.ts). Null
  * when bitmaps do not answer the query: no tag or date filter (the kept
- * counters do), a face cluster, or dates that are not whole days.
+ * counters do), a face cluster, dates that are not whole days, or a range of
+ * capture times.
  */
 export function bitmapCandidates(prepare: (sql: string) => Statement) {
   const chunks = (sql: string, params: unknown[]): ItemSet => ItemSet.union(prepare(sql).all(...params) as ChunkRow[]);

@@ -39,6 +39,8 @@ export const SORT_COLUMN: Record<SortField, { column: string; index: string }> =
   type: { column: 'type', index: 'media_scope_type' },
   description: { column: 'description', index: 'media_scope_description' },
   prompt: { column: 'prompt', index: 'media_scope_prompt' },
+  // coalesce(taken_at, created_at) in media (migration 019): the capture time, or the upload time without one.
+  takenAt: { column: 'taken_at', index: 'media_scope_taken' },
 };
 
 /** The text id of a media_scope row (alias s). */
@@ -68,6 +70,8 @@ export interface ScopeFilter {
   tags: TagTerm[];
   /** Whether only the place and the types filter (the total is then a kept counter). */
   countable: boolean;
+  /** The index whose range the date filter is (the capture time's or createdAt's): totals and id lists walk it. */
+  dateIndex: string;
 }
 
 /** The filters of a browse query over media_scope; mediaId is the caller's (a single-row probe). */
@@ -78,12 +82,13 @@ export function scopeFilter(query: BrowseQuery): ScopeFilter {
     clauses.push(`s.type IN (${query.types.map(() => '?').join(', ')})`);
     params.push(...query.types);
   }
+  const date = SORT_COLUMN[query.dateField ?? 'createdAt'];
   if (query.createdFrom) {
-    clauses.push(`s.created_at >= ?`);
+    clauses.push(`s.${date.column} >= ?`);
     params.push(query.createdFrom);
   }
   if (query.createdBefore) {
-    clauses.push(`s.created_at < ?`);
+    clauses.push(`s.${date.column} < ?`);
     params.push(query.createdBefore);
   }
   if (query.clusterId) {
@@ -96,6 +101,7 @@ export function scopeFilter(query: BrowseQuery): ScopeFilter {
     params,
     tags,
     countable: !query.createdFrom && !query.createdBefore && !query.clusterId && tags.length === 0,
+    dateIndex: date.index,
   };
 }
 

@@ -92,7 +92,7 @@ function count(p: Planning, scope: Scope, query: BrowseQuery, filter: ScopeFilte
   const driver = p.smallestTag(filter, all)?.term ?? null;
   const { where, params } = scopeWhere(scope, filter, driver);
   return p
-    .prepare(scopeSql('count(*)', driver, 'media_scope_created', where))
+    .prepare(scopeSql('count(*)', driver, filter.dateIndex, where))
     .pluck()
     .get(...params) as number;
 }
@@ -186,7 +186,7 @@ export function browsePlanner(db: Db) {
       const driver = p.smallestTag(filter, p.scopeSize(scope, null))?.term ?? null;
       const { where, params } = scopeWhere(scope, filter, driver);
       return p
-        .prepare(`${scopeSql(ITEM_ID, driver, 'media_scope_created', where)} LIMIT ?`)
+        .prepare(`${scopeSql(ITEM_ID, driver, filter.dateIndex, where)} LIMIT ?`)
         .pluck()
         .all(...params, cap) as string[];
     },

@@ -40,6 +40,7 @@ export const MEDIA_COLUMNS = columnsOf<MediaRow>({
   updated_at: 1,
   created_by: 1,
   updated_by: 1,
+  taken_at: 1,
 });
 type SummaryRow = Pick<
   MediaRow,

@@ -39,10 +39,10 @@ function mediaInserter({ db, writers }: MediaCore): (media: NewMedia, at: string
   const insertMedia = db.prepare(
     `INSERT INTO media (id, dataset_id, organization_id, path, parent_path, type, name, blob_key, mime_type,
        width, height, duration, size_bytes, exif, metadata, description, prompt, status, processing_status,
-       root_id, is_current, created_at, updated_at, created_by)
+       root_id, is_current, created_at, updated_at, created_by, taken_at)
      VALUES (@id, @collectionId, @organizationId, @path, @parentPath, @type, @name, @blobKey, @mimeType,
        @width, @height, @duration, @sizeBytes, @exif, @metadata, @description, @prompt, 'active', @processingStatus,
-       @rootId, 1, @at, @at, @createdById)`,
+       @rootId, 1, @at, @at, @createdById, @takenAt)`,
   );
   return (media, at) => {
     const rootId = media.rootId ?? media.id;
@@ -54,6 +54,7 @@ function mediaInserter({ db, writers }: MediaCore): (media: NewMedia, at: string
       description: textOrNull(media.metadata.description),
       prompt: textOrNull(media.metadata.prompt),
       rootId,
+      takenAt: media.takenAt ?? null,
       at,
     });
     writers.text.reindexItemText(media.id);

@@ -115,6 +115,7 @@ export interface MediaRow {
   updated_at: string;
   created_by: string;
   updated_by: string | null;
+  taken_at: string | null;
 }
 export const toMedia = (r: MediaRow): MediaRecord => ({
   id: r.id,
@@ -141,6 +142,7 @@ export const toMedia = (r: MediaRow): MediaRecord => ({
   updatedAt: r.updated_at,
   createdById: r.created_by,
   updatedById: r.updated_by,
+  takenAt: r.taken_at,
 });
 
 export interface FrameRow {

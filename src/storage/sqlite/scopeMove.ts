@@ -30,21 +30,21 @@ export function moveFolderScopes(
     db.prepare(`DELETE FROM media_scope_bulk`).run();
   }
   // The moved rows: the folder's subtree scope, and the folder itself (its own level row carries its keys).
-  const moved = `SELECT item, type, created_at, name, description, prompt FROM media_scope WHERE scope = @key AND lvl = 0
+  const moved = `SELECT item, type, created_at, name, description, prompt, taken_at FROM media_scope WHERE scope = @key AND lvl = 0
      UNION ALL
-     SELECT item, type, created_at, name, description, prompt FROM media_scope WHERE item = @key AND lvl = 1`;
+     SELECT item, type, created_at, name, description, prompt, taken_at FROM media_scope WHERE item = @key AND lvl = 1`;
   db.prepare(
     `DELETE FROM media_scope WHERE lvl = 0 AND scope IN (SELECT unhex(value) FROM json_each(@left))
        AND item IN (SELECT item FROM (${moved}))`,
   ).run({ key, left });
   db.prepare(
-    `INSERT INTO media_scope (scope, lvl, item, type, created_at, name, description, prompt)
-     SELECT unhex(a.value), 0, m.item, m.type, m.created_at, m.name, m.description, m.prompt
+    `INSERT INTO media_scope (scope, lvl, item, type, created_at, name, description, prompt, taken_at)
+     SELECT unhex(a.value), 0, m.item, m.type, m.created_at, m.name, m.description, m.prompt, m.taken_at
      FROM json_each(@joined) a CROSS JOIN (${moved}) m`,
   ).run({ key, joined });
   db.prepare(
-    `INSERT OR IGNORE INTO media_scope (scope, lvl, item, type, created_at, name, description, prompt)
-     SELECT @parent, 1, item, type, created_at, name, description, prompt FROM media_scope WHERE item = @key AND lvl = 1`,
+    `INSERT OR IGNORE INTO media_scope (scope, lvl, item, type, created_at, name, description, prompt, taken_at)
+     SELECT @parent, 1, item, type, created_at, name, description, prompt, taken_at FROM media_scope WHERE item = @key AND lvl = 1`,
   ).run({ key, parent: Buffer.from(after[after.length - 1], 'hex') });
   db.prepare(`DELETE FROM media_scope WHERE item = @key AND lvl = 1 AND scope != @parent`).run({
     key,

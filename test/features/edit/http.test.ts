@@ -241,9 +241,16 @@ test('saveAsVersion: a derived version of the item; versions routes; delete remo
   const ds = await app.collection('Versions by edit');
   const up = await app.upload(
     { datasetId: ds, name: 'cat.jpg' },
-    { bytes: await makeImage({ width: 80, height: 60 }), filename: 'cat.jpg' },
+    {
+      bytes: await sharp(await makeImage({ width: 80, height: 60 }))
+        .withExif({ IFD2: { DateTimeOriginal: '2012:12:12 12:12:12' } })
+        .jpeg()
+        .toBuffer(),
+      filename: 'cat.jpg',
+    },
   );
   const orig = (await app.request('GET', `/api/media/${up.body.mediaId}`)).body.media;
+  assert.is(orig.takenAt, '2012-12-12T12:12:12.000Z');
   const r = await app.request('POST', '/api/ai/edit', {
     body: { image: orig.blob, prompt: 'make it black and white', saveAsVersion: true },
   });
@@ -255,6 +262,7 @@ test('saveAsVersion: a derived version of the item; versions routes; delete remo
   assert.is(v.totalVersions, 2);
   assert.is(v.name, 'cat (edited).jpg');
   assert.is(v.width, 80);
+  assert.is(v.takenAt, orig.takenAt, 'the edit keeps the moment it was made from');
 
   const versions = await app.request('GET', `/api/media/${orig.id}/versions`);
   assert.equal(

@@ -25,7 +25,8 @@ export function Filters({ state, tagValues, onChange }: FiltersProps) {
       <label>
         Sort by{' '}
         <select value={state.sort} onChange={(e) => onChange({ sort: e.currentTarget.value as BrowseState['sort'] })}>
-          <option value="date">Date</option>
+          <option value="date">Date added</option>
+          <option value="taken">Date taken</option>
           <option value="name">Name</option>
           <option value="type">Type</option>
         </select>

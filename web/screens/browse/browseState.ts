@@ -3,14 +3,16 @@
  * /c/:datasetId?path=…&type=…&sortBy=…&sortDirection=…&dateFrom=…&dateTo=…&tags=…&recursive=true.
  * The names and values are the browse API's own (GET /api/dataset/:id/media): the viewer, given this URL as
  * its `from`, copies them onto the same API call to step through the same list (viewer/neighbours.ts).
- * The short spellings sort (date|name|type), dir, from and to are read too.
+ * The short spellings sort (date|taken|name|type), dir, from and to are read too. Sorted by the date taken
+ * (sortBy=takenAt, the server's own), the date range is over the date taken as well.
  */
 
 /** What the listing shows. Absent fields are the defaults (root, all types, newest first, no filters). */
 export interface BrowseState {
   path: string;
   type: 'all' | 'image' | 'video';
-  sort: 'date' | 'name' | 'type';
+  /** date: when added (createdAt); taken: when taken (takenAt, or when added where unknown). */
+  sort: 'date' | 'taken' | 'name' | 'type';
   dir: 'asc' | 'desc';
   /** YYYY-MM-DD, inclusive. */
   from: string;
@@ -42,8 +44,8 @@ export function readState(query: URLSearchParams): BrowseState {
     path: query.get('path') ?? '',
     type: oneOf(query.get('type'), ['all', 'image', 'video'] as const, 'all'),
     sort: oneOf(
-      sortBy === 'createdAt' ? 'date' : (sortBy ?? query.get('sort')),
-      ['date', 'name', 'type'] as const,
+      sortBy === 'createdAt' ? 'date' : sortBy === 'takenAt' ? 'taken' : (sortBy ?? query.get('sort')),
+      ['date', 'taken', 'name', 'type'] as const,
       'date',
     ),
     dir: oneOf(query.get('sortDirection') ?? query.get('dir'), ['asc', 'desc'] as const, 'desc'),
@@ -71,7 +73,7 @@ export function stateUrl(datasetId: string, state: BrowseState): string {
 export const hasFilters = (s: BrowseState): boolean =>
   s.type !== 'all' || !!s.from || !!s.to || s.tags.length > 0 || s.recursive;
 
-const SORT_FIELD = { date: 'createdAt', name: 'name', type: 'type' } as const;
+const SORT_FIELD = { date: 'createdAt', taken: 'takenAt', name: 'name', type: 'type' } as const;
 
 /** GET /api/dataset/:id/media parameters for a state (paging added by the caller). */
 export function browseParams(state: BrowseState): Record<string, string | undefined> {

@@ -13,9 +13,19 @@ export const browseQuery = z.object({
   limit: z.coerce.number().int().min(1).max(BROWSE_MAX_LIMIT).default(10),
   offset: z.coerce.number().int().min(0).default(0),
   type: z.enum(['image', 'video', 'folder', 'all']).default('all'),
-  dateFrom: z.string().optional().describe('YYYY-MM-DD, inclusive (createdAt, UTC)'),
-  dateTo: z.string().optional().describe('YYYY-MM-DD, inclusive (createdAt, UTC)'),
-  sortBy: z.enum(['name', 'createdAt', 'type', 'description', 'prompt']).default('createdAt'),
+  dateFrom: z.string().optional().describe('YYYY-MM-DD, inclusive (UTC; the date dateField names)'),
+  dateTo: z.string().optional().describe('YYYY-MM-DD, inclusive (UTC; the date dateField names)'),
+  dateField: z
+    .enum(['createdAt', 'takenAt'])
+    .optional()
+    .describe(
+      'ours: the date dateFrom/dateTo bound; takenAt is the capture time, or createdAt where it is unknown. ' +
+        'Default: takenAt when sortBy=takenAt, else createdAt (the spec)',
+    ),
+  sortBy: z
+    .enum(['name', 'createdAt', 'type', 'description', 'prompt', 'takenAt'])
+    .default('createdAt')
+    .describe('takenAt (ours): the capture time, items without one at their createdAt'),
   sortDirection: z.enum(['asc', 'desc']).default('desc'),
   tags: z.string().optional().describe('comma-separated values; an item must carry all of them (any group)'),
   tagFilters: z.string().optional().describe('URL-encoded JSON {group: [values]}: AND between groups, OR within one'),
