@@ -37,6 +37,7 @@ import { generateRoutes } from './features/generate/routes.js';
 import { createGenerationQueue } from './features/generate/generate.js';
 import { mediaRoutes } from './features/library/routes/media.js';
 import { uploadRoutes } from './features/library/routes/upload.js';
+import { lookupRoutes } from './features/library/routes/lookup.js';
 import { createLogger, type Logger } from './platform/logger.js';
 import { createModelProvisioner, createVisionModels, loadCatalog } from './models/index.js';
 import { modelRoutes } from './features/models/routes.js';
@@ -60,6 +61,7 @@ export const ROUTES: AnyRoute[] = [
   ...mediaRoutes,
   ...folderRoutes,
   ...uploadRoutes,
+  ...lookupRoutes,
   ...aiRoutes,
   ...editRoutes,
   ...generateRoutes,

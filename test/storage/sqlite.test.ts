@@ -17,6 +17,7 @@ import { sqliteTextIndexWriter } from '../../src/index/text/sqlite/writer.js';
 import { traceSql, type TracedStatement } from '../../scripts/bench/sqlTrace.js';
 import { migrate } from '../../src/storage/sqlite/migrate.js';
 import { storageSuite } from './suite.js';
+import { importSuite } from './importSuite.js';
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'storage-sqlite-'));
 process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
@@ -24,6 +25,7 @@ let n = 0;
 const tempFile = () => path.join(dir, `t${++n}.db`);
 
 storageSuite('sqlite', async () => openSqliteStorage(tempFile()));
+importSuite('sqlite', async () => openSqliteStorage(tempFile()));
 
 // ---------------------------------------------------------------- SQLite only
 
