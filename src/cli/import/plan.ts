@@ -6,7 +6,8 @@
 import { ApiError, type ApiClient } from './client.js';
 import { mapLimit, sha256File } from './hash.js';
 import type { ImportOptions } from './args.js';
-import { looksLikeMedia, walk, type WalkedFile } from './walk.js';
+import { looksLikeMedia } from '../../platform/mediaNames.js';
+import { walk, type WalkedFile } from './walk.js';
 
 export interface PlannedFile extends WalkedFile {
   sha256: string;

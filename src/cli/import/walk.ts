@@ -1,13 +1,13 @@
 /**
  * Walks the folder to import: every regular file with its path relative to the root ('/'-separated), size
- * and mtime. Skipped, and counted: hidden names (a leading '.': .DS_Store, .thumbnails, .git …), NAS and
- * OS housekeeping (@eaDir, #recycle, #snapshot, $RECYCLE.BIN, System Volume Information, Thumbs.db,
- * desktop.ini). Symbolic links to folders are not followed (a link could lead out of the folder, or
- * round in a circle); a link to a file is read as that file.
+ * and mtime. Skipped, and counted: hidden and housekeeping names (platform/mediaNames.ts). Symbolic links
+ * to folders are not followed (a link could lead out of the folder, or round in a circle); a link to a file
+ * is read as that file.
  */
 import type { Dirent } from 'node:fs';
 import { readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
+import { isSkippedName } from '../../platform/mediaNames.js';
 
 export interface WalkedFile {
   /** Relative to the root, '/'-separated. */
@@ -15,22 +15,6 @@ export interface WalkedFile {
   absPath: string;
   size: number;
   mtimeMs: number;
-}
-
-const HOUSEKEEPING = new Set([
-  '@eadir',
-  '#recycle',
-  '#snapshot',
-  '$recycle.bin',
-  'system volume information',
-  'thumbs.db',
-  'desktop.ini',
-  '__macosx',
-]);
-
-/** Whether a file or folder name is skipped without a look inside. */
-export function isSkippedName(name: string): boolean {
-  return name.startsWith('.') || HOUSEKEEPING.has(name.toLowerCase());
 }
 
 export interface WalkResult {
@@ -72,31 +56,4 @@ export async function walk(root: string): Promise<WalkResult> {
   await visit(root, '');
   files.sort((a, b) => (a.relPath < b.relPath ? -1 : a.relPath > b.relPath ? 1 : 0));
   return { files, skipped };
-}
-
-/** Extensions the server takes (it judges the bytes; these only spare uploads of what surely is not media). */
-const MEDIA_EXTENSIONS = new Set([
-  'jpg',
-  'jpeg',
-  'jpe',
-  'png',
-  'webp',
-  'gif',
-  'tif',
-  'tiff',
-  'avif',
-  'heic',
-  'heif',
-  'mp4',
-  'm4v',
-  'mov',
-  'qt',
-  'webm',
-  'mkv',
-]);
-
-/** Whether the name looks like an image or video the server may take (by extension; the server decides). */
-export function looksLikeMedia(relPath: string): boolean {
-  const ext = path.extname(relPath).slice(1).toLowerCase();
-  return MEDIA_EXTENSIONS.has(ext);
 }
