@@ -28,6 +28,7 @@ export function folderResolver(
   const made: string[] = [];
 
   async function child(parentPath: string, name: string): Promise<string | null> {
+    if (!datasetId) return null; // a collection a dry run would create has no folders yet
     for (let offset = 0; ; offset += 1000) {
       const page = await client.json<FolderPage>(
         'GET',

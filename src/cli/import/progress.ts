@@ -63,11 +63,13 @@ export function createProgress(
   const tty = out.isTTY === true;
   const every = tty ? 100 : (opts.logEveryMs ?? 5000);
   let last = 0;
+  let lastLine = '';
   const draw = (c: Counts) => {
     const line = progressLine(c, Date.now() - started, tty ? 24 : 0);
     const columns = (out as NodeJS.WriteStream).columns ?? 120;
     if (tty) out.write(`\r${line.slice(0, columns - 1)}\x1b[K`);
-    else out.write(`${line}\n`);
+    else if (line !== lastLine) out.write(`${line}\n`);
+    lastLine = line;
   };
   return {
     update(c) {

@@ -81,14 +81,16 @@ async function uploadAll(
   folders: ReturnType<typeof folderResolver>,
   progress: Progress,
 ): Promise<void> {
+  const skipped = plan.inLibrary.length + plan.duplicates.length;
   const counts: Counts = {
-    total: plan.upload.length,
+    total: plan.upload.length + skipped,
     totalBytes: sum(plan.upload),
     uploaded: 0,
-    skipped: 0,
+    skipped,
     failed: 0,
     bytes: 0,
   };
+  if (plan.upload.length === 0) return;
   let fatal: ApiError | null = null;
   await mapLimit(plan.upload, opts.concurrency, async (f) => {
     if (fatal) return;
@@ -144,7 +146,7 @@ function printSummary(say: (l: string) => void, opts: ImportOptions, s: ImportSu
   const count = opts.dryRun ? plan.upload.length : s.uploaded;
   say(
     `done in ${formatDuration(s.elapsedMs)}: ${verb} ${count} (${formatBytes(opts.dryRun ? sum(plan.upload) : s.bytes)}), ` +
-      `${plan.inLibrary.length + plan.duplicates.length} skipped as already there, ` +
+      `${plan.inLibrary.length + plan.duplicates.length} skipped (already in the collection, or repeated), ` +
       `${plan.unsupported.length + s.refused.length} unsupported, ${s.failed.length} failed, ` +
       `${s.foldersCreated.length} folders ${opts.dryRun ? 'to create' : 'created'}`,
   );
