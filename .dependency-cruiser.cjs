@@ -87,6 +87,20 @@ module.exports = {
       from: { path: '^src/', pathNot: '^src/models/standins/' },
       to: { path: '^src/models/standins/', dependencyTypesNot: ['dynamic-import', 'type-only'] },
     },
+    {
+      name: 'cli-is-an-http-client',
+      severity: 'error',
+      comment:
+        "The command-line clients (src/cli) talk to the server through its public HTTP API only, so they work against a remote server and under the key's role: platform helpers at most.",
+      from: { path: '^src/cli/' },
+      to: { path: '^src/(?!cli/|platform/)' },
+    },
+    {
+      name: 'nothing-in-the-server-imports-the-cli',
+      severity: 'error',
+      from: { path: '^src/(?!cli/)' },
+      to: { path: '^src/cli/' },
+    },
   ],
   options: {
     doNotFollow: { path: 'node_modules' },

@@ -33,6 +33,7 @@ import { runGenerateBench } from './bench/generate.js';
 import { runWebBench } from './bench/web.js';
 import { runRenditionsBench } from './bench/renditions.js';
 import { runThroughputBench } from './bench/throughput.js';
+import { runImportBench } from './bench/importCli.js';
 
 const SECTIONS: Record<string, { describe: string; run: (opts: BenchOptions) => Promise<SectionResult> }> = {
   library: {
@@ -67,6 +68,11 @@ const SECTIONS: Record<string, { describe: string; run: (opts: BenchOptions) => 
   renditions: {
     describe: 'ingest of the fixture photos and videos with thumbnails (the rendition stage) vs without, same items',
     run: runRenditionsBench,
+  },
+  import: {
+    describe:
+      'npm run import against a local server (files/s, hashing and lookup included) vs sequential uploads of the same photos, and a rerun (issue 18)',
+    run: runImportBench,
   },
   edit: {
     describe:

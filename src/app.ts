@@ -37,6 +37,7 @@ import { generateRoutes } from './features/generate/routes.js';
 import { createGenerationQueue } from './features/generate/generate.js';
 import { mediaRoutes } from './features/library/routes/media.js';
 import { uploadRoutes } from './features/library/routes/upload.js';
+import { lookupRoutes } from './features/library/routes/lookup.js';
 import { createLogger, type Logger } from './platform/logger.js';
 import { createModelProvisioner, createVisionModels, loadCatalog } from './models/index.js';
 import { modelRoutes } from './features/models/routes.js';
@@ -46,6 +47,7 @@ import { registerReindexJobs } from './features/ingest/reindex.js';
 import { startModelWatcher } from './features/ingest/catchUp.js';
 import { startRenditionBackfill } from './features/ingest/renditionJobs.js';
 import { createEventFeed, eventRoutes } from './features/events/index.js';
+import { applyEnvWatches, startWatchService, watchRoutes, type WatchService } from './features/watch/index.js';
 import { VERSION } from './platform/packageRoot.js';
 import { invalid } from './platform/errors.js';
 import { openSqliteStorage } from './storage/sqlite/index.js';
@@ -60,6 +62,7 @@ export const ROUTES: AnyRoute[] = [
   ...mediaRoutes,
   ...folderRoutes,
   ...uploadRoutes,
+  ...lookupRoutes,
   ...aiRoutes,
   ...editRoutes,
   ...generateRoutes,
@@ -68,6 +71,7 @@ export const ROUTES: AnyRoute[] = [
   ...searchRoutes,
   ...modelRoutes,
   ...eventRoutes,
+  ...watchRoutes,
 ];
 
 export interface App {
@@ -75,6 +79,8 @@ export interface App {
   services: Services;
   /** Set while shutting down: /healthz answers 503 so load balancers stop sending. */
   markClosing(): void;
+  /** The watched-folder service (features/watch). */
+  watches: WatchService;
   /** Closes the database. Call after the HTTP server has stopped. */
   close(): Promise<void>;
 }
@@ -102,6 +108,10 @@ export async function createApp(config: Config, logger: Logger = createLogger(co
   const modelWatcher = runner ? startModelWatcher(services, logger.child({ component: 'models' })) : null;
   services.modelsChanged = () => modelWatcher?.check();
   sweepOrphanFiles(services);
+  // Watched folders: WATCH_DIRS as configured now, then the service that imports what appears in them.
+  await applyEnvWatches(services, logger);
+  const watches = startWatchService(services, logger.child({ component: 'watch' }));
+  services.watchesChanged = () => watches.reload();
   // A model the background download just installed wakes the watcher at once (it would notice within seconds anyway).
   services.modelFetch?.onInstalled(() => services.modelsChanged?.());
   services.modelFetch?.start();
@@ -117,12 +127,14 @@ export async function createApp(config: Config, logger: Logger = createLogger(co
   return {
     koa,
     services,
+    watches,
     markClosing: () => {
       closing = true;
       events.closeAll(); // open event streams would hold the HTTP server's close for the whole grace period
     },
     close: async () => {
       events.closeAll();
+      await watches.stop(); // first: the file in hand finishes its upload while the stores are open
       await backfill?.stop();
       await services.modelFetch?.stop();
       await modelWatcher?.stop();

@@ -86,6 +86,14 @@ const EnvSchema = z.object({
   EVENTS_RETENTION_HOURS: z.coerce.number().positive().default(24),
   /** At most this many events are kept (the newest), whatever their age. */
   EVENTS_MAX_EVENTS: z.coerce.number().int().min(1).default(100_000),
+  /** Watched folders set by the operator: `collectionId=/abs/dir[,into=A/B][,mirror]`, entries joined by ';'. */
+  WATCH_DIRS: z.string().optional(),
+  /** Folders under which admins may add watched folders through the API, joined by ':'; unset: none. */
+  WATCH_ROOTS: z.string().optional(),
+  /** A watched file is imported once its size and mtime stayed the same this long (ms). */
+  WATCH_SETTLE_MS: z.coerce.number().int().min(0).default(2000),
+  /** Every watched folder is walked again this often, in case a file system event was missed. */
+  WATCH_RESCAN_SECONDS: z.coerce.number().min(0.05).default(60),
 });
 
 export interface Config {
@@ -129,6 +137,12 @@ export interface Config {
   eventsHeartbeatSeconds: number;
   eventsRetentionHours: number;
   eventsMaxEvents: number;
+  /** WATCH_DIRS as written (parsed by features/watch at start). */
+  watchDirs: string;
+  /** WATCH_ROOTS, absolute; empty: the API adds no watched folder. */
+  watchRoots: string[];
+  watchSettleMs: number;
+  watchRescanSeconds: number;
 }
 
 /**
@@ -199,6 +213,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     eventsHeartbeatSeconds: e.EVENTS_HEARTBEAT_SECONDS,
     eventsRetentionHours: e.EVENTS_RETENTION_HOURS,
     eventsMaxEvents: e.EVENTS_MAX_EVENTS,
+    watchDirs: e.WATCH_DIRS ?? '',
+    watchRoots: (e.WATCH_ROOTS ?? '')
+      .split(':')
+      .map((r) => r.trim())
+      .filter(Boolean)
+      .map((r) => path.resolve(r)),
+    watchSettleMs: e.WATCH_SETTLE_MS,
+    watchRescanSeconds: e.WATCH_RESCAN_SECONDS,
   };
   return { ...config, ...overrides };
 }

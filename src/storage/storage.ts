@@ -27,6 +27,7 @@ import type {
 } from './types.js';
 import type { JobStore } from '../jobs/types.js';
 import type { ClusterStore } from '../index/faces/types.js';
+import type { WatchStore } from './watchStore.js';
 
 /**
  * The storage layer: every read and write of the database goes through these
@@ -51,6 +52,8 @@ export interface Storage {
   jobs: JobStore;
   /** The event log behind GET /api/events: item changes and job progress, per organization. */
   events: EventStore;
+  /** Watched folders and what their files became (features/watch). */
+  watches: WatchStore;
   /** Flushes and closes. Further calls fail. */
   close(): Promise<void>;
 }
@@ -232,6 +235,14 @@ export interface MediaStore {
   pendingItemJobs(type: string, organizationId: string): Promise<number>;
   /** Active items (not folders) of the organization whose own file is this blob, current versions first, then newest first. */
   findByBlobKey(organizationId: string, blobKey: string): Promise<MediaRecord[]>;
+  /**
+   * For each content hash (sha256 hex) an active item (not a folder, any version) of the collection whose own
+   * file has those bytes (the current version first, then the oldest); hashes without one are left out.
+   */
+  findByContent(
+    collectionId: string,
+    sha256s: string[],
+  ): Promise<Array<{ sha256: string; mediaId: string; path: string; parentPath: string; name: string }>>;
 }
 
 export interface AnalysisStore {

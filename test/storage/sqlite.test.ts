@@ -20,6 +20,7 @@ import { traceSql, type TracedStatement } from '../../scripts/bench/sqlTrace.js'
 import { migrate } from '../../src/storage/sqlite/migrate.js';
 import { registerBitmapFunctions } from '../../src/storage/sqlite/bitmapFunctions.js';
 import { storageSuite } from './suite.js';
+import { importSuite } from './importSuite.js';
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'storage-sqlite-'));
 process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
@@ -27,6 +28,7 @@ let n = 0;
 const tempFile = () => path.join(dir, `t${++n}.db`);
 
 storageSuite('sqlite', async () => openSqliteStorage(tempFile()));
+importSuite('sqlite', async () => openSqliteStorage(tempFile()));
 
 // ---------------------------------------------------------------- SQLite only
 

@@ -76,6 +76,8 @@ export interface Services {
   wakeJobs: () => void;
   /** Asks the model watcher to look for newly installed models now (after a fetch or an import); absent without one. */
   modelsChanged?: () => void;
+  /** Tells the watched-folder service that the configured folders changed (features/watch). */
+  watchesChanged?: () => void;
   /** HMAC key for Bearer tokens (kept in the database's settings). */
   tokenKey: Buffer;
 }

@@ -1,5 +1,8 @@
-import type { Db } from './database.js';
+import type Database from 'better-sqlite3';
 import { type ItemSet, addToChunk, decodeChunk, encodeChunk, removeFromChunk } from './itemBitmap.js';
+
+/** A connection (the Db of database.ts, named here without importing it: database.ts imports this file). */
+type Db = Database.Database;
 
 /** The candidate set `browse_has(ord)` tests against, per connection, while one listing statement runs. */
 const candidates = new WeakMap<Db, ItemSet>();

@@ -12,6 +12,7 @@ import { sqliteClusterStore } from './clusterStore.js';
 import { sqliteSessionStore } from './sessionStore.js';
 import { sqliteInviteStore } from './inviteStore.js';
 import { sqliteEventLog } from './eventLog.js';
+import { sqliteWatchStore } from './watchStore.js';
 import { sqliteTextIndex } from '../../index/text/sqlite/textIndex.js';
 import { threadedTextIndex, type ThreadedTextIndexOptions } from '../../index/text/sqlite/thread.js';
 import { sqliteTextIndexWriter } from '../../index/text/sqlite/writer.js';
@@ -53,6 +54,7 @@ export function openSqliteStorage(file: string, options: SqliteStorageOptions = 
     indexes: { vectors, text: text ?? sqliteTextIndex(db) },
     jobs: sqliteJobStore(db),
     events: events.store,
+    watches: sqliteWatchStore(db),
     async close() {
       await text?.close();
       if (db.open) {

@@ -14,6 +14,7 @@ import { frameInserter } from './frameInsert.js';
 import { sqliteFolderTree } from './folderTree.js';
 import { LIVE, mediaCore, now, type MediaCore, type MediaRowWithText } from './mediaCore.js';
 import { mediaReads } from './mediaReads.js';
+import { mediaContent } from './mediaContent.js';
 import { mediaTree, rowDeleter } from './mediaTree.js';
 import { toMedia, type MediaRow } from './rows.js';
 import { dropTags, syncTags } from './tagIndex.js';
@@ -28,6 +29,7 @@ export function sqliteMediaStore(db: Db, writers: IndexWriters, events: EventWri
     ...mediaWrites(core),
     ...mediaTree(core, deleteRows),
     ...mediaReads(core),
+    ...mediaContent(db),
     ...sqliteBrowse(db),
     ...sqliteFolderTree(db),
     ...sqliteVersions(db, { deleteRows, mustRow: core.mustRow, text: writers.text, events }),
