@@ -111,13 +111,20 @@ export interface JobStore {
   release(id: number, owner: string, runAfter?: string): Promise<boolean>;
   setProgress(id: number, owner: string, progress: unknown): Promise<boolean>;
   get(id: number): Promise<Job | null>;
-  /** Newest first. */
+  /** Newest first. `type`: one type or any of several. */
   list(query: {
     status?: JobStatus;
-    type?: string;
+    type?: string | readonly string[];
     limit: number;
     offset?: number;
   }): Promise<{ items: Job[]; total: number }>;
+  /**
+   * The latest `limit` succeeded jobs of a type (newest id first), with when their last attempt started and when
+   * they finished: what a rate of work is measured from (a pruned job is no longer counted).
+   */
+  recentRuns(type: string, limit: number): Promise<Array<{ startedAt: string; finishedAt: string }>>;
+  /** Which of these keys have a queued or running job of one of these types. */
+  activeKeys(types: readonly string[], keys: readonly string[]): Promise<Set<string>>;
   stats(now?: Date): Promise<JobStats>;
   /**
    * A failed or cancelled job → queued now with attempts reset. When another
