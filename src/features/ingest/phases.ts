@@ -19,11 +19,12 @@ export const ANALYZE_JOB = 'ingest-analyze';
 export const PHASE_JOBS = [INGEST_JOB, EMBED_JOB, ANALYZE_JOB] as const;
 export type PhaseJob = (typeof PHASE_JOBS)[number];
 /** The phases as GET /api/jobs names them. */
-export const PHASE_NAMES: Record<PhaseJob, string> = {
+export const PHASE_NAMES = {
   [INGEST_JOB]: 'prepare',
   [EMBED_JOB]: 'embed',
   [ANALYZE_JOB]: 'analyze',
-};
+} as const satisfies Record<PhaseJob, string>;
+export type PhaseName = (typeof PHASE_NAMES)[PhaseJob];
 
 /** The payload of every phase's job. */
 export interface IngestPayload {

@@ -1,5 +1,5 @@
 import type { Services } from '../kernel/services.js';
-import { PHASE_JOBS, PHASE_NAMES } from './phases.js';
+import { PHASE_JOBS, PHASE_NAMES, type PhaseName } from './phases.js';
 
 /** The ingest's name in `job.progress` events. */
 export const INGEST_PROGRESS = 'ingest';
@@ -10,7 +10,7 @@ export const RATE_WINDOW_MS = 10 * 60_000;
 /** One phase's remaining work and how fast it goes. */
 export interface PhaseProgress {
   /** prepare (phase 1), embed (phase 2), analyze (phase 3). */
-  phase: string;
+  phase: PhaseName;
   jobType: string;
   /** Items of the organization with this phase's job queued or running. */
   remaining: number;
