@@ -32,6 +32,7 @@ import { runEditBench } from './bench/edit.js';
 import { runGenerateBench } from './bench/generate.js';
 import { runWebBench } from './bench/web.js';
 import { runRenditionsBench } from './bench/renditions.js';
+import { runSearchableBench } from './bench/searchable.js';
 
 const SECTIONS: Record<string, { describe: string; run: (opts: BenchOptions) => Promise<SectionResult> }> = {
   library: {
@@ -61,6 +62,11 @@ const SECTIONS: Record<string, { describe: string; run: (opts: BenchOptions) => 
   renditions: {
     describe: 'ingest of the fixture photos and videos with thumbnails (the rendition stage) vs without, same items',
     run: runRenditionsBench,
+  },
+  searchable: {
+    describe:
+      'an upload found by a meaning search while a 1,000-photo import is analysed: phased ingest vs first come first served (issue 18)',
+    run: runSearchableBench,
   },
   edit: {
     describe:

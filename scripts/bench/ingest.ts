@@ -80,7 +80,7 @@ import { loadUltraFaceDetector, toRawImage } from '../../src/models/vision/ultra
 import { loadYoloxDetector } from '../../src/models/vision/yolox.js';
 import { fmtMs, now, stats, type BenchOptions, type BenchRow, type SectionResult } from './harness.js';
 
-const KEY = 'bench-owner-key-0123456789abcdef';
+export const KEY = 'bench-owner-key-0123456789abcdef';
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const SHARED = path.resolve(ROOT, '..', 'shared');
 const YOLOX = path.join(SHARED, 'models/yolox-nano/yolox_nano.onnx');

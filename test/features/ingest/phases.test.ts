@@ -164,55 +164,52 @@ t(
   },
 );
 
-t(
-  'GET /api/jobs: remaining items per phase, rates and ETAs (null without a rate, numbers after jobs)',
-  async ({ app }) => {
-    const fresh = await startTestApp({ ingestConcurrency: 0 });
-    try {
-      const ds = await fresh.collection('Eta');
-      for (let i = 0; i < 3; i++) await upload(fresh, ds, `eta-${i}.jpg`, await picture(20 * i, 20, 20));
-      let r = await fresh.request('GET', '/api/jobs');
-      assert.is(r.status, 200);
-      const names = r.body.ingest.phases.map((p: { phase: string }) => p.phase);
-      assert.equal(names, ['prepare', 'embed', 'analyze']);
-      assert.equal(
-        r.body.ingest.phases.map((p: { remaining: number }) => p.remaining),
-        [3, 0, 0],
-      );
-      for (const p of r.body.ingest.phases) assert.is(p.ratePerSecond, null);
-      assert.is(r.body.ingest.phases[0].etaSeconds, null, 'remaining work without a rate: no ETA');
-      assert.is(r.body.ingest.phases[1].etaSeconds, 0, 'nothing remaining: 0');
-      assert.is(r.body.ingest.remaining, 3);
-      assert.is(r.body.ingest.etaSeconds, null);
-      assert.equal(
-        r.body.jobs.map((j: { phase: string }) => j.phase),
-        ['prepare', 'prepare', 'prepare'],
-      );
+t('GET /api/jobs: remaining items per phase, rates and ETAs (null without a rate, numbers after jobs)', async () => {
+  const fresh = await startTestApp({ ingestConcurrency: 0 });
+  try {
+    const ds = await fresh.collection('Eta');
+    for (let i = 0; i < 3; i++) await upload(fresh, ds, `eta-${i}.jpg`, await picture(20 * i, 20, 20));
+    let r = await fresh.request('GET', '/api/jobs');
+    assert.is(r.status, 200);
+    const names = r.body.ingest.phases.map((p: { phase: string }) => p.phase);
+    assert.equal(names, ['prepare', 'embed', 'analyze']);
+    assert.equal(
+      r.body.ingest.phases.map((p: { remaining: number }) => p.remaining),
+      [3, 0, 0],
+    );
+    for (const p of r.body.ingest.phases) assert.is(p.ratePerSecond, null);
+    assert.is(r.body.ingest.phases[0].etaSeconds, null, 'remaining work without a rate: no ETA');
+    assert.is(r.body.ingest.phases[1].etaSeconds, 0, 'nothing remaining: 0');
+    assert.is(r.body.ingest.remaining, 3);
+    assert.is(r.body.ingest.etaSeconds, null);
+    assert.equal(
+      r.body.jobs.map((j: { phase: string }) => j.phase),
+      ['prepare', 'prepare', 'prepare'],
+    );
 
-      await drain(fresh);
-      r = await fresh.request('GET', '/api/jobs');
-      for (const p of r.body.ingest.phases) {
-        assert.is(p.remaining, 0);
-        assert.ok(typeof p.ratePerSecond === 'number' && p.ratePerSecond > 0, JSON.stringify(p));
-        assert.is(p.etaSeconds, 0);
-      }
-      assert.is(r.body.ingest.etaSeconds, 0);
-      assert.is(r.body.jobs.length, 9, 'every phase of every item is listed');
-
-      await upload(fresh, ds, 'eta-next.jpg', await picture(1, 2, 3));
-      r = await fresh.request('GET', '/api/jobs');
-      const [prepare] = r.body.ingest.phases;
-      assert.is(prepare.remaining, 1);
-      assert.is(prepare.etaSeconds, Math.round((1 / prepare.ratePerSecond) * 1000) / 1000);
-      assert.ok(r.body.ingest.etaSeconds > 0, 'it still has to pass through every phase');
-      const doc = await fresh.request('GET', '/api/openapi.json');
-      const ok = doc.body.paths['/api/jobs'].get.responses['200'];
-      assert.ok(ok.content['application/json'].schema.properties.ingest, 'the answer is in the OpenAPI document');
-    } finally {
-      await fresh.close();
+    await drain(fresh);
+    r = await fresh.request('GET', '/api/jobs');
+    for (const p of r.body.ingest.phases) {
+      assert.is(p.remaining, 0);
+      assert.ok(typeof p.ratePerSecond === 'number' && p.ratePerSecond > 0, JSON.stringify(p));
+      assert.is(p.etaSeconds, 0);
     }
-  },
-);
+    assert.is(r.body.ingest.etaSeconds, 0);
+    assert.is(r.body.jobs.length, 9, 'every phase of every item is listed');
+
+    await upload(fresh, ds, 'eta-next.jpg', await picture(1, 2, 3));
+    r = await fresh.request('GET', '/api/jobs');
+    const [prepare] = r.body.ingest.phases;
+    assert.is(prepare.remaining, 1);
+    assert.is(prepare.etaSeconds, Math.round((1 / prepare.ratePerSecond) * 1000) / 1000);
+    assert.ok(r.body.ingest.etaSeconds > 0, 'it still has to pass through every phase');
+    const doc = await fresh.request('GET', '/api/openapi.json');
+    const ok = doc.body.paths['/api/jobs'].get.responses['200'];
+    assert.ok(ok.content['application/json'].schema.properties.ingest, 'the answer is in the OpenAPI document');
+  } finally {
+    await fresh.close();
+  }
+});
 
 t('measuredRate: items over busy time, spans side by side counted once, old runs left out', () => {
   const at = (s: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, s)).toISOString();
