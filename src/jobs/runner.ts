@@ -39,7 +39,8 @@ export interface JobRunnerOptions {
   /** Exponential backoff, or a function of the attempt that failed (1-based) giving the delay in ms. */
   backoff?: BackoffOptions | ((attempt: number) => number);
   /** Extra slots beside `concurrency` for these types only (which use the general ones too), so they never wait
-   * for a long job of another type (a fresh upload's first phases while an import is analysed). Default none. */
+   * for a long job of another type (a fresh upload's first phases while an import is analysed); they claim the
+   * newest job first, the general slots the oldest, so a backlog is worked from both ends. Default none. */
   lane?: { types: readonly string[]; slots: number };
   /** A fixed prefix for lease owners (default host:pid:processToken.random); a fresh suffix is added per claim. */
   ownerId?: string;
@@ -206,7 +207,13 @@ export class JobRunner {
         let job: Job | null;
         try {
           const claimable = lane === 'general' ? types : this.lane.types.filter((t) => this.handlers.has(t));
-          job = await this.store.claim(owner, claimable, this.leaseMs);
+          job = await this.store.claim(
+            owner,
+            claimable,
+            this.leaseMs,
+            new Date(),
+            lane === 'urgent' ? 'newest' : 'oldest',
+          );
         } catch (err) {
           // E.g. the database is busy beyond its timeout: try again after a poll interval.
           this.logger.error('job claim failed', { err });

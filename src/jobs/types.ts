@@ -88,9 +88,16 @@ export interface JobStore {
    * crashed worker's; reclaimed first), else the queued job of lowest priority,
    * then earliest run_after, then id, whose run_after ≤ now. `types` null takes
    * any type. An expired job that already used all its attempts is marked failed
-   * instead of being handed out. Null when nothing is due.
+   * instead of being handed out. Null when nothing is due. `order` 'newest': among the queued jobs of the
+   * lowest priority due, the latest run_after, then id (reclaims still come first, oldest first).
    */
-  claim(owner: string, types: readonly string[] | null, leaseMs: number, now?: Date): Promise<Job | null>;
+  claim(
+    owner: string,
+    types: readonly string[] | null,
+    leaseMs: number,
+    now?: Date,
+    order?: 'oldest' | 'newest',
+  ): Promise<Job | null>;
   /** The distinct lease owners of running jobs (for a starting runner to spot a dead process's leases). */
   runningLeaseOwners(): Promise<string[]>;
   /**

@@ -35,10 +35,13 @@ export interface IngestPayload {
  * Job priorities (lower runs first). Phase 1 and 2 of a fresh item come before phase 3 of anything, so an
  * upload is searchable within seconds while a big import is analysed; re-indexing and the catch-up after
  * a model install come last. Phase 1 and 2 also have a slot of their own in the runner (URGENT_JOBS), so
- * a long phase 3 (a video's frames through every model) never holds them up.
+ * a long phase 3 (a video's frames through every model) never holds them up; that slot takes the newest
+ * of them first (the general slots the oldest), so a photo uploaded while an import's first phases are
+ * behind is not queued after the whole import. Phases 1 and 2 share a priority for that: the newest
+ * item's phase 2 follows its phase 1 in that slot at once.
  */
 export const PRIORITY_FRESH = 0;
-export const PRIORITY_EMBED = 1;
+export const PRIORITY_EMBED = 0;
 export const PRIORITY_ANALYZE = 5;
 export const PRIORITY_REINDEX = 10;
 /** The job types the runner's urgent lane takes. */
