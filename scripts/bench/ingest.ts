@@ -65,6 +65,7 @@ import { createApp, type App } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
 import type { Services } from '../../src/features/kernel/services.js';
 import { ingestMedia } from '../../src/features/ingest/pipeline.js';
+import { PHASE_JOBS } from '../../src/features/ingest/phases.js';
 import { createLogger } from '../../src/platform/logger.js';
 import { loadCatalog } from '../../src/models/catalog.js';
 import { decodeImage, processorSide } from '../../src/models/engine/images.js';
@@ -422,13 +423,14 @@ async function drain(s: Services, timeoutMs = 60_000): Promise<void> {
   }
 }
 
-/** Each ingest job's own run time (start of its last attempt to its end), by item. */
+/** Each item's ingest jobs' own run time (start of its last attempt to its end), its three phases summed. */
 async function jobTimes(s: Services): Promise<Map<string, number>> {
-  const { items } = await s.storage.jobs.list({ type: 'ingest', limit: 500 });
+  const { items } = await s.storage.jobs.list({ type: PHASE_JOBS, limit: 1500 });
   const out = new Map<string, number>();
   for (const j of items) {
     const id = (j.payload as { mediaId?: string }).mediaId;
-    if (id && j.startedAt && j.finishedAt) out.set(id, Date.parse(j.finishedAt) - Date.parse(j.startedAt));
+    if (id && j.startedAt && j.finishedAt)
+      out.set(id, (out.get(id) ?? 0) + Date.parse(j.finishedAt) - Date.parse(j.startedAt));
   }
   return out;
 }

@@ -196,6 +196,24 @@ t('GET /api/jobs: remaining items per phase, rates and ETAs (null without a rate
     }
     assert.is(r.body.ingest.etaSeconds, 0);
     assert.is(r.body.jobs.length, 9, 'every phase of every item is listed');
+    // The event stream's job.progress events named `ingest` carry the same summary, down to `done` at 0.
+    let progress: Array<{ data: any }> = [];
+    for (let i = 0; i < 100; i++) {
+      const events = await fresh.app.services.storage.events.after({
+        organizationId: fresh.orgId,
+        afterId: 0,
+        limit: 500,
+      });
+      progress = events.filter((e) => e.type === 'job.progress' && (e.data as { job?: string }).job === 'ingest');
+      if (progress.at(-1)?.data.status === 'done') break;
+      await new Promise((res) => setTimeout(res, 100));
+    }
+    assert.ok(progress.length >= 2, JSON.stringify(progress));
+    assert.is(progress[0].data.status, 'running');
+    assert.is(progress[0].data.phases.length, 3);
+    assert.is(progress.at(-1)!.data.remaining, 0);
+    assert.is(progress.at(-1)!.data.status, 'done');
+    assert.is(progress.at(-1)!.data.etaSeconds, 0);
 
     await upload(fresh, ds, 'eta-next.jpg', await picture(1, 2, 3));
     r = await fresh.request('GET', '/api/jobs');
