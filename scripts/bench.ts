@@ -34,6 +34,7 @@ import { runWebBench } from './bench/web.js';
 import { runRenditionsBench } from './bench/renditions.js';
 import { runThroughputBench } from './bench/throughput.js';
 import { runImportBench } from './bench/importCli.js';
+import { runSearchableBench } from './bench/searchable.js';
 
 const SECTIONS: Record<string, { describe: string; run: (opts: BenchOptions) => Promise<SectionResult> }> = {
   library: {
@@ -73,6 +74,11 @@ const SECTIONS: Record<string, { describe: string; run: (opts: BenchOptions) => 
     describe:
       'npm run import against a local server (files/s, hashing and lookup included) vs sequential uploads of the same photos, and a rerun (issue 18)',
     run: runImportBench,
+  },
+  searchable: {
+    describe:
+      'an upload found by a meaning search while a 1,000-photo import is analysed: phased ingest vs first come first served (issue 18)',
+    run: runSearchableBench,
   },
   edit: {
     describe:

@@ -44,6 +44,7 @@ import { modelRoutes } from './features/models/routes.js';
 import { JobRunner } from './jobs/runner.js';
 import { enqueueClustering, registerIngestJobs, resumeUnfinished } from './features/ingest/jobs.js';
 import { registerReindexJobs } from './features/ingest/reindex.js';
+import { URGENT_JOBS } from './features/ingest/phases.js';
 import { startModelWatcher } from './features/ingest/catchUp.js';
 import { startRenditionBackfill } from './features/ingest/renditionJobs.js';
 import { createEventFeed, eventRoutes } from './features/events/index.js';
@@ -227,6 +228,8 @@ async function startJobRunner(services: Services): Promise<JobRunner | null> {
     store: storage.jobs,
     logger: logger.child({ component: 'jobs' }),
     concurrency: config.ingestConcurrency,
+    // A fresh item's first phases have a slot of their own: searchable in seconds during a long analysis.
+    lane: config.ingestOrder === 'searchable-first' ? { types: URGENT_JOBS, slots: 1 } : undefined,
     leaseMs: config.jobLeaseSeconds * 1000,
   });
   registerIngestJobs(runner, services);

@@ -61,6 +61,12 @@ const EnvSchema = z.object({
   MODEL_MEMORY_BUDGET_MB: z.coerce.number().positive().optional(),
   /** Ingest jobs run at once (each runs its models one after another in the model worker). 0: run no jobs in this process. */
   INGEST_CONCURRENCY: z.coerce.number().int().min(0).default(1),
+  /**
+   * `searchable-first`: a fresh item's embedding (phase 2) runs before any item's slow analysis (phase 3),
+   * with a slot of its own; `fifo`: every phase of an item at one priority, first come first served (the
+   * order before phased ingest: a baseline for the bench).
+   */
+  INGEST_ORDER: z.enum(['searchable-first', 'fifo']).default('searchable-first'),
   /** A job's lease: a crashed worker's job is picked up again this long after its last heartbeat. */
   JOB_LEASE_SECONDS: z.coerce.number().min(1).default(60),
   /**
@@ -125,6 +131,7 @@ export interface Config {
   inferenceQueueLength: number;
   modelMemoryBudgetMB: number | null;
   ingestConcurrency: number;
+  ingestOrder: 'searchable-first' | 'fifo';
   jobLeaseSeconds: number;
   /** Model-id prefix → face clustering join threshold (FACE_CLUSTER_THRESHOLDS), over the models' own. */
   faceClusterThresholds: Readonly<Record<string, number>>;
@@ -203,6 +210,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     inferenceQueueLength: e.INFERENCE_QUEUE_LENGTH,
     modelMemoryBudgetMB: e.MODEL_MEMORY_BUDGET_MB ?? null,
     ingestConcurrency: e.INGEST_CONCURRENCY,
+    ingestOrder: e.INGEST_ORDER,
     jobLeaseSeconds: e.JOB_LEASE_SECONDS,
     faceClusterThresholds: parseThresholds(e.FACE_CLUSTER_THRESHOLDS),
     inferenceNice: e.INFERENCE_NICE,

@@ -65,6 +65,7 @@ import { createApp, type App } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
 import type { Services } from '../../src/features/kernel/services.js';
 import { ingestMedia } from '../../src/features/ingest/pipeline.js';
+import { PHASE_JOBS } from '../../src/features/ingest/phases.js';
 import { createLogger } from '../../src/platform/logger.js';
 import { loadCatalog } from '../../src/models/catalog.js';
 import { decodeImage, processorSide } from '../../src/models/engine/images.js';
@@ -80,7 +81,7 @@ import { loadUltraFaceDetector, toRawImage } from '../../src/models/vision/ultra
 import { loadYoloxDetector } from '../../src/models/vision/yolox.js';
 import { fmtMs, now, stats, type BenchOptions, type BenchRow, type SectionResult } from './harness.js';
 
-const KEY = 'bench-owner-key-0123456789abcdef';
+export const KEY = 'bench-owner-key-0123456789abcdef';
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const SHARED = path.resolve(ROOT, '..', 'shared');
 const YOLOX = path.join(SHARED, 'models/yolox-nano/yolox_nano.onnx');
@@ -422,13 +423,14 @@ async function drain(s: Services, timeoutMs = 60_000): Promise<void> {
   }
 }
 
-/** Each ingest job's own run time (start of its last attempt to its end), by item. */
+/** Each item's ingest jobs' own run time (start of its last attempt to its end), its three phases summed. */
 async function jobTimes(s: Services): Promise<Map<string, number>> {
-  const { items } = await s.storage.jobs.list({ type: 'ingest', limit: 500 });
+  const { items } = await s.storage.jobs.list({ type: PHASE_JOBS, limit: 1500 });
   const out = new Map<string, number>();
   for (const j of items) {
     const id = (j.payload as { mediaId?: string }).mediaId;
-    if (id && j.startedAt && j.finishedAt) out.set(id, Date.parse(j.finishedAt) - Date.parse(j.startedAt));
+    if (id && j.startedAt && j.finishedAt)
+      out.set(id, (out.get(id) ?? 0) + Date.parse(j.finishedAt) - Date.parse(j.startedAt));
   }
   return out;
 }

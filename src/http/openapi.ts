@@ -2,8 +2,8 @@ import { z } from 'zod';
 import type { AnyRoute } from './route.js';
 import { CSRF_HEADER, SESSION_COOKIE } from './sessionCookie.js';
 
-const jsonSchema = (schema: z.ZodType) =>
-  z.toJSONSchema(schema, { io: 'input', target: 'openapi-3.0', unrepresentable: 'any' }) as Record<string, unknown>;
+const jsonSchema = (schema: z.ZodType, io: 'input' | 'output' = 'input') =>
+  z.toJSONSchema(schema, { io, target: 'openapi-3.0', unrepresentable: 'any' }) as Record<string, unknown>;
 
 const ERROR_SCHEMA = {
   type: 'object',
@@ -25,6 +25,11 @@ const SECURITY_SCHEMES = {
       `with the session's csrfToken.`,
   },
 };
+
+const jsonContent = (description: string, schema: unknown) => ({
+  description,
+  content: { 'application/json': { schema } },
+});
 
 /**
  * Builds the OpenAPI 3 document from the same zod schemas that validate the
@@ -59,6 +64,7 @@ export function buildOpenApi(routes: AnyRoute[], extra: { version: string; serve
           ? { description, content: { 'application/json': { schema: ERROR_SCHEMA } } }
           : { description };
     }
+    if (r.response) responses[200] = jsonContent(r.responses?.[200] ?? 'OK', jsonSchema(r.response, 'output'));
     if (r.produces)
       responses[200] = {
         description: r.responses?.[200] ?? 'OK',

@@ -54,6 +54,8 @@ export interface RouteDef<
   bodyType?: 'json' | 'multipart';
   /** Status → description, for the OpenAPI document. 200 is assumed. */
   responses?: Record<number, string>;
+  /** The 200 answer's JSON, for the OpenAPI document (not checked at run time: the handler's type should be). */
+  response?: Schema;
   /**
    * `none` for the few routes that sign people in: no credentials are read (the handler gets no principal),
    * requests are limited per client address, JSON bodies to PUBLIC_JSON_BYTES, and the OpenAPI document

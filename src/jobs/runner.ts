@@ -38,6 +38,10 @@ export interface JobRunnerOptions {
   pollMs?: number;
   /** Exponential backoff, or a function of the attempt that failed (1-based) giving the delay in ms. */
   backoff?: BackoffOptions | ((attempt: number) => number);
+  /** Extra slots beside `concurrency` for these types only (which use the general ones too), so they never wait
+   * for a long job of another type (a fresh upload's first phases while an import is analysed); they claim the
+   * newest job first, the general slots the oldest, so a backlog is worked from both ends. Default none. */
+  lane?: { types: readonly string[]; slots: number };
   /** A fixed prefix for lease owners (default host:pid:processToken.random); a fresh suffix is added per claim. */
   ownerId?: string;
 }
@@ -52,6 +56,7 @@ interface Registered {
 
 interface Running {
   job: Job;
+  lane: 'general' | 'urgent'; // which slots it holds
   owner: string;
   controller: AbortController;
   done: Promise<void>;
@@ -64,6 +69,7 @@ export class JobRunner {
   private readonly store: JobStore;
   private readonly logger: Logger;
   private readonly concurrency: number;
+  private readonly lane: { types: readonly string[]; slots: number };
   private readonly leaseMs: number;
   private readonly pollMs: number;
   private readonly backoff: (attempt: number) => number;
@@ -81,6 +87,7 @@ export class JobRunner {
     this.store = opts.store;
     this.logger = opts.logger;
     this.concurrency = Math.max(1, Math.floor(opts.concurrency ?? 1));
+    this.lane = { types: opts.lane?.types ?? [], slots: Math.max(0, Math.floor(opts.lane?.slots ?? 0)) };
     this.leaseMs = opts.leaseMs ?? 60_000;
     this.pollMs = opts.pollMs ?? 500;
     const backoff = opts.backoff;
@@ -104,6 +111,7 @@ export class JobRunner {
       owner: this.ownerId,
       types: [...this.handlers.keys()],
       concurrency: this.concurrency,
+      ...(this.lane.slots ? { lane: this.lane } : {}),
       leaseMs: this.leaseMs,
     });
     this.loopDone = this.loop();
@@ -194,11 +202,18 @@ export class JobRunner {
       const types = [...this.handlers.keys()]; // handlers registered after start() count too
       this.woken = false;
       let failed = false;
-      while (this.state === 'running' && this.running.size < this.concurrency) {
+      for (let lane = this.freeLane(); this.state === 'running' && lane; lane = this.freeLane()) {
         const owner = `${this.ownerId}:${++this.claimSeq}`;
         let job: Job | null;
         try {
-          job = await this.store.claim(owner, types, this.leaseMs);
+          const claimable = lane === 'general' ? types : this.lane.types.filter((t) => this.handlers.has(t));
+          job = await this.store.claim(
+            owner,
+            claimable,
+            this.leaseMs,
+            new Date(),
+            lane === 'urgent' ? 'newest' : 'oldest',
+          );
         } catch (err) {
           // E.g. the database is busy beyond its timeout: try again after a poll interval.
           this.logger.error('job claim failed', { err });
@@ -211,13 +226,13 @@ export class JobRunner {
           break;
         }
         this.lastClaimEmpty = false;
-        this.launch(job, owner);
+        this.launch(job, owner, lane);
       }
       if (this.state !== 'running') break;
       // Sleep until notified, a slot frees up, or the poll interval passes. With
       // every slot busy there is nothing to poll for: only a finishing job wakes us.
       if (this.woken && !failed) continue;
-      const full = this.running.size >= this.concurrency;
+      const full = this.freeLane() === null;
       await new Promise<void>((resolve) => {
         const timer = full ? null : setTimeout(done, this.pollMs);
         function done() {
@@ -230,9 +245,17 @@ export class JobRunner {
     }
   }
 
-  private launch(job: Job, owner: string): void {
+  /** The slots a claim may fill now: a general one, else the urgent lane's; null when every slot is busy. */
+  private freeLane(): 'general' | 'urgent' | null {
+    let general = 0;
+    for (const r of this.running.values()) if (r.lane === 'general') general++;
+    if (general < this.concurrency) return 'general';
+    return this.running.size - general < this.lane.slots ? 'urgent' : null;
+  }
+
+  private launch(job: Job, owner: string, lane: 'general' | 'urgent'): void {
     const controller = new AbortController();
-    const entry: Running = { job, owner, controller, done: Promise.resolve() };
+    const entry: Running = { job, lane, owner, controller, done: Promise.resolve() };
     this.running.set(job.id, entry);
     entry.done = this.execute(entry).finally(() => {
       this.running.delete(job.id);

@@ -88,9 +88,16 @@ export interface JobStore {
    * crashed worker's; reclaimed first), else the queued job of lowest priority,
    * then earliest run_after, then id, whose run_after ≤ now. `types` null takes
    * any type. An expired job that already used all its attempts is marked failed
-   * instead of being handed out. Null when nothing is due.
+   * instead of being handed out. Null when nothing is due. `order` 'newest': among the queued jobs of the
+   * lowest priority due, the latest run_after, then id (reclaims still come first, oldest first).
    */
-  claim(owner: string, types: readonly string[] | null, leaseMs: number, now?: Date): Promise<Job | null>;
+  claim(
+    owner: string,
+    types: readonly string[] | null,
+    leaseMs: number,
+    now?: Date,
+    order?: 'oldest' | 'newest',
+  ): Promise<Job | null>;
   /** The distinct lease owners of running jobs (for a starting runner to spot a dead process's leases). */
   runningLeaseOwners(): Promise<string[]>;
   /**
@@ -111,13 +118,20 @@ export interface JobStore {
   release(id: number, owner: string, runAfter?: string): Promise<boolean>;
   setProgress(id: number, owner: string, progress: unknown): Promise<boolean>;
   get(id: number): Promise<Job | null>;
-  /** Newest first. */
+  /** Newest first. `type`: one type or any of several. */
   list(query: {
     status?: JobStatus;
-    type?: string;
+    type?: string | readonly string[];
     limit: number;
     offset?: number;
   }): Promise<{ items: Job[]; total: number }>;
+  /**
+   * The latest `limit` succeeded jobs of a type (newest id first), with when their last attempt started and when
+   * they finished: what a rate of work is measured from (a pruned job is no longer counted).
+   */
+  recentRuns(type: string, limit: number): Promise<Array<{ startedAt: string; finishedAt: string }>>;
+  /** Which of these keys have a queued or running job of one of these types. */
+  activeKeys(types: readonly string[], keys: readonly string[]): Promise<Set<string>>;
   stats(now?: Date): Promise<JobStats>;
   /**
    * A failed or cancelled job → queued now with attempts reset. When another

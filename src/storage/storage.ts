@@ -272,6 +272,12 @@ export interface AnalysisStore {
    * twice with the same input leaves the same rows: no duplicates.
    */
   replaceFrameAnalysis(frameId: string, result: { captions: NewCaption[]; objects: NewObject[] }): Promise<void>;
+  /**
+   * Replaces the model-made objects of one type on a frame (and their embeddings, in the indexes too) with
+   * these, in one transaction; the frame's captions, other objects and the user's rows stay. Running it twice
+   * leaves the same rows. Phase 2 of ingest writes the whole-frame object (`frame`) with it.
+   */
+  replaceModelObjects(frameId: string, type: string, objects: NewObject[]): Promise<void>;
   /** The user's own objects on a frame, deleted ones included, so reprocessing does not bring back what they removed. */
   userObjects(frameId: string): Promise<ObjectRecord[]>;
   getObject(id: string): Promise<ObjectRecord | null>;

@@ -16,7 +16,7 @@
  *     an inactive frame,
  *   - every object embedding belongs to an existing active object (same item),
  *     every active object with a similarity model has its embedding,
- *   - every ingest job succeeded; the attempts spent beyond the first are exactly
+ *   - every phase job of every item succeeded; the attempts beyond the first are exactly
  *     the runs the kills interrupted (no failures, no retries besides),
  *   - every file an active row names is on disk, PRAGMA integrity_check is ok.
  *
@@ -571,9 +571,13 @@ t('ingest survives SIGKILL twice: every item ready, no duplicate frames, caption
 
       // Jobs: one per item, succeeded; extra attempts = the runs the kills interrupted.
       const jobs = db
-        .prepare(`SELECT id, dedupe_key, status, attempts, last_error FROM jobs WHERE type = 'ingest' ORDER BY id`)
+        .prepare(
+          `SELECT id, type, dedupe_key, status, attempts, last_error FROM jobs
+           WHERE type IN ('ingest', 'ingest-embed', 'ingest-analyze') ORDER BY id`,
+        )
         .all() as Array<{
         id: number;
+        type: string;
         dedupe_key: string;
         status: string;
         attempts: number;
@@ -581,10 +585,11 @@ t('ingest survives SIGKILL twice: every item ready, no duplicate frames, caption
       }>;
       for (const item of items) {
         const mine = jobs.filter((j) => j.dedupe_key === item.mediaId);
-        assert.ok(
-          mine.some((j) => j.status === 'succeeded'),
-          `${item.name}: its ingest job succeeded (${JSON.stringify(mine)})`,
-        );
+        for (const phase of ['ingest', 'ingest-embed', 'ingest-analyze'])
+          assert.ok(
+            mine.some((j) => j.type === phase && j.status === 'succeeded'),
+            `${item.name}: its ${phase} job succeeded (${JSON.stringify(mine)})`,
+          );
         // A job replaced by a later one (a reprocess) may be cancelled; nothing is left queued, running or failed.
         for (const j of mine)
           assert.ok(['succeeded', 'cancelled'].includes(j.status), `${item.name}: job ${j.id} is ${j.status}`);

@@ -401,4 +401,33 @@ test('a runner claims only its registered types', async () => {
   }
 });
 
+test('the urgent lane: an urgent job runs beside a long job that holds every general slot; others wait', async () => {
+  const t = setup({ concurrency: 1, lane: { types: ['urgent'], slots: 1 } });
+  try {
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    const ran: string[] = [];
+    t.runner.register('long', async () => {
+      ran.push('long');
+      await held;
+    });
+    t.runner.register('other', async () => void ran.push('other'));
+    t.runner.register('urgent', async () => void ran.push('urgent'));
+    await t.jobs.enqueue({ type: 'long', payload: {} });
+    t.runner.start();
+    await waitFor(() => ran.includes('long'));
+    await t.jobs.enqueue({ type: 'other', payload: {} });
+    await t.jobs.enqueue({ type: 'urgent', payload: {}, priority: 5 });
+    t.runner.notify();
+    await waitFor(() => ran.includes('urgent'), 3000, 'the urgent job ran in the lane');
+    await sleep(50);
+    assert.equal(ran, ['long', 'urgent'], 'the other job waits for the general slot');
+    release();
+    await waitFor(() => ran.includes('other'));
+    await t.runner.idle();
+  } finally {
+    await t.close();
+  }
+});
+
 test.run();

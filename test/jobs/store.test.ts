@@ -415,4 +415,29 @@ test('invalid input is refused with invalid_input', async () => {
   }
 });
 
+test("claim order 'newest': the latest of the most urgent priority due; reports: recent runs, active keys, several types", async () => {
+  const { storage, jobs } = openQueue(tmp.file());
+  try {
+    const base = new Date();
+    const a = await jobs.enqueue({ type: 'p1', payload: {}, key: 'a', runAfter: at(base, -3000).toISOString() });
+    const b = await jobs.enqueue({ type: 'p2', payload: {}, key: 'b', runAfter: at(base, -2000).toISOString() });
+    await jobs.enqueue({ type: 'p1', payload: {}, key: 'later', runAfter: at(base, 60_000).toISOString() });
+    await jobs.enqueue({ type: 'p3', payload: {}, key: 'c', priority: 5, runAfter: at(base, -1000).toISOString() });
+    const first = await jobs.claim('w', ['p1', 'p2', 'p3'], LEASE, base, 'newest');
+    assert.is(first!.id, b.id, 'the newest due of priority 0, not the later one nor the priority-5 one');
+    assert.is((await jobs.claim('w', ['p1', 'p2', 'p3'], LEASE, base, 'newest'))!.id, a.id);
+    assert.equal([...(await jobs.activeKeys(['p1', 'p2'], ['a', 'b', 'c', 'x']))].sort(), ['a', 'b']);
+    assert.equal(await jobs.activeKeys([], ['a']), new Set());
+    assert.is((await jobs.list({ type: ['p1', 'p2'], limit: 10 })).total, 3);
+    assert.is((await jobs.list({ type: 'p3', limit: 10 })).total, 1);
+    assert.equal(await jobs.recentRuns('p2', 10), []);
+    assert.ok(await jobs.complete(b.id, first!.leaseOwner!));
+    const runs = await jobs.recentRuns('p2', 10);
+    assert.is(runs.length, 1);
+    assert.ok(runs[0].startedAt <= runs[0].finishedAt);
+  } finally {
+    await storage.close();
+  }
+});
+
 test.run();

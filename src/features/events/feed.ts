@@ -98,7 +98,7 @@ export function createEventFeed(deps: Pick<Services, 'storage' | 'logger'>, opti
       stream.start(preamble);
       return stream.out;
     },
-    jobProgress: (name, jobType, organizationId) => progress.touch(name, jobType, organizationId),
+    jobProgress: (name, jobType, organizationId, summary) => progress.touch(name, jobType, organizationId, summary),
     closeAll,
     async stop() {
       closeAll();

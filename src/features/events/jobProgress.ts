@@ -1,4 +1,4 @@
-import type { Services } from '../kernel/services.js';
+import type { ProgressSummary, Services } from '../kernel/services.js';
 
 /** While jobs of a type remain for an organization, their count is looked at this often, at most. */
 export const PROGRESS_EVERY_MS = 2000;
@@ -13,6 +13,7 @@ interface Watch {
   name: string;
   jobType: string;
   organizationId: string;
+  summary: ProgressSummary | undefined;
   /** The remaining count last reported; 0 before any (an organization with nothing queued hears nothing). */
   last: number;
   timer: NodeJS.Timeout | null;
@@ -32,7 +33,8 @@ export function jobProgressReporter(deps: Pick<Services, 'storage' | 'logger'>, 
   let stopped = false;
 
   const report = async (w: Watch) => {
-    const remaining = await deps.storage.media.pendingItemJobs(w.jobType, w.organizationId);
+    const summary = w.summary ? await w.summary(w.organizationId) : null;
+    const remaining = summary?.remaining ?? (await deps.storage.media.pendingItemJobs(w.jobType, w.organizationId));
     if (remaining !== w.last) {
       w.last = remaining;
       await deps.storage.events.append({
@@ -40,7 +42,7 @@ export function jobProgressReporter(deps: Pick<Services, 'storage' | 'logger'>, 
         organizationId: w.organizationId,
         collectionId: null,
         mediaId: null,
-        data: { job: w.name, jobType: w.jobType, remaining, status: remaining > 0 ? 'running' : 'done' },
+        data: { job: w.name, jobType: w.jobType, ...summary, remaining, status: remaining > 0 ? 'running' : 'done' },
       });
     }
     return remaining;
@@ -68,11 +70,11 @@ export function jobProgressReporter(deps: Pick<Services, 'storage' | 'logger'>, 
   };
 
   return {
-    /** A job of `jobType` (shown as `name`) was queued or finished for the organization. */
-    touch(name: string, jobType: string, organizationId: string): void {
+    /** A job of `jobType` (shown as `name`) was queued or finished for the organization (summary: see EventFeedPort). */
+    touch(name: string, jobType: string, organizationId: string, summary?: ProgressSummary): void {
       const key = `${jobType}\u0000${organizationId}`;
       if (stopped || watches.has(key)) return; // being watched: the next look counts it
-      const w: Watch = { name, jobType, organizationId, last: 0, timer: null };
+      const w: Watch = { name, jobType, organizationId, summary, last: 0, timer: null };
       watches.set(key, w);
       look(w);
     },

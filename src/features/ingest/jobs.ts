@@ -3,17 +3,21 @@ import type { Services } from '../kernel/services.js';
 import { isPermanent, JobAbort } from '../../jobs/failures.js';
 import type { JobRunner } from '../../jobs/runner.js';
 import { CATCH_UP_JOB, catchUpIfInstalled, catchUpMedia } from './catchUp.js';
-import { enqueuePerItem } from './enqueuePerItem.js';
+import type { JobContext } from '../../jobs/handler.js';
+import { embedMedia } from './frameEmbedding.js';
+import {
+  ANALYZE_JOB,
+  EMBED_JOB,
+  INGEST_JOB,
+  PHASE_JOBS,
+  phasePriority,
+  type IngestPayload,
+  type PhaseJob,
+} from './phases.js';
 import { registerRenditionJob } from './renditionJobs.js';
 import { CLUSTER_FACES_JOB, clusterFacesJob, declaredThresholds, type ClusterFacesPayload } from '../faces/index.js';
-import {
-  describeFailure,
-  ingestMedia,
-  INGEST_JOB,
-  PRIORITY_FRESH,
-  type IngestDeps,
-  type IngestPayload,
-} from './pipeline.js';
+import { analyzeMedia, describeFailure, prepareMedia, type IngestDeps } from './pipeline.js';
+import { INGEST_PROGRESS, ingestProgress } from './progress.js';
 
 /** The cluster-faces payload; one queued before the code said "collection" names its collection `datasetId`. */
 export const clusterPayload = z.preprocess(
@@ -26,35 +30,24 @@ const payload = z.object({ mediaId: z.string().regex(/^[0-9a-f]{32}$/) });
 /** What queueing jobs uses: the job store and the runner's wake-up. */
 export type JobQueueDeps = Pick<Services, 'storage' | 'wakeJobs'>;
 
+/** What a phase's job runs (pipeline.ts, frameEmbedding.ts): 'gone' when the item is no longer there. */
+type PhaseRun = (deps: IngestDeps, mediaId: string, ctx: JobContext) => Promise<'done' | 'gone'>;
+type IngestJobDeps = IngestDeps & JobQueueDeps & Pick<Services, 'events'>;
+
 /**
- * The `ingest` job: runs the pipeline for one item. When the last attempt
- * fails (or the failure is permanent, like an undecodable video) the item is
- * marked `failed` with the reason in words; its file and everything else stay,
- * and POST /api/media/{id}/reprocess queues it again.
+ * The ingest phases' jobs (phases.ts), each queueing the next when done; after the last, face clustering
+ * and, when a model the item waits for was installed meanwhile, its catch-up. When a phase's last attempt
+ * fails (or the failure is permanent, like an undecodable video) the item is marked `failed` with the
+ * reason in words; its file and everything else stay, and POST /api/media/{id}/reprocess queues it again.
  */
-export function registerIngestJobs(
-  runner: JobRunner,
-  deps: IngestDeps & JobQueueDeps & Pick<Services, 'events'>,
-): void {
-  runner.register<IngestPayload>(
-    INGEST_JOB,
-    async (job, ctx) => {
-      try {
-        const outcome = await ingestMedia(deps, job.payload.mediaId, ctx);
-        if (outcome === 'done') {
-          const media = await deps.storage.media.get(job.payload.mediaId);
-          if (media) await enqueueClustering(deps, media.collectionId);
-          await catchUpIfInstalled(deps, job.payload.mediaId);
-        }
-      } catch (err) {
-        if (err instanceof JobAbort || ctx.signal.aborted) throw err; // shutdown or lost lease: the job runs again
-        const final = isPermanent(err) || job.attempts >= job.maxAttempts;
-        if (final) await deps.storage.media.setProcessingStatus(job.payload.mediaId, 'failed', describeFailure(err));
-        throw err;
-      }
-    },
-    { parse: (p) => payload.parse(p) },
-  );
+export function registerIngestJobs(runner: JobRunner, deps: IngestJobDeps): void {
+  registerPhase(runner, deps, INGEST_JOB, prepareMedia, (id) => enqueuePhase(deps, EMBED_JOB, id));
+  registerPhase(runner, deps, EMBED_JOB, embedMedia, (id) => enqueuePhase(deps, ANALYZE_JOB, id));
+  registerPhase(runner, deps, ANALYZE_JOB, analyzeMedia, async (id) => {
+    const media = await deps.storage.media.get(id);
+    if (media) await enqueueClustering(deps, media.collectionId);
+    await catchUpIfInstalled(deps, id);
+  });
   registerCatchUpJob(runner, deps);
   registerRenditionJob(runner, deps);
   runner.register<ClusterFacesPayload>(
@@ -69,6 +62,50 @@ export function registerIngestJobs(
     },
     { parse: (p) => clusterPayload.parse(p) },
   );
+}
+
+function registerPhase(
+  runner: JobRunner,
+  deps: IngestJobDeps,
+  type: PhaseJob,
+  run: PhaseRun,
+  next: (mediaId: string) => Promise<unknown>,
+): void {
+  runner.register<IngestPayload>(
+    type,
+    async (job, ctx) => {
+      const { mediaId } = job.payload;
+      try {
+        if ((await run(deps, mediaId, ctx)) === 'done') await next(mediaId);
+      } catch (err) {
+        if (err instanceof JobAbort || ctx.signal.aborted) throw err; // shutdown or lost lease: the job runs again
+        const final = isPermanent(err) || job.attempts >= job.maxAttempts;
+        if (final) await deps.storage.media.setProcessingStatus(mediaId, 'failed', describeFailure(err));
+        throw err;
+      } finally {
+        const media = await deps.storage.media.get(mediaId).catch(() => null);
+        if (media) reportProgress(deps, media.organizationId);
+      }
+    },
+    { parse: (p) => payload.parse(p) },
+  );
+}
+
+/** `job.progress` events named `ingest` while the organization's items are ingested: the summary of progress.ts. */
+function reportProgress(deps: Pick<Services, 'storage' | 'events'>, organizationId: string): void {
+  deps.events?.jobProgress(INGEST_PROGRESS, INGEST_JOB, organizationId, (org) => ingestProgress(deps, org));
+}
+
+/** Queues one phase of an item at its priority (phases.ts) and wakes the runner. */
+export async function enqueuePhase(deps: JobQueueDeps & Pick<Services, 'config'>, type: PhaseJob, mediaId: string) {
+  const job = await deps.storage.jobs.enqueue<IngestPayload>({
+    type,
+    payload: { mediaId },
+    key: mediaId,
+    priority: phasePriority(deps.config, type),
+  });
+  deps.wakeJobs();
+  return job;
 }
 
 /**
@@ -108,25 +145,35 @@ export async function enqueueClustering(deps: JobQueueDeps, collectionId: string
   deps.wakeJobs();
 }
 
-/** Queues (or re-prioritises) the ingest of one item and wakes the runner. */
-export async function enqueueIngest(deps: JobQueueDeps, mediaId: string, priority = PRIORITY_FRESH) {
-  const job = await deps.storage.jobs.enqueue<IngestPayload>({
-    type: INGEST_JOB,
-    payload: { mediaId },
-    key: mediaId,
-    priority,
-  });
-  deps.wakeJobs();
+/**
+ * Queues (or re-prioritises) the ingest of one item from its first phase and wakes the runner. Its jobs of
+ * the later phases, queued or running, are cancelled first: they would analyse frames about to be replaced
+ * (a reprocess), and phase 1 queues them again.
+ */
+export async function enqueueIngest(deps: JobQueueDeps & Pick<Services, 'config' | 'events'>, mediaId: string) {
+  for (const type of [EMBED_JOB, ANALYZE_JOB]) await deps.storage.jobs.cancelByKey(type, mediaId);
+  const job = await enqueuePhase(deps, INGEST_JOB, mediaId);
+  const media = await deps.storage.media.get(mediaId);
+  if (media) reportProgress(deps, media.organizationId);
   return job;
 }
 
 /**
- * Makes sure every unfinished item has its ingest job: the upload writes the
- * row before queueing the job, so a crash in between leaves a pending item
- * without one. Enqueueing is keyed by item, so this never duplicates a job.
+ * Makes sure every unfinished item has an ingest job: the upload writes the row before queueing the job,
+ * so a crash in between leaves a pending item without one. An item with a job of any phase queued or
+ * running is left to it (its chain goes on), so a restart during a big import queues nothing again.
  */
-export async function resumeUnfinished(deps: JobQueueDeps): Promise<number> {
-  return enqueuePerItem(deps, { type: INGEST_JOB, priority: PRIORITY_FRESH }, (after) =>
-    deps.storage.media.unfinishedIds(500, after),
-  );
+export async function resumeUnfinished(deps: JobQueueDeps & Pick<Services, 'config'>): Promise<number> {
+  let after = '';
+  let count = 0;
+  for (;;) {
+    const ids = await deps.storage.media.unfinishedIds(500, after);
+    if (ids.length === 0) return count;
+    const busy = await deps.storage.jobs.activeKeys(PHASE_JOBS, ids);
+    for (const id of ids.filter((i) => !busy.has(i))) {
+      await enqueuePhase(deps, INGEST_JOB, id);
+      count++;
+    }
+    after = ids[ids.length - 1];
+  }
 }

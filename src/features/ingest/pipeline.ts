@@ -6,6 +6,7 @@ import { resolveFfmpeg } from '../../files/binaries.js';
 import type { JobContext } from '../../jobs/handler.js';
 import type { FrameRecord, MediaRecord, StageRecord } from '../../storage/types.js';
 import { analyzeFrame, newFrameSequence } from './frameAnalysis.js';
+import { embedMedia } from './frameEmbedding.js';
 import { moderate } from './moderation.js';
 import { enqueueRenditions } from './renditionJobs.js';
 import { renderFrames } from './renditions.js';
@@ -15,36 +16,53 @@ import { sampleVideoFrames } from './videoFrames.js';
 /** What analysing an item uses: limits and binaries, the library, the file store, the models. */
 export type IngestDeps = Pick<Services, 'config' | 'storage' | 'blobs' | 'models'>;
 
-/** The payload of an `ingest` job. */
-export interface IngestPayload {
-  mediaId: string;
-}
-export const INGEST_JOB = 'ingest';
-/** Fresh uploads and user-requested reprocessing run before re-indexing. */
-export const PRIORITY_FRESH = 0;
-export const PRIORITY_REINDEX = 10;
+export { INGEST_JOB, PRIORITY_FRESH, PRIORITY_REINDEX, type IngestPayload } from './phases.js';
+
+type PhaseContext = Pick<JobContext, 'signal' | 'progress' | 'logger'>;
 
 /**
- * Analyses one item: frames (an image's one frame; a video's sampled frames),
- * their renditions (thumbnails: renditionStage), then every stage whose model
- * is installed (analyzeItem), and finally `ready`, even when some stages wait
- * for a model (a model that is missing is never a failure). Every step
- * replaces its own earlier output, so running it again (a retry, a crash, a
- * reprocess) never duplicates anything; what the user wrote is kept.
+ * Analyses one item in one go, the three phases one after another (phases.ts): frames and renditions,
+ * the frames' embeddings, then every other stage, and `ready`. The job runner runs the phases as jobs
+ * of their own (jobs.ts); this is for scripts (the bench) and tests.
  */
-export async function ingestMedia(
-  deps: IngestDeps,
-  mediaId: string,
-  ctx: Pick<JobContext, 'signal' | 'progress' | 'logger'>,
-): Promise<'done' | 'gone'> {
-  const media = await deps.storage.media.get(mediaId);
-  if (!media || media.status !== 'active' || media.type === 'folder') return 'gone';
-  await deps.storage.media.setProcessingStatus(mediaId, 'processing', null);
+export async function ingestMedia(deps: IngestDeps, mediaId: string, ctx: PhaseContext): Promise<'done' | 'gone'> {
+  if ((await prepareMedia(deps, mediaId, ctx)) === 'gone') return 'gone';
+  if ((await embedMedia(deps, mediaId, ctx)) === 'gone') return 'gone';
+  return analyzeMedia(deps, mediaId, ctx);
+}
 
+/** An item the phases still have work on: active, not a folder. */
+async function liveItem(deps: IngestDeps, mediaId: string): Promise<MediaRecord | null> {
+  const media = await deps.storage.media.get(mediaId);
+  return !media || media.status !== 'active' || media.type === 'folder' ? null : media;
+}
+
+/**
+ * Phase 1: the item becomes `processing`; a video's frames are sampled (an image's one frame was made by
+ * the upload); every frame gets its renditions. Sampling again keeps the frames of the same timestamps,
+ * renditions already made are skipped: a retry resumes.
+ */
+export async function prepareMedia(deps: IngestDeps, mediaId: string, ctx: PhaseContext): Promise<'done' | 'gone'> {
+  const media = await liveItem(deps, mediaId);
+  if (!media) return 'gone';
+  await deps.storage.media.setProcessingStatus(mediaId, 'processing', null);
   const frames =
     media.type === 'video' ? await videoFrames(deps, media, ctx.signal) : await deps.storage.analysis.framesOf(mediaId);
   if (frames.length === 0) throw new DomainError('unprocessable', 'the item has no frame to analyse');
   await renditionStage(deps, media, frames, ctx);
+  return 'done';
+}
+
+/**
+ * Phase 3: every stage whose model is installed (analyzeItem), then `ready`, even when some stages wait
+ * for a model (a model that is missing is never a failure). Every step replaces its own earlier output,
+ * so running it again (a retry, a crash, a reprocess) never duplicates anything; what the user wrote is kept.
+ */
+export async function analyzeMedia(deps: IngestDeps, mediaId: string, ctx: PhaseContext): Promise<'done' | 'gone'> {
+  const media = await liveItem(deps, mediaId);
+  if (!media) return 'gone';
+  const frames = await deps.storage.analysis.framesOf(mediaId);
+  if (frames.length === 0) throw new DomainError('unprocessable', 'the item has no frame to analyse');
   await analyzeItem(deps, media, frames, ctx);
   await deps.storage.media.setProcessingStatus(mediaId, 'ready', null);
   return 'done';

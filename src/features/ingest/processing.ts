@@ -1,6 +1,7 @@
 import { enqueueIngest, type JobQueueDeps } from './jobs.js';
 import { enqueueReindex, REEMBED_JOB, REINDEX_PROGRESS } from './reindex.js';
-import { INGEST_JOB, type IngestPayload } from './pipeline.js';
+import { PHASE_JOBS, PHASE_NAMES, type IngestPayload, type PhaseJob } from './phases.js';
+import { ingestProgress } from './progress.js';
 import type { JobStatus } from '../../jobs/types.js';
 import { inCallersOrganization, loadMedia, requireRole } from '../kernel/access.js';
 import type { Principal, Services } from '../kernel/services.js';
@@ -14,7 +15,11 @@ export async function reindex(deps: JobQueueDeps & Pick<Services, 'models' | 'ev
 }
 
 /** POST /api/media/{id}/reprocess: queue the item's analysis again (the user's own corrections survive it). */
-export async function reprocess(deps: JobQueueDeps, principal: Principal, mediaId: string) {
+export async function reprocess(
+  deps: JobQueueDeps & Pick<Services, 'config' | 'events'>,
+  principal: Principal,
+  mediaId: string,
+) {
   const media = await loadMedia(deps, principal, mediaId, 'member');
   if (media.type === 'folder')
     return { mediaId: media.id, status: 'skipped', message: 'folders have nothing to analyse' };
@@ -24,8 +29,9 @@ export async function reprocess(deps: JobQueueDeps, principal: Principal, mediaI
 }
 
 /**
- * GET /api/jobs: queue depth for the whole server (numbers only) and the
- * jobs of the caller's organization: running, failed with reasons, queued.
+ * GET /api/jobs: queue depth for the whole server (numbers only), the ingest's progress for the caller's
+ * organization (per phase: remaining items, measured rate, ETA; progress.ts) and the ingest jobs of the
+ * caller's organization, every phase: running, failed with reasons, queued.
  */
 export async function listJobs(
   deps: Pick<Services, 'storage'>,
@@ -34,7 +40,8 @@ export async function listJobs(
 ) {
   requireRole(principal, 'admin');
   const stats = await deps.storage.jobs.stats();
-  const page = await deps.storage.jobs.list({ status: q.status, type: INGEST_JOB, limit: q.limit, offset: q.offset });
+  const ingest = await ingestProgress(deps, principal.organizationId);
+  const page = await deps.storage.jobs.list({ status: q.status, type: PHASE_JOBS, limit: q.limit, offset: q.offset });
   const jobs = [];
   for (const job of page.items) {
     const mediaId = (job.payload as IngestPayload).mediaId;
@@ -43,6 +50,7 @@ export async function listJobs(
     jobs.push({
       id: job.id,
       type: job.type,
+      phase: PHASE_NAMES[job.type as PhaseJob],
       status: job.status,
       mediaId,
       mediaName: media.name,
@@ -60,6 +68,7 @@ export async function listJobs(
   }
   return {
     stats,
+    ingest,
     jobs,
     pagination: {
       total: page.total,

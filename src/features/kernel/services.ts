@@ -28,6 +28,9 @@ export interface GenerationQueuePort<Payload = unknown> {
   wait(id: number, timeoutMs: number): Promise<Job | null>;
 }
 
+/** What is left of a piece of work for an organization, with more to say about it (sent as is). */
+export type ProgressSummary = (organizationId: string) => Promise<{ remaining: number } & object>;
+
 /**
  * The live event feed of GET /api/events as the kernel sees it (declared here so that the kernel imports no
  * feature): features/events builds it over the event log (createEventFeed), the composition root ends it
@@ -42,9 +45,10 @@ export interface EventFeedPort {
   open(request: { organizationId: string; collectionId: string | null; lastEventId: number | null }): Promise<Readable>;
   /**
    * A job of this type for an item of the organization was queued or finished: how many are left is appended
-   * as a `job.progress` event (named `name`), at once and then as it changes, until none are left.
+   * as a `job.progress` event (named `name`), at once and then as it changes, until none are left. With
+   * `summary`, it counts what is left instead (and the event carries the rest of its answer: the ingest's phases).
    */
-  jobProgress(name: string, jobType: string, organizationId: string): void;
+  jobProgress(name: string, jobType: string, organizationId: string, summary?: ProgressSummary): void;
   /** Ends every open stream and refuses new ones (the server is shutting down). */
   closeAll(): void;
 }

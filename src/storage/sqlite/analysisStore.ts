@@ -36,6 +36,7 @@ export function sqliteAnalysisStore(db: Db, writers: IndexWriters, events: Event
   return {
     ...frameSync(core),
     ...modelResults(core),
+    ...modelObjects(core),
     ...userEdits(core),
     ...analysisStages(db, events),
     ...frameRenditions(db, events),
@@ -98,23 +99,25 @@ function frameSync(core: AnalysisCore): Pick<AnalysisStore, 'syncFrames' | 'fram
   };
 }
 
-/** Deletes what the model made on these frames (captions, objects, embeddings); the user's rows stay. */
-function dropModelRows({ db, writers }: AnalysisCore, frameIds: string[]) {
+/**
+ * Deletes what the model made on these frames (captions, objects, embeddings); the user's rows stay. With
+ * `objectType`, only the model's objects of that type (and their embeddings) go; captions stay.
+ */
+function dropModelRows({ db, writers }: AnalysisCore, frameIds: string[], objectType?: string) {
   const ids = JSON.stringify(frameIds);
-  const objectIds = db
-    .prepare(`SELECT id FROM detected_objects WHERE frame_id ${IN_IDS} AND source = 'model'`)
-    .pluck()
-    .all(ids) as string[];
+  const ofType = objectType === undefined ? '' : 'AND type = @type';
+  const params = objectType === undefined ? { ids } : { ids, type: objectType };
+  const objects = `SELECT id FROM detected_objects WHERE frame_id IN (SELECT value FROM json_each(@ids))
+    AND source = 'model' ${ofType}`;
+  const objectIds = db.prepare(objects).pluck().all(params) as string[];
   writers.vectors.remove(objectIds);
   writers.text.dropObjects(objectIds);
+  db.prepare(`DELETE FROM object_embeddings WHERE object_id IN (${objects})`).run(params);
+  db.prepare(`DELETE FROM detected_objects WHERE id IN (${objects})`).run(params);
+  if (objectType !== undefined) return;
   writers.text.dropCaptions(
     db.prepare(`SELECT id FROM captions WHERE frame_id ${IN_IDS} AND source = 'model'`).pluck().all(ids) as string[],
   );
-  db.prepare(
-    `DELETE FROM object_embeddings WHERE object_id IN
-       (SELECT id FROM detected_objects WHERE frame_id ${IN_IDS} AND source = 'model')`,
-  ).run(ids);
-  db.prepare(`DELETE FROM detected_objects WHERE frame_id ${IN_IDS} AND source = 'model'`).run(ids);
   db.prepare(`DELETE FROM captions WHERE frame_id ${IN_IDS} AND source = 'model'`).run(ids);
 }
 
@@ -170,6 +173,27 @@ function insertModelObjects({ db, writers }: AnalysisCore, frame: FrameOfMedia, 
     }
   }
   return indexed;
+}
+
+/** One type of the model's objects on a frame replaced (phase 2 of ingest: the whole-frame object). */
+function modelObjects(core: AnalysisCore): Pick<AnalysisStore, 'replaceModelObjects'> {
+  const { db, writers } = core;
+  const replaceModelObjects = db.transaction((frameId: string, type: string, objects: NewObject[]) => {
+    const frame = db
+      .prepare(`SELECT f.id, f.media_id, m.dataset_id FROM frames f JOIN media m ON m.id = f.media_id WHERE f.id = ?`)
+      .get(frameId) as FrameOfMedia | undefined;
+    if (!frame) throw notFound('frame not found');
+    dropModelRows(core, [frameId], type);
+    writers.vectors.upsert(insertModelObjects(core, frame, objects, now()));
+  });
+
+  return {
+    replaceModelObjects: async (frameId, type, objects) => {
+      if (objects.some((o) => o.type !== type))
+        throw new Error('replaceModelObjects: every object must be of the type');
+      replaceModelObjects(frameId, type, objects);
+    },
+  };
 }
 
 /** What the models found: a frame's captions and objects replaced, embeddings added and read. */

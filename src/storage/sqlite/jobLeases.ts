@@ -40,6 +40,18 @@ export function jobClaims(db: Db): Pick<JobStore, 'claim' | 'runningLeaseOwners'
                  ORDER BY priority, run_after, id LIMIT 1)
      RETURNING *`,
   );
+  // Newest first within the most urgent priority due: the priority fixed, the (status, priority, run_after, id)
+  // index is read backwards, so this costs what `take` does.
+  const takeNewest = db.prepare(
+    `UPDATE jobs SET status = 'running', lease_owner = @owner, lease_expires_at = @expires, attempts = attempts + 1,
+       started_at = @now, updated_at = @now
+     WHERE id = (SELECT id FROM jobs
+                 WHERE status = 'queued' AND run_after <= @now AND ${TYPE_FILTER}
+                   AND priority = (SELECT priority FROM jobs WHERE status = 'queued' AND run_after <= @now
+                                     AND ${TYPE_FILTER} ORDER BY priority LIMIT 1)
+                 ORDER BY run_after DESC, id DESC LIMIT 1)
+     RETURNING *`,
+  );
   // A plain read first: an idle poll then never takes the write lock (nor waits on it behind another writer).
   const anyDue = db
     .prepare(
@@ -47,9 +59,10 @@ export function jobClaims(db: Db): Pick<JobStore, 'claim' | 'runningLeaseOwners'
          OR EXISTS (SELECT 1 FROM jobs WHERE status = 'running' AND lease_expires_at <= @now AND ${TYPE_FILTER})`,
     )
     .pluck();
-  const claimTx = db.transaction((params: { owner: string; types: string | null; now: string; expires: string }) => {
+  type ClaimParams = { owner: string; types: string | null; now: string; expires: string };
+  const claimTx = db.transaction((params: ClaimParams, newest: boolean) => {
     exhaust.run(params);
-    return (reclaim.get(params) ?? take.get(params)) as JobRow | undefined;
+    return (reclaim.get(params) ?? (newest ? takeNewest : take).get(params)) as JobRow | undefined;
   });
 
   const owners = db
@@ -70,7 +83,7 @@ export function jobClaims(db: Db): Pick<JobStore, 'claim' | 'runningLeaseOwners'
     async expireLeases(list, now = new Date()) {
       return list.length === 0 ? 0 : expireTx.immediate(list, now.toISOString());
     },
-    async claim(owner, types, leaseMs, now = new Date()) {
+    async claim(owner, types, leaseMs, now = new Date(), order = 'oldest') {
       checkLease(leaseMs);
       if (types !== null && types.length === 0) return null;
       const params = {
@@ -80,7 +93,7 @@ export function jobClaims(db: Db): Pick<JobStore, 'claim' | 'runningLeaseOwners'
         expires: iso(now.getTime() + leaseMs),
       };
       if (!anyDue.get(params)) return null;
-      const row = claimTx.immediate(params);
+      const row = claimTx.immediate(params, order === 'newest');
       return row ? toJob(row) : null;
     },
   };

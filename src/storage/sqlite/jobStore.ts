@@ -91,14 +91,17 @@ function jobEnqueue({ db, unfinishedByKey }: JobCore): Pick<JobStore, 'enqueue'>
 }
 
 /** The listing and the counts. */
-function jobReports(db: Db): Pick<JobStore, 'list' | 'stats'> {
+function jobReports(db: Db): Pick<JobStore, 'list' | 'stats' | 'recentRuns' | 'activeKeys'> {
   // list: one statement per filter combination, so each uses its index.
   const listStmts = new Map<string, { items: ReturnType<Db['prepare']>; total: ReturnType<Db['prepare']> }>();
   const listStatements = (byStatus: boolean, byType: boolean) => {
     const cacheKey = `${byStatus}${byType}`;
     let statements = listStmts.get(cacheKey);
     if (!statements) {
-      const where = [byStatus ? 'status = @status' : '', byType ? 'type = @type' : ''].filter(Boolean);
+      const where = [
+        byStatus ? 'status = @status' : '',
+        byType ? 'type IN (SELECT value FROM json_each(@types))' : '',
+      ].filter(Boolean);
       const whereSql = where.length ? `WHERE ${where.join(' AND ')}` : '';
       statements = {
         items: db.prepare(`SELECT * FROM jobs ${whereSql} ORDER BY id DESC LIMIT @limit OFFSET @offset`),
@@ -109,6 +112,17 @@ function jobReports(db: Db): Pick<JobStore, 'list' | 'stats'> {
     return statements;
   };
 
+  // Newest succeeded first, by the (status, id) index: stops after `limit` of the type.
+  const recentStmt = db.prepare(
+    `SELECT started_at, finished_at FROM jobs WHERE status = 'succeeded' AND type = ?
+       AND started_at IS NOT NULL AND finished_at IS NOT NULL ORDER BY id DESC LIMIT ?`,
+  );
+  const activeKeysStmt = db
+    .prepare(
+      `SELECT DISTINCT dedupe_key FROM jobs WHERE type IN (SELECT value FROM json_each(?))
+         AND dedupe_key IN (SELECT value FROM json_each(?)) AND ${UNFINISHED}`,
+    )
+    .pluck();
   const countsStmt = db.prepare(`SELECT type, status, count(*) AS n FROM jobs GROUP BY type, status`);
   const delayedStmt = db.prepare(`SELECT count(*) FROM jobs WHERE status = 'queued' AND run_after > ?`).pluck();
   const oldestStmt = db.prepare(`SELECT min(created_at) FROM jobs WHERE status = 'queued'`).pluck();
@@ -129,13 +143,23 @@ function jobReports(db: Db): Pick<JobStore, 'list' | 'stats'> {
       const statements = listStatements(status !== undefined, type !== undefined);
       const filter: Record<string, unknown> = {};
       if (status !== undefined) filter.status = status;
-      if (type !== undefined) filter.type = type;
+      if (type !== undefined) filter.types = JSON.stringify(typeof type === 'string' ? [type] : type);
       const items = (statements.items.all({ ...filter, limit, offset }) as JobRow[]).map(toJob);
       return { items, total: statements.total.get(filter) as number };
     },
 
     async stats(now = new Date()) {
       return statsTx(now.toISOString());
+    },
+
+    async recentRuns(type, limit) {
+      const rows = recentStmt.all(type, limit) as Array<{ started_at: string; finished_at: string }>;
+      return rows.map((r) => ({ startedAt: r.started_at, finishedAt: r.finished_at }));
+    },
+
+    async activeKeys(types, keys) {
+      if (types.length === 0 || keys.length === 0) return new Set();
+      return new Set(activeKeysStmt.all(JSON.stringify(types), JSON.stringify(keys)) as string[]);
     },
   };
 }
