@@ -51,6 +51,19 @@ export function decodeChunk(blob: Uint8Array | null): Uint32Array {
   return words;
 }
 
+/** Adds a chunk's blob to `words` in place (no decoding into new words: a day range reads thousands of rows). */
+function orInto(words: Uint32Array, blob: Uint8Array): void {
+  if (isBitmap(blob)) {
+    for (let i = 0, at = 0; i < WORDS; i++, at += 4)
+      words[i] |= blob[at] | (blob[at + 1] << 8) | (blob[at + 2] << 16) | (blob[at + 3] << 24);
+    return;
+  }
+  for (let i = 0; i + 1 < blob.length; i += 2) {
+    const low = blob[i] | (blob[i + 1] << 8);
+    words[low >>> 5] |= 1 << (low & 31);
+  }
+}
+
 /** The canonical blob of a chunk's words: a sorted uint16 array up to 1,023 members, else the bitmap. */
 export function encodeChunk(words: Uint32Array): Buffer {
   const n = countWords(words);
@@ -100,10 +113,9 @@ export class ItemSet {
   static union(rows: Iterable<ChunkRow>): ItemSet {
     const chunks = new Map<number, Uint32Array>();
     for (const row of rows) {
-      const words = decodeChunk(row.bits);
       const have = chunks.get(row.chunk);
-      if (!have) chunks.set(row.chunk, words);
-      else for (let i = 0; i < WORDS; i++) have[i] |= words[i];
+      if (have) orInto(have, row.bits);
+      else chunks.set(row.chunk, decodeChunk(row.bits));
     }
     return new ItemSet(chunks);
   }
