@@ -1,5 +1,13 @@
 import type Database from 'better-sqlite3';
-import { type ItemSet, addToChunk, decodeChunk, encodeChunk, removeFromChunk } from './itemBitmap.js';
+import {
+  type ItemSet,
+  addToChunk,
+  decodeChunk,
+  encodeChunk,
+  orChunks,
+  removeFromChunk,
+  subtractChunks,
+} from './itemBitmap.js';
 
 /** A connection (the Db of database.ts, named here without importing it: database.ts imports this file). */
 type Db = Database.Database;
@@ -13,6 +21,7 @@ const candidates = new WeakMap<Db, ItemSet>();
  * call them):
  * - `bits_add(bits, low)`, `bits_remove(bits, low)`: a chunk blob with one item
  *   added or removed (itemBitmap.ts);
+ * - `bits_or(a, b)`, `bits_andnot(a, b)`: a chunk blob with another's items added or taken out (folder moves);
  * - `bits_of(low)`: aggregate, the chunk blob of a group's items;
  * - `browse_has(ord)`: whether the item number is in the set a listing put in
  *   place with `withCandidates` (false outside one).
@@ -20,6 +29,8 @@ const candidates = new WeakMap<Db, ItemSet>();
 export function registerBitmapFunctions(db: Db): void {
   db.function('bits_add', { deterministic: true }, (bits, low) => addToChunk(asBlob(bits), Number(low)));
   db.function('bits_remove', { deterministic: true }, (bits, low) => removeFromChunk(asBlob(bits), Number(low)));
+  db.function('bits_or', { deterministic: true }, (a, b) => orChunks(asBlob(a), asBlob(b)));
+  db.function('bits_andnot', { deterministic: true }, (a, b) => subtractChunks(asBlob(a), asBlob(b)));
   db.aggregate('bits_of', {
     start: () => decodeChunk(null),
     step: (words: Uint32Array, low: unknown) => {

@@ -96,6 +96,21 @@ export function removeFromChunk(blob: Uint8Array | null, low: number): Buffer {
   return encodeChunk(words);
 }
 
+/** The union of two chunks (a folder move adds its items to the scopes it joins). */
+export function orChunks(a: Uint8Array | null, b: Uint8Array | null): Buffer {
+  const words = decodeChunk(a);
+  if (b) orInto(words, b);
+  return encodeChunk(words);
+}
+
+/** The members of `a` not in `b` (a folder move takes its items out of the scopes it leaves). */
+export function subtractChunks(a: Uint8Array | null, b: Uint8Array | null): Buffer {
+  const words = decodeChunk(a);
+  const gone = decodeChunk(b);
+  for (let i = 0; i < WORDS; i++) words[i] &= ~gone[i];
+  return encodeChunk(words);
+}
+
 /** The low bits of an item number (its place in its chunk). */
 export const lowBits = (ord: number): number => ord & LOW_MASK;
 

@@ -73,7 +73,10 @@ INSERT INTO day_bits (dataset_id, day, chunk, bits)
 -- when there is none), so the conflict clause of the statement that fired it (INSERT OR IGNORE INTO
 -- media_tags, media_scope's move) cannot change what it does.
 
-CREATE TRIGGER media_scope_bits_insert AFTER INSERT ON media_scope BEGIN
+-- A folder's move holds a row in media_scope_bulk (017) while it adds and drops its subtree's rows of the
+-- ancestors it joins and leaves; it changes their bitmaps itself, a chunk at a time (scopeMove.ts).
+CREATE TRIGGER media_scope_bits_insert AFTER INSERT ON media_scope
+WHEN NOT EXISTS (SELECT 1 FROM media_scope_bulk) BEGIN
   INSERT INTO media_ords (item) SELECT NEW.item WHERE NOT EXISTS (SELECT 1 FROM media_ords WHERE item = NEW.item);
   UPDATE scope_bits SET bits = bits_add(bits, (SELECT ord & 16383 FROM media_ords WHERE item = NEW.item))
   WHERE scope = NEW.scope AND lvl = NEW.lvl AND type = NEW.type
@@ -84,7 +87,8 @@ CREATE TRIGGER media_scope_bits_insert AFTER INSERT ON media_scope BEGIN
     WHERE b.scope = NEW.scope AND b.lvl = NEW.lvl AND b.type = NEW.type AND b.chunk = o.ord >> 14);
 END;
 
-CREATE TRIGGER media_scope_bits_delete AFTER DELETE ON media_scope BEGIN
+CREATE TRIGGER media_scope_bits_delete AFTER DELETE ON media_scope
+WHEN NOT EXISTS (SELECT 1 FROM media_scope_bulk) BEGIN
   UPDATE scope_bits SET bits = bits_remove(bits, (SELECT ord & 16383 FROM media_ords WHERE item = OLD.item))
   WHERE scope = OLD.scope AND lvl = OLD.lvl AND type = OLD.type
     AND chunk = (SELECT ord >> 14 FROM media_ords WHERE item = OLD.item);
