@@ -68,8 +68,12 @@ const VARIANTS: Variant[] = [
   { id: 'cores', label: '+ all cores (threads = cores, nice 10)', env: CORES, video: true },
   { id: 'overlap', label: '+ one worker per core (decode overlaps inference)', env: OVERLAP, video: true },
   { id: 'dedup', label: '+ near-duplicate video frames keep the last caption', env: OVERLAP, video: true, dedup: true },
+  // What an install gets with no setting: the defaults (1 job + the searchable lane, threads = cores, the cache).
+  { id: 'shipped', label: 'the defaults (no MODEL_*/INGEST_* set)', env: {}, video: true, dedup: true },
 ];
 const QUICK_VARIANTS = ['today', 'cores', 'dedup'];
+/** The settings the variants turn. */
+const KNOBS = ['INGEST_CONCURRENCY', 'MODEL_WORKERS', 'MODEL_THREADS', 'MODEL_BATCH_WINDOW_MS', 'MODEL_EMBED_CACHE'];
 
 interface Outcome {
   variant: Variant;
@@ -123,10 +127,12 @@ function workDelta(a: PoolWork, b: PoolWork): PoolWork {
 async function runVariant(v: Variant, photos: string[], videos: string[], modelsDir: string, log: (l: string) => void) {
   const temp = mkdtempSync(path.join(os.tmpdir(), `lumen-bench-throughput-${v.id}-`));
   // The model knobs are read from the environment by the pool and by the worker threads it spawns.
+  // A variant sets its knobs over none: what it leaves unset is the default (the 'shipped' variant sets none).
+  for (const k of KNOBS) delete process.env[k];
   for (const [k, value] of Object.entries(v.env)) process.env[k] = value;
   const run = await startApp(path.join(temp, 'data'), v.dedup ? withCatalogFacts(modelsDir) : modelsDir, {
     MODEL_PROFILE: 'default',
-    INGEST_CONCURRENCY: v.env.INGEST_CONCURRENCY,
+    ...(v.env.INGEST_CONCURRENCY ? { INGEST_CONCURRENCY: v.env.INGEST_CONCURRENCY } : {}),
   });
   try {
     const s = run.app.services;
