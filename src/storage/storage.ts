@@ -283,6 +283,11 @@ export interface AnalysisStore {
   getObject(id: string): Promise<ObjectRecord | null>;
   /** An object's stored embedding under a similarity model, with the model id it was made with. */
   objectVector(objectId: string, similarityModel: string): Promise<{ modelId: string; vector: Float32Array } | null>;
+  /**
+   * The vector `modelId` made of a whole frame: its active `frame` object's (phase 2 of ingest writes it), so
+   * phase 3 need not embed the frame again; null when there is none.
+   */
+  frameVector(frameId: string, modelId: string): Promise<Float32Array | null>;
   getFrame(id: string): Promise<FrameRecord | null>;
   /** A user's correction: the object becomes theirs (kept by reprocessing) with the new label, or deleted. */
   correctObject(id: string, change: { label: string } | { deleted: true }): Promise<ObjectRecord>;

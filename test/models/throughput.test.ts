@@ -75,7 +75,7 @@ test('video frames: a repeated frame keeps the previous caption (no captioner ru
   const models = createVisionModels(testConfig(tmp.dir), memoryLogger());
   const deps = {
     models,
-    storage: { analysis: { userObjects: async () => [] } },
+    storage: { analysis: { userObjects: async () => [], frameVector: async () => null } },
     blobs: { putBuffer: async () => ({ key: 'k', size: 1 }) },
   } as unknown as Pick<Services, 'storage' | 'blobs' | 'models'>;
   try {

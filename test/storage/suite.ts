@@ -1510,6 +1510,22 @@ export function storageSuite(
     assert.is((await s.analysis.userObjects(frame.id)).length, 2, 'deleted corrections are listed for the pipeline');
   });
 
+  test('analysis: frameVector is the vector of the whole-frame object under that model, else null', async () => {
+    const item = await addItem(fx.root);
+    const [frame] = await s.analysis.framesOf(item.id);
+    assert.is(await s.analysis.frameVector(frame.id, 'emb:1'), null);
+    const vector = new Float32Array([0, 0.6, 0.8, 0, 0, 0, 0, 0]);
+    await s.analysis.replaceModelObjects(frame.id, 'frame', [
+      objectFor('frame', { type: 'frame', embedding: { modelId: 'emb:1', vector } }),
+    ]);
+    assert.equal([...(await s.analysis.frameVector(frame.id, 'emb:1'))!], [...vector]);
+    assert.is(await s.analysis.frameVector(frame.id, 'emb:2'), null, 'another model made none');
+    // A detected object's vector is not the frame's.
+    const [other] = await s.analysis.framesOf((await addItem(fx.root)).id);
+    await s.analysis.replaceModelObjects(other.id, 'object', [objectFor('bus', { type: 'object' })]);
+    assert.is(await s.analysis.frameVector(other.id, 'emb:1'), null);
+  });
+
   test('analysis: syncFrames keeps frames whose timestamp returns, adds new ones, deletes the rest', async () => {
     const video = await addItem(fx.root, { type: 'video', frames: [] });
     const mk = (t: string) => ({ id: newMediaId(), timestamp: t, blobKey: `f-${t}`, width: 64, height: 36 });

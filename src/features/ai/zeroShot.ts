@@ -41,12 +41,13 @@ export interface LabelScore {
  */
 export async function zeroShotMany(
   deps: Pick<Services, 'models'>,
-  image: Buffer,
+  image: Buffer | Float32Array,
   labels: string[],
   modelName?: string,
 ): Promise<LabelScore[]> {
   const info = deps.models.modelInfo(modelName);
-  const [imageVector] = await deps.models.embedImages(info.name, [image]);
+  // A vector is the image already embedded by this model (ingest passes the frame's stored vector).
+  const imageVector = image instanceof Float32Array ? image : (await deps.models.embedImages(info.name, [image]))[0];
   const vectors = await labelVectors(deps, info.name, info.id, labels);
   const sims = vectors.map((v) => {
     let d = 0;

@@ -90,8 +90,12 @@ export async function analyzeFrame(
 ): Promise<FrameAnalysis> {
   const m = deps.models;
   const embedInfo = plan.embed ? m.modelInfo() : null;
-  // The whole-frame object carries the frame's vector: without the embedder there is none to carry.
-  const frameVector = embedInfo ? (await m.embedImages(embedInfo.name, [bytes]))[0] : null;
+  // The whole-frame object carries the frame's vector: without the embedder there is none to carry. Phase 2
+  // stored it already (this model's): read, not computed again.
+  const frameVector = embedInfo
+    ? ((await deps.storage.analysis.frameVector(frame.id, embedInfo.id)) ??
+      (await m.embedImages(embedInfo.name, [bytes]))[0])
+    : null;
   const repeat = isNearDuplicate(sequence, frameVector, embedInfo?.nearDuplicate ?? null);
   const { captions, captionText } = repeat ? carriedCaption(sequence!) : await captionFrame(deps, bytes);
   if (sequence && frameVector) sequence.previous = { vector: frameVector, captions, captionText };

@@ -35,7 +35,11 @@ export interface Moderation {
   source: 'model';
 }
 
-export async function moderate(deps: Pick<Services, 'models'>, frames: Buffer[]): Promise<Moderation> {
+/** `frames`: each frame's bytes, or its vector under the default embedder when ingest has it already. */
+export async function moderate(
+  deps: Pick<Services, 'models'>,
+  frames: Array<Buffer | Float32Array>,
+): Promise<Moderation> {
   const labels = [SAFE, ...Object.values(MODERATION_CATEGORIES)];
   const fired = new Set<string>();
   for (const frame of frames) {

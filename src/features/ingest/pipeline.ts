@@ -101,25 +101,31 @@ export async function analyzeItem(
   ctx: Pick<JobContext, 'signal' | 'progress'>,
 ): Promise<StageRecord[]> {
   const plan = planStages(deps.models);
-  const frameBytes: Buffer[] = [];
+  // Per frame for moderation: the frame's vector when analysis made or read one, else its bytes.
+  const frameInputs: Array<Buffer | Float32Array> = [];
   let firstCaption: string | null = null;
   const sequence = media.type === 'video' ? newFrameSequence() : undefined;
   for (let i = 0; i < frames.length; i++) {
     if (ctx.signal.aborted) throw ctx.signal.reason;
     const bytes = await readFile(deps.blobs.pathFor(frames[i].blobKey));
-    frameBytes.push(bytes);
     const result = await analyzeFrame(deps, frames[i], bytes, plan, sequence);
+    frameInputs.push(result.objects.find((o) => o.type === 'frame')?.embedding?.vector ?? bytes);
     await deps.storage.analysis.replaceFrameAnalysis(frames[i].id, result);
     firstCaption ??= result.captionText;
     await ctx.progress({ frames: frames.length, done: i + 1 });
   }
-  await describeItem(deps, media, plan.embed ? frameBytes : [], firstCaption);
+  await describeItem(deps, media, plan.embed ? frameInputs : [], firstCaption);
   await deps.storage.analysis.setStages(media.id, plan.stages);
   return plan.stages;
 }
 
 /** Moderation (when frames are given: up to 8 spread over the item) and the first caption as description. */
-async function describeItem(deps: IngestDeps, media: MediaRecord, frameBytes: Buffer[], firstCaption: string | null) {
+async function describeItem(
+  deps: IngestDeps,
+  media: MediaRecord,
+  frameBytes: Array<Buffer | Float32Array>,
+  firstCaption: string | null,
+) {
   const step = Math.max(1, Math.ceil(frameBytes.length / 8));
   const moderation = frameBytes.length
     ? await moderate(

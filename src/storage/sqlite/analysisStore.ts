@@ -199,7 +199,7 @@ function modelObjects(core: AnalysisCore): Pick<AnalysisStore, 'replaceModelObje
 /** What the models found: a frame's captions and objects replaced, embeddings added and read. */
 function modelResults(
   core: AnalysisCore,
-): Pick<AnalysisStore, 'replaceFrameAnalysis' | 'addEmbeddings' | 'objectVector' | 'objectsToReembed'> {
+): Pick<AnalysisStore, 'replaceFrameAnalysis' | 'addEmbeddings' | 'objectVector' | 'frameVector' | 'objectsToReembed'> {
   const { db, writers } = core;
 
   const replaceFrameAnalysis = db.transaction(
@@ -261,6 +261,18 @@ function modelResults(
       if (!row) return null;
       const copy = new Uint8Array(row.vector); // aligned copy for the Float32Array view
       return { modelId: row.model_id, vector: new Float32Array(copy.buffer, 0, copy.byteLength / 4) };
+    },
+    frameVector: async (frameId, modelId) => {
+      const blob = db
+        .prepare(
+          `SELECT e.vector FROM detected_objects o JOIN object_embeddings e ON e.object_id = o.id AND e.model_id = ?
+           WHERE o.frame_id = ? AND o.type = 'frame' AND o.status = 'active' LIMIT 1`,
+        )
+        .pluck()
+        .get(modelId, frameId) as Buffer | undefined;
+      if (!blob) return null;
+      const copy = new Uint8Array(blob); // aligned copy for the Float32Array view
+      return new Float32Array(copy.buffer, 0, copy.byteLength / 4);
     },
     objectsToReembed: async (mediaId) =>
       db

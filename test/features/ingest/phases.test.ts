@@ -1,3 +1,4 @@
+import { readFile } from 'node:fs/promises';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import sharp from 'sharp';
@@ -305,6 +306,29 @@ t('a reprocess cancels the later phases queued for the item and starts again fro
   assert.is(m.processingStatus, 'ready');
   const mine = await jobsOf(app, id);
   for (const type of [INGEST_JOB, EMBED_JOB, ANALYZE_JOB]) assert.is(mine[type].status, 'succeeded', type);
+});
+
+t('phase 3 reads the frame vector phase 2 stored: the frame is not embedded again', async ({ app, ds }) => {
+  const bytes = await picture(30, 160, 90);
+  const id = await embedded(app, ds, 'once.jpg', bytes);
+  const services = app.app.services;
+  const [frame] = await services.storage.analysis.framesOf(id);
+  const frameBytes = await readFile(services.blobs.pathFor(frame.blobKey));
+  const seen: Buffer[] = [];
+  const models: Services['models'] = Object.create(services.models);
+  models.embedImages = async (name, images) => {
+    seen.push(...images);
+    return services.models.embedImages(name, images);
+  };
+  await drain(app, { ...services, models });
+  const phases = await jobsOf(app, id);
+  assert.is(phases[ANALYZE_JOB].status, 'succeeded');
+  assert.is(seen.filter((b) => b.equals(frameBytes)).length, 0, 'phase 3 embedded the whole frame again');
+  const detail = (await services.storage.media.frames([id])).get(id)![0];
+  assert.ok(
+    detail.objects.some((o) => o.type === 'frame'),
+    'the whole-frame object is kept, with its vector',
+  );
 });
 
 t.run();
