@@ -36,6 +36,7 @@ export function sqliteAnalysisStore(db: Db, writers: IndexWriters, events: Event
   return {
     ...frameSync(core),
     ...modelResults(core),
+    ...frameVectors(core),
     ...modelObjects(core),
     ...userEdits(core),
     ...analysisStages(db, events),
@@ -199,7 +200,7 @@ function modelObjects(core: AnalysisCore): Pick<AnalysisStore, 'replaceModelObje
 /** What the models found: a frame's captions and objects replaced, embeddings added and read. */
 function modelResults(
   core: AnalysisCore,
-): Pick<AnalysisStore, 'replaceFrameAnalysis' | 'addEmbeddings' | 'objectVector' | 'frameVector' | 'objectsToReembed'> {
+): Pick<AnalysisStore, 'replaceFrameAnalysis' | 'addEmbeddings' | 'objectVector' | 'objectsToReembed'> {
   const { db, writers } = core;
 
   const replaceFrameAnalysis = db.transaction(
@@ -261,18 +262,6 @@ function modelResults(
       if (!row) return null;
       const copy = new Uint8Array(row.vector); // aligned copy for the Float32Array view
       return { modelId: row.model_id, vector: new Float32Array(copy.buffer, 0, copy.byteLength / 4) };
-    },
-    frameVector: async (frameId, modelId) => {
-      const blob = db
-        .prepare(
-          `SELECT e.vector FROM detected_objects o JOIN object_embeddings e ON e.object_id = o.id AND e.model_id = ?
-           WHERE o.frame_id = ? AND o.type = 'frame' AND o.status = 'active' LIMIT 1`,
-        )
-        .pluck()
-        .get(modelId, frameId) as Buffer | undefined;
-      if (!blob) return null;
-      const copy = new Uint8Array(blob); // aligned copy for the Float32Array view
-      return new Float32Array(copy.buffer, 0, copy.byteLength / 4);
     },
     objectsToReembed: async (mediaId) =>
       db
@@ -341,5 +330,24 @@ function userEdits({
           .prepare(`SELECT * FROM detected_objects WHERE frame_id = ? AND source = 'user' ORDER BY created_at, id`)
           .all(frameId) as ObjectRow[]
       ).map(toObject),
+  };
+}
+
+/** The whole-frame vector phase 2 of ingest stored, read back by phase 3. */
+function frameVectors(core: AnalysisCore): Pick<AnalysisStore, 'frameVector'> {
+  const { db } = core;
+  return {
+    frameVector: async (frameId, modelId) => {
+      const blob = db
+        .prepare(
+          `SELECT e.vector FROM detected_objects o JOIN object_embeddings e ON e.object_id = o.id AND e.model_id = ?
+           WHERE o.frame_id = ? AND o.type = 'frame' AND o.status = 'active' LIMIT 1`,
+        )
+        .pluck()
+        .get(modelId, frameId) as Buffer | undefined;
+      if (!blob) return null;
+      const copy = new Uint8Array(blob); // aligned copy for the Float32Array view
+      return new Float32Array(copy.buffer, 0, copy.byteLength / 4);
+    },
   };
 }
