@@ -39,7 +39,14 @@ function runFile(file: string): Promise<Result> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, ['--import', 'tsx', file], {
       cwd: root,
-      env: { ...process.env, FORCE_COLOR: '0', LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent' },
+      env: {
+        ...process.env,
+        FORCE_COLOR: '0',
+        LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent',
+        // Files run two at a time, each with its own model worker: one intra-op thread each (the default is
+        // every core) keeps them from crowding the browser and the servers; tests check behaviour, not speed.
+        MODEL_THREADS: process.env.MODEL_THREADS ?? '1',
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let output = '';
