@@ -98,22 +98,31 @@ function count(p: Planning, scope: Scope, query: BrowseQuery, filter: ScopeFilte
 }
 
 /**
- * One page of `total` rows: a walk of the sort key's index from the nearer
- * end, unless reading a tag's items and sorting the matches steps over fewer
- * rows. Ties break by id in the sort's direction.
+ * Where a page of `total` rows is read from: the sort key's index, walked from the nearer end (a page past
+ * the middle reads backwards and is reversed), its LIMIT and OFFSET in that direction, ties by id.
  */
-function page(p: Planning, scope: Scope, query: BrowseQuery, filter: ScopeFilter, total: number, all: number) {
+function pageWindow(query: BrowseQuery, total: number) {
   const { column, index } = SORT_COLUMN[query.sortBy];
   const forward = query.sortDirection === 'asc' ? 'ASC' : 'DESC';
   const fromEnd = query.offset > total / 2;
   const dir = fromEnd ? (forward === 'ASC' ? 'DESC' : 'ASC') : forward;
   const limit = Math.min(query.limit, total - query.offset);
   const offset = fromEnd ? total - query.offset - limit : query.offset;
+  return { index, fromEnd, limit, offset, order: `ORDER BY s.${column} ${dir}, s.item ${dir} LIMIT ? OFFSET ?` };
+}
+
+/**
+ * One page of `total` rows: a walk of the sort key's index from the nearer
+ * end, unless reading a tag's items and sorting the matches steps over fewer
+ * rows. Ties break by id in the sort's direction.
+ */
+function page(p: Planning, scope: Scope, query: BrowseQuery, filter: ScopeFilter, total: number, all: number) {
+  const { index, fromEnd, limit, offset, order } = pageWindow(query, total);
   // Rows a walk steps over, matching or not, against reading a tag's items and sorting the matches.
   const walked = ((offset + limit) * all) / Math.max(total, 1);
   const driver = p.smallestTag(filter, walked - total)?.term ?? null;
   const { where, params } = scopeWhere(scope, filter, driver);
-  const sql = `${scopeSql(ITEM_ID, driver, index, where)} ORDER BY s.${column} ${dir}, s.item ${dir} LIMIT ? OFFSET ?`;
+  const sql = `${scopeSql(ITEM_ID, driver, index, where)} ${order}`;
   const ids = p
     .prepare(sql)
     .pluck()
@@ -128,13 +137,7 @@ function page(p: Planning, scope: Scope, query: BrowseQuery, filter: ScopeFilter
  * the candidates read by number and sorted.
  */
 function pageOfSet(p: Planning, scope: Scope, query: BrowseQuery, filter: ScopeFilter, set: ItemSet, total: number) {
-  const { column, index } = SORT_COLUMN[query.sortBy];
-  const forward = query.sortDirection === 'asc' ? 'ASC' : 'DESC';
-  const fromEnd = query.offset > total / 2;
-  const dir = fromEnd ? (forward === 'ASC' ? 'DESC' : 'ASC') : forward;
-  const limit = Math.min(query.limit, total - query.offset);
-  const offset = fromEnd ? total - query.offset - limit : query.offset;
-  const order = `ORDER BY s.${column} ${dir}, s.item ${dir} LIMIT ? OFFSET ?`;
+  const { index, fromEnd, limit, offset, order } = pageWindow(query, total);
   const walked = ((offset + limit) * p.scopeSize(scope, query.types)) / Math.max(total, 1);
   let ids: string[];
   if (total * SORTED_CANDIDATE_COST < walked) {
