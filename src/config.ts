@@ -67,6 +67,12 @@ const EnvSchema = z.object({
    * order before phased ingest: a baseline for the bench).
    */
   INGEST_ORDER: z.enum(['searchable-first', 'fifo']).default('searchable-first'),
+  /**
+   * `on-demand`: text regions found by OCR are stored without an image embedding (their words are searchable
+   * by the OCR text); one is embedded the first time it is used as `similarToObjectId`. `eager`: every text
+   * crop is embedded during analysis, as object crops are.
+   */
+  INGEST_TEXT_VECTORS: z.enum(['on-demand', 'eager']).default('on-demand'),
   /** A job's lease: a crashed worker's job is picked up again this long after its last heartbeat. */
   JOB_LEASE_SECONDS: z.coerce.number().min(1).default(60),
   /**
@@ -132,6 +138,7 @@ export interface Config {
   modelMemoryBudgetMB: number | null;
   ingestConcurrency: number;
   ingestOrder: 'searchable-first' | 'fifo';
+  ingestTextVectors: 'on-demand' | 'eager';
   jobLeaseSeconds: number;
   /** Model-id prefix → face clustering join threshold (FACE_CLUSTER_THRESHOLDS), over the models' own. */
   faceClusterThresholds: Readonly<Record<string, number>>;
@@ -211,6 +218,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     modelMemoryBudgetMB: e.MODEL_MEMORY_BUDGET_MB ?? null,
     ingestConcurrency: e.INGEST_CONCURRENCY,
     ingestOrder: e.INGEST_ORDER,
+    ingestTextVectors: e.INGEST_TEXT_VECTORS,
     jobLeaseSeconds: e.JOB_LEASE_SECONDS,
     faceClusterThresholds: parseThresholds(e.FACE_CLUSTER_THRESHOLDS),
     inferenceNice: e.INFERENCE_NICE,

@@ -55,6 +55,7 @@ const TODAY = {
   MODEL_THREADS: String(Math.max(1, os.availableParallelism() - 1)),
   MODEL_BATCH_WINDOW_MS: '0',
   MODEL_EMBED_CACHE: '0',
+  INGEST_TEXT_VECTORS: 'eager',
 };
 const CACHE = { ...TODAY, MODEL_EMBED_CACHE: '256' };
 const BATCH = { ...CACHE, INGEST_CONCURRENCY: '3', MODEL_BATCH_WINDOW_MS: '5' };
@@ -68,12 +69,26 @@ const VARIANTS: Variant[] = [
   { id: 'cores', label: '+ all cores (threads = cores, nice 10)', env: CORES, video: true },
   { id: 'overlap', label: '+ one worker per core (decode overlaps inference)', env: OVERLAP, video: true },
   { id: 'dedup', label: '+ near-duplicate video frames keep the last caption', env: OVERLAP, video: true, dedup: true },
+  {
+    id: 'text',
+    label: '+ text crops embedded on first use, not at analysis',
+    env: { ...OVERLAP, INGEST_TEXT_VECTORS: 'on-demand' },
+    video: true,
+    dedup: true,
+  },
   // What an install gets with no setting: the defaults (1 job + the searchable lane, threads = cores, the cache).
   { id: 'shipped', label: 'the defaults (no MODEL_*/INGEST_* set)', env: {}, video: true, dedup: true },
 ];
-const QUICK_VARIANTS = ['today', 'cores', 'dedup'];
+const QUICK_VARIANTS = ['today', 'cores', 'text'];
 /** The settings the variants turn. */
-const KNOBS = ['INGEST_CONCURRENCY', 'MODEL_WORKERS', 'MODEL_THREADS', 'MODEL_BATCH_WINDOW_MS', 'MODEL_EMBED_CACHE'];
+const KNOBS = [
+  'INGEST_CONCURRENCY',
+  'MODEL_WORKERS',
+  'MODEL_THREADS',
+  'MODEL_BATCH_WINDOW_MS',
+  'MODEL_EMBED_CACHE',
+  'INGEST_TEXT_VECTORS',
+];
 
 interface Outcome {
   variant: Variant;

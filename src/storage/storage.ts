@@ -293,7 +293,10 @@ export interface AnalysisStore {
   correctObject(id: string, change: { label: string } | { deleted: true }): Promise<ObjectRecord>;
   /** Active objects of an item's active frames that carry an `objects` embedding, with the file to embed (re-indexing). */
   objectsToReembed(mediaId: string): Promise<Array<{ objectId: string; blobKey: string }>>;
-  /** Adds (or replaces) embeddings under a model, keeping other models' vectors: re-indexing writes beside the old ones. */
+  /**
+   * Adds (or replaces) embeddings under a model, keeping other models' vectors: re-indexing writes beside the
+   * old ones. An object stored without a similarity model (a crop not embedded at analysis) takes this one.
+   */
   addEmbeddings(
     rows: Array<{ objectId: string; modelId: string; similarityModel: 'objects'; vector: Float32Array }>,
   ): Promise<void>;

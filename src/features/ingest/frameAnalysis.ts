@@ -71,6 +71,14 @@ export function isNearDuplicate(seq: FrameSequence | undefined, vector: Float32A
   );
 }
 
+/** What one frame's analysis computes besides what the installed models allow. */
+export interface FramePlan {
+  /** Whether the default embedder is installed: the frame's and the crops' vectors. */
+  embed: boolean;
+  /** Whether text crops are embedded now (INGEST_TEXT_VECTORS=eager) or on first use (scoring.ts). */
+  textVectors: boolean;
+}
+
 /**
  * Everything the models say about one frame: a caption, the whole-frame
  * object (carrying the frame's embedding, so every frame is reachable by
@@ -85,7 +93,7 @@ export async function analyzeFrame(
   deps: Pick<Services, 'storage' | 'blobs' | 'models'>,
   frame: FrameRecord,
   bytes: Buffer,
-  plan: { embed: boolean } = { embed: true },
+  plan: FramePlan = { embed: true, textVectors: false },
   sequence?: FrameSequence,
 ): Promise<FrameAnalysis> {
   const m = deps.models;
@@ -129,7 +137,8 @@ export async function analyzeFrame(
     if (notTheUsers('object', d)) cropped.push({ type: 'object', d, modelId: found!.modelId });
   for (const d of texts?.detections ?? [])
     if (notTheUsers('text', d)) cropped.push({ type: 'text', d, modelId: texts!.modelId });
-  objects.push(...(await croppedObjects(deps, bytes, cropped, embedInfo)));
+  const embeds = (type: string) => type !== 'text' || plan.textVectors;
+  objects.push(...(await croppedObjects(deps, bytes, cropped, embedInfo, embeds)));
 
   const faceDetections = (faces?.detections ?? []).filter((d) => notTheUsers('face', d));
   if (faces && faceDetections.length) objects.push(...(await faceObjects(deps, bytes, faceDetections, faces.modelId)));
@@ -160,27 +169,32 @@ async function captionFrame(
   return { captions, captionText };
 }
 
-/** Objects and text: crop, store, embed the crops with the default embedder ('objects' model). */
+/**
+ * Objects and text: crop, store, embed the crops of the types `embeds` names with the default embedder
+ * ('objects' model). A crop left without a vector has no similarity model until it is embedded.
+ */
 async function croppedObjects(
   deps: Pick<Services, 'blobs' | 'models'>,
   bytes: Buffer,
   cropped: Array<{ type: string; d: Detection; modelId: string }>,
   embedInfo: { name: string; id: string } | null,
+  embeds: (type: string) => boolean,
 ): Promise<NewObject[]> {
   const crops = await Promise.all(cropped.map((c) => crop(bytes, c.d)));
   const usable = cropped.map((c, i) => ({ ...c, crop: crops[i] })).filter((c) => c.crop !== null);
-  const vectors =
-    usable.length && embedInfo
-      ? await embedInBatches(
-          deps,
-          embedInfo.name,
-          usable.map((c) => c.crop!),
-        )
-      : [];
+  const toEmbed = embedInfo ? usable.filter((c) => embeds(c.type)) : [];
+  const vectors = toEmbed.length
+    ? await embedInBatches(
+        deps,
+        embedInfo!.name,
+        toEmbed.map((c) => c.crop!),
+      )
+    : [];
   const objects: NewObject[] = [];
-  for (let i = 0; i < usable.length; i++) {
-    const { type, d, modelId, crop: bytesOfCrop } = usable[i];
+  for (const c of usable) {
+    const { type, d, modelId, crop: bytesOfCrop } = c;
     const stored = await deps.blobs.putBuffer(bytesOfCrop!, 'jpg');
+    const vector = vectors[toEmbed.indexOf(c)];
     objects.push({
       id: newMediaId(),
       type,
@@ -189,8 +203,8 @@ async function croppedObjects(
       polygon: d.polygon,
       confidence: d.score,
       model: modelId,
-      similarityModel: embedInfo ? 'objects' : null,
-      embedding: embedInfo ? { modelId: embedInfo.id, vector: vectors[i] } : null,
+      similarityModel: vector ? 'objects' : null,
+      embedding: vector ? { modelId: embedInfo!.id, vector } : null,
     });
   }
   return objects;

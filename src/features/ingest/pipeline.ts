@@ -100,7 +100,7 @@ export async function analyzeItem(
   frames: FrameRecord[],
   ctx: Pick<JobContext, 'signal' | 'progress'>,
 ): Promise<StageRecord[]> {
-  const plan = planStages(deps.models);
+  const plan = { ...planStages(deps.models), textVectors: deps.config.ingestTextVectors === 'eager' };
   // Per frame for moderation: the frame's vector when analysis made or read one, else its bytes.
   const frameInputs: Array<Buffer | Float32Array> = [];
   let firstCaption: string | null = null;

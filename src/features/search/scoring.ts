@@ -1,4 +1,5 @@
 import type { Services } from '../kernel/services.js';
+import { vectorOfObject } from './objectVector.js';
 import { DomainError, invalid, notFound } from '../../platform/errors.js';
 import type { SimilarityModel } from '../../storage/types.js';
 import { calibrate, combine } from './ranking.js';
@@ -6,7 +7,7 @@ import { requireInOrganization } from '../kernel/access.js';
 import { exactRescoreFor } from '../../index/vector/tuning.js';
 
 /** What scoring a query uses: the stored vectors and text, and the embedding models. */
-export type SearchDeps = Pick<Services, 'storage' | 'indexes' | 'models'>;
+export type SearchDeps = Pick<Services, 'storage' | 'indexes' | 'models' | 'blobs'>;
 
 /**
  * Vector hits (and text hits) fetched per query: enough for deep pages of
@@ -155,7 +156,7 @@ async function scoreSimilarTo(deps: SearchDeps, query: ScoreQuery, objectId: str
     'object not found',
   );
   const similarityModel: SimilarityModel = query.similarToObjectModel ?? (object.type === 'face' ? 'faces' : 'objects');
-  const stored = await deps.storage.analysis.objectVector(object.id, similarityModel);
+  const stored = await vectorOfObject(deps, object, similarityModel);
   if (!stored) throw invalid(`object ${object.id} has no embedding for the ${similarityModel} model`);
   const hits = await deps.indexes.vectors.search({
     modelId: stored.modelId,

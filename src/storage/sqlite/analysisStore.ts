@@ -245,6 +245,11 @@ function modelResults(
         vector,
       };
       indexed.push(writeEmbedding(db.prepare(`INSERT OR REPLACE ${EMBEDDING_INSERT}`), vectorRow, at));
+      // A crop stored without a vector (embedded on first use) is an object of this similarity model from now on.
+      db.prepare(`UPDATE detected_objects SET similarity_model = ? WHERE id = ? AND similarity_model IS NULL`).run(
+        similarityModel,
+        objectId,
+      );
     }
     writers.vectors.upsert(indexed);
   });

@@ -26,6 +26,8 @@ import path from 'node:path';
 import sharp from 'sharp';
 import { mergeLocal, parseCatalog, type Roles } from '../../../src/models/catalog.js';
 import { SHARED_DIR } from '../../helpers/skip.js';
+import { analyzeFrame } from '../../../src/features/ingest/frameAnalysis.js';
+import type { SqliteStorage } from '../../../src/storage/sqlite/index.js';
 import { startTestApp, waitForProcessing, type TestApp } from '../../helpers/testApp.js';
 import { ULF1_FACES, ULF1_SIZE } from '../../helpers/ulfFaces.js';
 
@@ -316,6 +318,50 @@ if (missing.length) {
     for (const k of ['korean', 'chinese', 'french'] as const) {
       for (const o of byType(media[k].frames[0], 'text')) assert.match(o.model, /^pp-ocrv4/, `${k}: ${o.model}`);
     }
+  });
+
+  t(
+    'text regions carry no vector after analysis; the first similarToObjectId embeds one, the next reads it',
+    async (ctx) => {
+      const { db } = ctx.app.app.services.storage as SqliteStorage;
+      const text = byType(ctx.media.french.frames[0], 'text')[0];
+      const object = byType(ctx.media.bear.frames[0], 'object')[0];
+      const vectors = (id: string) =>
+        db.prepare(`SELECT count(*) FROM object_embeddings WHERE object_id = ?`).pluck().get(id) as number;
+      const model = (id: string) =>
+        db.prepare(`SELECT similarity_model FROM detected_objects WHERE id = ?`).pluck().get(id) as string | null;
+      assert.is(vectors(object.id), 1, 'object crops are embedded during analysis');
+      assert.is(vectors(text.id), 0, 'text crops are not (INGEST_TEXT_VECTORS=on-demand)');
+      assert.is(model(text.id), null);
+      const ds = (await ctx.app.request('GET', `/api/media/${ctx.media.french.id}`)).body.media.datasetId as string;
+      const similar = () =>
+        ctx.app.request('GET', `/api/dataset/${ds}/media?similarToObjectId=${text.id}&similarToObjectModel=objects`);
+      const first = await similar();
+      assert.is(first.status, 200, JSON.stringify(first.body));
+      assert.is(first.body.media[0].id, ctx.media.french.id, 'its own item first');
+      assert.is(vectors(text.id), 1, 'embedded on first use');
+      assert.is(model(text.id), 'objects');
+      const again = await similar();
+      assert.equal(
+        again.body.media.map((d: { id: string }) => d.id),
+        first.body.media.map((d: { id: string }) => d.id),
+      );
+      assert.is(vectors(text.id), 1, 'read, not embedded again');
+    },
+  );
+
+  t('INGEST_TEXT_VECTORS=eager: the analysis embeds text crops too', async (ctx) => {
+    const s = ctx.app.app.services;
+    const [frame] = await s.storage.analysis.framesOf(ctx.media.korean.id);
+    const bytes = readFileSync(s.blobs.pathFor(frame.blobKey));
+    const eager = await analyzeFrame(s, frame, bytes, { embed: true, textVectors: true });
+    const onDemand = await analyzeFrame(s, frame, bytes, { embed: true, textVectors: false });
+    const texts = (r: typeof eager) => r.objects.filter((o) => o.type === 'text');
+    assert.ok(texts(eager).length > 0);
+    for (const o of texts(eager)) assert.is(o.similarityModel, 'objects', o.label);
+    for (const o of texts(eager)) assert.ok(o.embedding?.vector.length, o.label);
+    assert.is(texts(onDemand).length, texts(eager).length);
+    for (const o of texts(onDemand)) assert.equal([o.similarityModel, o.embedding], [null, null], o.label);
   });
 
   t('every object has a 4-point polygon inside its frame and names its model', ({ media }) => {
