@@ -101,6 +101,8 @@ export interface MeasureOptions {
   /** Stop early once this much time went into measured runs, keeping at least minReps (slow baselines). */
   budgetMs?: number;
   minReps?: number;
+  /** Runs before each run, unmeasured (e.g. forgetting what the previous run left cached). */
+  before?: (i: number) => unknown;
 }
 
 /** Runs `fn` repeatedly, one at a time, and returns the latency distribution in ms. */
@@ -110,6 +112,7 @@ export async function measure(fn: (i: number) => unknown | Promise<unknown>, o: 
   const samples: number[] = [];
   const started = performance.now();
   for (let i = 0; i < o.reps; i++) {
+    await o.before?.(i);
     const t0 = performance.now();
     await fn(i);
     samples.push(performance.now() - t0);

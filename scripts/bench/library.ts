@@ -378,9 +378,19 @@ export async function runLibraryBench(opts: BenchOptions): Promise<SectionResult
       ...over,
     });
     // Ours runs `reps` times, unless it is so slow that this would take minutes (then at least 50 runs).
-    const measureOurs = (fn: () => Promise<unknown>) =>
-      measure(fn, { reps: shape.reps, budgetMs: shape.oursBudgetMs, minReps: Math.min(50, shape.reps) });
-    const measureBaseline = (fn: () => unknown) =>
+    // Each run of ours as the first visit of its page: a write (to a temporary table, no fsync) makes the store
+    // forget the page cursors the run before left (src/storage/sqlite/pageCursors.ts). The paging rows keep them.
+    db.exec(`CREATE TEMP TABLE IF NOT EXISTS bench_tick (n INTEGER)`);
+    const tick = db.prepare(`INSERT INTO temp.bench_tick VALUES (1)`);
+    const forgetCursors = () => tick.run();
+    const measureOurs = (fn: (i: number) => Promise<unknown>, keepCursors = false) =>
+      measure(fn, {
+        reps: shape.reps,
+        budgetMs: shape.oursBudgetMs,
+        minReps: Math.min(50, shape.reps),
+        before: keepCursors ? undefined : forgetCursors,
+      });
+    const measureBaseline = (fn: (i: number) => unknown) =>
       measure(fn, {
         reps: shape.reps,
         warmup: 2,
@@ -433,6 +443,32 @@ export async function runLibraryBench(opts: BenchOptions): Promise<SectionResult
           : {}),
       });
       return traced.result;
+    };
+    /**
+     * Paging on from `query`'s offset, as infinite scroll does: each run reads the page after the one the run
+     * before read (the first, unmeasured, reads the page at the offset), so a page may start at its cursor.
+     */
+    const pagingRow = async (id: string, label: string, query: BrowseQuery) => {
+      log(`measuring ${label}`);
+      const at = (i: number) => ({ ...query, offset: query.offset + (i + 1) * query.limit });
+      forgetCursors();
+      const check = sameItems(await st.media.browse(at(4)), legacy.browse(at(4)));
+      forgetCursors();
+      const reps = Math.min(shape.reps, 100);
+      const ours = await measure((i) => st.media.browse(at(i)), { reps, warmup: 1 });
+      const base = await measureBaseline((i) => legacy.browse(at(Math.max(0, i))));
+      storageBrowseStats.set(id, ours);
+      rows.push({
+        id,
+        label,
+        ours,
+        baseline: { label: 'the query before #17, the same pages', stats: base },
+        check,
+        target: {
+          text: 'p50 < 5 ms, p99 < max(4× p50, 1 ms)',
+          pass: ours.p50 < 5 && ours.p99 < Math.max(4 * ours.p50, 1),
+        },
+      });
     };
     // The old statements need the old listing indexes and live_counts: back for the reads, gone for the writes.
     log('adding the pre-#17 listing indexes for the baseline');
@@ -589,6 +625,23 @@ export async function runLibraryBench(opts: BenchOptions): Promise<SectionResult
         );
       }
     }
+    await pagingRow(
+      'tagfilter.three.paging',
+      `tagFilters ${JSON.stringify(TAG_FILTER_THREE)}, big folder recursive, by name, paging on from offset 1000`,
+      q({
+        path: big.path,
+        recursive: true,
+        tagFilters: TAG_FILTER_THREE,
+        sortBy: 'name',
+        sortDirection: 'asc',
+        offset: 1000,
+      }),
+    );
+    await pagingRow(
+      'tagfilter.root.paging',
+      `tagFilters, root recursive, paging on from offset ${tfOff}`,
+      q({ recursive: true, tagFilters: TAG_FILTER, offset: tfOff }),
+    );
     await browseRow(
       'tagfilter.subtree',
       `tagFilters ${tfLabel}, ${subLabel}, first page`,
@@ -603,6 +656,24 @@ export async function runLibraryBench(opts: BenchOptions): Promise<SectionResult
         q({ recursive: true, ...quarter, tagValues: ['red'], offset }),
       );
     }
+    await pagingRow(
+      'dates.tags.paging',
+      'Apr–Jun + tags=red, root recursive, paging on from offset 1000',
+      q({ recursive: true, ...quarter, tagValues: ['red'], offset: 1000 }),
+    );
+    await pagingRow(
+      'dates.taken.name.paging',
+      '2022 taken, big folder recursive, by name desc, paging on from offset 1,000',
+      q({
+        path: big.path,
+        recursive: true,
+        dateField: 'takenAt',
+        createdFrom: '2022-01-01T00:00:00.000Z',
+        createdBefore: '2023-01-01T00:00:00.000Z',
+        sortBy: 'name',
+        offset: 1000,
+      }),
+    );
     await browseRow(
       'dates.name',
       'Apr–Jun, big folder recursive, by name desc, offset 1,000',

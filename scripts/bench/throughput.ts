@@ -16,7 +16,7 @@
  * worker's own decode and resize) and the share of wall time no model was running.
  *
  * Full: 12 photos spread over ../shared/fixtures/images, both fixture videos. --quick: 3 photos, the
- * 1.6 s clip, three variants.
+ * 1.6 s clip, three variants. BENCH_THROUGHPUT_VARIANTS=today,cores,… runs only the variants named.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
@@ -147,7 +147,9 @@ async function runVariant(v: Variant, photos: string[], videos: string[], models
   for (const [k, value] of Object.entries(v.env)) process.env[k] = value;
   const run = await startApp(path.join(temp, 'data'), v.dedup ? withCatalogFacts(modelsDir) : modelsDir, {
     MODEL_PROFILE: 'default',
+    // The settings loadConfig reads (the MODEL_* knobs above are read from the environment).
     ...(v.env.INGEST_CONCURRENCY ? { INGEST_CONCURRENCY: v.env.INGEST_CONCURRENCY } : {}),
+    ...(v.env.INGEST_TEXT_VECTORS ? { INGEST_TEXT_VECTORS: v.env.INGEST_TEXT_VECTORS } : {}),
   });
   try {
     const s = run.app.services;
@@ -287,7 +289,13 @@ export async function runThroughputBench(opts: BenchOptions): Promise<SectionRes
   const { log } = opts;
   const photos = pickPhotos(opts.quick ? 3 : 12);
   const videos = opts.quick ? ['asl_eat.mkv'] : ['car-detection.mp4', 'asl_eat.mkv'];
-  const variants = opts.quick ? VARIANTS.filter((v) => QUICK_VARIANTS.includes(v.id)) : VARIANTS;
+  // BENCH_THROUGHPUT_VARIANTS=today,text,shipped runs only those (the first named is the baseline).
+  const only = process.env.BENCH_THROUGHPUT_VARIANTS?.split(',');
+  const variants = only
+    ? VARIANTS.filter((v) => only.includes(v.id))
+    : opts.quick
+      ? VARIANTS.filter((v) => QUICK_VARIANTS.includes(v.id))
+      : VARIANTS;
   log('building (or reusing) the cost-equivalent models');
   const built = benchModelsDir(REAL);
   log(`models in ${built.dir}${built.buildMs ? ` (built in ${fmtMs(built.buildMs)})` : ' (reused)'}`);

@@ -141,8 +141,10 @@ const q = (over: Partial<BrowseQuery>): BrowseQuery => ({
 });
 
 let store: SqliteStorage;
+let storeFile: string;
 test.before.each(() => {
-  store = openSqliteStorage(tempFile());
+  storeFile = tempFile();
+  store = openSqliteStorage(storeFile);
 });
 test.after.each(async () => {
   await store.close();
@@ -309,6 +311,54 @@ test('query plans: tag and date filters count nothing: they read chunk rows of t
       text,
     );
   }
+});
+
+test('page cursors: the next page starts after the one before, in a range of the index; any write forgets them', async () => {
+  const { folder } = await library(40);
+  const query = (offset: number) => q({ path: folder, tagFilters: { color: ['red'] }, limit: 4, offset });
+  const ids = async (s: SqliteStorage, offset: number) => (await s.media.browse(query(offset))).items.map((m) => m.id);
+  const whole = async () => (await store.media.browse({ ...query(0), limit: 100 })).items.map((m) => m.id);
+  const before = await whole();
+  assert.is(before.length, 20);
+  for (let offset = 0; offset < 20; offset += 4)
+    assert.equal(await ids(store, offset), before.slice(offset, offset + 4));
+
+  const noVectors = { upsert: () => undefined, remove: () => undefined, removeMedia: () => undefined };
+  const writers = { vectors: noVectors, text: sqliteTextIndexWriter(store.db) };
+  const { statements } = await traceSql(store.db, async () => {
+    const media = sqliteMediaStore(store.db, writers, sqliteEventLog(store.db).writer);
+    await media.browse(query(4));
+    await media.browse(query(8));
+  });
+  const next = statements.filter((st) => /\(s\.created_at, s\.item\) < \(\?, \?\)/.test(st.sql));
+  assert.is(next.length, 1, "the second page reads from the first one's cursor");
+  assert.ok(
+    next[0].plan.some((d) => /media_scope_created \(scope=\? AND lvl=\? AND \(created_at,item\)<\(\?,\?\)\)/.test(d)),
+    next[0].plan.join(' | '),
+  );
+
+  // A blue item early in the order turns red: every red page after it moves by one.
+  const all = (await store.media.browse(q({ path: folder, limit: 100 }))).items;
+  const turnRed = async (s: SqliteStorage) => {
+    const blue = all.find((m) => (m.metadata.tags as Record<string, string[]>).color[0] === 'blue')!;
+    all.splice(all.indexOf(blue), 1);
+    await s.media.mutateMetadata(blue.id, blue.createdById, (m) => ({ ...m, tags: { color: ['red'] } }));
+  };
+  const other = openSqliteStorage(storeFile);
+  try {
+    await turnRed(other); // another connection (another process) writes
+    const afterOther = await whole();
+    assert.is(afterOther.length, 21);
+    for (let offset = 0; offset < 21; offset += 4)
+      assert.equal(await ids(store, offset), afterOther.slice(offset, offset + 4), `offset ${offset}`);
+  } finally {
+    await other.close();
+  }
+  await turnRed(store); // this connection writes
+  const afterOwn = await whole();
+  assert.is(afterOwn.length, 22);
+  for (let offset = 0; offset < 22; offset += 4)
+    assert.equal(await ids(store, offset), afterOwn.slice(offset, offset + 4), `offset ${offset}`);
 });
 
 test('browse bitmaps: days and tags after created_at edits, and as migration 021 fills them, equal a plain count', async () => {

@@ -33,12 +33,12 @@ export function scopeResolver(db: Db): (query: BrowseQuery) => Scope | null {
 }
 
 /** The media_scope column and index behind each sort field. */
-export const SORT_COLUMN: Record<SortField, { column: string; index: string }> = {
+export const SORT_COLUMN: Record<SortField, { column: string; index: string; nullable?: true }> = {
   createdAt: { column: 'created_at', index: 'media_scope_created' },
   name: { column: 'name', index: 'media_scope_name' },
   type: { column: 'type', index: 'media_scope_type' },
-  description: { column: 'description', index: 'media_scope_description' },
-  prompt: { column: 'prompt', index: 'media_scope_prompt' },
+  description: { column: 'description', index: 'media_scope_description', nullable: true },
+  prompt: { column: 'prompt', index: 'media_scope_prompt', nullable: true },
   // coalesce(taken_at, created_at) in media (migration 019): the capture time, or the upload time without one.
   takenAt: { column: 'taken_at', index: 'media_scope_taken' },
 };

@@ -5,6 +5,7 @@ import { ITEM_ID, SORT_COLUMN, probes, type Scope, type ScopeFilter, type TagTer
 import { bitmapCandidates } from './browseBitmaps.js';
 import { withCandidates } from './bitmapFunctions.js';
 import type { ItemSet } from './itemBitmap.js';
+import { pageCursors, walkPage, type PageCursors, type Walk, type WalkRow } from './pageCursors.js';
 
 /** How many distinct statement texts a store keeps prepared (filter shapes × sort keys × directions). */
 const STATEMENT_CACHE = 256;
@@ -36,6 +37,7 @@ interface Planning {
   scopeSize(scope: Scope, types: string[] | null): number;
   /** The tag term with the fewest items, when it has fewer than `than`. */
   smallestTag(filter: ScopeFilter, than: number): { term: TagTerm; size: number } | null;
+  cursors: PageCursors;
 }
 
 function planning(db: Db): Planning {
@@ -47,6 +49,7 @@ function planning(db: Db): Planning {
   return {
     db,
     prepare,
+    cursors: pageCursors(db),
     scopeSize: (scope, types) =>
       prepare(
         `SELECT coalesce(sum(n), 0) FROM media_scope_counts WHERE scope = ? AND lvl = ?` +
@@ -102,13 +105,31 @@ function count(p: Planning, scope: Scope, query: BrowseQuery, filter: ScopeFilte
  * the middle reads backwards and is reversed), its LIMIT and OFFSET in that direction, ties by id.
  */
 function pageWindow(query: BrowseQuery, total: number) {
-  const { column, index } = SORT_COLUMN[query.sortBy];
-  const forward = query.sortDirection === 'asc' ? 'ASC' : 'DESC';
+  const { column, index, nullable } = SORT_COLUMN[query.sortBy];
   const fromEnd = query.offset > total / 2;
-  const dir = fromEnd ? (forward === 'ASC' ? 'DESC' : 'ASC') : forward;
+  const desc = (query.sortDirection === 'desc') !== fromEnd;
+  const dir = desc ? 'DESC' : 'ASC';
   const limit = Math.min(query.limit, total - query.offset);
   const offset = fromEnd ? total - query.offset - limit : query.offset;
-  return { index, fromEnd, limit, offset, order: `ORDER BY s.${column} ${dir}, s.item ${dir} LIMIT ? OFFSET ?` };
+  const order = `ORDER BY s.${column} ${dir}, s.item ${dir} LIMIT ? OFFSET ?`;
+  return { index, fromEnd, limit, offset, order, column, desc, keyed: !nullable };
+}
+
+/** What decides a listing's set of items besides its SQL: the filters the bitmaps answer. */
+function setSignature(query: BrowseQuery): string {
+  const { tagFilters, tagValues, createdFrom, createdBefore, dateField, types, clusterId } = query;
+  return JSON.stringify([tagFilters, tagValues, createdFrom, createdBefore, dateField, types, clusterId]);
+}
+
+/** A walk of the sort index from `from`, started at the nearest cursor of the same walk (pageCursors.ts). */
+function walkFrom(p: Planning, window: ReturnType<typeof pageWindow>, from: string, params: unknown[], set = '') {
+  const walk: Walk = { from, params, ...window };
+  const signature = `${from}|${JSON.stringify(params)}|${set}|${window.desc}`;
+  return {
+    /** Matches the walk steps over before the page (from the nearest cursor). */
+    skipped: window.offset - (window.keyed ? (p.cursors.nearest(signature, window.offset)?.at ?? 0) : 0),
+    ids: () => walkPage(p.cursors, signature, walk, (sql, args) => p.prepare(sql).all(...args) as WalkRow[]),
+  };
 }
 
 /**
@@ -117,16 +138,18 @@ function pageWindow(query: BrowseQuery, total: number) {
  * rows. Ties break by id in the sort's direction.
  */
 function page(p: Planning, scope: Scope, query: BrowseQuery, filter: ScopeFilter, total: number, all: number) {
-  const { index, fromEnd, limit, offset, order } = pageWindow(query, total);
+  const window = pageWindow(query, total);
+  const { index, fromEnd, limit, offset, order } = window;
   // Rows a walk steps over, matching or not, against reading a tag's items and sorting the matches.
   const walked = ((offset + limit) * all) / Math.max(total, 1);
   const driver = p.smallestTag(filter, walked - total)?.term ?? null;
   const { where, params } = scopeWhere(scope, filter, driver);
-  const sql = `${scopeSql(ITEM_ID, driver, index, where)} ${order}`;
-  const ids = p
-    .prepare(sql)
-    .pluck()
-    .all(...params, limit, offset) as string[];
+  const ids = driver
+    ? (p
+        .prepare(`${scopeSql(ITEM_ID, driver, index, where)} ${order}`)
+        .pluck()
+        .all(...params, limit, offset) as string[])
+    : walkFrom(p, window, `FROM media_scope s INDEXED BY ${index} WHERE ${where}`, params).ids();
   return fromEnd ? ids.reverse() : ids;
 }
 
@@ -137,28 +160,27 @@ function page(p: Planning, scope: Scope, query: BrowseQuery, filter: ScopeFilter
  * the candidates read by number and sorted.
  */
 function pageOfSet(p: Planning, scope: Scope, query: BrowseQuery, filter: ScopeFilter, set: ItemSet, total: number) {
-  const { index, fromEnd, limit, offset, order } = pageWindow(query, total);
-  const walked = ((offset + limit) * p.scopeSize(scope, query.types)) / Math.max(total, 1);
-  let ids: string[];
-  if (total * SORTED_CANDIDATE_COST < walked) {
-    ids = p
-      .prepare(
-        `SELECT ${ITEM_ID} FROM media_ords o CROSS JOIN media_scope s
-         WHERE o.ord IN (SELECT value FROM json_each(?)) AND s.item = o.item AND s.scope = ? AND s.lvl = ? ${order}`,
-      )
-      .pluck()
-      .all(JSON.stringify([...set.members()]), scope.key, scope.lvl, limit, offset) as string[];
-  } else {
-    const sql =
-      `SELECT ${ITEM_ID} FROM media_scope s INDEXED BY ${index} WHERE s.scope = ? AND s.lvl = ?${filter.where}` +
-      ` AND browse_has((SELECT ord FROM media_ords WHERE item = s.item)) ${order}`;
-    const statement = p.prepare(sql).pluck();
-    ids = withCandidates(
-      p.db,
-      set,
-      () => statement.all(scope.key, scope.lvl, ...filter.params, limit, offset) as string[],
-    );
-  }
+  const window = pageWindow(query, total);
+  const { fromEnd, limit, offset, order } = window;
+  const walk = walkFrom(
+    p,
+    window,
+    `FROM media_scope s INDEXED BY ${window.index} WHERE s.scope = ? AND s.lvl = ?${filter.where}` +
+      ` AND browse_has((SELECT ord FROM media_ords WHERE item = s.item))`,
+    [scope.key, scope.lvl, ...filter.params],
+    setSignature(query),
+  );
+  const walked = ((walk.skipped + limit) * p.scopeSize(scope, query.types)) / Math.max(total, 1);
+  const ids =
+    total * SORTED_CANDIDATE_COST < walked
+      ? (p
+          .prepare(
+            `SELECT ${ITEM_ID} FROM media_ords o CROSS JOIN media_scope s
+             WHERE o.ord IN (SELECT value FROM json_each(?)) AND s.item = o.item AND s.scope = ? AND s.lvl = ? ${order}`,
+          )
+          .pluck()
+          .all(JSON.stringify([...set.members()]), scope.key, scope.lvl, limit, offset) as string[])
+      : withCandidates(p.db, set, walk.ids);
   return fromEnd ? ids.reverse() : ids;
 }
 
