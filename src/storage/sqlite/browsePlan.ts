@@ -26,9 +26,10 @@ export function statementCache(db: Db): (sql: string) => Statement {
 
 /**
  * What reading a listing's candidates in sort order costs per candidate (a number lookup, a scope row by
- * primary key, a place in the sort) against testing one walked row of the sort index; a rough ratio.
+ * primary key, a place in the sort) against testing one walked row of the sort index (its item number is in
+ * the index entry since migration 022); a rough ratio (measured at 1,000,000 items: ≈ 4.6 µs against ≈ 0.2 µs).
  */
-const SORTED_CANDIDATE_COST = 3;
+const SORTED_CANDIDATE_COST = 20;
 
 /** What the plans share: the statement cache, the scope's size and the tag sizes. */
 interface Planning {
@@ -166,7 +167,7 @@ function pageOfSet(p: Planning, scope: Scope, query: BrowseQuery, filter: ScopeF
     p,
     window,
     `FROM media_scope s INDEXED BY ${window.index} WHERE s.scope = ? AND s.lvl = ?${filter.where}` +
-      ` AND browse_has((SELECT ord FROM media_ords WHERE item = s.item))`,
+      ` AND browse_has(s.ord)`,
     [scope.key, scope.lvl, ...filter.params],
     setSignature(query),
   );

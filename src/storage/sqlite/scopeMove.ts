@@ -24,9 +24,9 @@ export function moveFolderScopes(
   const joined = JSON.stringify(after.filter((label) => !before.includes(label)));
   const key = Buffer.from(folder.id, 'hex');
   // The moved rows: the folder's subtree scope, and the folder itself (its own level row carries its keys).
-  const moved = `SELECT item, type, created_at, name, description, prompt, taken_at FROM media_scope WHERE scope = @key AND lvl = 0
+  const moved = `SELECT item, type, created_at, name, description, prompt, taken_at, ord FROM media_scope WHERE scope = @key AND lvl = 0
      UNION ALL
-     SELECT item, type, created_at, name, description, prompt, taken_at FROM media_scope WHERE item = @key AND lvl = 1`;
+     SELECT item, type, created_at, name, description, prompt, taken_at, ord FROM media_scope WHERE item = @key AND lvl = 1`;
   db.prepare(`INSERT INTO media_scope_bulk (held) VALUES (1)`).run();
   try {
     rewritePaths();
@@ -36,16 +36,16 @@ export function moveFolderScopes(
          AND item IN (SELECT item FROM (${moved}))`,
     ).run({ key, left });
     db.prepare(
-      `INSERT INTO media_scope (scope, lvl, item, type, created_at, name, description, prompt, taken_at)
-       SELECT unhex(a.value), 0, m.item, m.type, m.created_at, m.name, m.description, m.prompt, m.taken_at
+      `INSERT INTO media_scope (scope, lvl, item, type, created_at, name, description, prompt, taken_at, ord)
+       SELECT unhex(a.value), 0, m.item, m.type, m.created_at, m.name, m.description, m.prompt, m.taken_at, m.ord
        FROM json_each(@joined) a CROSS JOIN (${moved}) m`,
     ).run({ key, joined });
   } finally {
     db.prepare(`DELETE FROM media_scope_bulk`).run();
   }
   db.prepare(
-    `INSERT OR IGNORE INTO media_scope (scope, lvl, item, type, created_at, name, description, prompt, taken_at)
-     SELECT @parent, 1, item, type, created_at, name, description, prompt, taken_at FROM media_scope WHERE item = @key AND lvl = 1`,
+    `INSERT OR IGNORE INTO media_scope (scope, lvl, item, type, created_at, name, description, prompt, taken_at, ord)
+     SELECT @parent, 1, item, type, created_at, name, description, prompt, taken_at, ord FROM media_scope WHERE item = @key AND lvl = 1`,
   ).run({ key, parent: Buffer.from(after[after.length - 1], 'hex') });
   db.prepare(`DELETE FROM media_scope WHERE item = @key AND lvl = 1 AND scope != @parent`).run({
     key,
@@ -64,8 +64,7 @@ function moveBitmaps(db: Db, moved: string, params: { key: Buffer; left: string;
   db.exec(`DELETE FROM temp.moved_bits`);
   db.prepare(
     `INSERT INTO temp.moved_bits (type, chunk, bits)
-     SELECT m.type, o.ord >> 14, bits_of(o.ord & 16383) FROM (${moved}) m JOIN media_ords o ON o.item = m.item
-     GROUP BY m.type, o.ord >> 14`,
+     SELECT m.type, m.ord >> 14, bits_of(m.ord & 16383) FROM (${moved}) m GROUP BY m.type, m.ord >> 14`,
   ).run({ key: params.key });
   const delta = `(SELECT d.bits FROM temp.moved_bits d WHERE d.type = scope_bits.type AND d.chunk = scope_bits.chunk)`;
   const touched = `lvl = 0 AND scope IN (SELECT unhex(value) FROM json_each(@scopes))
