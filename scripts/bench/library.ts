@@ -45,6 +45,7 @@ import {
   legacyMoveFolder,
   legacyWriteMode,
   timeBitmapMigration,
+  timeOrdMigration,
   timeScopeMigration,
 } from './libraryLegacy.js';
 import { seededRandom } from '../../src/platform/random.js';
@@ -1008,6 +1009,25 @@ export async function runLibraryBench(opts: BenchOptions): Promise<SectionResult
           ok: tagged.total === plainCount,
           text: `tag-filtered total ${tagged.total}, plain count ${plainCount}`,
         },
+        note: 'once, in one transaction, as at start-up',
+      });
+    }
+    {
+      // Migration 022 likewise (after 021's numbering above: it carries those numbers into media_scope).
+      log('timing migration 022 over this library');
+      const ms = timeOrdMigration(db);
+      const stray = db
+        .prepare(`SELECT count(*) FROM media_scope s JOIN media_ords o ON o.item = s.item WHERE s.ord != o.ord`)
+        .pluck()
+        .get() as number;
+      const tagged = await st.media.browse(q({ recursive: true, tagFilters: TAG_FILTER_ONE, offset: 100, limit: 5 }));
+      const scopeRows = db.prepare(`SELECT count(*) FROM media_scope`).pluck().get() as number;
+      rows.push({
+        id: 'migration.022',
+        label: `migration 022 (item numbers in the sort indexes) over ${scopeRows.toLocaleString('en')} scope rows`,
+        ours: stats([ms]),
+        baseline: null,
+        check: { ok: stray === 0 && tagged.items.length === 5, text: `${stray} rows with a stale number` },
         note: 'once, in one transaction, as at start-up',
       });
     }

@@ -113,6 +113,30 @@ export function timeBitmapMigration(db: Db): number {
   return performance.now() - t0;
 }
 
+/** The sort indexes of media_scope as migrations 017 and 019 made them (before 022 added `ord`). */
+const SCOPE_INDEXES_BEFORE_022 = `
+  CREATE INDEX media_scope_created ON media_scope(scope, lvl, created_at, item, type);
+  CREATE INDEX media_scope_name ON media_scope(scope, lvl, name, item, type, created_at);
+  CREATE INDEX media_scope_type ON media_scope(scope, lvl, type, item, created_at);
+  CREATE INDEX media_scope_description ON media_scope(scope, lvl, description, item, type, created_at);
+  CREATE INDEX media_scope_prompt ON media_scope(scope, lvl, prompt, item, type, created_at);
+  CREATE INDEX media_scope_taken ON media_scope(scope, lvl, taken_at, item, type, created_at);`;
+
+/**
+ * Times migration 022 on this library as an existing one would run it at start-up: media_scope put back as
+ * it was before (no `ord`, the indexes without it), then the migration file in one transaction.
+ */
+export function timeOrdMigration(db: Db): number {
+  for (const key of ['created', 'name', 'type', 'description', 'prompt', 'taken'])
+    db.exec(`DROP INDEX media_scope_${key}`);
+  db.exec(`ALTER TABLE media_scope DROP COLUMN ord; ${SCOPE_INDEXES_BEFORE_022}`);
+  db.pragma('wal_checkpoint(TRUNCATE)');
+  const sql = readFileSync(path.join(MIGRATIONS, '022_scope_ords.sql'), 'utf8');
+  const t0 = performance.now();
+  db.transaction(() => db.exec(sql))();
+  return performance.now() - t0;
+}
+
 /**
  * Times migration 017 on this library as an existing one would run it at start-up: the schema put back as it
  * was before (listing indexes, live_counts), media_scope removed, then the migration file in one transaction.

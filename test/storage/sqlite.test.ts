@@ -373,9 +373,7 @@ test('media_scope.ord is the item number in media_ords after inserts, versions, 
   const first = items[0];
   const strays = () =>
     store.db
-      .prepare(
-        `SELECT count(*) FROM media_scope s LEFT JOIN media_ords o ON o.item = s.item WHERE o.ord IS NOT s.ord`,
-      )
+      .prepare(`SELECT count(*) FROM media_scope s LEFT JOIN media_ords o ON o.item = s.item WHERE o.ord IS NOT s.ord`)
       .pluck()
       .get();
   // A new version (the insert trigger, and the old version leaving), then the old one selected again (live).
@@ -393,6 +391,27 @@ test('media_scope.ord is the item number in media_ords after inserts, versions, 
   await store.media.softDelete(items[2].id, first.createdById);
   assert.ok((store.db.prepare(`SELECT count(*) FROM media_scope`).pluck().get() as number) > 10);
   assert.is(strays(), 0);
+});
+
+test('browse bitmaps: a moved folder keeps its day (whole-day ranges list it where it went)', async () => {
+  const { folder } = await library(3);
+  const [item] = (await store.media.browse(q({ path: folder, limit: 1 }))).items;
+  const { id: _id, ...rest } = item;
+  const g = newMediaId();
+  await store.media.insertFolder(
+    { ...rest, id: g, parentPath: ROOT, type: 'folder', name: 'G', blobKey: null, metadata: {} },
+    false,
+  );
+  await store.media.move(folder.slice(-32), `${ROOT}.${g}`, item.createdById);
+  const day = new Date().toISOString().slice(0, 10);
+  const next = new Date(Date.now() + 86_400_000).toISOString().slice(0, 10);
+  const listed = await store.media.browse(
+    q({ path: `${ROOT}.${g}`, createdFrom: `${day}T00:00:00.000Z`, createdBefore: `${next}T00:00:00.000Z` }),
+  );
+  assert.equal(
+    listed.items.map((m) => m.id),
+    [folder.slice(-32)],
+  );
 });
 
 test('browse bitmaps: days and tags after created_at edits, and as migration 021 fills them, equal a plain count', async () => {

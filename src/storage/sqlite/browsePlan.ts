@@ -191,8 +191,14 @@ export function browsePlanner(db: Db) {
   const candidates = bitmapCandidates(p.prepare);
   return {
     scopeSize: (scope: Scope) => p.scopeSize(scope, null),
-    /** The items of a listing filtered by tags or dates as a set, or null when the bitmaps do not answer it. */
-    candidates,
+    /**
+     * The items of a listing filtered by tags or dates as a set, or null when the bitmaps do not answer it;
+     * kept until the next write, for the listing's next pages.
+     */
+    candidates: (scope: Scope, query: BrowseQuery) =>
+      p.cursors.kept(`${query.collectionId}|${scope.key.toString('hex')}|${scope.lvl}|${setSignature(query)}`, () =>
+        candidates(scope, query),
+      ),
     /** A page of `set`, the items of the listing. */
     pageOfSet: (scope: Scope, query: BrowseQuery, filter: ScopeFilter, set: ItemSet, total: number) =>
       pageOfSet(p, scope, query, filter, set, total),

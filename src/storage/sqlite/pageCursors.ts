@@ -8,9 +8,10 @@ interface Cursor {
   item: Buffer;
 }
 
-/** Cursors kept per walk, and walks kept (the oldest go first). */
+/** Cursors kept per walk, walks kept, listing sets kept (the oldest go first). */
 const CURSORS_PER_WALK = 64;
 const WALKS = 128;
+const SETS = 16;
 
 /**
  * Keyset pagination inside the storage layer. The API pages by offset, and a
@@ -20,7 +21,9 @@ const WALKS = 128;
  * at the nearest one before its offset, so paging on (the web app's infinite
  * scroll, the CLI's pages) steps over one page's rows, not all the rows before
  * it. Any write to the database, by this connection or another, forgets every
- * cursor: a page is always exactly what the offset query gives.
+ * cursor: a page is always exactly what the offset query gives. The listing's
+ * set of items (the bitmaps' answer, browseBitmaps.ts) is kept beside its
+ * cursors under the same rule, so the next page does not build it again.
  */
 export type PageCursors = ReturnType<typeof pageCursors>;
 
@@ -29,12 +32,25 @@ export function pageCursors(db: Db) {
   const versionNow = db.prepare(`SELECT (SELECT data_version FROM pragma_data_version) || '/' || total_changes()`);
   let version = '';
   const walks = new Map<string, Cursor[]>();
+  const sets = new Map<string, unknown>();
   const forgetIfChanged = () => {
     const now = versionNow.pluck().get() as string;
-    if (now !== version) walks.clear();
+    if (now !== version) {
+      walks.clear();
+      sets.clear();
+    }
     version = now;
   };
   return {
+    /** The value `make` gives for `key`, made once until the database changes (a listing's set of items). */
+    kept<T>(key: string, make: () => T): T {
+      forgetIfChanged();
+      if (sets.has(key)) return sets.get(key) as T;
+      const value = make();
+      if (sets.size >= SETS) sets.delete(sets.keys().next().value!);
+      sets.set(key, value);
+      return value;
+    },
     /** The cursor of `walk` nearest before `offset` (null: start from the first row). */
     nearest(walk: string, offset: number): Cursor | null {
       forgetIfChanged();

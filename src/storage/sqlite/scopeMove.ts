@@ -43,14 +43,17 @@ export function moveFolderScopes(
   } finally {
     db.prepare(`DELETE FROM media_scope_bulk`).run();
   }
+  // The folder's own level: its row under the old parent out, then in under the new one (in that order, so the
+  // per-row triggers of migration 021 leave its day and its scope bits set).
+  const parent = Buffer.from(after[after.length - 1], 'hex');
+  const own = db.prepare(`SELECT * FROM media_scope WHERE item = ? AND lvl = 1`).get(key) as
+    Record<string, unknown> | undefined;
+  if (!own || (own.scope as Buffer).equals(parent)) return;
+  db.prepare(`DELETE FROM media_scope WHERE item = ? AND lvl = 1`).run(key);
   db.prepare(
-    `INSERT OR IGNORE INTO media_scope (scope, lvl, item, type, created_at, name, description, prompt, taken_at, ord)
-     SELECT @parent, 1, item, type, created_at, name, description, prompt, taken_at, ord FROM media_scope WHERE item = @key AND lvl = 1`,
-  ).run({ key, parent: Buffer.from(after[after.length - 1], 'hex') });
-  db.prepare(`DELETE FROM media_scope WHERE item = @key AND lvl = 1 AND scope != @parent`).run({
-    key,
-    parent: Buffer.from(after[after.length - 1], 'hex'),
-  });
+    `INSERT INTO media_scope (scope, lvl, item, type, created_at, name, description, prompt, taken_at, ord)
+     VALUES (@parent, 1, @item, @type, @created_at, @name, @description, @prompt, @taken_at, @ord)`,
+  ).run({ ...own, parent });
 }
 
 /**
