@@ -331,17 +331,33 @@ test('page cursors: the next page starts after the one before, in a range of the
 
   const noVectors = { upsert: () => undefined, remove: () => undefined, removeMedia: () => undefined };
   const writers = { vectors: noVectors, text: sqliteTextIndexWriter(store.db) };
+  // Also within a date range on the sort key: the cursor, not the range's bound, is where the walk starts.
+  const day = new Date().toISOString().slice(0, 10);
+  const tomorrow = new Date(Date.now() + 86_400_000).toISOString().slice(0, 10);
+  const dated = (offset: number) => ({
+    ...query(offset),
+    createdFrom: `${day}T00:00:00.000Z`,
+    createdBefore: `${tomorrow}T00:00:00.000Z`,
+  });
   const { statements } = await traceSql(store.db, async () => {
     const media = sqliteMediaStore(store.db, writers, sqliteEventLog(store.db).writer);
     await media.browse(query(4));
     await media.browse(query(8));
+    await media.browse(dated(4));
+    assert.equal(
+      (await media.browse(dated(8))).items.map((m) => m.id),
+      before.slice(8, 12),
+    );
   });
   const next = statements.filter((st) => /\(s\.created_at, s\.item\) < \(\?, \?\)/.test(st.sql));
-  assert.is(next.length, 1, "the second page reads from the first one's cursor");
-  assert.ok(
-    next[0].plan.some((d) => /media_scope_created \(scope=\? AND lvl=\? AND \(created_at,item\)<\(\?,\?\)\)/.test(d)),
-    next[0].plan.join(' | '),
-  );
+  assert.is(next.length, 2, "the second pages read from the first ones' cursors");
+  for (const st of next)
+    assert.ok(
+      st.plan.some((d) =>
+        /media_scope_created \(scope=\? AND lvl=\? (AND created_at>\? )?AND \(created_at,item\)<\(\?,\?\)\)/.test(d),
+      ),
+      st.plan.join(' | '),
+    );
 
   // A blue item early in the order turns red: every red page after it moves by one.
   const all = (await store.media.browse(q({ path: folder, limit: 100 }))).items;

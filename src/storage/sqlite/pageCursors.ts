@@ -84,6 +84,15 @@ export interface Walk {
   offset: number;
 }
 
+/**
+ * The filter's bound on the sort column at the end the walk starts from, kept out of the index range (`+`): the
+ * cursor is a tighter start (its row passed the filter), and SQLite would otherwise range on the bound and step
+ * over every row before the cursor.
+ */
+function startBoundAside(from: string, column: string, desc: boolean): string {
+  return from.replace(new RegExp(`\\bs\\.${column} ${desc ? '<' : '>='} \\?`), (bound) => `+${bound}`);
+}
+
 /** A walked row: its id, its sort key and its id's bytes (a cursor's place). */
 export type WalkRow = { id: string; k: string; item: Buffer };
 
@@ -106,7 +115,7 @@ export function walkPage(
   const dir = desc ? 'DESC' : 'ASC';
   const after = cursor ? ` AND (s.${column}, s.item) ${desc ? '<' : '>'} (?, ?)` : '';
   const rows = run(
-    `SELECT ${ITEM_ID} AS id, s.${column} AS k, s.item AS item ${from}${after}
+    `SELECT ${ITEM_ID} AS id, s.${column} AS k, s.item AS item ${cursor ? startBoundAside(from, column, desc) : from}${after}
      ORDER BY s.${column} ${dir}, s.item ${dir} LIMIT ? OFFSET ?`,
     [...params, ...(cursor ? [cursor.key, cursor.item] : []), limit + before, skip - before],
   );
