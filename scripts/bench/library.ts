@@ -45,6 +45,7 @@ import {
   legacyMoveFolder,
   legacyWriteMode,
   timeBitmapMigration,
+  timeMonthMigration,
   timeOrdMigration,
   timeScopeMigration,
 } from './libraryLegacy.js';
@@ -1030,6 +1031,33 @@ export async function runLibraryBench(opts: BenchOptions): Promise<SectionResult
         ours: stats([ms]),
         baseline: null,
         check: { ok: stray === 0 && tagged.items.length === 5, text: `${stray} rows with a stale number` },
+        note: 'once, in one transaction, as at start-up',
+      });
+    }
+    {
+      // Migration 023 likewise (from 022's numbers): a quarter's listing answers as before.
+      log('timing migration 023 over this library');
+      const quarterQuery = q({
+        recursive: true,
+        createdFrom: '2025-04-01T00:00:00.000Z',
+        createdBefore: '2025-07-01T00:00:00.000Z',
+        limit: 5,
+      });
+      const ms = timeMonthMigration(db);
+      const got = await st.media.browse(quarterQuery);
+      const want = db
+        .prepare(
+          `SELECT count(*) FROM media WHERE dataset_id = ? AND status = 'active' AND is_current = 1
+             AND created_at >= ? AND created_at < ?`,
+        )
+        .pluck()
+        .get(collectionId, quarterQuery.createdFrom, quarterQuery.createdBefore) as number;
+      rows.push({
+        id: 'migration.023',
+        label: 'migration 023 (month bitmaps) over this library',
+        ours: stats([ms]),
+        baseline: null,
+        check: { ok: got.total === want, text: `Apr–Jun total ${got.total}, plain count ${want}` },
         note: 'once, in one transaction, as at start-up',
       });
     }

@@ -137,6 +137,17 @@ export function timeOrdMigration(db: Db): number {
   return performance.now() - t0;
 }
 
+/** Times migration 023 (month bitmaps) on this library: month_bits and its triggers removed, the file run again. */
+export function timeMonthMigration(db: Db): number {
+  for (const name of ['insert', 'delete', 'update']) db.exec(`DROP TRIGGER IF EXISTS media_scope_month_${name}`);
+  db.exec(`DROP TABLE month_bits`);
+  db.pragma('wal_checkpoint(TRUNCATE)');
+  const sql = readFileSync(path.join(MIGRATIONS, '023_month_bits.sql'), 'utf8');
+  const t0 = performance.now();
+  db.transaction(() => db.exec(sql))();
+  return performance.now() - t0;
+}
+
 /**
  * Times migration 017 on this library as an existing one would run it at start-up: the schema put back as it
  * was before (listing indexes, live_counts), media_scope removed, then the migration file in one transaction.

@@ -7,6 +7,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ItemSet, addToChunk, decodeChunk, encodeChunk, removeFromChunk } from '../../src/storage/sqlite/itemBitmap.js';
 import { seededRandom } from '../../src/platform/random.js';
+import { monthsAndDays } from '../../src/storage/sqlite/browseBitmaps.js';
 
 const members = (blob: Uint8Array): number[] => [...ItemSet.union([{ chunk: 0, bits: blob }]).members()];
 
@@ -58,6 +59,32 @@ test('ItemSet: union, intersection, size and membership equal plain sets over ma
     assert.is(got.has(n), want.includes(n), `member ${n}`);
   }
   assert.is(ItemSet.union([]).size(), 0);
+});
+
+test('a day range is its whole months and the days of its partial months at either end', () => {
+  assert.equal(monthsAndDays('2025-04-01', '2025-07-01'), {
+    months: { from: '2025-04', before: '2025-07' },
+    days: [],
+  });
+  assert.equal(monthsAndDays('2025-03-15', '2025-07-10'), {
+    months: { from: '2025-04', before: '2025-07' },
+    days: [
+      { from: '2025-03-15', before: '2025-04-01' },
+      { from: '2025-07-01', before: '2025-07-10' },
+    ],
+  });
+  assert.equal(monthsAndDays('2025-12-02', '2026-02-01'), {
+    months: { from: '2026-01', before: '2026-02' },
+    days: [{ from: '2025-12-02', before: '2026-01-01' }],
+  });
+  assert.equal(monthsAndDays('2025-03-02', '2025-03-20'), {
+    months: null,
+    days: [{ from: '2025-03-02', before: '2025-03-20' }],
+  });
+  assert.equal(monthsAndDays('', '2025-03-20'), {
+    months: { from: '0000-00', before: '2025-03' },
+    days: [{ from: '2025-03-01', before: '2025-03-20' }],
+  });
 });
 
 test.run();

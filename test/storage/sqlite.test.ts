@@ -430,12 +430,14 @@ test('browse bitmaps: a moved folder keeps its day (whole-day ranges list it whe
   );
 });
 
-test('browse bitmaps: days and tags after created_at edits, and as migration 021 fills them, equal a plain count', async () => {
+test('browse bitmaps: months, days and tags after created_at edits, and as migrations 021–023 fill them, equal a plain count', async () => {
   const { folder } = await library(60);
   const db = store.db;
-  // Spread the items over ten days (as SQL: the store sets created_at itself); the triggers move their day bits.
+  // Spread the items over ten days of three months (as SQL: the store sets created_at itself); the triggers move
+  // their day and month bits.
   db.prepare(
-    `UPDATE media SET created_at = '2025-03-' || printf('%02d', 1 + (rowid % 10)) || 'T' || printf('%02d', rowid % 24) || ':00:00.000Z'
+    `UPDATE media SET created_at = '2025-0' || (2 + rowid % 3) || '-' || printf('%02d', 1 + (rowid % 10))
+       || 'T' || printf('%02d', rowid % 24) || ':00:00.000Z'
      WHERE type = 'image'`,
   ).run();
   const plain = (from: string, before: string, value: string | null) =>
@@ -453,6 +455,10 @@ test('browse bitmaps: days and tags after created_at edits, and as migration 021
       ['2025-03-03', '2025-03-06'],
       ['2025-03-01', '2025-03-02'],
       ['2025-02-01', '2025-04-01'],
+      ['2025-02-05', '2025-04-03'],
+      ['2025-03-01', '2025-05-01'],
+      ['2025-03-02', '2025-04-01'],
+      ['2025-01-01', '2026-01-01'],
     ]) {
       for (const value of [null, 'red', 'small']) {
         const query = q({
@@ -488,6 +494,13 @@ test('browse bitmaps: days and tags after created_at edits, and as migration 021
   );
   db.exec(`DELETE FROM scope_bits; DELETE FROM tag_bits; DELETE FROM day_bits; DELETE FROM media_ords; ${fill}`);
   db.exec(`UPDATE media_scope SET ord = -1; ${carry}`);
+  // And migration 023's months, from those numbers.
+  const monthsSql = readFileSync(
+    new URL('../../src/storage/sqlite/migrations/023_month_bits.sql', import.meta.url),
+    'utf8',
+  );
+  const months = monthsSql.slice(monthsSql.indexOf('INSERT INTO month_bits'), monthsSql.indexOf('-- Months follow'));
+  db.exec(`DELETE FROM month_bits; ${months}`);
   assert.is(db.prepare(`SELECT count(*) FROM media_scope WHERE ord < 0`).pluck().get(), 0);
   await check('filled by the migrations');
 });

@@ -16,19 +16,66 @@ function dayRange(query: BrowseQuery): { from: string; before: string } | null |
   return from === undefined || before === undefined ? undefined : { from, before };
 }
 
+/** The month after `month` (YYYY-MM). */
+function nextMonth(month: string): string {
+  const [y, m] = month.split('-').map(Number);
+  return m === 12 ? `${String(y + 1).padStart(4, '0')}-01` : `${month.slice(0, 4)}-${String(m + 1).padStart(2, '0')}`;
+}
+
+/**
+ * A day range as the whole months inside it (month_bits, migration 023) and the days of its partial months at
+ * either end (day_bits): [from, before) in YYYY-MM-DD, from '' meaning no lower bound.
+ */
+export function monthsAndDays(from: string, before: string) {
+  const firstMonth = !from ? '0000-00' : from.endsWith('-01') ? from.slice(0, 7) : nextMonth(from.slice(0, 7));
+  const endMonth = before.slice(0, 7);
+  if (firstMonth >= endMonth) return { months: null, days: [{ from, before }] };
+  return {
+    months: { from: firstMonth, before: endMonth },
+    days: [
+      { from, before: `${firstMonth}-01` },
+      { from: `${endMonth}-01`, before },
+    ].filter((d) => d.from < d.before),
+  };
+}
+
 const marks = (n: number) => Array.from({ length: n }, () => '?').join(', ');
 
 /**
  * The items a filtered listing keeps, as set arithmetic over the browse
  * bitmaps (migration 021): the scope's items of the wanted types, and every
- * tag group (any of its values), every tag value and the day range. Its size
+ * tag group (any of its values), every tag value and the day range (whole
+ * months from month_bits, the rest from day_bits). Its size
  * is the exact total; a page tests its rows against it (browsePlan.ts). Null
  * when bitmaps do not answer the query: no tag or date filter (the kept
  * counters do), a face cluster, dates that are not whole days, or a range of
  * capture times.
  */
 export function bitmapCandidates(prepare: (sql: string) => Statement) {
-  const chunks = (sql: string, params: unknown[]): ItemSet => ItemSet.union(prepare(sql).all(...params) as ChunkRow[]);
+  const rows = (sql: string, params: unknown[]) => prepare(sql).all(...params) as ChunkRow[];
+  const chunks = (sql: string, params: unknown[]): ItemSet => ItemSet.union(rows(sql, params));
+  /** The items of a collection created in [from, before): whole months' rows, and days' at the ends. */
+  const dayUnion = (collectionId: string, from: string, before: string): ItemSet => {
+    const { months, days } = monthsAndDays(from, before);
+    const found: ChunkRow[] = [];
+    if (months)
+      found.push(
+        ...rows(`SELECT chunk, bits FROM month_bits WHERE dataset_id = ? AND month >= ? AND month < ?`, [
+          collectionId,
+          months.from,
+          months.before,
+        ]),
+      );
+    for (const d of days)
+      found.push(
+        ...rows(`SELECT chunk, bits FROM day_bits WHERE dataset_id = ? AND day >= ? AND day < ?`, [
+          collectionId,
+          d.from,
+          d.before,
+        ]),
+      );
+    return ItemSet.union(found);
+  };
   return (scope: Scope, query: BrowseQuery): ItemSet | null => {
     const days = dayRange(query);
     const groups = Object.entries(query.tagFilters ?? {}).filter(([, values]) => values.length > 0);
@@ -57,15 +104,7 @@ export function bitmapCandidates(prepare: (sql: string) => Statement) {
         ]),
       );
     }
-    if (days) {
-      set.intersect(
-        chunks(`SELECT chunk, bits FROM day_bits WHERE dataset_id = ? AND day >= ? AND day < ?`, [
-          query.collectionId,
-          days.from,
-          days.before,
-        ]),
-      );
-    }
+    if (days) set.intersect(dayUnion(query.collectionId, days.from, days.before));
     return set;
   };
 }
