@@ -5,6 +5,7 @@ import {
   decodeChunk,
   encodeChunk,
   orChunks,
+  orInto,
   removeFromChunk,
   subtractChunks,
 } from './itemBitmap.js';
@@ -23,6 +24,7 @@ const candidates = new WeakMap<Db, ItemSet>();
  *   added or removed (itemBitmap.ts);
  * - `bits_or(a, b)`, `bits_andnot(a, b)`: a chunk blob with another's items added or taken out (folder moves);
  * - `bits_of(low)`: aggregate, the chunk blob of a group's items;
+ * - `bits_union(bits)`: aggregate, the chunk blob of the union of a group's chunk blobs (023: months from days);
  * - `browse_has(ord)`: whether the item number is in the set a listing put in
  *   place with `withCandidates` (false outside one).
  */
@@ -36,6 +38,14 @@ export function registerBitmapFunctions(db: Db): void {
     step: (words: Uint32Array, low: unknown) => {
       const n = Number(low);
       words[n >>> 5] |= 1 << (n & 31);
+    },
+    result: (words: Uint32Array) => encodeChunk(words),
+  });
+  db.aggregate('bits_union', {
+    start: () => decodeChunk(null),
+    step: (words: Uint32Array, bits: unknown) => {
+      const blob = asBlob(bits);
+      if (blob) orInto(words, blob);
     },
     result: (words: Uint32Array) => encodeChunk(words),
   });

@@ -52,7 +52,7 @@ export function decodeChunk(blob: Uint8Array | null): Uint32Array {
 }
 
 /** Adds a chunk's blob to `words` in place (no decoding into new words: a day range reads thousands of rows). */
-function orInto(words: Uint32Array, blob: Uint8Array): void {
+export function orInto(words: Uint32Array, blob: Uint8Array): void {
   if (isBitmap(blob)) {
     for (let i = 0, at = 0; i < WORDS; i++, at += 4)
       words[i] |= blob[at] | (blob[at + 1] << 8) | (blob[at + 2] << 16) | (blob[at + 3] << 24);

@@ -11,11 +11,10 @@ CREATE TABLE month_bits (
   UNIQUE (dataset_id, month, chunk)
 );
 
+-- From the days (a few rows per chunk and day, not a row per item): each month's chunk is the union of its days'.
 INSERT INTO month_bits (dataset_id, month, chunk, bits)
-  SELECT m.dataset_id, substr(s.created_at, 1, 7), s.ord >> 14, bits_of(s.ord & 16383)
-  FROM media_scope s JOIN media m ON m.id = lower(hex(s.item))
-  WHERE s.lvl = 1
-  GROUP BY m.dataset_id, substr(s.created_at, 1, 7), s.ord >> 14;
+  SELECT dataset_id, substr(day, 1, 7), chunk, bits_union(bits) FROM day_bits
+  GROUP BY dataset_id, substr(day, 1, 7), chunk;
 
 -- Months follow an item's own-level row, as days do (see 021 for the two conflict-free steps).
 CREATE TRIGGER media_scope_month_insert AFTER INSERT ON media_scope WHEN NEW.lvl = 1 BEGIN
