@@ -47,6 +47,7 @@ import {
   timeBitmapMigration,
   timeMonthMigration,
   timeOrdMigration,
+  timeTakenMigration,
   timeScopeMigration,
 } from './libraryLegacy.js';
 import { seededRandom } from '../../src/platform/random.js';
@@ -1058,6 +1059,31 @@ export async function runLibraryBench(opts: BenchOptions): Promise<SectionResult
         ours: stats([ms]),
         baseline: null,
         check: { ok: got.total === want, text: `Apr–Jun total ${got.total}, plain count ${want}` },
+        note: 'once, in one transaction, as at start-up',
+      });
+    }
+    {
+      log('timing migration 024 over this library');
+      const ms = timeTakenMigration(db);
+      const year = {
+        dateField: 'takenAt' as const,
+        createdFrom: '2022-01-01T00:00:00.000Z',
+        createdBefore: '2023-01-01T00:00:00.000Z',
+      };
+      const got = await st.media.browse(q({ recursive: true, ...year, sortBy: 'name', limit: 5 }));
+      const want = db
+        .prepare(
+          `SELECT count(*) FROM media WHERE dataset_id = ? AND status = 'active' AND is_current = 1
+             AND coalesce(taken_at, created_at) >= ? AND coalesce(taken_at, created_at) < ?`,
+        )
+        .pluck()
+        .get(collectionId, year.createdFrom, year.createdBefore) as number;
+      rows.push({
+        id: 'migration.024',
+        label: 'migration 024 (capture-time bitmaps) over this library',
+        ours: stats([ms]),
+        baseline: null,
+        check: { ok: got.total === want, text: `2022 taken total ${got.total}, plain count ${want}` },
         note: 'once, in one transaction, as at start-up',
       });
     }

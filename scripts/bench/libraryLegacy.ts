@@ -137,16 +137,37 @@ export function timeOrdMigration(db: Db): number {
   return performance.now() - t0;
 }
 
-/** Times migration 023 (month bitmaps) on this library: month_bits and its triggers removed, the file run again. */
-export function timeMonthMigration(db: Db): number {
-  for (const name of ['insert', 'delete', 'update']) db.exec(`DROP TRIGGER IF EXISTS media_scope_month_${name}`);
-  db.exec(`DROP TABLE month_bits`);
+/**
+ * Times a bitmap migration that only adds tables and triggers (023: months; 024: capture-time days and months)
+ * on this library: its tables and triggers removed, the file run again in one transaction.
+ */
+export function timeAddedBitmaps(db: Db, file: string, tables: string[], triggers: string[]): number {
+  for (const name of triggers) db.exec(`DROP TRIGGER IF EXISTS ${name}`);
+  for (const name of tables) db.exec(`DROP TABLE ${name}`);
   db.pragma('wal_checkpoint(TRUNCATE)');
-  const sql = readFileSync(path.join(MIGRATIONS, '023_month_bits.sql'), 'utf8');
+  const sql = readFileSync(path.join(MIGRATIONS, file), 'utf8');
   const t0 = performance.now();
   db.transaction(() => db.exec(sql))();
   return performance.now() - t0;
 }
+
+/** Migration 023 (month bitmaps), timed as timeAddedBitmaps does. */
+export const timeMonthMigration = (db: Db) =>
+  timeAddedBitmaps(
+    db,
+    '023_month_bits.sql',
+    ['month_bits'],
+    ['insert', 'delete', 'update'].map((e) => `media_scope_month_${e}`),
+  );
+
+/** Migration 024 (capture-time bitmaps), timed as timeAddedBitmaps does. */
+export const timeTakenMigration = (db: Db) =>
+  timeAddedBitmaps(
+    db,
+    '024_taken_bits.sql',
+    ['taken_day_bits', 'taken_month_bits'],
+    ['insert', 'delete', 'update'].map((e) => `media_scope_taken_${e}`),
+  );
 
 /**
  * Times migration 017 on this library as an existing one would run it at start-up: the schema put back as it

@@ -215,6 +215,10 @@ function filterCombos(all: MediaRecord[]): Array<Partial<BrowseQuery>> {
     { dateField: 'takenAt', createdFrom: TAKEN[1] },
     { dateField: 'takenAt', createdFrom: TAKEN[0], createdBefore: mid, types: ['image', 'video'] },
     { dateField: 'takenAt', createdBefore: TAKEN[3], tagFilters: { color: ['red'] } },
+    // Whole days of the capture time (its bitmaps of days and months answer these).
+    { dateField: 'takenAt', createdFrom: '2011-02-01T00:00:00.000Z', createdBefore: '2020-01-01T00:00:00.000Z' },
+    { dateField: 'takenAt', createdFrom: dayOf(TAKEN[2]), createdBefore: dayAfter(mid), tagValues: ['red'] },
+    { dateField: 'takenAt', createdBefore: '2019-12-31T00:00:00.000Z', types: ['image'] },
     ...(someItem ? [{ mediaId: someItem.id }] : []),
   ];
 }

@@ -430,7 +430,7 @@ test('browse bitmaps: a moved folder keeps its day (whole-day ranges list it whe
   );
 });
 
-test('browse bitmaps: months, days and tags after created_at edits, and as migrations 021–023 fill them, equal a plain count', async () => {
+test('browse bitmaps: months, days and tags after created_at edits, and as migrations 021–024 fill them, equal a plain count', async () => {
   const { folder } = await library(60);
   const db = store.db;
   // Spread the items over ten days of three months (as SQL: the store sets created_at itself); the triggers move
@@ -460,9 +460,17 @@ test('browse bitmaps: months, days and tags after created_at edits, and as migra
       ['2025-03-02', '2025-04-01'],
       ['2025-01-01', '2026-01-01'],
     ]) {
-      for (const value of [null, 'red', 'small']) {
+      for (const [value, dateField] of [
+        [null, 'createdAt'],
+        ['red', 'createdAt'],
+        ['small', 'createdAt'],
+        // No capture time in these items: it is createdAt, moved by the same edits (024's update trigger).
+        [null, 'takenAt'],
+        ['red', 'takenAt'],
+      ] as const) {
         const query = q({
           path: folder,
+          dateField,
           createdFrom: `${from}T00:00:00.000Z`,
           createdBefore: `${before}T00:00:00.000Z`,
           tagValues: value ? [value] : null,
@@ -470,11 +478,11 @@ test('browse bitmaps: months, days and tags after created_at edits, and as migra
         });
         const got = await store.media.browse(query);
         const want = plain(`${from}T00:00:00.000Z`, `${before}T00:00:00.000Z`, value);
-        assert.is(got.total, want.length, `${label}: ${from}..${before} ${value}`);
+        assert.is(got.total, want.length, `${label}: ${dateField} ${from}..${before} ${value}`);
         assert.equal(
           got.items.map((m) => m.id),
           want,
-          `${label}: ${from}..${before} ${value}`,
+          `${label}: ${dateField} ${from}..${before} ${value}`,
         );
       }
     }
@@ -501,6 +509,13 @@ test('browse bitmaps: months, days and tags after created_at edits, and as migra
   );
   const months = monthsSql.slice(monthsSql.indexOf('INSERT INTO month_bits'), monthsSql.indexOf('-- Months follow'));
   db.exec(`DELETE FROM month_bits; ${months}`);
+  // And migration 024's capture-time days and months.
+  const takenSql = readFileSync(
+    new URL('../../src/storage/sqlite/migrations/024_taken_bits.sql', import.meta.url),
+    'utf8',
+  );
+  const taken = takenSql.slice(takenSql.indexOf('INSERT INTO taken_day_bits'), takenSql.indexOf('-- Kept by'));
+  db.exec(`DELETE FROM taken_day_bits; DELETE FROM taken_month_bits; ${taken}`);
   assert.is(db.prepare(`SELECT count(*) FROM media_scope WHERE ord < 0`).pluck().get(), 0);
   await check('filled by the migrations');
 });

@@ -9,12 +9,16 @@ const MIDNIGHT = /^(\d{4}-\d{2}-\d{2})T00:00:00\.000Z$/;
 /** The day range of a query's dates, null without dates, undefined when a bound is not a day boundary. */
 function dayRange(query: BrowseQuery): { from: string; before: string } | null | undefined {
   if (!query.createdFrom && !query.createdBefore) return null;
-  // Days are kept for createdAt only; a capture-time range is read from media_scope_taken.
-  if ((query.dateField ?? 'createdAt') !== 'createdAt') return undefined;
   const from = query.createdFrom ? MIDNIGHT.exec(query.createdFrom)?.[1] : '';
   const before = query.createdBefore ? MIDNIGHT.exec(query.createdBefore)?.[1] : '9999-12-31';
   return from === undefined || before === undefined ? undefined : { from, before };
 }
+
+/** The bitmaps of days and months per date field: createdAt (021, 023) and the capture time (024). */
+const PERIOD_TABLES = {
+  createdAt: { days: 'day_bits', months: 'month_bits' },
+  takenAt: { days: 'taken_day_bits', months: 'taken_month_bits' },
+} as const;
 
 /** The month after `month` (YYYY-MM). */
 function nextMonth(month: string): string {
@@ -48,19 +52,19 @@ const marks = (n: number) => Array.from({ length: n }, () => '?').join(', ');
  * months from month_bits, the rest from day_bits). Its size
  * is the exact total; a page tests its rows against it (browsePlan.ts). Null
  * when bitmaps do not answer the query: no tag or date filter (the kept
- * counters do), a face cluster, dates that are not whole days, or a range of
- * capture times.
+ * counters do), a face cluster, or dates that are not whole days.
  */
 export function bitmapCandidates(prepare: (sql: string) => Statement) {
   const rows = (sql: string, params: unknown[]) => prepare(sql).all(...params) as ChunkRow[];
   const chunks = (sql: string, params: unknown[]): ItemSet => ItemSet.union(rows(sql, params));
-  /** The items of a collection created in [from, before): whole months' rows, and days' at the ends. */
-  const dayUnion = (collectionId: string, from: string, before: string): ItemSet => {
+  /** The items of a collection created (or taken) in [from, before): whole months' rows, and days' at the ends. */
+  const dayUnion = (collectionId: string, field: 'createdAt' | 'takenAt', from: string, before: string): ItemSet => {
     const { months, days } = monthsAndDays(from, before);
+    const tables = PERIOD_TABLES[field];
     const found: ChunkRow[] = [];
     if (months)
       found.push(
-        ...rows(`SELECT chunk, bits FROM month_bits WHERE dataset_id = ? AND month >= ? AND month < ?`, [
+        ...rows(`SELECT chunk, bits FROM ${tables.months} WHERE dataset_id = ? AND month >= ? AND month < ?`, [
           collectionId,
           months.from,
           months.before,
@@ -68,7 +72,7 @@ export function bitmapCandidates(prepare: (sql: string) => Statement) {
       );
     for (const d of days)
       found.push(
-        ...rows(`SELECT chunk, bits FROM day_bits WHERE dataset_id = ? AND day >= ? AND day < ?`, [
+        ...rows(`SELECT chunk, bits FROM ${tables.days} WHERE dataset_id = ? AND day >= ? AND day < ?`, [
           collectionId,
           d.from,
           d.before,
@@ -104,7 +108,7 @@ export function bitmapCandidates(prepare: (sql: string) => Statement) {
         ]),
       );
     }
-    if (days) set.intersect(dayUnion(query.collectionId, days.from, days.before));
+    if (days) set.intersect(dayUnion(query.collectionId, query.dateField ?? 'createdAt', days.from, days.before));
     return set;
   };
 }

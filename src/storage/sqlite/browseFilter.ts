@@ -72,33 +72,32 @@ export interface ScopeFilter {
   countable: boolean;
   /** The index whose range the date filter is (the capture time's or createdAt's): totals and id lists walk it. */
   dateIndex: string;
+  /** `where` and `params` without the date clauses (for a walk whose set has the dates already). */
+  undated: { where: string; params: unknown[] };
 }
 
 /** The filters of a browse query over media_scope; mediaId is the caller's (a single-row probe). */
 export function scopeFilter(query: BrowseQuery): ScopeFilter {
-  const clauses: string[] = [];
-  const params: unknown[] = [];
-  if (query.types && query.types.length) {
-    clauses.push(`s.type IN (${query.types.map(() => '?').join(', ')})`);
-    params.push(...query.types);
-  }
+  const clauses: Array<{ sql: string; params: unknown[]; date?: true }> = [];
+  if (query.types && query.types.length)
+    clauses.push({ sql: `s.type IN (${query.types.map(() => '?').join(', ')})`, params: query.types });
   const date = SORT_COLUMN[query.dateField ?? 'createdAt'];
-  if (query.createdFrom) {
-    clauses.push(`s.${date.column} >= ?`);
-    params.push(query.createdFrom);
-  }
-  if (query.createdBefore) {
-    clauses.push(`s.${date.column} < ?`);
-    params.push(query.createdBefore);
-  }
+  if (query.createdFrom) clauses.push({ sql: `s.${date.column} >= ?`, params: [query.createdFrom], date: true });
+  if (query.createdBefore) clauses.push({ sql: `s.${date.column} < ?`, params: [query.createdBefore], date: true });
   if (query.clusterId) {
-    clauses.push(`${ITEM_ID} IN (SELECT media_id FROM cluster_members WHERE cluster_id = ?)`);
-    params.push(query.clusterId.toLowerCase().replace(/-/g, ''));
+    clauses.push({
+      sql: `${ITEM_ID} IN (SELECT media_id FROM cluster_members WHERE cluster_id = ?)`,
+      params: [query.clusterId.toLowerCase().replace(/-/g, '')],
+    });
   }
+  const joined = (kept: typeof clauses) => ({
+    where: kept.map((c) => ` AND ${c.sql}`).join(''),
+    params: kept.flatMap((c) => c.params),
+  });
   const tags = tagTerms(query);
   return {
-    where: clauses.map((c) => ` AND ${c}`).join(''),
-    params,
+    ...joined(clauses),
+    undated: joined(clauses.filter((c) => !c.date)),
     tags,
     countable: !query.createdFrom && !query.createdBefore && !query.clusterId && tags.length === 0,
     dateIndex: date.index,

@@ -163,12 +163,13 @@ function page(p: Planning, scope: Scope, query: BrowseQuery, filter: ScopeFilter
 function pageOfSet(p: Planning, scope: Scope, query: BrowseQuery, filter: ScopeFilter, set: ItemSet, total: number) {
   const window = pageWindow(query, total);
   const { fromEnd, limit, offset, order } = window;
+  // The set has the dates already: their clauses stay only where they make the walk a range of the index.
+  const { where, params } = query.sortBy === (query.dateField ?? 'createdAt') ? filter : filter.undated;
   const walk = walkFrom(
     p,
     window,
-    `FROM media_scope s INDEXED BY ${window.index} WHERE s.scope = ? AND s.lvl = ?${filter.where}` +
-      ` AND browse_has(s.ord)`,
-    [scope.key, scope.lvl, ...filter.params],
+    `FROM media_scope s INDEXED BY ${window.index} WHERE s.scope = ? AND s.lvl = ?${where} AND browse_has(s.ord)`,
+    [scope.key, scope.lvl, ...params],
     setSignature(query),
   );
   const walked = ((walk.skipped + limit) * p.scopeSize(scope, query.types)) / Math.max(total, 1);
