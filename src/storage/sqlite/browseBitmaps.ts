@@ -37,7 +37,7 @@ export function monthsAndDays(from: string, before: string) {
   return {
     months: { from: firstMonth, before: endMonth },
     days: [
-      { from, before: `${firstMonth}-01` },
+      ...(from ? [{ from, before: `${firstMonth}-01` }] : []),
       { from: `${endMonth}-01`, before },
     ].filter((d) => d.from < d.before),
   };
