@@ -36,10 +36,9 @@ export function monthsAndDays(from: string, before: string) {
   if (firstMonth >= endMonth) return { months: null, days: [{ from, before }] };
   return {
     months: { from: firstMonth, before: endMonth },
-    days: [
-      ...(from ? [{ from, before: `${firstMonth}-01` }] : []),
-      { from: `${endMonth}-01`, before },
-    ].filter((d) => d.from < d.before),
+    days: [...(from ? [{ from, before: `${firstMonth}-01` }] : []), { from: `${endMonth}-01`, before }].filter(
+      (d) => d.from < d.before,
+    ),
   };
 }
 
