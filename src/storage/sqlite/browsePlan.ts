@@ -126,10 +126,11 @@ function setSignature(query: BrowseQuery): string {
 function walkFrom(p: Planning, window: ReturnType<typeof pageWindow>, from: string, params: unknown[], set = '') {
   const walk: Walk = { from, params, ...window };
   const signature = `${from}|${JSON.stringify(params)}|${set}|${window.desc}`;
+  const cursor = window.keyed ? p.cursors.nearest(signature, window.offset) : null;
   return {
     /** Matches the walk steps over before the page (from the nearest cursor). */
-    skipped: window.offset - (window.keyed ? (p.cursors.nearest(signature, window.offset)?.at ?? 0) : 0),
-    ids: () => walkPage(p.cursors, signature, walk, (sql, args) => p.prepare(sql).all(...args) as WalkRow[]),
+    skipped: window.offset - (cursor?.at ?? 0),
+    ids: () => walkPage(p.cursors, signature, walk, cursor, (sql, args) => p.prepare(sql).all(...args) as WalkRow[]),
   };
 }
 

@@ -96,20 +96,24 @@ function startBoundAside(from: string, column: string, desc: boolean): string {
 /** A walked row: its id, its sort key and its id's bytes (a cursor's place). */
 export type WalkRow = { id: string; k: string; item: Buffer };
 
+/** A cursor of a walk, as `nearest` finds it. */
+export type WalkCursor = ReturnType<PageCursors['nearest']>;
+
 /**
- * The ids of one page of `walk`, started at the nearest cursor (`signature`
- * names the listing: the same signature must mean the same rows in the same
- * order). Reads the row before the page too, to leave a cursor where the page
- * begins (a repeat of the page starts there), and one where it ends.
+ * The ids of one page of `walk`, started at `cursor` (the walk's nearest, or
+ * null: from the first row; `signature` names the listing: the same signature
+ * must mean the same rows in the same order). Reads the row before the page
+ * too, to leave a cursor where the page begins (a repeat of the page starts
+ * there), and one where it ends.
  */
 export function walkPage(
   cursors: PageCursors,
   signature: string,
   walk: Walk,
+  cursor: WalkCursor,
   run: (sql: string, params: unknown[]) => WalkRow[],
 ): string[] {
   const { from, params, column, keyed, desc, limit, offset } = walk;
-  const cursor = keyed ? cursors.nearest(signature, offset) : null;
   const skip = offset - (cursor?.at ?? 0);
   const before = keyed && skip > 0 ? 1 : 0;
   const dir = desc ? 'DESC' : 'ASC';

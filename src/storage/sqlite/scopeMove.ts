@@ -44,7 +44,7 @@ export function moveFolderScopes(
     db.prepare(`DELETE FROM media_scope_bulk`).run();
   }
   // The folder's own level: its row under the old parent out, then in under the new one (in that order, so the
-  // per-row triggers of migration 021 leave its day and its scope bits set).
+  // per-row triggers of migrations 021, 023 and 024 leave its day, month and scope bits set).
   const parent = Buffer.from(after[after.length - 1], 'hex');
   const own = db.prepare(`SELECT * FROM media_scope WHERE item = ? AND lvl = 1`).get(key) as
     Record<string, unknown> | undefined;
