@@ -3,21 +3,19 @@
  * container tags of real and generated videos, and the rules on zones and on
  * implausible values (src/files/captureTime.ts).
  */
-import { execFile } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import sharp from 'sharp';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { resolveFfmpeg, resolveFfprobe } from '../../src/files/binaries.js';
+import { resolveFfprobe } from '../../src/files/binaries.js';
 import { takenAtFromExif, takenAtFromTags } from '../../src/files/captureTime.js';
 import { probeImage } from '../../src/files/imageProbe.js';
 import { probeVideo } from '../../src/files/videoProbe.js';
 import { sharedPath } from '../helpers/skip.js';
+import { testClip } from '../helpers/testClip.js';
 
-const run = promisify(execFile);
 const opts = { maxPixels: 1e8, frameMaxSide: 64 };
 let dir = '';
 test.before(async () => {
@@ -38,23 +36,7 @@ async function jpegWithExif(name: string, photo: Record<string, string>): Promis
   return p;
 }
 
-async function ffmpeg(out: string, ...args: string[]): Promise<string> {
-  const p = path.join(dir, out);
-  await run(resolveFfmpeg(), [
-    '-v',
-    'error',
-    '-y',
-    '-f',
-    'lavfi',
-    '-i',
-    'testsrc=size=64x48:rate=10',
-    '-t',
-    '1',
-    ...args,
-    p,
-  ]);
-  return p;
-}
+const ffmpeg = (out: string, ...args: string[]) => testClip(path.join(dir, out), ...args);
 
 test('real photos: DateTimeOriginal as the wall clock in UTC, sub-seconds kept; none without EXIF', async () => {
   const cases: Array<[string, string | null]> = [

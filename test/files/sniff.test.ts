@@ -1,15 +1,12 @@
-import { execFile } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import sharp from 'sharp';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { resolveFfmpeg } from '../../src/files/binaries.js';
 import { sniffBuffer, sniffFile } from '../../src/files/sniff.js';
+import { testClip } from '../helpers/testClip.js';
 
-const run = promisify(execFile);
 let dir = '';
 
 test.before(async () => {
@@ -51,20 +48,7 @@ const videoCases: Array<[string, string[], string, string]> = [
 ];
 for (const [container, codecArgs, mime, ext] of videoCases) {
   test(`sniffs a generated ${container} video`, async () => {
-    const out = path.join(dir, `clip.${container}`);
-    await run(resolveFfmpeg(), [
-      '-v',
-      'error',
-      '-y',
-      '-f',
-      'lavfi',
-      '-i',
-      'testsrc=size=64x48:rate=10',
-      '-t',
-      '1',
-      ...codecArgs,
-      out,
-    ]);
+    const out = await testClip(path.join(dir, `clip.${container}`), ...codecArgs);
     assert.equal(await sniffFile(out), { kind: 'video', mime, ext });
   });
 }

@@ -1,16 +1,14 @@
-import { execFile } from 'node:child_process';
 import { copyFile, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { DomainError } from '../../src/platform/errors.js';
 import { resolveFfmpeg, resolveFfprobe } from '../../src/files/binaries.js';
 import { fromFfprobe, probeVideo } from '../../src/files/videoProbe.js';
 import { sharedPath } from '../helpers/skip.js';
+import { TEST_PATTERN, ffmpegTo } from '../helpers/testClip.js';
 
-const run = promisify(execFile);
 const ffprobe = resolveFfprobe();
 let dir = '';
 test.before(async () => {
@@ -20,12 +18,8 @@ test.after(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-async function ffmpeg(out: string, ...args: string[]): Promise<string> {
-  const p = path.join(dir, out);
-  await run(resolveFfmpeg(), ['-v', 'error', '-y', ...args, p]);
-  return p;
-}
-const testsrc = ['-f', 'lavfi', '-i', 'testsrc=size=64x48:rate=10', '-t', '1'];
+const ffmpeg = (out: string, ...args: string[]) => ffmpegTo(path.join(dir, out), ...args);
+const testsrc = TEST_PATTERN;
 
 async function rejectsWith(p: Promise<unknown>, code: string, re?: RegExp): Promise<DomainError> {
   try {
