@@ -6,7 +6,7 @@
 import { effect } from '@preact/signals';
 import { api } from '../../lib/api';
 import { eventsConnection, subscribe } from '../../lib/events';
-import { announcement, displayName, isProcessing, updateItem, uploads, type UploadItem } from './model';
+import { announcement, displayName, isProcessing, isSending, updateItem, uploads, type UploadItem } from './model';
 
 interface Status {
   status: string;
@@ -71,13 +71,15 @@ async function pollOnce(): Promise<void> {
 
 let started = false;
 
-/** Starts following (once per page): subscribes to the stream while any item is processing, and polls. */
+/** Starts following (once per page): subscribes to the stream while any item is sent or processed, and polls. */
 export function startTracking(): void {
   if (started) return;
   started = true;
   let unsubscribe: (() => void) | null = null;
   effect(() => {
-    const busy = uploads.value.some(isProcessing);
+    // Listening from the first byte sent: an item can turn ready before its upload answer reaches the page,
+    // and `latest` keeps what is heard until the answer names the item.
+    const busy = uploads.value.some((i) => isSending(i) || isProcessing(i));
     if (busy && !unsubscribe) {
       const offStatus = subscribe('media.status', (e) => noteStatus(e.mediaId, e.status, e.reason ?? null));
       const offReset = subscribe('reset', () => void pollOnce());
