@@ -26,7 +26,13 @@ import type { PoolWork } from '../../src/models/worker/pool.js';
 import type { Services } from '../../src/features/kernel/services.js';
 import { fmtMs, now, stats, type BenchOptions, type BenchRow, type SectionResult, type Stats } from './harness.js';
 import { pickPhotos, startApp, type Running } from './ingest.js';
-import { BENCH_CAPTION, BENCH_EMBED, benchModelsDir, withCatalogFacts } from './standins/benchModels.js';
+import {
+  BENCH_CAPTION,
+  BENCH_CAPTION_Q8,
+  BENCH_EMBED,
+  benchModelsDir,
+  withCatalogChoice,
+} from './standins/benchModels.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const SHARED = path.resolve(ROOT, '..', 'shared');
@@ -47,6 +53,8 @@ interface Variant {
   video: boolean;
   /** Near-duplicate caption skip for video frames (the catalog's threshold); off unless set. */
   dedup?: boolean;
+  /** The catalog's q8 captioner in the caption role (a documented speed/quality choice, not the default). */
+  q8Caption?: boolean;
 }
 
 const TODAY = {
@@ -78,6 +86,15 @@ const VARIANTS: Variant[] = [
   },
   // What an install gets with no setting: the defaults (1 job + the searchable lane, threads = cores, the cache).
   { id: 'shipped', label: 'the defaults (no MODEL_*/INGEST_* set)', env: {}, video: true, dedup: true },
+  // The defaults with the captioner at q8 (catalog: florence-2-base-q8), chosen in catalog.local.json's roles.
+  {
+    id: 'q8',
+    label: 'the defaults + the q8 captioner (a choice in catalog.local.json)',
+    env: {},
+    video: true,
+    dedup: true,
+    q8Caption: true,
+  },
 ];
 const QUICK_VARIANTS = ['today', 'cores', 'text'];
 /** The settings the variants turn. */
@@ -145,7 +162,8 @@ async function runVariant(v: Variant, photos: string[], videos: string[], models
   // A variant sets its knobs over none: what it leaves unset is the default (the 'shipped' variant sets none).
   for (const k of KNOBS) delete process.env[k];
   for (const [k, value] of Object.entries(v.env)) process.env[k] = value;
-  const run = await startApp(path.join(temp, 'data'), v.dedup ? withCatalogFacts(modelsDir) : modelsDir, {
+  const models = withCatalogChoice(modelsDir, { dedup: v.dedup, q8Caption: v.q8Caption });
+  const run = await startApp(path.join(temp, 'data'), models, {
     MODEL_PROFILE: 'default',
     // The settings loadConfig reads (the MODEL_* knobs above are read from the environment).
     ...(v.env.INGEST_CONCURRENCY ? { INGEST_CONCURRENCY: v.env.INGEST_CONCURRENCY } : {}),
@@ -192,7 +210,8 @@ async function runVariant(v: Variant, photos: string[], videos: string[], models
         seconds += (await s.storage.media.get(id))!.duration ?? 0;
         frames += (await s.storage.analysis.framesOf(id)).length;
       }
-      const captions = w.byKey[`caption|${BENCH_CAPTION}`]?.inputs ?? 0;
+      const captioner = v.q8Caption ? BENCH_CAPTION_Q8 : BENCH_CAPTION;
+      const captions = w.byKey[`caption|${captioner}`]?.inputs ?? 0;
       video = { seconds, wallMs: Math.max(...at.values()) - tv, frames, captions };
       log(
         `${v.id}: ${seconds.toFixed(1)} s of video (${frames} frames, ${captions} captioned) in ${fmtMs(video.wallMs)}`,
@@ -317,7 +336,7 @@ export async function runThroughputBench(opts: BenchOptions): Promise<SectionRes
       videos,
       models: {
         embed: BENCH_EMBED,
-        caption: BENCH_CAPTION,
+        caption: `${BENCH_CAPTION} (q8 variant: ${BENCH_CAPTION_Q8})`,
         detect: 'yolox-nano',
         faces: 'ultraface-rfb-320 + sface stand-in',
         ocr: 'pp-ocrv4',

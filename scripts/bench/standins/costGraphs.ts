@@ -10,13 +10,19 @@
 import { float, type GraphBuilder } from '../../../src/models/standins/onnx/graphBuilder.js';
 import { seededRandom } from '../../../src/platform/random.js';
 
-/** Random weights: a 1 M-value block of uniform noise (std ≈ 0.02) tiled; the values do not matter for speed. */
+/**
+ * Random weights: a 1 M-value block of uniform noise (std ≈ 0.02) tiled; the values do not matter for speed.
+ * With `int8`, the weight matrices of `matmul` are int8 and the product runs as dynamic quantization
+ * writes it (DynamicQuantizeLinear of the activations, MatMulInteger, rescale): the shape of a `_quantized`
+ * (q8) ONNX export, whose products of two activations (attention) stay float.
+ */
 export class Weights {
   params = 0;
   private readonly block: Float32Array;
   constructor(
     private readonly g: GraphBuilder,
     seed: number,
+    readonly int8 = false,
   ) {
     const rand = seededRandom(seed);
     this.block = Float32Array.from({ length: 1 << 20 }, () => (rand() * 2 - 1) * 0.035);
@@ -34,6 +40,23 @@ export class Weights {
     this.params += n;
     return this.g.floatTensor(new Float32Array(n).fill(v), dims);
   }
+  /** A weight matrix [in, out] for `matmul`: float, or int8 (values in ±4) with `int8`. */
+  matrix(dims: [number, number]): string {
+    if (!this.int8) return this.random(dims);
+    const n = dims[0] * dims[1];
+    this.params += n;
+    const a = new Int8Array(n);
+    for (let i = 0; i < n; i++) a[i] = Math.round(this.block[i % this.block.length] * 114);
+    return this.g.int8Tensor(a, dims);
+  }
+  /** x · m for a matrix from `matrix` (the float product, or the quantized one). */
+  matmul(x: string, m: string): string {
+    const g = this.g;
+    if (!this.int8) return g.op('MatMul', [x, m]);
+    const [xq, scale, zero] = g.node('DynamicQuantizeLinear', [x], {}, 3);
+    const product = g.op('MatMulInteger', [xq, m, zero, this.g.int8Tensor(new Int8Array(1), [])]);
+    return g.op('Mul', [g.op('Cast', [product], { to: 1 }), g.op('Mul', [scale, g.scalar(0.035 / 114)])]);
+  }
 }
 
 export interface LayerShape {
@@ -48,7 +71,7 @@ export const layerNorm = (g: GraphBuilder, w: Weights, x: string, width: number)
   g.op('LayerNormalization', [x, w.fill([width], 1), w.fill([width], 0)], { axis: -1, epsilon: float(1e-6) });
 
 export const linear = (g: GraphBuilder, w: Weights, x: string, inDim: number, outDim: number) =>
-  g.op('Add', [g.op('MatMul', [x, w.random([inDim, outDim])]), w.fill([outDim], 0)]);
+  g.op('Add', [w.matmul(x, w.matrix([inDim, outDim])), w.fill([outDim], 0)]);
 
 const gelu = (g: GraphBuilder, x: string) => g.op('Mul', [x, g.op('Sigmoid', [g.op('Mul', [x, g.scalar(1.702)])])]);
 

@@ -39,7 +39,7 @@ function toAttribute(v: AttrInput): AttributeValue {
 }
 
 /** Little-endian raw bytes of a typed array (the layout ONNX raw_data expects). */
-function rawBytes(data: Float32Array | BigInt64Array | Int32Array | Uint8Array): Uint8Array {
+function rawBytes(data: Float32Array | BigInt64Array | Int32Array | Int8Array | Uint8Array): Uint8Array {
   return new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
 }
 
@@ -78,6 +78,11 @@ export class GraphBuilder {
   /** An int64 tensor (shapes, axes, indices). */
   int64Tensor(data: readonly number[], dims: readonly number[] = [data.length], hint = 'i'): string {
     return this.tensor('int64', rawBytes(BigInt64Array.from(data.map((n) => BigInt(n)))), dims, hint, data.length);
+  }
+
+  /** An int8 weight tensor (quantized weights: the bench's int8 cost graphs). */
+  int8Tensor(data: Int8Array, dims: readonly number[], hint = 'q'): string {
+    return this.tensor('int8', rawBytes(data), dims, hint, data.length);
   }
 
   /** A float32 scalar constant. */
