@@ -54,7 +54,7 @@ export class Weights {
     const g = this.g;
     if (!this.int8) return g.op('MatMul', [x, m]);
     const [xq, scale, zero] = g.node('DynamicQuantizeLinear', [x], {}, 3);
-    const product = g.op('MatMulInteger', [xq, m, zero, this.g.int8Tensor(new Int8Array(1), [])]);
+    const product = g.op('MatMulInteger', [xq, m, zero, g.int8Tensor(new Int8Array(1), [])]);
     return g.op('Mul', [g.op('Cast', [product], { to: 1 }), g.op('Mul', [scale, g.scalar(0.035 / 114)])]);
   }
 }
