@@ -38,6 +38,7 @@ test('every embedder and captioner gets a stand-in, in milliseconds', () => {
     'clip-vit-l14',
     'default',
     'florence-2-base',
+    'florence-2-base-q8',
     'janus-pro-1b',
     'modnet',
     'swin2sr-x2',

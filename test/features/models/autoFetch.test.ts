@@ -56,6 +56,17 @@ async function until<T>(what: string, probe: () => Promise<T | undefined>, timeo
   }
 }
 
+/**
+ * Waits until the hub has seen no new request for 200 ms: a request an earlier test's app sent just before
+ * its close aborted the download can still reach the hub after that app is gone.
+ */
+async function hubQuiet(): Promise<void> {
+  for (let seen = -1; seen !== hub.requests.length;) {
+    seen = hub.requests.length;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
 async function model(app: TestApp, name: string): Promise<any> {
   const r = await app.request('GET', '/api/models');
   assert.is(r.status, 200, JSON.stringify(r.body));
@@ -195,6 +206,7 @@ test('AUTO_FETCH_MODELS=0, OFFLINE=1 and the test profile fetch nothing', async 
   ];
   for (const [env, reason] of cases) {
     const dir = modelsDir();
+    await hubQuiet();
     const before = hub.requests.length;
     const app = await startTestApp({}, fetchEnv(dir, env));
     try {
