@@ -286,6 +286,8 @@ test('query plans: tag and date filters count nothing: they read chunk rows of t
   for (const query of [
     q({ path: folder, tagFilters: { color: ['red', 'blue'], size: ['big'] } }),
     q({ path: folder, recursive: true, tagValues: ['red'], createdFrom: `${day}T00:00:00.000Z` }),
+    // Bounds inside a day: the day's bitmap, less its items on the far side, read as ranges of the date index.
+    q({ path: folder, tagValues: ['red'], createdFrom: `${day}T00:00:00.500Z`, createdBefore: `${day}T23:59:59.999Z` }),
   ]) {
     const statements = await browsePlans(query);
     const plans = statements.flatMap((st) => st.plan);
@@ -316,6 +318,16 @@ test('query plans: tag and date filters count nothing: they read chunk rows of t
       walk.plan.some((d) => /media_ords/.test(d)),
       walk.plan.join(' | '),
     );
+    for (const edge of statements.filter((st) => /SELECT s\.ord FROM/.test(st.sql)))
+      assert.ok(
+        edge.plan.some((d) =>
+          /^SEARCH s USING COVERING INDEX media_scope_created \(scope=\? AND lvl=\? AND created_at>\? AND created_at<\?\)/.test(
+            d,
+          ),
+        ),
+        edge.plan.join(' | '),
+      );
+    assert.is(statements.filter((st) => /SELECT s\.ord FROM/.test(st.sql)).length, query.createdBefore ? 2 : 0, text);
   }
 });
 

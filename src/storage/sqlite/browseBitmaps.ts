@@ -1,17 +1,35 @@
 import type { Statement } from 'better-sqlite3';
 import type { BrowseQuery } from '../types.js';
-import type { Scope } from './browseFilter.js';
+import { SORT_COLUMN, type Scope } from './browseFilter.js';
 import { ItemSet, type ChunkRow } from './itemBitmap.js';
 
-/** A day boundary as the library layer passes it (browse's dateFrom / dateTo): midnight UTC. */
-const MIDNIGHT = /^(\d{4}-\d{2}-\d{2})T00:00:00\.000Z$/;
+/** An ISO time in UTC (the library layer passes `toISOString()`'s): its day and its time of day. */
+const ISO_TIME = /^(\d{4}-\d{2}-\d{2})T(\d{2}:\d{2}:\d{2}(?:\.\d+)?)Z$/;
+/**
+ * Midnight as stored times spell it. Bounds are compared as text, like the stored times: another spelling of
+ * midnight ('T00:00:00Z') sorts after '…T00:00:00.000Z', so it is treated as a bound inside the day.
+ */
+const MIDNIGHT = /^00:00:00\.000$/;
 
-/** The day range of a query's dates, null without dates, undefined when a bound is not a day boundary. */
-function dayRange(query: BrowseQuery): { from: string; before: string } | null | undefined {
+/** The day after `day` (YYYY-MM-DD). */
+const dayAfter = (day: string): string =>
+  new Date(Date.parse(`${day}T00:00:00.000Z`) + 86_400_000).toISOString().slice(0, 10);
+
+/**
+ * The whole days covering a query's dates ([from, before) in YYYY-MM-DD, from '' meaning no lower bound) and
+ * the parts of its first and last day that the bounds leave out ([from, before) as times), null without dates,
+ * undefined when a bound is not an ISO time.
+ */
+function dayRange(query: BrowseQuery) {
   if (!query.createdFrom && !query.createdBefore) return null;
-  const from = query.createdFrom ? MIDNIGHT.exec(query.createdFrom)?.[1] : '';
-  const before = query.createdBefore ? MIDNIGHT.exec(query.createdBefore)?.[1] : '9999-12-31';
-  return from === undefined || before === undefined ? undefined : { from, before };
+  const lower = query.createdFrom ? ISO_TIME.exec(query.createdFrom) : null;
+  const upper = query.createdBefore ? ISO_TIME.exec(query.createdBefore) : null;
+  if ((query.createdFrom && !lower) || (query.createdBefore && !upper)) return undefined;
+  const outside: Array<{ from: string; before: string }> = [];
+  if (lower && !MIDNIGHT.test(lower[2])) outside.push({ from: `${lower[1]}T00:00:00.000Z`, before: lower[0] });
+  const last = upper && !MIDNIGHT.test(upper[2]) ? dayAfter(upper[1]) : upper?.[1];
+  if (upper && last !== upper[1]) outside.push({ from: upper[0], before: `${last}T00:00:00.000Z` });
+  return { from: lower?.[1] ?? '', before: last ?? '9999-12-31', outside };
 }
 
 /** The bitmaps of days and months per date field: createdAt (021, 023) and the capture time (024). */
@@ -48,10 +66,12 @@ const marks = (n: number) => Array.from({ length: n }, () => '?').join(', ');
  * The items a filtered listing keeps, as set arithmetic over the browse
  * bitmaps (migration 021): the scope's items of the wanted types, and every
  * tag group (any of its values), every tag value and the day range (whole
- * months from month_bits, the rest from day_bits). Its size
- * is the exact total; a page tests its rows against it (browsePlan.ts). Null
- * when bitmaps do not answer the query: no tag or date filter (the kept
- * counters do), a face cluster, or dates that are not whole days.
+ * months from month_bits, the rest from day_bits; a bound inside a day keeps
+ * that day and takes out, from the scope's date index, its items on the far
+ * side of the bound). Its size is the exact total; a page tests its rows
+ * against it (browsePlan.ts). Null when bitmaps do not answer the query: no
+ * tag or date filter (the kept counters do), a face cluster, or a bound that
+ * is not an ISO time.
  */
 export function bitmapCandidates(prepare: (sql: string) => Statement) {
   const rows = (sql: string, params: unknown[]) => prepare(sql).all(...params) as ChunkRow[];
@@ -107,7 +127,20 @@ export function bitmapCandidates(prepare: (sql: string) => Statement) {
         ]),
       );
     }
-    if (days) set.intersect(dayUnion(query.collectionId, query.dateField ?? 'createdAt', days.from, days.before));
+    if (days) {
+      const field = query.dateField ?? 'createdAt';
+      set.intersect(dayUnion(query.collectionId, field, days.from, days.before));
+      // Bounds inside a day: that day's items on the far side of the bound leave, read from the scope's date index.
+      const { column, index } = SORT_COLUMN[field];
+      for (const part of days.outside)
+        for (const ord of prepare(
+          `SELECT s.ord FROM media_scope s INDEXED BY ${index}
+           WHERE s.scope = ? AND s.lvl = ? AND s.${column} >= ? AND s.${column} < ?`,
+        )
+          .pluck()
+          .iterate(scope.key, scope.lvl, part.from, part.before) as Iterable<number>)
+          set.remove(ord);
+    }
     return set;
   };
 }

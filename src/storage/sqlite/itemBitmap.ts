@@ -148,6 +148,12 @@ export class ItemSet {
     return this;
   }
 
+  /** Takes `ord` out (nothing when it is not a member). */
+  remove(ord: number): void {
+    const words = this.chunks.get(ord >>> CHUNK_SHIFT);
+    if (words) words[(ord & LOW_MASK) >>> 5] &= ~(1 << (ord & 31));
+  }
+
   has(ord: number): boolean {
     const words = this.chunks.get(ord >>> CHUNK_SHIFT);
     return words !== undefined && (words[(ord & LOW_MASK) >>> 5] & (1 << (ord & 31))) !== 0;
