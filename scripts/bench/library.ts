@@ -684,6 +684,18 @@ export async function runLibraryBench(opts: BenchOptions): Promise<SectionResult
       'Apr–Jun, big folder recursive, by name desc, offset 1,000',
       q({ path: big.path, recursive: true, ...quarter, sortBy: 'name', offset: 1000 }),
     );
+    // Bounds inside a day (an API client's timestamps): the covering days' bitmaps less the edges' items.
+    const partDays = { createdFrom: '2025-04-01T06:30:00.000Z', createdBefore: '2025-07-01T18:00:00.000Z' };
+    await browseRow(
+      'dates.partdays.tags',
+      'Apr 1 06:30 – Jul 1 18:00 + tags=red, root recursive, offset 1,000',
+      q({ recursive: true, ...partDays, tagValues: ['red'], offset: 1000 }),
+    );
+    await browseRow(
+      'dates.partdays.name',
+      'Apr 1 06:30 – Jul 1 18:00, big folder recursive, by name desc, offset 1,000',
+      q({ path: big.path, recursive: true, ...partDays, sortBy: 'name', offset: 1000 }),
+    );
     // The capture time (#18): a year of it, sorted by it (the range is one of media_scope_taken's), and by name.
     const takenYear = {
       dateField: 'takenAt' as const,

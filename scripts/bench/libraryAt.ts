@@ -54,6 +54,7 @@ const q = (over: Partial<BrowseQuery>): BrowseQuery => ({
   ...over,
 });
 const quarter = { createdFrom: '2025-04-01T00:00:00.000Z', createdBefore: '2025-07-01T00:00:00.000Z' };
+const partDays = { createdFrom: '2025-04-01T06:30:00.000Z', createdBefore: '2025-07-01T18:00:00.000Z' };
 const one = { colour: ['red', 'blue'] };
 const three = { colour: ['red', 'blue'], subject: ['animal', 'person'], review: ['approved', 'to-check'] };
 const rows: Array<[string, BrowseQuery]> = [
@@ -97,6 +98,15 @@ const rows: Array<[string, BrowseQuery]> = [
   [
     'Apr–Jun, big folder recursive, by name desc, offset 1,000',
     q({ path: big, recursive: true, ...quarter, sortBy: 'name', offset: 1000 }),
+  ],
+  // Bounds inside a day (an API client's timestamps).
+  [
+    'Apr 1 06:30 – Jul 1 18:00 + tags=red, root recursive, offset 1,000',
+    q({ recursive: true, ...partDays, tagValues: ['red'], offset: 1000 }),
+  ],
+  [
+    'Apr 1 06:30 – Jul 1 18:00, big folder recursive, by name desc, offset 1,000',
+    q({ path: big, recursive: true, ...partDays, sortBy: 'name', offset: 1000 }),
   ],
 ];
 const fmt = (s: Stats) => `${fmtMs(s.p50)} / ${fmtMs(s.p99)}`;
