@@ -36,6 +36,7 @@ import {
 } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { DTYPE_SUFFIX } from '../../../src/models/archs.js';
 import { embedderStandinFiles, type StandinFiles } from '../../../src/models/standins/embedder.js';
 import { florence2StandinFiles } from '../../../src/models/standins/florence2.js';
 import type { GraphBuilder } from '../../../src/models/standins/onnx/graphBuilder.js';
@@ -136,7 +137,8 @@ const florenceCost =
 /** The q8 parts beside the fp32 ones, named as transformers.js looks for them (`<part>_quantized.onnx`). */
 function quantizedFiles(files: StandinFiles): StandinFiles {
   const out: StandinFiles = new Map();
-  for (const [rel, data] of files) if (rel.endsWith('.onnx')) out.set(rel.replace(/\.onnx$/, '_quantized.onnx'), data);
+  for (const [rel, data] of files)
+    if (rel.endsWith('.onnx')) out.set(rel.replace(/\.onnx$/, `${DTYPE_SUFFIX.q8}.onnx`), data);
   return out;
 }
 
