@@ -11,9 +11,11 @@ const ISO_TIME = /^(\d{4}-\d{2}-\d{2})T(\d{2}:\d{2}:\d{2}(?:\.\d+)?)Z$/;
  */
 const MIDNIGHT = /^00:00:00\.000$/;
 
+/** The start of `day` (YYYY-MM-DD) as stored times spell it. */
+const midnightOf = (day: string): string => `${day}T00:00:00.000Z`;
+
 /** The day after `day` (YYYY-MM-DD). */
-const dayAfter = (day: string): string =>
-  new Date(Date.parse(`${day}T00:00:00.000Z`) + 86_400_000).toISOString().slice(0, 10);
+const dayAfter = (day: string): string => new Date(Date.parse(midnightOf(day)) + 86_400_000).toISOString().slice(0, 10);
 
 /**
  * The whole days covering a query's dates ([from, before) in YYYY-MM-DD, from '' meaning no lower bound) and
@@ -26,10 +28,14 @@ function dayRange(query: BrowseQuery) {
   const upper = query.createdBefore ? ISO_TIME.exec(query.createdBefore) : null;
   if ((query.createdFrom && !lower) || (query.createdBefore && !upper)) return undefined;
   const outside: Array<{ from: string; before: string }> = [];
-  if (lower && !MIDNIGHT.test(lower[2])) outside.push({ from: `${lower[1]}T00:00:00.000Z`, before: lower[0] });
-  const last = upper && !MIDNIGHT.test(upper[2]) ? dayAfter(upper[1]) : upper?.[1];
-  if (upper && last !== upper[1]) outside.push({ from: upper[0], before: `${last}T00:00:00.000Z` });
-  return { from: lower?.[1] ?? '', before: last ?? '9999-12-31', outside };
+  if (lower && !MIDNIGHT.test(lower[2])) outside.push({ from: midnightOf(lower[1]), before: lower[0] });
+  let before = '9999-12-31';
+  if (upper && MIDNIGHT.test(upper[2])) before = upper[1];
+  else if (upper) {
+    before = dayAfter(upper[1]);
+    outside.push({ from: upper[0], before: midnightOf(before) });
+  }
+  return { from: lower?.[1] ?? '', before, outside };
 }
 
 /** The bitmaps of days and months per date field: createdAt (021, 023) and the capture time (024). */
