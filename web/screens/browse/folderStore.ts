@@ -41,6 +41,9 @@ export class FolderStore {
   /** Shows `path` as the open folder: its breadcrumbs, and every level down to it expanded and loaded. */
   async open(path: string): Promise<void> {
     const token = ++this.openToken;
+    // Crumbs the tree already knows show at once, so they never lag behind the grid while the level loads.
+    const known = this.knownCrumbs(path);
+    if (known) this.crumbs.value = known;
     const level = await this.load(path);
     if (token !== this.openToken) return;
     if (!level) {
@@ -54,6 +57,26 @@ export class FolderStore {
     const chain = ['', ...level.ancestors.map((a) => a.path)];
     this.expanded.value = new Set([...this.expanded.value, ...chain]);
     await Promise.all(chain.filter((p) => !this.levels.value.has(p)).map((p) => this.load(p)));
+  }
+
+  /** The crumbs down to `path` from the levels loaded so far, or null when one of its ancestors is not loaded. */
+  private knownCrumbs(path: string): Crumb[] | null {
+    const crumbs: Crumb[] = [];
+    for (let at = path; at !== '';) {
+      const found = this.parentLevelOf(at);
+      if (!found) return null;
+      crumbs.unshift({ id: found.folder.id, name: found.folder.name, path: at });
+      at = found.parent;
+    }
+    return crumbs;
+  }
+
+  private parentLevelOf(path: string): { parent: string; folder: TreeFolder } | null {
+    for (const [parent, level] of this.levels.value) {
+      const folder = Array.isArray(level) ? level.find((f) => f.path === path) : undefined;
+      if (folder) return { parent, folder };
+    }
+    return null;
   }
 
   /** Expands or collapses a folder, loading its level the first time. */
