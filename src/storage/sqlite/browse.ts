@@ -5,7 +5,7 @@ import { toMedia, type MediaRow } from './rows.js';
 import { rowReader } from './rowReader.js';
 import { MEDIA_COLUMNS } from './mediaReads.js';
 import { scopeFilter, scopeResolver } from './browseFilter.js';
-import { browsePlanner } from './browsePlan.js';
+import { browsePlanner, type PlannerTuning } from './browsePlan.js';
 import { folderSummaries } from './folderSummaries.js';
 
 const MEDIA_ID = /^[0-9a-f]{32}$/;
@@ -17,13 +17,16 @@ const MEDIA_ID = /^[0-9a-f]{32}$/;
  * place; the total comes from a kept counter when only the place and the types
  * filter. browsePlan.ts decides how each total and page is read.
  */
-export function sqliteBrowse(db: Db): Pick<MediaStore, 'browse' | 'browseIds' | 'folderSummaries' | 'tagGroups'> {
+export function sqliteBrowse(
+  db: Db,
+  tuning: PlannerTuning = {},
+): Pick<MediaStore, 'browse' | 'browseIds' | 'folderSummaries' | 'tagGroups'> {
   const resolve = scopeResolver(db);
-  const plan = browsePlanner(db);
+  const plan = browsePlanner(db, tuning);
   const rowsByIds = rowReader<MediaRow>(db, MEDIA_COLUMNS, `FROM media WHERE id IN (SELECT value FROM json_each(?))`);
 
-  /** The page's ids and the total, from one snapshot. */
-  const listing = db.transaction((query: BrowseQuery): { ids: string[]; total: number } => {
+  /** The page's ids and the total, from one snapshot (`ranked`: not inside a caller's transaction). */
+  const listing = db.transaction((query: BrowseQuery, ranked: boolean): { ids: string[]; total: number } => {
     const scope = resolve(query);
     if (!scope) return { ids: [], total: 0 };
     const filter = scopeFilter(query);
@@ -37,7 +40,7 @@ export function sqliteBrowse(db: Db): Pick<MediaStore, 'browse' | 'browseIds' | 
     const set = plan.candidates(scope, query);
     if (set) {
       const total = set.size();
-      return { ids: query.offset >= total ? [] : plan.pageOfSet(scope, query, filter, set, total), total };
+      return { ids: query.offset >= total ? [] : plan.pageOfSet(scope, query, filter, set, total, ranked), total };
     }
     const total = plan.count(scope, query, filter, all);
     if (query.offset >= total) return { ids: [], total };
@@ -46,7 +49,7 @@ export function sqliteBrowse(db: Db): Pick<MediaStore, 'browse' | 'browseIds' | 
 
   return {
     async browse(query) {
-      const { ids, total } = listing(query);
+      const { ids, total } = listing(query, !db.inTransaction);
       if (ids.length === 0) return { items: [], total };
       // One read of the page's rows, put back in the listing's order.
       const byId = new Map(rowsByIds(JSON.stringify(ids)).map((row) => [row.id, row]));

@@ -6,6 +6,7 @@ import { sqliteAccountStore } from './accountStore.js';
 import { sqliteCollectionStore } from './collectionStore.js';
 import { openDatabase, type Db } from './database.js';
 import { sqliteMediaStore } from './mediaStore.js';
+import type { PlannerTuning } from './browsePlan.js';
 import { sqliteJobStore } from './jobStore.js';
 import { sqliteAnalysisStore } from './analysisStore.js';
 import { sqliteClusterStore } from './clusterStore.js';
@@ -30,6 +31,8 @@ export interface SqliteStorage extends Storage {
 export interface SqliteStorageOptions {
   /** Where text searches run (textIndexThread.ts). */
   text?: ThreadedTextIndexOptions;
+  /** How listings are planned (tests make a small library take a big one's paths). */
+  browse?: PlannerTuning;
 }
 
 /** The embedded default store: one SQLite file (`:memory:` for throwaway tests). */
@@ -48,7 +51,7 @@ export function openSqliteStorage(file: string, options: SqliteStorageOptions = 
     sessions: sqliteSessionStore(db),
     invites: sqliteInviteStore(db),
     collections: sqliteCollectionStore(db),
-    media: sqliteMediaStore(db, writers, events.writer),
+    media: sqliteMediaStore(db, writers, events.writer, options.browse),
     analysis: sqliteAnalysisStore(db, writers, events.writer),
     clusters: sqliteClusterStore(db),
     indexes: { vectors, text: text ?? sqliteTextIndex(db) },

@@ -165,6 +165,19 @@ export class ItemSet {
     return n;
   }
 
+  /** Calls `fn` with each member, in no particular order (faster than `members`). */
+  forEachMember(fn: (ord: number) => void): void {
+    for (const [chunk, words] of this.chunks) {
+      for (let w = 0; w < WORDS; w++) {
+        let word = words[w];
+        while (word !== 0) {
+          fn((chunk << CHUNK_SHIFT) + w * 32 + (31 - Math.clz32(word & -word)));
+          word &= word - 1;
+        }
+      }
+    }
+  }
+
   /** The members in increasing order. */
   *members(): Generator<number> {
     for (const chunk of [...this.chunks.keys()].sort((a, b) => a - b)) {

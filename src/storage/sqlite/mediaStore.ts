@@ -19,10 +19,16 @@ import { mediaTree, rowDeleter } from './mediaTree.js';
 import { toMedia, type MediaRow } from './rows.js';
 import { dropTags, syncTags } from './tagIndex.js';
 import { sqliteVersions } from './versions.js';
+import type { PlannerTuning } from './browsePlan.js';
 
 const textOrNull = (value: unknown): string | null => (typeof value === 'string' ? value : null);
 
-export function sqliteMediaStore(db: Db, writers: IndexWriters, events: EventWriter): MediaStore {
+export function sqliteMediaStore(
+  db: Db,
+  writers: IndexWriters,
+  events: EventWriter,
+  browse: PlannerTuning = {},
+): MediaStore {
   const core = mediaCore(db, writers, events);
   const deleteRows = rowDeleter(core);
   return {
@@ -30,7 +36,7 @@ export function sqliteMediaStore(db: Db, writers: IndexWriters, events: EventWri
     ...mediaTree(core, deleteRows),
     ...mediaReads(core),
     ...mediaContent(db),
-    ...sqliteBrowse(db),
+    ...sqliteBrowse(db, browse),
     ...sqliteFolderTree(db),
     ...sqliteVersions(db, { deleteRows, mustRow: core.mustRow, text: writers.text, events }),
   };

@@ -1,11 +1,15 @@
 import type { Db } from './database.js';
 import { ITEM_ID } from './browseFilter.js';
 
-/** A place in a walk: `at` matches come before the first row after (key, item) in the walk's direction. */
-interface Cursor {
+/**
+ * A place in a walk: `at` matches come before the first row after (key, item) in the walk's direction — or
+ * at it, when `inclusive` (a block's start, rankBlocks.ts).
+ */
+export interface Cursor {
   at: number;
   key: string;
   item: Buffer;
+  inclusive?: boolean;
 }
 
 /** Cursors kept per walk, walks kept, listing sets kept (the oldest go first). */
@@ -117,7 +121,7 @@ export function walkPage(
   const skip = offset - (cursor?.at ?? 0);
   const before = keyed && skip > 0 ? 1 : 0;
   const dir = desc ? 'DESC' : 'ASC';
-  const after = cursor ? ` AND (s.${column}, s.item) ${desc ? '<' : '>'} (?, ?)` : '';
+  const after = cursor ? ` AND (s.${column}, s.item) ${desc ? '<' : '>'}${cursor.inclusive ? '=' : ''} (?, ?)` : '';
   const rows = run(
     `SELECT ${ITEM_ID} AS id, s.${column} AS k, s.item AS item ${cursor ? startBoundAside(from, column, desc) : from}${after}
      ORDER BY s.${column} ${dir}, s.item ${dir} LIMIT ? OFFSET ?`,
