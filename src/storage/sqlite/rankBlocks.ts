@@ -10,6 +10,11 @@ const UNPLACED = 255;
 const BLOCKS = 255;
 /** A block this many times its size at build has taken too many new items: the rank is built again. */
 const OVERGROWN = 4;
+/**
+ * Ranks kept at once (the oldest built goes first): each holds a byte per item number of the whole file, so
+ * many big collections must not each keep four.
+ */
+const KEPT = 8;
 
 /** Where a walk may start: `at` matches of the listing come before the first row at or after (key, item). */
 export interface BlockCursor {
@@ -67,9 +72,11 @@ export function rankBlocks(db: Db) {
     const id = `${collectionId}|${column}`;
     const kept = ranks.get(id);
     if (kept && !kept.overgrown && catchUp(prepare, kept)) return kept;
+    ranks.delete(id);
     const rank = build(prepare, collectionId, column);
-    if (rank) ranks.set(id, rank);
-    else ranks.delete(id);
+    if (!rank) return null;
+    if (ranks.size >= KEPT) ranks.delete(ranks.keys().next().value!);
+    ranks.set(id, rank);
     return rank;
   };
 
