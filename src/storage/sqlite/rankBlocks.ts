@@ -2,6 +2,7 @@ import type { Statement } from 'better-sqlite3';
 import { pathLabel } from '../../platform/ids.js';
 import type { Db } from './database.js';
 import type { ItemSet } from './itemBitmap.js';
+import type { Cursor } from './pageCursors.js';
 import { compareSortKeys } from './sortKeyOrder.js';
 
 /** A block nobody has placed the item in (yet): new since the rank was built, or its key changed. */
@@ -15,15 +16,6 @@ const OVERGROWN = 4;
  * many big collections must not each keep four.
  */
 const KEPT = 8;
-
-/** Where a walk may start: `at` matches of the listing come before the first row at or after (key, item). */
-export interface BlockCursor {
-  at: number;
-  key: string;
-  item: Buffer;
-  /** Whether the row at (key, item) itself is the first row after the cursor (it is, for a block's start). */
-  inclusive: boolean;
-}
 
 /** The sort keys a rank is kept for: those whose (key, id) is a place a walk can start at (never NULL). */
 const RANKED: Record<string, string> = {
@@ -87,7 +79,7 @@ export function rankBlocks(db: Db) {
      * sort key, or the page is in the first block). Call inside the listing's read transaction, and never
      * inside a transaction that writes: a rolled-back write leaves a rank placed by keys that never were.
      */
-    cursor(collectionId: string, column: string, set: ItemSet, desc: boolean, offset: number): BlockCursor | null {
+    cursor(collectionId: string, column: string, set: ItemSet, desc: boolean, offset: number): Cursor | null {
       if (!(column in RANKED)) return null;
       const rank = current(collectionId, column);
       if (!rank) return null;
@@ -175,7 +167,7 @@ function place(prepare: Prepare, rank: Rank, ords: number[]): boolean {
 }
 
 /** The block of the page's first item, as a cursor at its start (ascending) or at the next block's (descending). */
-function startOf(rank: Rank, counts: Uint32Array, desc: boolean, offset: number): BlockCursor | null {
+function startOf(rank: Rank, counts: Uint32Array, desc: boolean, offset: number): Cursor | null {
   const last = rank.starts.length - 1;
   let at = 0;
   for (let i = 0; i <= last; i++) {
