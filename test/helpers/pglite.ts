@@ -1,0 +1,63 @@
+/**
+ * PostgreSQL for tests with nothing to install: PGlite (PostgreSQL compiled to WebAssembly, with pgvector
+ * and ltree) behind its socket server, so the real `pg` driver and the real SQL run against it.
+ *
+ * Every connection shares ONE backend (../shared/notes/postgres.md §5): NOTIFY never reaches another
+ * connection, advisory locks never block, SKIP LOCKED waits. Concurrency is proven on Debian's server
+ * instead (./postgresServer.ts). One PGlite per test file (it takes seconds to start); each store a test
+ * opens gets a schema of its own (`freshSchema()`), dropped when the next one is made.
+ */
+import { PGlite } from '@electric-sql/pglite';
+import { ltree } from '@electric-sql/pglite/contrib/ltree';
+import { vector } from '@electric-sql/pglite-pgvector';
+import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
+import { createServer } from 'node:net';
+
+export interface TestPostgres {
+  /** postgres://… on 127.0.0.1. */
+  url: string;
+  /** Whether pgvector is there (PGlite: yes; Debian's server: no). */
+  vector: boolean;
+  stop(): Promise<void>;
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.listen(0, '127.0.0.1', () => {
+      const port = (server.address() as { port: number }).port;
+      server.close(() => resolve(port));
+    });
+    server.on('error', reject);
+  });
+}
+
+let shared: Promise<TestPostgres> | null = null;
+
+/** The test file's PGlite (started on first use, stopped at exit). */
+export function pglite(): Promise<TestPostgres> {
+  shared ??= startPglite();
+  return shared;
+}
+
+async function startPglite(): Promise<TestPostgres> {
+  const db = await PGlite.create({ extensions: { vector, ltree } });
+  await db.exec(`CREATE EXTENSION IF NOT EXISTS vector; CREATE EXTENSION IF NOT EXISTS ltree;`);
+  const port = await freePort();
+  const server = new PGLiteSocketServer({ db, port, host: '127.0.0.1', maxConnections: 16 });
+  await server.start();
+  return {
+    url: `postgres://postgres:postgres@127.0.0.1:${port}/postgres`,
+    vector: true,
+    async stop() {
+      await server.stop();
+      await db.close();
+    },
+  };
+}
+
+let schemas = 0;
+/** A new schema name for one store (`t1`, `t2`, …); the tables of the store are made in it by its migrations. */
+export function freshSchema(prefix = 't'): string {
+  return `${prefix}${process.pid}_${++schemas}`;
+}
