@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { PACKAGE_ROOT } from '../../platform/packageRoot.js';
-import type { PgDb } from './database.js';
+import type { PgDb } from '../../platform/pgDb.js';
 
 /** One folder of numbered `.sql` files, recorded in schema_migrations as `<set>/<file>`. */
 export interface MigrationSet {
@@ -83,7 +83,7 @@ export async function migratePg(db: PgDb, sets: MigrationSet[]): Promise<string[
 export class MigrationError extends Error {
   constructor(
     readonly migration: string,
-    readonly cause: unknown,
+    override readonly cause: unknown,
   ) {
     const text = cause instanceof Error ? cause.message : String(cause);
     const ext = /extension "(\w+)"/.exec(text)?.[1];
