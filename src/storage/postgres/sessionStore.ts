@@ -76,6 +76,13 @@ export function pgSessionStore(db: PgDb): SessionStore {
       );
       return result.rowCount ?? 0;
     },
+    ...signInFailures(db),
+  };
+}
+
+/** The failed sign-ins behind the lockout, per (lowercase) email. */
+function signInFailures(db: PgDb): Pick<SessionStore, 'recordFailure' | 'failuresSince' | 'clearFailures'> {
+  return {
     async recordFailure(email, at, pruneBefore) {
       await db.tx(async (tx) => {
         await tx.query(`DELETE FROM login_failures WHERE at < $1`, [pruneBefore]);
