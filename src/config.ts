@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { StartupError } from './platform/startupError.js';
 import { z } from 'zod';
 import { PACKAGE_ROOT } from './platform/packageRoot.js';
 
@@ -14,6 +15,20 @@ const EnvSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   HOST: z.string().default('0.0.0.0'),
   DATA_DIR: z.string().default('./data'),
+  /** postgres://user:password@host:port/database selects PostgreSQL (README "Scaling out"); unset: SQLite in DATA_DIR. */
+  DATABASE_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// or postgresql:// URL')
+    .optional(),
+  /** The PostgreSQL schema of the tables (created if missing). */
+  DATABASE_SCHEMA: z
+    .string()
+    .regex(/^[a-z_][a-z0-9_]*$/, 'lowercase letters, digits and _')
+    .default('public'),
+  /** PostgreSQL connections per process. */
+  DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(1000).default(10),
+  /** off: PostgreSQL without pgvector; search by words, names and places only (/healthz says so). */
+  VECTOR_SEARCH: z.enum(['on', 'off']).default('on'),
   PUBLIC_URL: z.string().url().optional(),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
   BOOTSTRAP_API_KEY: z.string().min(16).optional(),
@@ -157,6 +172,12 @@ export interface Config {
   watchRoots: string[];
   watchSettleMs: number;
   watchRescanSeconds: number;
+  /** DATABASE_URL; undefined: SQLite. */
+  databaseUrl?: string;
+  databaseSchema: string;
+  databasePoolSize: number;
+  /** VECTOR_SEARCH=on (default). */
+  vectorSearch: boolean;
 }
 
 /**
@@ -186,7 +207,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
   );
   if (!parsed.success) {
     const first = parsed.error.issues[0];
-    throw new Error(`Invalid configuration: ${first.path.join('.')}: ${first.message}`);
+    throw new StartupError(`Invalid configuration: ${first.path.join('.')}: ${first.message}`);
   }
   const e = parsed.data;
   const port = overrides.port ?? e.PORT;
@@ -237,6 +258,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
       .map((r) => path.resolve(r)),
     watchSettleMs: e.WATCH_SETTLE_MS,
     watchRescanSeconds: e.WATCH_RESCAN_SECONDS,
+    databaseUrl: e.DATABASE_URL,
+    databaseSchema: e.DATABASE_SCHEMA,
+    databasePoolSize: e.DATABASE_POOL_SIZE,
+    vectorSearch: e.VECTOR_SEARCH === 'on',
   };
   return { ...config, ...overrides };
 }
