@@ -1,0 +1,30 @@
+/**
+ * Picks and opens the blob store the configuration names (BLOB_STORE): the local disk by default, or an
+ * S3-compatible bucket. Either way the scratch folder is cleared (only safe at start-up) and, for S3, the
+ * bucket checked: an unreachable store or a missing bucket throws BlobStoreUnavailableError, one line
+ * naming the fix, and the server does not start.
+ */
+import type { Config } from '../config.js';
+import type { Logger } from '../platform/logger.js';
+import type { BlobStore } from './blobStore.js';
+import { LocalBlobStore } from './localBlobStore.js';
+import { createS3Client } from './s3/s3Client.js';
+import { S3BlobStore } from './s3/s3BlobStore.js';
+
+export async function openBlobStore(
+  config: Pick<Config, 'dataDir' | 'blobStore' | 's3'>,
+  logger?: Logger,
+): Promise<BlobStore> {
+  const blobs =
+    config.blobStore === 's3' && config.s3
+      ? new S3BlobStore({
+          dataDir: config.dataDir,
+          settings: config.s3,
+          client: createS3Client(config.s3),
+          logger: logger?.child({ component: 'blobs' }),
+        })
+      : new LocalBlobStore(config.dataDir);
+  await blobs.init();
+  await blobs.clearTemp();
+  return blobs;
+}
