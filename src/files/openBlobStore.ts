@@ -15,8 +15,9 @@ export async function openBlobStore(
   config: Pick<Config, 'dataDir' | 'blobStore' | 's3'>,
   logger?: Logger,
 ): Promise<BlobStore> {
+  if (config.blobStore === 's3' && !config.s3) throw new Error('BLOB_STORE=s3 without its S3 settings');
   const blobs =
-    config.blobStore === 's3' && config.s3
+    config.s3 && config.blobStore === 's3'
       ? new S3BlobStore({
           dataDir: config.dataDir,
           settings: config.s3,
