@@ -4,9 +4,8 @@
  * file (lib-storage's `Upload`: a PutObject, or a multipart upload in 5 MiB parts above that) and removes it.
  *
  * Crash safety: an object becomes visible only once its upload completed, whole; the caller writes the row
- * after (blobStore.ts). A failed multipart upload is aborted by lib-storage; one a crash left behind is
- * aborted by sweepOrphans after INCOMPLETE_UPLOAD_MAX_AGE_MS where the store can list them
- * (incompleteUploads.ts).
+ * after. A failed multipart upload is aborted by lib-storage; one a crash left is aborted by sweepOrphans
+ * after INCOMPLETE_UPLOAD_MAX_AGE_MS where the store can list them (incompleteUploads.ts).
  *
  * Several servers may share a bucket. The per-key lock that keeps a dedupe hit and the orphan sweep apart
  * holds inside one process only: across processes a sweep's re-check (HeadObject) and its DeleteObject leave
@@ -176,7 +175,6 @@ export class S3BlobStore implements BlobStore {
   async exists(key: string): Promise<boolean> {
     return (await this.stat(key)) !== null;
   }
-
   /** HeadObject now (size, 404), GetObject with a Range once the bytes are wanted. */
   async open(key: string): Promise<OpenedBlob | null> {
     const st = await this.stat(key);
@@ -234,7 +232,8 @@ export class S3BlobStore implements BlobStore {
   /**
    * Lists the bucket (LastModified as the age), removes unreferenced blob objects as the
    * local store does, then aborts multipart uploads older than INCOMPLETE_UPLOAD_MAX_AGE_MS where the store
-   * supports it. Objects whose name is not a blob key are not ours to judge.
+   * supports it. Objects whose name is not a blob key are not ours to judge. The age is this server's clock
+   * against the store's LastModified: the two must agree to well within `minAgeMs` (NTP).
    */
   async sweepOrphans(
     isReferenced: (keys: string[]) => Promise<Set<string>>,
