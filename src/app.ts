@@ -8,7 +8,7 @@ import { mkdir, rm } from 'node:fs/promises';
 import type { Config } from './config.js';
 import { bootstrap } from './features/accounts/index.js';
 import type { Services } from './features/kernel/services.js';
-import { BlobStore } from './files/blobStore.js';
+import { openBlobStore } from './files/openBlobStore.js';
 import { fileServerMiddleware } from './files/fileServer.js';
 import { TempOutputs } from './files/tempOutputs.js';
 import { startSearchMaintenance } from './features/search/maintenance.js';
@@ -157,6 +157,7 @@ type Stores = Pick<Services, 'blobs' | 'urls' | 'outputs'> & {
 /** The database, the file store (its scratch cleared), the signing keys and the temporary outputs (swept). */
 async function openStores(config: Config, logger: Logger): Promise<Stores> {
   await mkdir(config.dataDir, { recursive: true });
+  const blobs = await openBlobStore(config, logger); // first: a store that cannot be used stops the start here
   const storage = await openStorage({
     dataDir: config.dataDir,
     databaseUrl: config.databaseUrl,
@@ -164,9 +165,6 @@ async function openStores(config: Config, logger: Logger): Promise<Stores> {
     vectorSearch: config.vectorSearch,
     poolSize: config.databasePoolSize,
   });
-  const blobs = new BlobStore(config.dataDir);
-  await blobs.init();
-  await blobs.clearTemp();
   const tokenKey = await storage.accounts.setSettingIfAbsent('token_key', randomBytes(32).toString('hex'));
   const urlKey = await storage.accounts.setSettingIfAbsent('file_url_key', randomBytes(32).toString('hex'));
   const urls = new FileUrls(urlKey, config.publicUrl, `http://localhost:${config.port}`);

@@ -1,10 +1,11 @@
 /**
- * A reason the server cannot start that the operator can fix (a wrong setting, a missing extension, a
- * bucket that does not exist): main.ts prints its message as one line, without a stack trace, and exits.
+ * A reason the server must not start that the operator can fix: a store that cannot be reached, a bucket
+ * that does not exist. The message is one line naming the fix; the composition root's caller (main.ts)
+ * prints it without a stack trace.
  */
 export class StartupError extends Error {
-  constructor(message: string) {
-    super(message);
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
     this.name = 'StartupError';
   }
 }
