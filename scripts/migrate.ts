@@ -8,7 +8,7 @@
  * verification: row counts per table and the checksum of every file; what differs is printed and the exit
  * status is 1.
  */
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
