@@ -19,7 +19,7 @@ const GROUP_LOCK_SEED = 0x6c756d63;
  */
 export async function lockGroup(tx: PgRunner, schema: string, group: Group): Promise<void> {
   await tx.query(`SELECT pg_advisory_xact_lock(hashtextextended($1, $2))`, [
-    `${schema}\u0000${group.dataset_id}\u0000${group.model_id}`,
+    `${schema}/${group.dataset_id}/${group.model_id}`,
     GROUP_LOCK_SEED,
   ]);
 }

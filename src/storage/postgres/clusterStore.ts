@@ -186,12 +186,18 @@ async function assignBatch(db: PgDb, group: Group, limit: number, opts: AssignOp
         FOR UPDATE OF p`,
       [collectionId, modelId, Math.min(limit, take)],
     );
+    // The group's clusters, locked in one pass in id order as the triggers lock them (two passes, the dirty
+    // ones first, could each wait on the other's rows: a deadlock).
+    await tx.query(`SELECT 1 FROM clusters WHERE dataset_id = $1 AND model_id = $2 ORDER BY id FOR UPDATE`, [
+      collectionId,
+      modelId,
+    ]);
     // Clusters that lost faces are brought up to date before new ones join them.
     await refreshDirty(tx, group, result);
     if (rows.length === 0) return 0;
     const loaded = await tx.many<ClusterRow>(
       `SELECT id, dims, vector_sum, size, preview_object_id, preview_similarity FROM clusters
-        WHERE dataset_id = $1 AND model_id = $2 ORDER BY id FOR UPDATE`,
+        WHERE dataset_id = $1 AND model_id = $2`,
       [collectionId, modelId],
     );
     const firstVector = rows.find((row) => row.vector)?.vector;
