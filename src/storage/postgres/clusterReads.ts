@@ -1,6 +1,7 @@
 /**
  * The face clusters' reads on PostgreSQL: counts, listings, one cluster, its items, an object's cluster.
- * A listing reads its page's previews and item counts in one statement (LATERAL), not one per cluster.
+ * A listing reads its page's previews and item counts in one statement, not one per cluster; an item count
+ * walks the cluster's members (cluster_members_by_cluster) and looks each item up, whatever the library's size.
  * SQLite: src/storage/sqlite/clusterReads.ts.
  */
 import type { ClusterStore, ClusterSummary } from '../../index/faces/types.js';
@@ -36,8 +37,8 @@ const summaries = (from: string) => `
   SELECT c.id, c.dataset_id, c.model_id, c.size, c.created_at, c.updated_at,
          p.object_id AS preview_object_id, o.blob_key AS preview_blob_key, o.media_id AS preview_media_id,
          o.frame_id AS preview_frame_id,
-         (SELECT count(*) FROM media m WHERE m.status = 'active' AND m.is_current
-             AND m.id IN (SELECT media_id FROM cluster_members WHERE cluster_id = c.id)) AS media_count
+         (SELECT count(*) FROM (SELECT DISTINCT media_id FROM cluster_members WHERE cluster_id = c.id) cm
+            JOIN media m ON m.id = cm.media_id WHERE m.status = 'active' AND m.is_current) AS media_count
     FROM (SELECT * ${from}) c
     LEFT JOIN LATERAL (
       SELECT coalesce(c.preview_object_id,
