@@ -4,6 +4,7 @@
  */
 import type { PgDb } from '../../platform/pgDb.js';
 import { mediaEvent } from '../sqlite/eventLog.js';
+import { waitingOf } from '../sqlite/stageStore.js';
 import type { AnalysisStore } from '../storage.js';
 import type { StageRecord } from '../types.js';
 import { appendEvent } from './eventAppend.js';
@@ -16,13 +17,6 @@ interface StageRow {
   state: StageRecord['state'];
   model: string | null;
 }
-
-/** The waiting stages as events name them, in stage order. */
-const waitingOf = (stages: StageRecord[]) =>
-  stages
-    .filter((s) => s.state === 'waiting')
-    .map((s) => ({ stage: s.stage, model: s.model }))
-    .sort((a, b) => (a.stage < b.stage ? -1 : a.stage > b.stage ? 1 : 0));
 
 export function pgStages(db: PgDb, hub: PgEventHub): Pick<AnalysisStore, 'setStages' | 'stagesOf' | 'waitingFor'> {
   return {

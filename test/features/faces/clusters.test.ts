@@ -1,9 +1,11 @@
 /**
  * Face clustering: the online algorithm on synthetic unit vectors, the SQLite
- * store (faces written through the analysis store, triggers, deletion,
- * reprocessing, two connections at once, 10k faces timed), and the real
- * UltraFace with the SFace stand-in on the ../shared group photos (skipped
- * when ../shared is absent).
+ * store (the engine-neutral suite of ./clusterStoreSuite.ts: faces written
+ * through the analysis store, triggers, deletion, reprocessing; then what is
+ * SQLite's own: two connections at once on one file, 10k faces timed), and the
+ * real UltraFace with the SFace stand-in on the ../shared group photos (skipped
+ * when ../shared is absent). PostgreSQL runs the same suite in
+ * test/storage/postgresClusters.test.ts and postgresClusterRace.test.ts.
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
