@@ -256,10 +256,14 @@ function createKoa({ logger, blobs, urls, outputs }: Services): Koa {
   const koa = new Koa();
   koa.proxy = true;
   // Koa prints stream errors itself unless someone listens. A client that stops a
-  // download (a video player seeking) is routine; anything else goes to the log.
+  // download (a video player seeking) is routine; a connection that ends inside a request
+  // (malformed or cut-off HTTP: llhttp's HPE_* codes) is the client's doing, not an error of ours;
+  // anything else goes to the log as an error.
   const routine = new Set(['ECONNRESET', 'EPIPE', 'ECONNABORTED', 'ERR_STREAM_PREMATURE_CLOSE']);
   koa.on('error', (err: NodeJS.ErrnoException) => {
-    if (!routine.has(err.code ?? '')) logger.error('server error', { err });
+    const code = err.code ?? '';
+    if (code.startsWith('HPE_')) logger.info('client sent malformed or incomplete HTTP', { code });
+    else if (!routine.has(code)) logger.error('server error', { err });
   });
   koa.use(requestLog(logger));
   koa.use(requestOriginMiddleware());
@@ -314,6 +318,9 @@ function healthzFetch({ modelFetch }: Services) {
   };
 }
 
+/** formidable's code for a request whose connection closed before its end (FormidableError.js `aborted`). */
+const FORMIDABLE_ABORTED = 1002;
+
 /** formidable's codes for the refusals that are not about size (FormidableError.js). */
 const FORMIDABLE_REFUSALS: Record<number, (limits: { maxFields: number }) => string> = {
   1007: ({ maxFields }) => `too many form fields: at most ${maxFields} text fields are read`,
@@ -344,11 +351,26 @@ function multipartBody({ config, blobs }: Services): Koa.Middleware {
       text: false,
       formidable: { ...formidableOptions, onFileBegin: (_name, file) => void started.push(file as unknown as Started) },
     });
+    // A client that goes silent mid-upload (no FIN: a lost network) would hold the request, its file handle and
+    // its scratch file for ever (requests have no overall timeout: big uploads are slow). Silence ends it.
+    // Once the body is read the handler may take its time (probing a long video): the timer stops there.
+    ctx.req.setTimeout(config.uploadIdleSeconds * 1000, () => ctx.req.destroy());
+    let read = false;
     try {
-      await multipart(ctx, next);
+      await multipart(ctx, () => {
+        read = true;
+        ctx.req.setTimeout(0);
+        return next();
+      });
     } catch (err) {
-      const refusal = FORMIDABLE_REFUSALS[(err as { code?: number }).code ?? -1];
-      throw refusal ? invalid(refusal(formidableOptions)) : err;
+      const code = (err as { code?: number }).code ?? -1;
+      const refusal = FORMIDABLE_REFUSALS[code];
+      if (refusal) throw invalid(refusal(formidableOptions));
+      // The client went away mid-upload: nobody reads the answer, and it is not a server error (issue #29).
+      if (!read && (code === FORMIDABLE_ABORTED || ctx.req.destroyed)) {
+        throw invalid('the client closed the upload before its end');
+      }
+      throw err;
     } finally {
       // Whatever the handler did not move into the store is scratch: remove it.
       const files = Object.values(ctx.request.files ?? {}).flat() as unknown as Array<{ filepath: string }>;

@@ -38,6 +38,8 @@ const EnvSchema = z.object({
     .int()
     .min(1)
     .default(4 * 1024 ** 3),
+  /** An upload whose client sends nothing for this long is dropped with its scratch file (a client gone silent). */
+  UPLOAD_IDLE_SECONDS: z.coerce.number().min(0.1).default(60),
   /** Largest accepted JSON body, in bytes (413 above). */
   MAX_JSON_BYTES: z.coerce
     .number()
@@ -126,6 +128,8 @@ export interface Config {
   rateLimitPerMinute: number;
   signInRateLimitPerMinute: number;
   maxUploadBytes: number;
+  /** UPLOAD_IDLE_SECONDS, in seconds. */
+  uploadIdleSeconds: number;
   maxJsonBytes: number;
   maxImagePixels: number;
   frameMaxSide: number;
@@ -206,6 +210,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     rateLimitPerMinute: e.RATE_LIMIT_PER_MINUTE,
     signInRateLimitPerMinute: e.SIGN_IN_RATE_LIMIT_PER_MINUTE,
     maxUploadBytes: e.MAX_UPLOAD_BYTES,
+    uploadIdleSeconds: e.UPLOAD_IDLE_SECONDS,
     maxJsonBytes: e.MAX_JSON_BYTES,
     maxImagePixels: e.MAX_IMAGE_PIXELS,
     frameMaxSide: e.FRAME_MAX_SIDE,
