@@ -28,13 +28,13 @@ t.before(async (ctx) => {
     dataDir: ctx.dataDir,
     env: { INGEST_CONCURRENCY: '0', UPLOAD_IDLE_SECONDS: '1' },
   });
-  const me = await (await fetch(`${ctx.server.baseUrl}/api/me`, { headers: { 'x-api-key': SERVER_KEY } })).json();
+  const me: any = await (await fetch(`${ctx.server.baseUrl}/api/me`, { headers: { 'x-api-key': SERVER_KEY } })).json();
   const r = await fetch(`${ctx.server.baseUrl}/api/organization/${me.organizationId}/datasets`, {
     method: 'POST',
     headers: { 'x-api-key': SERVER_KEY, 'content-type': 'application/json' },
     body: JSON.stringify({ name: 'abandoned' }),
   });
-  ctx.datasetId = (await r.json()).dataset.id;
+  ctx.datasetId = ((await r.json()) as any).dataset.id;
 });
 t.after(async (ctx) => {
   await ctx.server?.stop();
