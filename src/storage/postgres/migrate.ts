@@ -83,7 +83,7 @@ export async function migratePg(db: PgDb, sets: MigrationSet[]): Promise<string[
 export class MigrationError extends Error {
   constructor(
     readonly migration: string,
-    readonly cause: unknown,
+    override readonly cause: unknown,
   ) {
     const text = cause instanceof Error ? cause.message : String(cause);
     const ext = /extension "(\w+)"/.exec(text)?.[1];
