@@ -6,6 +6,8 @@ import { once } from 'node:events';
 import type { WriteStream } from 'node:fs';
 import { mkdir, rm } from 'node:fs/promises';
 import path from 'node:path';
+import { checkDataDir } from './platform/dataDir.js';
+import { checkDatabaseFile, markClosedCleanly } from './storage/sqlite/integrity.js';
 import type { Config } from './config.js';
 import { bootstrap } from './features/accounts/index.js';
 import type { Services } from './features/kernel/services.js';
@@ -92,6 +94,9 @@ export interface App {
  * tests (through `app.koa.callback()` on a temp DATA_DIR).
  */
 export async function createApp(config: Config, logger: Logger = createLogger(config.logLevel)): Promise<App> {
+  // One line naming the fix, before anything writes: DATA_DIR this user cannot write, a damaged database file.
+  await checkDataDir(config.dataDir);
+  checkDatabaseFile(path.join(config.dataDir, 'library.db'), config.dbCheckAtStart);
   const stores = await openStores(config, logger);
   let runner: JobRunner | null = null;
   const services = buildServices(config, logger, stores, () => runner?.notify());
@@ -146,6 +151,7 @@ export async function createApp(config: Config, logger: Logger = createLogger(co
       await searchMaintenance.stop();
       await services.models.close();
       await stores.storage.close();
+      markClosedCleanly(path.join(config.dataDir, 'library.db'));
     },
   };
 }
