@@ -11,6 +11,7 @@ import {
   SHARP_CAN_DECODE_HEIC,
   canDecodeImage,
   exifToJson,
+  imageDecoderFor,
   probeImage,
 } from '../../src/files/imageProbe.js';
 import { sharedPath } from '../helpers/skip.js';
@@ -183,7 +184,7 @@ test('animated GIF and WebP: the frame is the first page only', async () => {
   }
 });
 
-test('TIFF and AVIF decode; HEIC support is reported honestly', async () => {
+test('TIFF and AVIF decode with sharp; HEIC with sharp or libheif; RAW from its preview; no JPEG XL', async () => {
   const base = sharp({ create: { width: 32, height: 24, channels: 3, background: '#123456' } });
   const tif = await probeImage(await save(await base.clone().tiff().toBuffer(), 'a.tif'), opts);
   assert.is(tif.format, 'tiff');
@@ -192,7 +193,11 @@ test('TIFF and AVIF decode; HEIC support is reported honestly', async () => {
   assert.equal([avif.width, avif.height], [32, 24]);
   assert.ok(canDecodeImage('avif'));
   assert.ok(canDecodeImage('jpg'));
-  assert.is(canDecodeImage('heic'), SHARP_CAN_DECODE_HEIC);
+  assert.ok(canDecodeImage('heic'));
+  assert.is(imageDecoderFor('heic'), SHARP_CAN_DECODE_HEIC ? 'sharp' : 'heif');
+  assert.is(imageDecoderFor('cr3'), 'raw');
+  assert.is(imageDecoderFor('dng'), 'raw');
+  assert.is(imageDecoderFor('jxl'), null);
   assert.is(IMAGE_FORMATS_SHARP_CAN_DECODE.has('mp4'), false);
 });
 
