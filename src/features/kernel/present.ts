@@ -4,6 +4,7 @@
  */
 import type { FileUrls } from '../../files/fileUrls.js';
 import type { FolderSummary, FrameDetail, FrameRecord, MediaRecord, StageRecord } from '../../storage/types.js';
+import { presentCapture } from './presentCapture.js';
 import type { Services } from './services.js';
 
 /**
@@ -86,6 +87,8 @@ export function presentMedia(urls: FileUrls, m: MediaRecord, extras: PresentExtr
     createdAt: m.createdAt,
     // Ours: when the photo was taken or the video recorded (EXIF, container metadata); null when unknown.
     takenAt: m.takenAt,
+    // Ours: the zone of takenAt, the camera and the position (presentCapture.ts).
+    ...presentCapture(m),
     updatedAt: m.updatedAt,
     createdById: m.createdById,
     updatedById: m.updatedById,
