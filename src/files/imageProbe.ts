@@ -42,6 +42,8 @@ export interface ImageProbeOptions {
   decoder?: ImageDecoder;
   /** ExifTool's tags of the file, when read: a RAW's preview choice and orientation use them. */
   tags?: Tags | null;
+  /** The ffmpeg executable, for the first frame of an image sequence. */
+  ffmpegPath?: string;
 }
 
 /** Stored image extensions (as sniffFile names them) that sharp itself can decode with this build. */
@@ -81,7 +83,7 @@ export async function probeImage(path: string, opts: ImageProbeOptions): Promise
   const limit = Math.max(1, Math.floor(opts.maxPixels));
   // sharp's header read applies limitInputPixels too, with a vague message; the
   // source reads it without, so that the check below can say why.
-  const source = await openImageSource(path, opts.decoder ?? 'sharp', limit, opts.tags ?? null);
+  const source = await openImageSource(path, opts.decoder ?? 'sharp', limit, opts);
   const { meta, pixelWidth: rawW, pixelHeight: rawH } = source;
   if (!rawW || !rawH) throw unprocessable('the image has no dimensions');
   if (rawW * rawH > limit) {

@@ -3,7 +3,8 @@
  *
  *  - `sharp`: the file itself (JPEG, PNG, WebP, GIF, TIFF, AVIF; HEIC where sharp has HEVC);
  *  - `heif`:  libheif in WebAssembly, in a worker thread (heic/heicDecode.ts), for HEIC without it;
- *  - `raw`:   the largest JPEG a camera RAW embeds (rawPreview.ts).
+ *  - `raw`:   the largest JPEG a camera RAW embeds (rawPreview.ts);
+ *  - `sequence`: the first frame of an animated AVIF, decoded by ffmpeg (firstFrame.ts).
  *
  * Each source says the header facts (for the pixel limit, checked before any decoding) and gives a sharp
  * pipeline that yields the picture upright.
@@ -12,6 +13,7 @@ import sharp from 'sharp';
 import type { Metadata, Sharp, SharpOptions } from 'sharp';
 import { unprocessable } from '../platform/errors.js';
 import type { Tags } from './exifTool.js';
+import { firstFramePng } from './firstFrame.js';
 import { decodeHeic } from './heic/heicDecode.js';
 import { missingBoxBytes } from './isoBoxes.js';
 import { extractRawPreview } from './rawPreview.js';
@@ -30,7 +32,13 @@ export const SHARP_CAN_DECODE_HEIC: boolean = (() => {
 })();
 
 /** How an image's pixels are read. */
-export type ImageDecoder = 'sharp' | 'heif' | 'raw';
+export type ImageDecoder = 'sharp' | 'heif' | 'raw' | 'sequence';
+
+/** What some sources need beside the file: ExifTool's tags (RAW, sequence), ffmpeg (sequence). */
+export interface SourceExtras {
+  tags?: Tags | null;
+  ffmpegPath?: string;
+}
 
 /** Header facts and a way to the upright picture. */
 export interface ImageSource {
@@ -69,9 +77,10 @@ export async function openImageSource(
   path: string,
   decoder: ImageDecoder,
   limit: number,
-  tags: Tags | null = null,
+  extras: SourceExtras = {},
 ): Promise<ImageSource> {
-  if (decoder === 'raw') return rawSource(path, limit, tags);
+  if (decoder === 'raw') return rawSource(path, limit, extras.tags ?? null);
+  if (decoder === 'sequence') return sequenceSource(path, limit, extras);
   const meta = await header(path, limit);
   const w = meta.width ?? 0;
   const h = meta.pageHeight ?? meta.height ?? 0;
@@ -130,6 +139,30 @@ async function rawSource(path: string, limit: number, tags: Tags | null): Promis
     height: sensor ? (turn ? sw : sh) : ph,
     upright: async () => orient(sharp(preview.jpeg, inputOptions(limit)), meta.orientation ? null : orientation),
     exifExtras: { rawPreview: { tag: preview.tag, width: pw, height: ph } },
+  };
+}
+
+/**
+ * The first frame of an image sequence. Its size is checked against the limit from ExifTool's header read
+ * before ffmpeg decodes anything; the PNG ffmpeg writes is already upright.
+ */
+async function sequenceSource(path: string, limit: number, extras: SourceExtras): Promise<ImageSource> {
+  const w = numberOr(extras.tags?.ImageWidth, 0);
+  const h = numberOr(extras.tags?.ImageHeight, 0);
+  if (w * h > limit) throw unprocessable(`image is larger than ${limit / 1e6} megapixels (${w}x${h})`);
+  if (!extras.ffmpegPath) throw unprocessable('the image sequence cannot be decoded here (no ffmpeg)');
+  const png = await firstFramePng(path, extras.ffmpegPath);
+  const meta = await header(png, limit);
+  const pw = meta.width ?? 0;
+  const ph = meta.height ?? 0;
+  return {
+    meta,
+    pixelWidth: pw,
+    pixelHeight: ph,
+    width: pw,
+    height: ph,
+    upright: async () => sharp(png, inputOptions(limit)),
+    exifExtras: { sequence: true },
   };
 }
 

@@ -11,6 +11,8 @@ export interface Sniffed {
   kind: 'image' | 'video';
   mime: string;
   ext: string;
+  /** An image sequence sharp cannot read (animated AVIF): its first frame is decoded by ffmpeg. */
+  sequence?: true;
 }
 
 /** How many bytes of the head are read: enough for an ftyp box with many brands and an EBML header. */
@@ -23,6 +25,7 @@ const WEBP: Sniffed = { kind: 'image', mime: 'image/webp', ext: 'webp' };
 const TIFF: Sniffed = { kind: 'image', mime: 'image/tiff', ext: 'tif' };
 const HEIC: Sniffed = { kind: 'image', mime: 'image/heic', ext: 'heic' };
 const AVIF: Sniffed = { kind: 'image', mime: 'image/avif', ext: 'avif' };
+const AVIF_SEQUENCE: Sniffed = { ...AVIF, sequence: true };
 const MP4: Sniffed = { kind: 'video', mime: 'video/mp4', ext: 'mp4' };
 const MOV: Sniffed = { kind: 'video', mime: 'video/quicktime', ext: 'mov' };
 const WEBM: Sniffed = { kind: 'video', mime: 'video/webm', ext: 'webm' };
@@ -89,6 +92,7 @@ function sniffFtyp(buf: Buffer): Sniffed | null {
   const compatible: string[] = [];
   for (let i = 16; i + 4 <= end; i += 4) compatible.push(ascii(buf, i, i + 4));
 
+  if (major === 'avis') return AVIF_SEQUENCE;
   if (AVIF_BRANDS.has(major)) return AVIF;
   if (HEIC_BRANDS.has(major)) return HEIC;
   if (HEIF_GENERIC_BRANDS.has(major)) {

@@ -39,6 +39,8 @@ const CASES: Case[] = [
   { file: 'hif_canon_eosr5_10bit.hif', type: 'image', mime: 'image/heic', size: [2400, 1600] },
   { file: 'avif_olympus_epl8_exif.avif', type: 'image', mime: 'image/avif', size: [1920, 1080] },
   { file: 'avif_alpha_bbb.avif', type: 'image', mime: 'image/avif', size: [3840, 2160] },
+  // An AV1 image sequence with no still item: its first frame, decoded by ffmpeg.
+  { file: 'avif_sequence_av1_animated.avif', type: 'image', mime: 'image/avif', size: [800, 450] },
   { file: 'tiff_16bit_rgb.tiff', type: 'image', mime: 'image/tiff', size: [317, 211] },
   { file: 'png_rgba_alpha_2048x1536.png', type: 'image', mime: 'image/png', size: [2048, 1536] },
   { file: 'gif_animated_30frames.gif', type: 'image', mime: 'image/gif', size: [80, 80] },

@@ -1,7 +1,7 @@
 import { rm } from 'node:fs/promises';
 import { DomainError, invalid } from '../../platform/errors.js';
 import { newMediaId } from '../../platform/ids.js';
-import { resolveFfprobe } from '../../files/binaries.js';
+import { resolveFfmpeg, resolveFfprobe } from '../../files/binaries.js';
 import { captureFacts, withCaptureFacts, type CaptureFacts } from '../../files/captureFacts.js';
 import { readTags, type Tags } from '../../files/exifTool.js';
 import { imageDecoderFor, probeImage } from '../../files/imageProbe.js';
@@ -53,7 +53,7 @@ export async function uploadMedia(
     // ExifTool runs beside Node (its own processes): the metadata, and which RAW a TIFF-headed file is.
     const tags = await readTags(input.file.tempPath);
     const sniffed: Sniffed = refineTiff(head, tags?.FileType);
-    const decoder = sniffed.kind === 'image' ? imageDecoderFor(sniffed.ext) : null;
+    const decoder = sniffed.kind === 'video' ? null : sniffed.sequence ? 'sequence' : imageDecoderFor(sniffed.ext);
     if (sniffed.kind === 'image' && !decoder) {
       throw new DomainError(
         'unsupported_media',
@@ -124,6 +124,7 @@ async function storeImage(
     frameMaxSide: deps.config.frameMaxSide,
     decoder,
     tags,
+    ffmpegPath: resolveFfmpeg(deps.config.ffmpegPath),
   });
   const original = await deps.blobs.putFile(file.tempPath, ext, file.sha256 ?? undefined);
   const frame = await deps.blobs.putBuffer(probe.frame.buffer, probe.frame.ext);
