@@ -6,6 +6,7 @@
  * Safety: the pixel count is checked from the header before any decoding, so a
  * small file that claims to be enormous (a "pixel bomb") is refused cheaply.
  */
+import sharp from 'sharp';
 import type { OutputInfo } from 'sharp';
 import { DomainError, unprocessable } from '../platform/errors.js';
 import { takenAtFromExif } from './captureTime.js';
@@ -55,6 +56,8 @@ export const IMAGE_FORMATS_SHARP_CAN_DECODE: ReadonlySet<string> = new Set([
   'tif',
   'avif',
   ...(SHARP_CAN_DECODE_HEIC ? ['heic'] : []),
+  // The prebuilt sharp has no JPEG XL input; a sharp over a system libvips with libjxl has.
+  ...(sharp.format.jxl?.input?.file ? ['jxl'] : []),
 ]);
 
 /**
