@@ -29,6 +29,7 @@ const RAW_FORMATS: RawFormat[] = [
   { fileType: 'NRW', ext: 'nrw', mime: 'image/x-nikon-nrw' },
   { fileType: 'ARW', ext: 'arw', mime: 'image/x-sony-arw' },
   { fileType: 'SR2', ext: 'sr2', mime: 'image/x-sony-sr2' },
+  { fileType: 'SRF', ext: 'srf', mime: 'image/x-sony-srf' },
   { fileType: 'ORF', ext: 'orf', mime: 'image/x-olympus-orf' },
   { fileType: 'RAF', ext: 'raf', mime: 'image/x-fujifilm-raf' },
   { fileType: 'RW2', ext: 'rw2', mime: 'image/x-panasonic-rw2' },
