@@ -182,6 +182,12 @@ export interface MediaStore {
    */
   mutateMetadata(id: string, userId: string, mutate: (metadata: Metadata) => Metadata): Promise<MediaRecord>;
   /**
+   * Sets top-level keys of an item's `exif` document (server-derived facts, such as `webVideo`, the
+   * web-playable copy of a video), keeping the others; updatedAt is not changed (nobody edited the item).
+   * Null when the item is not there or not active.
+   */
+  mergeExif(id: string, patch: Record<string, unknown>): Promise<MediaRecord | null>;
+  /**
    * Soft-deletes the item with all its versions, frames and objects, and for a
    * folder everything beneath it; decrements the storage counter.
    * Returns how many media rows changed to deleted.
@@ -226,7 +232,10 @@ export interface MediaStore {
   setProcessingStatus(id: string, status: ProcessingStatus, error: string | null): Promise<void>;
   /** Ids of active items still `pending` or `processing` (to make sure each has its ingest job after a crash). */
   unfinishedIds(limit: number, afterId?: string): Promise<string[]>;
-  /** Which of these blob keys some media, frame (its file or a rendition) or object row (any status) still references. */
+  /**
+   * Which of these blob keys some media (its file, or its video's web copy `exif.webVideo.key`), frame (its
+   * file or a rendition) or object row (any status) still references.
+   */
   referencedBlobKeys(keys: string[]): Promise<Set<string>>;
   /**
    * How many queued or running jobs of this type are keyed by an item of the organization (jobs queued

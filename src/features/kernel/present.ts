@@ -3,6 +3,7 @@
  * DetectedObject tables describe. Everything a listing shows goes through here.
  */
 import type { FileUrls } from '../../files/fileUrls.js';
+import { needsWebVideo, webVideoOf } from '../../files/webPlayable.js';
 import type { FolderSummary, FrameDetail, FrameRecord, MediaRecord, StageRecord } from '../../storage/types.js';
 import { presentCapture } from './presentCapture.js';
 import type { Services } from './services.js';
@@ -72,6 +73,8 @@ export function presentMedia(urls: FileUrls, m: MediaRecord, extras: PresentExtr
     name: m.name,
     type: m.type,
     blob: isFolder ? 'folder' : m.blobKey ? urls.urlFor(m.blobKey, m.name) : '',
+    // Ours: what a browser's <video> plays (the original, or its web copy); null until the copy is made.
+    playbackUrl: playbackUrl(urls, m),
     // The item's thumbnails are its first frame's (an image's one frame, a video's poster).
     ...presentRenditions(urls, frames[0]),
     path: m.path,
@@ -105,6 +108,14 @@ export function presentMedia(urls: FileUrls, m: MediaRecord, extras: PresentExtr
     analysis: presentStages(extras.stages ?? []),
     frames: frames.map((f) => presentFrame(urls, f)),
   };
+}
+
+/** A video's playable URL: the original when browsers play it, else its web copy once made; null otherwise. */
+function playbackUrl(urls: FileUrls, m: MediaRecord): string | null {
+  if (m.type !== 'video' || !m.blobKey) return null;
+  if (!needsWebVideo(m)) return urls.urlFor(m.blobKey, m.name);
+  const copy = webVideoOf(m);
+  return copy ? urls.urlFor(copy.key) : null;
 }
 
 /**

@@ -82,6 +82,13 @@ export const mediaObjectSchema = z
     mimeType: z.string().nullable(),
     width: z.number().nullable().describe('upright width in pixels (EXIF orientation, video rotation applied)'),
     height: z.number().nullable().describe('upright height in pixels'),
+    playbackUrl: z
+      .string()
+      .nullable()
+      .describe(
+        "a video's URL for a browser's <video>: the original when browsers play it, else its web-playable copy " +
+          '(H.264/AAC MP4, faststart, made after the analysis); null for images and until the copy is made',
+      ),
     exif: z
       .record(z.string(), z.unknown())
       .describe("EXIF as JSON (the spec's), plus `capture`: the normalised facts ExifTool read"),

@@ -268,7 +268,20 @@ export function mediaReads({
         )
         .pluck()
         .all(json, json, json, json, json) as string[];
-      return new Set(found);
+      const referenced = new Set(found);
+      // A video's web-playable copy (exif.webVideo.key, features/ingest/webVideo.ts): an MP4 no column names.
+      const copies = keys.filter((k) => k.endsWith('.mp4') && !referenced.has(k));
+      if (copies.length > 0) {
+        const more = db
+          .prepare(
+            `SELECT json_extract(exif, '$.webVideo.key') FROM media
+             WHERE type = 'video' AND json_extract(exif, '$.webVideo.key') ${IN_IDS}`,
+          )
+          .pluck()
+          .all(JSON.stringify(copies)) as string[];
+        for (const k of more) referenced.add(k);
+      }
+      return referenced;
     },
     pendingItemJobs: async (type, organizationId) =>
       db
