@@ -12,7 +12,7 @@ import { DomainError, unprocessable } from '../platform/errors.js';
 import { takenAtFromExif } from './captureTime.js';
 import type { Tags } from './exifTool.js';
 import { exifToJson } from './exifJson.js';
-import { SHARP_CAN_DECODE_HEIC, openImageSource, shortReason, type ImageDecoder } from './imageSources.js';
+import { SHARP_CAN_DECODE_HEIC, checkPixels, openImageSource, shortReason, type ImageDecoder } from './imageSources.js';
 import { isRawExt } from './rawFormats.js';
 
 export { exifToJson } from './exifJson.js';
@@ -88,10 +88,7 @@ export async function probeImage(path: string, opts: ImageProbeOptions): Promise
   // source reads it without, so that the check below can say why.
   const source = await openImageSource(path, opts.decoder ?? 'sharp', limit, opts);
   const { meta, pixelWidth: rawW, pixelHeight: rawH } = source;
-  if (!rawW || !rawH) throw unprocessable('the image has no dimensions');
-  if (rawW * rawH > limit) {
-    throw unprocessable(`image is larger than ${formatMegapixels(limit)} megapixels (${rawW}x${rawH})`);
-  }
+  checkPixels(rawW, rawH, limit);
 
   let exif: Record<string, unknown> = { tags: {} };
   if (meta.exif && meta.exif.length > 0) exif = exifToJson(meta.exif);
@@ -125,10 +122,4 @@ export async function probeImage(path: string, opts: ImageProbeOptions): Promise
     takenAt: takenAtFromExif(exif),
     frame: { buffer: out.data, width: out.info.width, height: out.info.height, ext },
   };
-}
-
-/** 1e8 → "100", 2.5e7 → "25", 12345678 → "12.3". */
-function formatMegapixels(pixels: number): string {
-  const mp = pixels / 1e6;
-  return Number.isInteger(mp) ? String(mp) : String(Number(mp.toFixed(1)));
 }

@@ -103,20 +103,34 @@ export async function openImageSource(
 async function heifSource(path: string, meta: Metadata, w: number, h: number, limit: number): Promise<ImageSource> {
   const missing = await missingBoxBytes(path);
   if (missing > 0) throw unprocessable(`the HEIC file is truncated (${missing} bytes of its data are missing)`);
+  checkPixels(w, h, limit); // before decoding: the decoder holds the whole image
+  // Decoded now: the item's size is the decoded picture's, after the file's rotation (irot) is applied.
+  const px = await decodeHeic(path);
+  const raw = { width: px.width, height: px.height, channels: px.channels };
   return {
     meta,
     pixelWidth: w,
     pixelHeight: h,
-    width: w,
-    height: h,
+    width: px.width,
+    height: px.height,
     upright: async () => {
-      const px = await decodeHeic(path);
-      const raw = { width: px.width, height: px.height, channels: px.channels };
       const image = sharp(px.data, { raw, limitInputPixels: limit });
       return meta.hasAlpha ? image : image.removeAlpha();
     },
     exifExtras: {},
   };
+}
+
+/** Refuses an image of more than `limit` pixels, saying its size and the limit. */
+export function checkPixels(w: number, h: number, limit: number): void {
+  if (!w || !h) throw unprocessable('the image has no dimensions');
+  if (w * h > limit) throw unprocessable(`image is larger than ${formatMegapixels(limit)} megapixels (${w}x${h})`);
+}
+
+/** 1e8 → "100", 2.5e7 → "25", 12345678 → "12.3". */
+function formatMegapixels(pixels: number): string {
+  const mp = pixels / 1e6;
+  return Number.isInteger(mp) ? String(mp) : String(Number(mp.toFixed(1)));
 }
 
 /** A RAW through its embedded JPEG, turned by the preview's own orientation or else the RAW's. */
@@ -149,7 +163,7 @@ async function rawSource(path: string, limit: number, tags: Tags | null): Promis
 async function sequenceSource(path: string, limit: number, extras: SourceExtras): Promise<ImageSource> {
   const w = numberOr(extras.tags?.ImageWidth, 0);
   const h = numberOr(extras.tags?.ImageHeight, 0);
-  if (w * h > limit) throw unprocessable(`image is larger than ${limit / 1e6} megapixels (${w}x${h})`);
+  if (w && h) checkPixels(w, h, limit);
   if (!extras.ffmpegPath) throw unprocessable('the image sequence cannot be decoded here (no ffmpeg)');
   const png = await firstFramePng(path, extras.ffmpegPath);
   const meta = await header(png, limit);
