@@ -233,7 +233,8 @@ export interface MediaStore {
   /** Ids of active items still `pending` or `processing` (to make sure each has its ingest job after a crash). */
   unfinishedIds(limit: number, afterId?: string): Promise<string[]>;
   /**
-   * Which of these blob keys some media (its file, or its video's web copy `exif.webVideo.key`), frame (its
+   * Which of these blob keys some media (its file, its video's web copy `exif.webVideo.key`, its Live Photo
+   * motion `exif.livePhoto.key`), frame (its
    * file or a rendition) or object row (any status) still references.
    */
   referencedBlobKeys(keys: string[]): Promise<Set<string>>;
@@ -244,6 +245,11 @@ export interface MediaStore {
   pendingItemJobs(type: string, organizationId: string): Promise<number>;
   /** Active items (not folders) of the organization whose own file is this blob, current versions first, then newest first. */
   findByBlobKey(organizationId: string, blobKey: string): Promise<MediaRecord[]>;
+  /**
+   * Active items of the collection whose `exif.capture.contentIdentifier` is this (the two halves of a Live
+   * Photo share one), oldest first; indexed (migration 026).
+   */
+  findByContentIdentifier(collectionId: string, contentIdentifier: string): Promise<MediaRecord[]>;
   /**
    * For each content hash (sha256 hex) an active item (not a folder, any version) of the collection whose own
    * file has those bytes (the current version first, then the oldest); hashes without one are left out.

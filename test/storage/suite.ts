@@ -1071,6 +1071,29 @@ export function storageSuite(
     assert.is(await s.media.mergeExif(a.id, { x: 1 }), null);
   });
 
+  test('findByContentIdentifier: active items of the collection sharing an Apple content identifier', async () => {
+    const cid = 'E905E6C6-C747-4805-942F-9904A0281F02';
+    const still = await addItem(fx.root);
+    const motion = await addItem(fx.root, { type: 'video' });
+    const other = await addItem(fx.root);
+    await s.media.mergeExif(still.id, { capture: { contentIdentifier: cid } });
+    await s.media.mergeExif(motion.id, { capture: { contentIdentifier: cid } });
+    await s.media.mergeExif(other.id, { capture: { contentIdentifier: 'another' } });
+    const found = await s.media.findByContentIdentifier(fx.coll.id, cid);
+    assert.equal(
+      found.map((m) => m.id),
+      [still.id, motion.id],
+    );
+    assert.equal(await s.media.findByContentIdentifier(newMediaId(), cid), [], 'another collection');
+    await s.media.softDelete(motion.id, fx.user.id);
+    assert.equal(
+      (await s.media.findByContentIdentifier(fx.coll.id, cid)).map((m) => m.id),
+      [still.id],
+    );
+    await s.media.mergeExif(still.id, { livePhoto: { key: 'e'.repeat(64) + '.mov' } });
+    assert.equal([...(await s.media.referencedBlobKeys(['e'.repeat(64) + '.mov']))], ['e'.repeat(64) + '.mov']);
+  });
+
   test('mutateMetadata applies the function, and a throw aborts without writing', async () => {
     const a = await addItem(fx.root, { metadata: { note: 'keep', tags: { color: ['red'] } } });
     const seen: Metadata[] = [];

@@ -124,6 +124,8 @@ const OBJECT_COLUMNS = columnsOf<ObjectRow>({
 
 /** Matches the ids of the one parameter, a JSON array. */
 const IN_IDS = `IN (SELECT value FROM json_each(?))`;
+/** The exif document, or NULL where it is not valid JSON (json_extract would fail the whole query on it). */
+const VALID_EXIF = `CASE WHEN json_valid(exif) THEN exif END`;
 
 type Reader<Row> = (ids: string) => Row[];
 
@@ -269,16 +271,19 @@ export function mediaReads({
         .pluck()
         .all(json, json, json, json, json) as string[];
       const referenced = new Set(found);
-      // A video's web-playable copy (exif.webVideo.key, features/ingest/webVideo.ts): an MP4 no column names.
-      const copies = keys.filter((k) => k.endsWith('.mp4') && !referenced.has(k));
+      // Files only exif names: a video's web copy (exif.webVideo.key, an MP4) and a Live Photo's motion
+      // (exif.livePhoto.key, a MOV or MP4, on the still).
+      const copies = keys.filter((k) => /\.(mp4|mov)$/.test(k) && !referenced.has(k));
       if (copies.length > 0) {
         const more = db
           .prepare(
-            `SELECT json_extract(exif, '$.webVideo.key') FROM media
-             WHERE type = 'video' AND json_extract(exif, '$.webVideo.key') ${IN_IDS}`,
+            `SELECT json_extract(${VALID_EXIF}, '$.webVideo.key') FROM media
+             WHERE type = 'video' AND json_extract(${VALID_EXIF}, '$.webVideo.key') ${IN_IDS}
+             UNION SELECT json_extract(${VALID_EXIF}, '$.livePhoto.key') FROM media
+             WHERE type = 'image' AND json_extract(${VALID_EXIF}, '$.livePhoto.key') ${IN_IDS}`,
           )
           .pluck()
-          .all(JSON.stringify(copies)) as string[];
+          .all(JSON.stringify(copies), JSON.stringify(copies)) as string[];
         for (const k of more) referenced.add(k);
       }
       return referenced;
