@@ -75,6 +75,8 @@ export function presentMedia(urls: FileUrls, m: MediaRecord, extras: PresentExtr
     blob: isFolder ? 'folder' : m.blobKey ? urls.urlFor(m.blobKey, m.name) : '',
     // Ours: what a browser's <video> plays (the original, or its web copy); null until the copy is made.
     playbackUrl: playbackUrl(urls, m),
+    // Ours: a Live Photo still's movie, played on hover or press; null for anything else.
+    livePhoto: livePhoto(urls, m),
     // The item's thumbnails are its first frame's (an image's one frame, a video's poster).
     ...presentRenditions(urls, frames[0]),
     path: m.path,
@@ -116,6 +118,13 @@ function playbackUrl(urls: FileUrls, m: MediaRecord): string | null {
   if (!needsWebVideo(m)) return urls.urlFor(m.blobKey, m.name);
   const copy = webVideoOf(m);
   return copy ? urls.urlFor(copy.key) : null;
+}
+
+/** A Live Photo still's motion (exif.livePhoto, features/library/livePhoto.ts) with its URL. */
+function livePhoto(urls: FileUrls, m: MediaRecord) {
+  const motion = m.type === 'image' ? (m.exif?.livePhoto as { key?: unknown; duration?: unknown } | undefined) : null;
+  if (!motion || typeof motion.key !== 'string') return null;
+  return { motionUrl: urls.urlFor(motion.key), duration: typeof motion.duration === 'number' ? motion.duration : null };
 }
 
 /**

@@ -89,6 +89,13 @@ export const mediaObjectSchema = z
         "a video's URL for a browser's <video>: the original when browsers play it, else its web-playable copy " +
           '(H.264/AAC MP4, faststart, made after the analysis); null for images and until the copy is made',
       ),
+    livePhoto: z
+      .object({ motionUrl: z.string(), duration: z.number().nullable() })
+      .nullable()
+      .describe(
+        "a Live Photo still's movie (the QuickTime file with the same Apple content identifier, kept whole): " +
+          'the still is the item, the movie plays on hover or press; null for anything else',
+      ),
     exif: z
       .record(z.string(), z.unknown())
       .describe("EXIF as JSON (the spec's), plus `capture`: the normalised facts ExifTool read"),

@@ -12,6 +12,7 @@ import { probeVideo } from '../../files/videoProbe.js';
 import type { NewFrame, NewMedia } from '../../storage/types.js';
 import { loadCollection } from '../kernel/access.js';
 import { resolveFolderPath } from './folders.js';
+import { pairLivePhoto } from './livePhoto.js';
 import { normalizeMetadata } from './tags.js';
 import type { Principal, Services } from '../kernel/services.js';
 import { enqueueIngest } from '../ingest/index.js';
@@ -84,9 +85,11 @@ export async function uploadMedia(
     };
     const media: NewMedia = { ...base, ...fields, processingStatus: 'pending' };
     const record = await deps.storage.media.insert(media, stored.frames);
+    // A Live Photo's movie joins its still, which then stands for this upload (livePhoto.ts).
+    const item = await pairLivePhoto(deps, principal, record);
     // The row is written first: a crash before the job exists is repaired at start-up (resumeUnfinished).
-    await enqueueIngest(deps, record.id);
-    return record;
+    if (item.id === record.id) await enqueueIngest(deps, record.id);
+    return item;
   } finally {
     await rm(input.file.tempPath, { force: true });
   }
