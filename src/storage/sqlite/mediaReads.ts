@@ -12,6 +12,7 @@ import {
   type MediaRow,
   type ObjectRow,
 } from './rows.js';
+import { referencedBlobKeys } from './blobReferences.js';
 import { columnsOf, rowReader } from './rowReader.js';
 
 /** Every column of MediaRow (the batch reads and the browse page read them). */
@@ -124,8 +125,6 @@ const OBJECT_COLUMNS = columnsOf<ObjectRow>({
 
 /** Matches the ids of the one parameter, a JSON array. */
 const IN_IDS = `IN (SELECT value FROM json_each(?))`;
-/** The exif document, or NULL where it is not valid JSON (json_extract would fail the whole query on it). */
-const VALID_EXIF = `CASE WHEN json_valid(exif) THEN exif END`;
 
 type Reader<Row> = (ids: string) => Row[];
 
@@ -258,36 +257,7 @@ export function mediaReads({
         )
         .pluck()
         .all(afterId, limit) as string[],
-    referencedBlobKeys: async (keys) => {
-      const json = JSON.stringify(keys);
-      const found = db
-        .prepare(
-          `SELECT blob_key FROM media WHERE blob_key ${IN_IDS}
-           UNION SELECT blob_key FROM frames WHERE blob_key ${IN_IDS}
-           UNION SELECT thumbnail_key FROM frames WHERE thumbnail_key ${IN_IDS}
-           UNION SELECT preview_key FROM frames WHERE preview_key ${IN_IDS}
-           UNION SELECT blob_key FROM detected_objects WHERE blob_key ${IN_IDS}`,
-        )
-        .pluck()
-        .all(json, json, json, json, json) as string[];
-      const referenced = new Set(found);
-      // Files only exif names: a video's web copy (exif.webVideo.key, an MP4) and a Live Photo's motion
-      // (exif.livePhoto.key, a MOV or MP4, on the still).
-      const copies = keys.filter((k) => /\.(mp4|mov)$/.test(k) && !referenced.has(k));
-      if (copies.length > 0) {
-        const more = db
-          .prepare(
-            `SELECT json_extract(${VALID_EXIF}, '$.webVideo.key') FROM media
-             WHERE type = 'video' AND json_extract(${VALID_EXIF}, '$.webVideo.key') ${IN_IDS}
-             UNION SELECT json_extract(${VALID_EXIF}, '$.livePhoto.key') FROM media
-             WHERE type = 'image' AND json_extract(${VALID_EXIF}, '$.livePhoto.key') ${IN_IDS}`,
-          )
-          .pluck()
-          .all(JSON.stringify(copies), JSON.stringify(copies)) as string[];
-        for (const k of more) referenced.add(k);
-      }
-      return referenced;
-    },
+    referencedBlobKeys: async (keys) => referencedBlobKeys(db, keys),
     pendingItemJobs: async (type, organizationId) =>
       db
         .prepare(
