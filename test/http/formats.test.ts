@@ -5,11 +5,14 @@
  * ../shared is absent.
  */
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import sharp from 'sharp';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { sharedPath } from '../helpers/skip.js';
+import { testClip } from '../helpers/testClip.js';
 import { startTestApp, waitForProcessing, type TestApp } from '../helpers/testApp.js';
 
 const t = suite<{ app: TestApp; ds: string }>('formats');
@@ -93,6 +96,36 @@ for (const c of CASES) {
     assert.is(sha256(Buffer.from(await original.arrayBuffer())), sha256(bytes), 'original byte for byte');
   });
 }
+
+t('a 16-bit PNG and an AV1 MP4 (made here): ready, right size, thumbnail', async ({ app, ds }) => {
+  const png16 = await sharp({ create: { width: 64, height: 48, channels: 3, background: '#3366cc' } })
+    .toColourspace('rgb16')
+    .png()
+    .toBuffer();
+  assert.is((await sharp(png16).metadata()).depth, 'ushort', 'the PNG is 16-bit');
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'formats-'));
+  const av1 = await testClip(
+    path.join(dir, 'av1.mp4'),
+    '-c:v',
+    'libaom-av1',
+    '-cpu-used',
+    '8',
+    '-strict',
+    'experimental',
+  );
+  for (const [bytes, name, type, mime] of [
+    [png16, 'deep.png', 'image', 'image/png'],
+    [readFileSync(av1), 'av1.mp4', 'video', 'video/mp4'],
+  ] as const) {
+    const up = await app.upload({ datasetId: ds }, { bytes, filename: name });
+    assert.is(up.status, 200, JSON.stringify(up.body));
+    const m = await waitForProcessing(app, up.body.mediaId, 60_000);
+    assert.is(m.processingStatus, 'ready', `${name}: ${m.processingError}`);
+    assert.equal([m.type, m.mimeType, m.width, m.height], [type, mime, 64, 48]);
+    assert.type(m.thumbnailUrl, 'string');
+    if (type === 'video') assert.is(m.exif.codec, 'av1');
+  }
+});
 
 t('HEIC: the picture is decoded, not grey (grid tiles in place)', async ({ app, ds }) => {
   const p = sharedPath('fixtures/formats/heic_iphone11promax_gps_grid.heic', 'format fixtures');

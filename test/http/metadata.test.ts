@@ -4,8 +4,10 @@
  * ExifTool's own output run here as a separate program. Skipped with a message when ../shared is absent.
  */
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
+import sharp from 'sharp';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { sharedPath } from '../helpers/skip.js';
@@ -117,6 +119,42 @@ t('a file that says nothing: every field null, nothing invented', async ({ app, 
   assert.is(m.camera, null);
   assert.is(m.location, null);
 });
+
+t(
+  'XMP written into a file: rating, title, description (becomes the description), keywords (become tags)',
+  async ({ app, ds }) => {
+    const file = path.join(mkdtempSync(path.join(os.tmpdir(), 'xmp-')), 'rated.jpg');
+    writeFileSync(
+      file,
+      await sharp({ create: { width: 32, height: 24, channels: 3, background: '#963' } })
+        .jpeg()
+        .toBuffer(),
+    );
+    const xmp = ['-XMP:Rating=4', '-XMP:Title=Harbour at dawn', '-XMP:Description=Boats in the fog'];
+    execFileSync('perl', [
+      EXIFTOOL,
+      '-q',
+      '-overwrite_original',
+      ...xmp,
+      '-XMP:Subject=boats',
+      '-XMP:Subject=fog',
+      file,
+    ]);
+    const up = await app.upload({ datasetId: ds }, { bytes: readFileSync(file), filename: 'rated.jpg' });
+    assert.is(up.status, 200, JSON.stringify(up.body));
+    const m = (await app.request('GET', `/api/media/${up.body.mediaId}`)).body.media;
+    assert.is(m.exif.capture.rating, 4);
+    assert.is(m.exif.capture.title, 'Harbour at dawn');
+    assert.is(m.exif.capture.description, 'Boats in the fog');
+    assert.is(m.metadata.description, 'Boats in the fog');
+    assert.equal(m.metadata.tags.keywords, ['boats', 'fog']);
+    const found = await app.request('GET', `/api/dataset/${ds}/media?tags=fog`);
+    assert.ok(
+      found.body.media.some((x: { id: string }) => x.id === m.id),
+      'found by its keyword',
+    );
+  },
+);
 
 t('OpenAPI documents takenAtZone, camera and location on the media object', async ({ app }) => {
   const doc = (await app.request('GET', '/api/openapi.json')).body;
