@@ -140,6 +140,24 @@ t('a video with no video stream: 422', async ({ app, ds, dir }) => {
   await refused(app, ds, [422], readFileSync(audio), 'voice.mp4', /no video stream/);
 });
 
+t(
+  'a video whose header reads but whose pictures do not: accepted, then `failed` with the reason',
+  async ({ app, ds }) => {
+    const mp4 = fixture('mp4_hevc_hev1_216x384.mp4');
+    if (!mp4) return;
+    // Zero the media data (mdat) and keep the index (moov): ffprobe reads it, ffmpeg decodes no picture.
+    const broken = Buffer.from(mp4);
+    const at = broken.indexOf('mdat') - 4;
+    broken.fill(0, at + 8, at + broken.readUInt32BE(at));
+    const up = await app.upload({ datasetId: ds }, { bytes: broken, filename: 'zeroed.mp4' });
+    assert.is(up.status, 200, JSON.stringify(up.body));
+    const m = await waitForProcessing(app, up.body.mediaId, 60_000);
+    assert.is(m.processingStatus, 'failed');
+    assert.match(m.processingError, /video could not be decoded/);
+    assert.not.match(m.processingError, /\/tmp|\/work|at .*\.ts:/, 'words, not paths or stacks');
+  },
+);
+
 t('garbage GPS and a date in the year 30000: accepted, ready, the nonsense left out', async ({ app, ds, dir }) => {
   const file = path.join(dir, 'garbage.jpg');
   writeFileSync(
