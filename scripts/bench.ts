@@ -35,6 +35,7 @@ import { runRenditionsBench } from './bench/renditions.js';
 import { runThroughputBench } from './bench/throughput.js';
 import { runImportBench } from './bench/importCli.js';
 import { runSearchableBench } from './bench/searchable.js';
+import { runFormatsBench } from './bench/formats.js';
 
 const SECTIONS: Record<string, { describe: string; run: (opts: BenchOptions) => Promise<SectionResult> }> = {
   library: {
@@ -89,6 +90,11 @@ const SECTIONS: Record<string, { describe: string; run: (opts: BenchOptions) => 
     describe:
       'time per generated image with the Janus stand-in: POST /api/ai/generate and the worker vs the bare transformers.js call (issue 6)',
     run: runGenerateBench,
+  },
+  formats: {
+    describe:
+      'decode + frame of a 12 MP HEIC and of a RAW beside a JPEG of the same pixels, web-copy transcode speed, browse p99 during a transcode (issue 26)',
+    run: runFormatsBench,
   },
   web: {
     describe:

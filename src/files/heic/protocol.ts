@@ -1,10 +1,12 @@
 import type { SerializedError } from '../../platform/errors.js';
 
-/** workerData of a HEIC decoding thread: the file to decode. */
+/** One decode asked of a HEIC decoding thread: the file to decode, and the request's number. */
 export interface HeicRequest {
+  id: number;
   path: string;
 }
 
-/** Its one answer: the primary image as 8-bit RGBA, or why it could not be decoded. */
+/** Its answer: the primary image as 8-bit RGBA, or why it could not be decoded. */
 export type HeicReply =
-  { ok: true; width: number; height: number; data: ArrayBuffer } | { ok: false; error: SerializedError };
+  | { id: number; ok: true; width: number; height: number; data: ArrayBuffer }
+  | { id: number; ok: false; error: SerializedError };

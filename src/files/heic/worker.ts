@@ -1,31 +1,32 @@
 /**
- * The HEIC decoding thread (heicDecode.ts starts one per image): libheif in
- * WebAssembly (heic-decode over libheif-js) decodes the primary image, grid
- * tiles, alpha and 10-bit included, with its transformations (rotation,
- * mirroring) applied, and the RGBA pixels go back as a transferred buffer.
+ * A HEIC decoding thread (heicDecode.ts keeps up to two): libheif in WebAssembly (heic-decode over
+ * libheif-js) decodes each requested file's primary image, grid tiles, alpha and 10-bit included, with its
+ * transformations (rotation, mirroring) applied, and the RGBA pixels go back as a transferred buffer. The
+ * thread lives on between requests, so the WebAssembly module is compiled once, not per image.
  */
 import { readFile } from 'node:fs/promises';
-import { parentPort, workerData } from 'node:worker_threads';
+import { parentPort } from 'node:worker_threads';
 import { serializeError } from '../../platform/errors.js';
-import type { HeicRequest, HeicReply } from './protocol.js';
+import type { HeicReply, HeicRequest } from './protocol.js';
 
 const port = parentPort!;
-const request = workerData as HeicRequest;
+// libheif prints its parse errors itself; the replies carry them, the server's stderr need not.
+console.error = console.log = () => {};
+const decoder = import('heic-decode').then((m) => m.default);
 
-async function run(): Promise<HeicReply> {
-  // libheif prints its parse errors itself; the reply carries them, the server's stderr need not.
-  console.error = console.log = () => {};
-  const { default: decode } = await import('heic-decode');
-  const file = await readFile(request.path);
-  const image = await decode({ buffer: file });
+async function decode(request: HeicRequest): Promise<HeicReply> {
+  const decodeHeic = await decoder;
+  const image = await decodeHeic({ buffer: await readFile(request.path) });
   const view = image.data;
   // Transfer exactly the pixels: a view into a larger buffer is copied out first.
   const whole = view.byteOffset === 0 && view.byteLength === view.buffer.byteLength;
   const data = (whole ? view.buffer : view.slice().buffer) as ArrayBuffer;
-  return { ok: true, width: image.width, height: image.height, data };
+  return { id: request.id, ok: true, width: image.width, height: image.height, data };
 }
 
-run().then(
-  (reply) => port.postMessage(reply, reply.ok ? [reply.data] : []),
-  (err: unknown) => port.postMessage({ ok: false, error: serializeError(err) } satisfies HeicReply),
-);
+port.on('message', (request: HeicRequest) => {
+  decode(request).then(
+    (reply) => port.postMessage(reply, reply.ok ? [reply.data] : []),
+    (err: unknown) => port.postMessage({ id: request.id, ok: false, error: serializeError(err) } satisfies HeicReply),
+  );
+});
