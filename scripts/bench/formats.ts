@@ -9,11 +9,10 @@
  *  - Transcode: the web copy's ffmpeg arguments (webVideoArgs) on the 30 s 768x432 H.264 fixture (a stand-in
  *    input: the HEVC fixture lasts 0.7 s), as video seconds per hour of wall time.
  *  - Browse under a transcode: GET /api/dataset/{id}/media?limit=50 over HTTP on a 200-item collection, idle and
- *    while that transcode runs (target: p99 at most twice idle).
+ *    while that transcode runs at the job's low priority (target: p99 at most twice idle).
  *
  * Full: 5 decodes each, 200 browse requests. --quick: 2 decodes, 40 requests.
  */
-import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -23,7 +22,8 @@ import { resolveFfmpeg } from '../../src/files/binaries.js';
 import { endExifTool, readTags } from '../../src/files/exifTool.js';
 import { decodeHeic } from '../../src/files/heic/heicDecode.js';
 import { probeImage } from '../../src/files/imageProbe.js';
-import { webVideoArgs } from '../../src/features/ingest/webVideo.js';
+import { spawnFfmpeg } from '../../src/features/ingest/ffmpegRun.js';
+import { WEB_VIDEO_NICENESS, webVideoArgs } from '../../src/features/ingest/webVideo.js';
 import { fmtMs, measure, now, stats, type BenchOptions, type BenchRow, type SectionResult } from './harness.js';
 import { startApp } from './ingest.js';
 
@@ -101,10 +101,10 @@ async function rawRow(temp: string, reps: number, opts: BenchOptions): Promise<B
   };
 }
 
-function runFfmpeg(args: string[]): Promise<void> {
-  return new Promise((resolve, reject) =>
-    execFile(resolveFfmpeg(), args, { maxBuffer: 64 * 1024 * 1024 }, (err) => (err ? reject(err) : resolve())),
-  );
+/** ffmpeg as the web-video job runs it: the same arguments, the same low priority. */
+async function runFfmpeg(args: string[]): Promise<void> {
+  const run = await spawnFfmpeg(resolveFfmpeg(), args, 600_000, undefined, WEB_VIDEO_NICENESS);
+  if (run.code !== 0) throw new Error(`ffmpeg failed: ${run.lines.slice(-3).join(' | ')}`);
 }
 
 async function transcodeRow(temp: string, opts: BenchOptions) {

@@ -15,6 +15,8 @@ import { needsWebVideo, webVideoOf, type WebVideo } from '../../files/webPlayabl
 import type { Services } from '../kernel/services.js';
 import { abortReason, failureReason, spawnFfmpeg } from './ffmpegRun.js';
 
+/** The transcode runs at a low CPU priority: browsing and uploads go first (bench: formats, browse p99). */
+export const WEB_VIDEO_NICENESS = 15;
 /** Longest side of the copy: 1080p. */
 export const WEB_VIDEO_MAX_SIDE = 1920;
 /** Peak video bit rate of the copy, and the buffer the rate control averages over. */
