@@ -11,7 +11,7 @@
  * with no usable preview is refused with a reason.
  */
 import sharp from 'sharp';
-import { unprocessable } from '../platform/errors.js';
+import { DomainError, unprocessable } from '../platform/errors.js';
 import { readEmbedded, type Tags } from './exifTool.js';
 
 /** A preview smaller than this on its long side is a thumbnail, too small to show or analyse. */
@@ -31,10 +31,17 @@ export interface RawPreview {
 
 /**
  * The largest usable embedded JPEG of a RAW. Throws 'unprocessable' when there is none (a RAW we cannot show),
- * with words saying why.
+ * with words saying why; 'unavailable' when ExifTool did not run (`tags` null).
  */
 export async function extractRawPreview(file: string, tags: Tags | null): Promise<RawPreview> {
-  const present = PREVIEW_TAGS.filter((t) => !tags || t in tags);
+  // ExifTool answers every readable file with tags (an unknown format with an Error tag): none means it did not run.
+  if (!tags) {
+    throw new DomainError(
+      'unavailable',
+      'camera RAW files are read with ExifTool, which cannot run on this server (it needs Perl)',
+    );
+  }
+  const present = PREVIEW_TAGS.filter((t) => t in tags);
   let best: RawPreview | null = null;
   for (const tag of present) {
     const jpeg = await readEmbedded(tag, file);

@@ -12,6 +12,7 @@ import sharp from 'sharp';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { decodeHeic } from '../../src/files/heic/heicDecode.js';
+import { extractRawPreview } from '../../src/files/rawPreview.js';
 import { sharedPath } from '../helpers/skip.js';
 import { ffmpegTo } from '../helpers/testClip.js';
 import { startTestApp, waitForProcessing, type Reply, type TestApp } from '../helpers/testApp.js';
@@ -84,6 +85,14 @@ t('RAW without a usable preview: 422 saying what this server does with RAWs', as
   await refused(app, ds, [422], cr3.subarray(0, 60_000), 'IMG_0001.CR3', /no embedded preview.*160x120/);
   // Cut to 4 KB, ExifTool can no longer tell the DNG from a TIFF: sharp then finds it truncated.
   await refused(app, ds, [422], dng.subarray(0, 4000), 'cut.dng', /no embedded preview|could not be decoded/);
+});
+
+t('a RAW when ExifTool cannot run: 503 saying why (a server without Perl), not a wrong 422', async () => {
+  const cr3 = sharedPath('fixtures/formats/cr3_canon_r6_truncated_with_preview.cr3', 'format fixtures');
+  if (!cr3) return;
+  const err = await extractRawPreview(cr3, null).catch((e) => e);
+  assert.is(err.code, 'unavailable');
+  assert.match(err.message, /ExifTool.*Perl/);
 });
 
 t('lying extensions: judged by the bytes either way', async ({ app, ds }) => {
