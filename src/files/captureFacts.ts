@@ -66,7 +66,7 @@ export function captureFacts(tags: Tags | null, kind: 'image' | 'video'): Captur
     orientation: kind === 'image' ? integerIn(t.Orientation, 1, 8) : null,
     rating: integerIn(t.Rating, 0, 5),
     title: text(t.Title, MAX_TEXT) ?? text(t.XPTitle, MAX_TEXT) ?? text(t.ObjectName, MAX_TEXT),
-    description: text(t.Description, MAX_TEXT) ?? text(t.ImageDescription, MAX_TEXT),
+    description: authored(text(t.Description, MAX_TEXT) ?? text(t.ImageDescription, MAX_TEXT), make, model),
     keywords: keywords(t.Keywords ?? t.Subject ?? t.XPKeywords),
     contentIdentifier: text(t.ContentIdentifier, 100) ?? text(t.MediaGroupUUID, 100),
     fileType: text(t.FileType, 40),
@@ -100,6 +100,18 @@ function captureTime(t: Record<string, unknown>, kind: 'image' | 'video') {
     return { takenAt, takenAtZone: formatOffset(offset), timeZone: tz };
   }
   return none;
+}
+
+/**
+ * What cameras write into ImageDescription by themselves ("OLYMPUS DIGITAL CAMERA", "SONY DSC", their own
+ * name): not a description anyone wrote, so not one.
+ */
+const CAMERA_DEFAULTS = /^(?:[a-z ]*digital (?:still )?camera|sony dsc|default|image|photo|picture|untitled)$/i;
+
+function authored(description: string | null, make: string | null, model: string | null): string | null {
+  if (!description || CAMERA_DEFAULTS.test(description)) return null;
+  const same = (v: string | null) => v !== null && v.toLowerCase() === description.toLowerCase();
+  return same(make) || same(model) ? null : description;
 }
 
 /** 540 → "+09:00", -330 → "-05:30". */
