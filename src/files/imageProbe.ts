@@ -77,6 +77,8 @@ export function canDecodeImage(ext: string): boolean {
 }
 
 const FRAME_QUALITY = 85;
+/** sharp stops a decode + resize + encode that takes longer (a 100-megapixel TIFF takes a few seconds). */
+export const SHARP_TIMEOUT_SECONDS = 60;
 
 /**
  * Probes an image file. Throws DomainError 'unprocessable' for bytes that are
@@ -98,12 +100,9 @@ export async function probeImage(path: string, opts: ImageProbeOptions): Promise
   const ext: 'jpg' | 'webp' = meta.hasAlpha ? 'webp' : 'jpg';
   let out: { data: Buffer; info: OutputInfo };
   try {
-    let pipeline = (await source.upright()).resize({
-      width: opts.frameMaxSide,
-      height: opts.frameMaxSide,
-      fit: 'inside',
-      withoutEnlargement: true,
-    });
+    let pipeline = (await source.upright())
+      .timeout({ seconds: SHARP_TIMEOUT_SECONDS })
+      .resize({ width: opts.frameMaxSide, height: opts.frameMaxSide, fit: 'inside', withoutEnlargement: true });
     pipeline =
       ext === 'webp'
         ? pipeline.webp({ quality: FRAME_QUALITY })

@@ -1,6 +1,6 @@
 import sharp from 'sharp';
 import { blobExt } from '../../files/blobStore.js';
-import { IMAGE_FORMATS_SHARP_CAN_DECODE } from '../../files/imageProbe.js';
+import { IMAGE_FORMATS_SHARP_CAN_DECODE, SHARP_TIMEOUT_SECONDS } from '../../files/imageProbe.js';
 import type { Services } from '../kernel/services.js';
 import type { FrameRecord, MediaRecord } from '../../storage/types.js';
 
@@ -26,6 +26,7 @@ export type RenditionDeps = Pick<Services, 'config' | 'storage' | 'blobs'>;
 export async function makeRenditions(file: string, maxPixels: number): Promise<{ thumbnail: Buffer; preview: Buffer }> {
   const render = (side: number) =>
     sharp(file, { limitInputPixels: maxPixels, pages: 1 })
+      .timeout({ seconds: SHARP_TIMEOUT_SECONDS })
       .rotate()
       .resize({ width: side, height: side, fit: 'inside', withoutEnlargement: true })
       .webp(WEBP)
