@@ -91,6 +91,14 @@ for (const c of CASES) {
     const tm = await sharp(thumb).metadata();
     assert.is(tm.format, 'webp');
     assert.ok(Math.abs(tm.width! / tm.height! - aspect) < 0.03, `thumbnail ${tm.width}x${tm.height} upright`);
+    // Searchable by its caption (the stand-in captioner's words).
+    const caption = m.frames[0].captions[0]?.text as string | undefined;
+    assert.type(caption, 'string', 'captioned');
+    const found = await app.request('GET', `/api/dataset/${ds}/media?q=${encodeURIComponent(caption!)}&limit=100`);
+    assert.ok(
+      found.body.media.some((x: { id: string }) => x.id === m.id),
+      `found by "${caption}"`,
+    );
     const original = await fetch(m.blob);
     assert.is(original.headers.get('content-type'), c.mime);
     assert.is(sha256(Buffer.from(await original.arrayBuffer())), sha256(bytes), 'original byte for byte');
