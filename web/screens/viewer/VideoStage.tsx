@@ -32,7 +32,9 @@ export function VideoStage(props: {
   // The server's answer when it gave one: the original when browsers play it, else its web copy (or null: pending).
   const src = media.playbackUrl === undefined ? media.blob : media.playbackUrl;
   const copied = Boolean(src && src !== media.blob);
-  const [failed, setFailed] = useState(!src || (!copied && !playable(media.mimeType)));
+  // The source this browser refused, if any: a new source (the copy arrived) is tried afresh.
+  const [refused, setRefused] = useState<string | null>(null);
+  const failed = !src || refused === src || (!copied && !playable(media.mimeType));
   const w = media.width || 16;
   const h = media.height || 9;
   if (failed)
@@ -69,7 +71,7 @@ export function VideoStage(props: {
         onSeeked={(e) => report(e.currentTarget)}
         onPause={(e) => report(e.currentTarget)}
         onPlay={(e) => report(e.currentTarget)}
-        onError={(e) => e.currentTarget.error?.code === MediaError.MEDIA_ERR_SRC_NOT_SUPPORTED && setFailed(true)}
+        onError={(e) => e.currentTarget.error?.code === MediaError.MEDIA_ERR_SRC_NOT_SUPPORTED && setRefused(src)}
       />
       {props.overlay && (
         <RegionOverlay
