@@ -49,6 +49,8 @@ t('the movie after its still joins it: one item, the still, with its motion', as
   const b = await app.upload({ datasetId: ds }, { bytes: files.movie, filename: 'IMG_0001.MOV' });
   assert.is(b.status, 200, JSON.stringify(b.body));
   assert.is(b.body.mediaId, a.body.mediaId, "the movie's upload answers the still");
+  const again = await app.upload({ datasetId: ds }, { bytes: files.movie, filename: 'IMG_0001.MOV' });
+  assert.is(again.body.mediaId, a.body.mediaId, 'the same movie again (an import run twice): still one item');
   const still = await checkPaired(app, ds, files.movie);
   const ready = await waitForProcessing(app, still.id, 60_000);
   assert.is(ready.processingStatus, 'ready', ready.processingError);

@@ -5,7 +5,7 @@
  * viewer. Either half may come first (an import sends files in any order):
  *
  *  - the movie after its still: the movie's upload attaches it to the still and answers the still; the movie
- *    makes no item of its own (its row, written a moment before, is deleted at once, never analysed);
+ *    makes no item of its own (joinStill, before any row is written);
  *  - the still after its movie: the movie was an item of its own (a video) until then; the still takes it as
  *    its motion and the video item is deleted.
  *
@@ -34,17 +34,47 @@ export function livePhotoOf(media: Pick<MediaRecord, 'exif'>): LivePhotoMotion |
   return m && typeof m.key === 'string' ? m : null;
 }
 
-const contentIdentifier = (m: MediaRecord): string | null => {
+type Half = Pick<MediaRecord, 'type' | 'mimeType' | 'duration' | 'exif' | 'blobKey' | 'width' | 'height' | 'sizeBytes'>;
+
+const contentIdentifier = (m: Half): string | null => {
   const capture = m.exif?.capture as { contentIdentifier?: unknown } | undefined;
   return typeof capture?.contentIdentifier === 'string' ? capture.contentIdentifier : null;
 };
 
-const isMotion = (m: MediaRecord) =>
+const isMotion = (m: Half) =>
   m.type === 'video' && m.mimeType === 'video/quicktime' && (m.duration ?? 0) <= MAX_MOTION_SECONDS;
 
+const motionOf = (m: Half): LivePhotoMotion => ({
+  key: m.blobKey!,
+  mimeType: m.mimeType,
+  duration: m.duration,
+  width: m.width,
+  height: m.height,
+  sizeBytes: m.sizeBytes,
+});
+
 /**
- * Pairs a just-stored item with the other half of its Live Photo, if that is in the collection. Returns the
- * item that stands for the upload: the still when the upload was a movie that joined it, else the record.
+ * Before a movie's row is written: when it is a Live Photo's movie whose still is already in the collection,
+ * it joins the still (no item of its own, no row written and deleted) and the still, updated, is returned;
+ * otherwise null (the movie is stored as a video, and pairLivePhoto looks again once it is).
+ */
+export async function joinStill(
+  deps: Pick<Services, 'storage'>,
+  media: Half & { collectionId: string },
+): Promise<MediaRecord | null> {
+  const cid = contentIdentifier(media);
+  if (!cid || !isMotion(media) || !media.blobKey) return null;
+  const halves = await deps.storage.media.findByContentIdentifier(media.collectionId, cid);
+  const still = halves.find((m) => m.type === 'image' && m.isCurrent);
+  if (!still) return null;
+  if (livePhotoOf(still)?.key === media.blobKey) return still; // the same movie again (an import run twice)
+  return deps.storage.media.mergeExif(still.id, { livePhoto: motionOf(media) });
+}
+
+/**
+ * After a row is written: pairs the item with the other half of its Live Photo, if that is in the collection
+ * (a still takes the movies stored before it; a movie whose still arrived meanwhile joins it and its row is
+ * deleted). Returns the item that stands for the upload: the still when the upload was a movie, else the record.
  */
 export async function pairLivePhoto(
   deps: Pick<Services, 'storage'>,
@@ -59,15 +89,7 @@ export async function pairLivePhoto(
   const motions = halves.filter((m) => m.id !== still.id && isMotion(m) && m.blobKey);
   if (motions.length === 0) return record;
   const motion = motions[motions.length - 1];
-  const recorded: LivePhotoMotion = {
-    key: motion.blobKey!,
-    mimeType: motion.mimeType,
-    duration: motion.duration,
-    width: motion.width,
-    height: motion.height,
-    sizeBytes: motion.sizeBytes,
-  };
-  const paired = (await deps.storage.media.mergeExif(still.id, { livePhoto: recorded })) ?? still;
+  const paired = (await deps.storage.media.mergeExif(still.id, { livePhoto: motionOf(motion) })) ?? still;
   for (const m of motions) await deleteQuietly(deps, principal, m.id);
   return paired;
 }

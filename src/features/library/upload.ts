@@ -12,7 +12,7 @@ import { probeVideo } from '../../files/videoProbe.js';
 import type { NewFrame, NewMedia } from '../../storage/types.js';
 import { loadCollection } from '../kernel/access.js';
 import { resolveFolderPath } from './folders.js';
-import { pairLivePhoto } from './livePhoto.js';
+import { joinStill, pairLivePhoto } from './livePhoto.js';
 import { normalizeMetadata } from './tags.js';
 import type { Principal, Services } from '../kernel/services.js';
 import { enqueueIngest } from '../ingest/index.js';
@@ -84,6 +84,8 @@ export async function uploadMedia(
       takenAt: facts.takenAt ?? stored.fields.takenAt,
     };
     const media: NewMedia = { ...base, ...fields, processingStatus: 'pending' };
+    const joined = await joinStill(deps, media);
+    if (joined) return joined;
     const record = await deps.storage.media.insert(media, stored.frames);
     // A Live Photo's movie joins its still, which then stands for this upload (livePhoto.ts).
     const item = await pairLivePhoto(deps, principal, record);
