@@ -133,11 +133,13 @@ function formatMegapixels(pixels: number): string {
   return Number.isInteger(mp) ? String(mp) : String(Number(mp.toFixed(1)));
 }
 
-/** A RAW through its embedded JPEG, turned by the preview's own orientation or else the RAW's. */
+/** A RAW through its embedded JPEG, turned by the preview's own orientation when it has one, else the RAW's. */
 async function rawSource(path: string, limit: number, tags: Tags | null): Promise<ImageSource> {
   const preview = await extractRawPreview(path, tags);
   const meta = await header(preview.jpeg, limit);
-  const orientation = meta.orientation ?? numberOr(tags?.Orientation, 1);
+  // The preview's own tag when it says a turn; else the RAW's (previews are mostly stored as the sensor was).
+  const own = meta.orientation && meta.orientation !== 1 ? meta.orientation : null;
+  const orientation = own ?? numberOr(tags?.Orientation, 1);
   const turn = swaps(orientation);
   const pw = turn ? preview.height : preview.width;
   const ph = turn ? preview.width : preview.height;
@@ -151,7 +153,7 @@ async function rawSource(path: string, limit: number, tags: Tags | null): Promis
     pixelHeight: preview.height,
     width: sensor ? (turn ? sh : sw) : pw,
     height: sensor ? (turn ? sw : sh) : ph,
-    upright: async () => orient(sharp(preview.jpeg, inputOptions(limit)), meta.orientation ? null : orientation),
+    upright: async () => orient(sharp(preview.jpeg, inputOptions(limit)), own ? null : orientation),
     exifExtras: { rawPreview: { tag: preview.tag, width: pw, height: ph } },
   };
 }
@@ -180,16 +182,19 @@ async function sequenceSource(path: string, limit: number, extras: SourceExtras)
   };
 }
 
-/** Applies an EXIF orientation (1–8) by hand, for a picture that does not carry it; null: its own tag. */
-function orient(image: Sharp, orientation: number | null): Sharp {
+/**
+ * Applies an EXIF orientation (1–8) by hand, for a picture that does not carry it; null: its own tag. sharp
+ * mirrors before it rotates, hence 5 = mirror + 270° and 7 = mirror + 90° (checked against its own rotate()).
+ */
+export function orient(image: Sharp, orientation: number | null): Sharp {
   if (orientation === null) return image.rotate();
   const turns: Record<number, [number, boolean]> = {
     2: [0, true],
     3: [180, false],
     4: [180, true],
-    5: [90, true],
+    5: [270, true],
     6: [90, false],
-    7: [270, true],
+    7: [90, true],
     8: [270, false],
   };
   const [angle, mirror] = turns[orientation] ?? [0, false];

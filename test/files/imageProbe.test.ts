@@ -14,6 +14,7 @@ import {
   imageDecoderFor,
   probeImage,
 } from '../../src/files/imageProbe.js';
+import { orient } from '../../src/files/imageSources.js';
 import { sharedPath } from '../helpers/skip.js';
 
 const opts = { maxPixels: 1e8, frameMaxSide: 512 };
@@ -229,6 +230,22 @@ test('garbage and truncated bytes are unprocessable with clear words', async () 
   await rejectsWith(probeImage(await save(jpeg.subarray(0, 40), 'cut.jpg'), opts), 'unprocessable');
   const fakeHeader = Buffer.concat([pngHeaderOnly(64, 64).subarray(0, 33), Buffer.from('garbage garbage')]);
   await rejectsWith(probeImage(await save(fakeHeader, 'fake.png'), opts), 'unprocessable');
+});
+
+test("orient (a RAW preview turned by the RAW's orientation) matches sharp's own EXIF rotation for 1-8", async () => {
+  const w = 3;
+  const h = 2;
+  const px = Buffer.alloc(w * h);
+  for (let y = 0; y < h; y++) for (let x = 0; x < w; x++) px[y * w + x] = 40 * y + 10 * x + 5;
+  const png = await sharp(px, { raw: { width: w, height: h, channels: 1 } })
+    .png()
+    .toBuffer();
+  const pixels = async (s: sharp.Sharp) => [...(await s.extractChannel(0).raw().toBuffer())];
+  for (let o = 1; o <= 8; o++) {
+    const tagged = await sharp(png).withMetadata({ orientation: o }).png().toBuffer();
+    const expected = await pixels(sharp(tagged).rotate());
+    assert.equal(await pixels(orient(sharp(png), o)), expected, `orientation ${o}`);
+  }
 });
 
 test('exifToJson never throws on junk', () => {
