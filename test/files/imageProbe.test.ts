@@ -2,7 +2,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { crc32 } from 'node:zlib';
-import sharp from 'sharp';
+import sharp, { type Sharp } from 'sharp';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { DomainError } from '../../src/platform/errors.js';
@@ -240,7 +240,7 @@ test("orient (a RAW preview turned by the RAW's orientation) matches sharp's own
   const png = await sharp(px, { raw: { width: w, height: h, channels: 1 } })
     .png()
     .toBuffer();
-  const pixels = async (s: sharp.Sharp) => [...(await s.extractChannel(0).raw().toBuffer())];
+  const pixels = async (s: Sharp) => [...(await s.extractChannel(0).raw().toBuffer())];
   for (let o = 1; o <= 8; o++) {
     const tagged = await sharp(png).withMetadata({ orientation: o }).png().toBuffer();
     const expected = await pixels(sharp(tagged).rotate());
