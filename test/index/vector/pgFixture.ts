@@ -48,8 +48,9 @@ export async function putEmbeddings(db: PgRunner, rows: VectorRow[]): Promise<vo
 }
 
 /**
- * The suite's fixture: embeddings through the triggers, then upsert() as SQLite's test does (the suite's
- * rows have no detected_objects row to take the frame id from, so upsert gives it).
+ * The suite's fixture: upsert() as SQLite's test does (the suite's rows have no detected_objects row to
+ * take the frame id from, so upsert gives it), then the embeddings, whose triggers find the entries as
+ * they would write them and leave them alone.
  */
 export async function openFixture(tuning?: PgVectorTuning): Promise<VectorFixture & { db: PgDb; ix: PgVectorIndex }> {
   const db = await openSchema();
@@ -58,8 +59,8 @@ export async function openFixture(tuning?: PgVectorTuning): Promise<VectorFixtur
     db,
     ix,
     async put(rows) {
-      await putEmbeddings(db, rows);
       await ix.upsert(rows);
+      await putEmbeddings(db, rows);
     },
     close: () => db.close(),
   };

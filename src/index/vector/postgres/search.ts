@@ -86,8 +86,10 @@ async function ann(
   const candidates = annCandidates(k, query.oversample);
   const ef = Math.min(MAX_EF_SEARCH, Math.max(tuning.efSearch, candidates));
   await tx.query(
+    // enable_sort off: the planner must take the HNSW index (the only path that gives the order without a
+    // sort) even where its estimates (stale statistics, a small table) would favour the scope btree and a sort.
     `SELECT set_config('hnsw.ef_search', $1, true), set_config('hnsw.iterative_scan', 'relaxed_order', true),
-            set_config('hnsw.max_scan_tuples', $2, true)`,
+            set_config('hnsw.max_scan_tuples', $2, true), set_config('enable_sort', 'off', true)`,
     [String(ef), String(tuning.maxScanTuples)],
   );
   const v = scope.vector;

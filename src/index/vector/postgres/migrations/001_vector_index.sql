@@ -86,14 +86,13 @@ BEGIN
   END IF;
 END $$;
 
--- Writes the entries of these (object, model) keys from object_embeddings: live ones upserted, others deleted.
+-- Brings the entries of these (object, model) keys in line with object_embeddings: live rows upserted (a row
+-- written again unchanged leaves its entry, and the HNSW graph, untouched), the others' entries deleted.
 CREATE FUNCTION vector_entries_refresh(p_objects text[], p_models text[]) RETURNS void
 LANGUAGE plpgsql AS $$
 DECLARE
   r record;
 BEGIN
-  DELETE FROM vector_entries v USING unnest(p_objects, p_models) AS k(object_id, model_id)
-  WHERE v.object_id = k.object_id AND v.model_id = k.model_id;
   FOR r IN
     SELECT e.model_id, length(e.vector) / 4 AS dims FROM object_embeddings e
     JOIN unnest(p_objects, p_models) AS k(object_id, model_id) ON e.object_id = k.object_id AND e.model_id = k.model_id
@@ -101,7 +100,13 @@ BEGIN
   LOOP
     PERFORM vector_model_ensure(r.model_id, r.dims);
   END LOOP;
-  INSERT INTO vector_entries (model_id, object_id, similarity_model, media_id, dataset_id, frame_id, embedding)
+  DELETE FROM vector_entries v USING unnest(p_objects, p_models) AS k(object_id, model_id)
+  WHERE v.object_id = k.object_id AND v.model_id = k.model_id
+    AND NOT EXISTS (SELECT 1 FROM object_embeddings e
+      LEFT JOIN detected_objects d ON d.id = e.object_id LEFT JOIN media m ON m.id = e.media_id
+      WHERE e.object_id = k.object_id AND e.model_id = k.model_id
+        AND (d.status IS NULL OR d.status = 'active') AND (m.status IS NULL OR m.status = 'active'));
+  INSERT INTO vector_entries AS v (model_id, object_id, similarity_model, media_id, dataset_id, frame_id, embedding)
   SELECT e.model_id, e.object_id, e.similarity_model, e.media_id, e.dataset_id, d.frame_id,
          l2_normalize(vector_from_f32le(e.vector))
   FROM object_embeddings e
@@ -109,7 +114,12 @@ BEGIN
   LEFT JOIN detected_objects d ON d.id = e.object_id
   LEFT JOIN media m ON m.id = e.media_id
   WHERE (d.status IS NULL OR d.status = 'active') AND (m.status IS NULL OR m.status = 'active')
-  ON CONFLICT (model_id, object_id) DO NOTHING;
+  ON CONFLICT (model_id, object_id) DO UPDATE SET
+    similarity_model = excluded.similarity_model, media_id = excluded.media_id, dataset_id = excluded.dataset_id,
+    frame_id = coalesce(excluded.frame_id, v.frame_id), embedding = excluded.embedding
+  WHERE (v.similarity_model, v.media_id, v.dataset_id, v.frame_id, v.embedding)
+    IS DISTINCT FROM (excluded.similarity_model, excluded.media_id, excluded.dataset_id,
+                      coalesce(excluded.frame_id, v.frame_id), excluded.embedding);
 END $$;
 
 -- object_embeddings: statement triggers over the transition tables (one pass per statement, not per row).
@@ -117,7 +127,9 @@ CREATE FUNCTION vector_on_embeddings_written() RETURNS trigger
 LANGUAGE plpgsql AS $$
 BEGIN
   IF TG_OP = 'UPDATE' THEN
-    DELETE FROM vector_entries v USING old_rows o WHERE v.object_id = o.object_id AND v.model_id = o.model_id;
+    -- Rows whose key changed leave their old entry; the others are refreshed in place.
+    DELETE FROM vector_entries v USING old_rows o WHERE v.object_id = o.object_id AND v.model_id = o.model_id
+      AND NOT EXISTS (SELECT 1 FROM new_rows n WHERE n.object_id = o.object_id AND n.model_id = o.model_id);
   END IF;
   PERFORM vector_entries_refresh(array_agg(object_id), array_agg(model_id)) FROM new_rows;
   RETURN NULL;
