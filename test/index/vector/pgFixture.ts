@@ -4,7 +4,11 @@
  * vector migration's triggers index them), and the media, frames and objects rows the liveness triggers and
  * coverage read, also in plain SQL until the PostgreSQL media and analysis stores land.
  */
-import { pgVectorIndex, type PgVectorIndex, type PgVectorTuning } from '../../../src/index/vector/postgres/pgVectorIndex.js';
+import {
+  pgVectorIndex,
+  type PgVectorIndex,
+  type PgVectorTuning,
+} from '../../../src/index/vector/postgres/pgVectorIndex.js';
 import { vectorBytes, normalize } from '../../../src/index/vector/math.js';
 import type { VectorRow } from '../../../src/index/vector/types.js';
 import { openPgDb, type PgDb, type PgRunner } from '../../../src/platform/pgDb.js';
@@ -91,7 +95,11 @@ export async function seedLibrary(db: PgRunner, collections = 2): Promise<{ orgI
 }
 
 /** An active, current image with one frame, in plain SQL. */
-export async function addImage(db: PgRunner, orgId: string, collId: string): Promise<{ mediaId: string; frameId: string }> {
+export async function addImage(
+  db: PgRunner,
+  orgId: string,
+  collId: string,
+): Promise<{ mediaId: string; frameId: string }> {
   const mediaId = id('med');
   const frameId = id('frm');
   await db.query(

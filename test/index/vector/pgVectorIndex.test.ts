@@ -46,51 +46,54 @@ async function library(db: PgDb, n: number, dims = 32) {
 
 const pg = suite('pgvector: triggers, fallback, rebuild, coverage, off');
 
-pg('triggers: embeddings written, replaced and deleted, objects and items deleted or restored, items moved', async () => {
-  const db = await openSchema();
-  const ix = pgVectorIndex(db, { enabled: true });
-  const { colls, items } = await library(db, 20);
-  const top = async (v: Float32Array, k = 1) => ix.search(q(v, colls, k));
-  // Written by plain SQL into object_embeddings, with no call to the index: found, with the frame id of its object.
-  let hits = await top(items[3].row.vector);
-  assert.is(hits[0].objectId, items[3].objectId);
-  assert.is(hits[0].frameId, items[3].frameId);
-  assert.ok(Math.abs(hits[0].similarity - 1) < 1e-5);
-  // Replaced: the new vector answers.
-  const fresh = randomUnit(rng(12), 32);
-  await putEmbeddings(db, [{ ...items[4].row, vector: fresh }]);
-  assert.is((await top(fresh))[0].objectId, items[4].objectId);
-  // An object deleted (a correction) leaves; restored, it comes back.
-  await db.query(`UPDATE detected_objects SET status = 'deleted' WHERE id = $1`, [items[5].objectId]);
-  assert.is.not((await top(items[5].row.vector))[0].objectId, items[5].objectId);
-  await db.query(`UPDATE detected_objects SET status = 'active' WHERE id = $1`, [items[5].objectId]);
-  assert.is((await top(items[5].row.vector))[0].objectId, items[5].objectId);
-  // An item soft-deleted leaves with its vectors; another version becoming current changes nothing (as SQLite).
-  await db.query(`UPDATE media SET status = 'deleted', deleted_at = now() WHERE id = $1`, [items[6].mediaId]);
-  assert.is.not((await top(items[6].row.vector))[0].objectId, items[6].objectId);
-  await db.query(`UPDATE media SET is_current = false WHERE id = $1`, [items[7].mediaId]);
-  assert.is((await top(items[7].row.vector))[0].objectId, items[7].objectId);
-  // Embeddings deleted (an item's analysis replaced): gone.
-  await db.query(`DELETE FROM object_embeddings WHERE object_id = $1`, [items[8].objectId]);
-  assert.is.not((await top(items[8].row.vector))[0].objectId, items[8].objectId);
-  // An item moved to the other collection: found there.
-  const other = colls.find((c) => c !== items[9].coll)!;
-  await db.query(`UPDATE media SET dataset_id = $2 WHERE id = $1`, [items[9].mediaId, other]);
-  hits = await ix.search(q(items[9].row.vector, [other], 1));
-  assert.is(hits[0].objectId, items[9].objectId);
-  assert.is(hits[0].collectionId, other);
-  // A rolled-back write leaves the index as it was.
-  await db
-    .tx(async (tx) => {
-      await tx.query(`DELETE FROM object_embeddings WHERE object_id = $1`, [items[10].objectId]);
-      throw new Error('roll back');
-    })
-    .catch(() => {});
-  assert.is((await top(items[10].row.vector))[0].objectId, items[10].objectId);
-  const [s] = await ix.stats('clip:test');
-  assert.is(s.rows, 20 - 2, 'the object restored; the item and the embedding deleted');
-  await db.close();
-});
+pg(
+  'triggers: embeddings written, replaced and deleted, objects and items deleted or restored, items moved',
+  async () => {
+    const db = await openSchema();
+    const ix = pgVectorIndex(db, { enabled: true });
+    const { colls, items } = await library(db, 20);
+    const top = async (v: Float32Array, k = 1) => ix.search(q(v, colls, k));
+    // Written by plain SQL into object_embeddings, with no call to the index: found, with the frame id of its object.
+    let hits = await top(items[3].row.vector);
+    assert.is(hits[0].objectId, items[3].objectId);
+    assert.is(hits[0].frameId, items[3].frameId);
+    assert.ok(Math.abs(hits[0].similarity - 1) < 1e-5);
+    // Replaced: the new vector answers.
+    const fresh = randomUnit(rng(12), 32);
+    await putEmbeddings(db, [{ ...items[4].row, vector: fresh }]);
+    assert.is((await top(fresh))[0].objectId, items[4].objectId);
+    // An object deleted (a correction) leaves; restored, it comes back.
+    await db.query(`UPDATE detected_objects SET status = 'deleted' WHERE id = $1`, [items[5].objectId]);
+    assert.is.not((await top(items[5].row.vector))[0].objectId, items[5].objectId);
+    await db.query(`UPDATE detected_objects SET status = 'active' WHERE id = $1`, [items[5].objectId]);
+    assert.is((await top(items[5].row.vector))[0].objectId, items[5].objectId);
+    // An item soft-deleted leaves with its vectors; another version becoming current changes nothing (as SQLite).
+    await db.query(`UPDATE media SET status = 'deleted', deleted_at = now() WHERE id = $1`, [items[6].mediaId]);
+    assert.is.not((await top(items[6].row.vector))[0].objectId, items[6].objectId);
+    await db.query(`UPDATE media SET is_current = false WHERE id = $1`, [items[7].mediaId]);
+    assert.is((await top(items[7].row.vector))[0].objectId, items[7].objectId);
+    // Embeddings deleted (an item's analysis replaced): gone.
+    await db.query(`DELETE FROM object_embeddings WHERE object_id = $1`, [items[8].objectId]);
+    assert.is.not((await top(items[8].row.vector))[0].objectId, items[8].objectId);
+    // An item moved to the other collection: found there.
+    const other = colls.find((c) => c !== items[9].coll)!;
+    await db.query(`UPDATE media SET dataset_id = $2 WHERE id = $1`, [items[9].mediaId, other]);
+    hits = await ix.search(q(items[9].row.vector, [other], 1));
+    assert.is(hits[0].objectId, items[9].objectId);
+    assert.is(hits[0].collectionId, other);
+    // A rolled-back write leaves the index as it was.
+    await db
+      .tx(async (tx) => {
+        await tx.query(`DELETE FROM object_embeddings WHERE object_id = $1`, [items[10].objectId]);
+        throw new Error('roll back');
+      })
+      .catch(() => {});
+    assert.is((await top(items[10].row.vector))[0].objectId, items[10].objectId);
+    const [s] = await ix.stats('clip:test');
+    assert.is(s.rows, 20 - 2, 'the object restored; the item and the embedding deleted');
+    await db.close();
+  },
+);
 
 pg('the HNSW walk answers big scopes; a short walk falls back to exact; k whenever k allowed exist', async () => {
   // exactMax 0: every query walks the graph first; a tiny max_scan_tuples makes a selective filter come back short.
@@ -134,13 +137,10 @@ pg('rebuild: a model with embeddings but no index is built while queries answer;
   assert.equal(seen, [16, 32, 40]);
   assert.ok(answered > 0);
   let [s] = await ix.stats('clip:test');
-  assert.equal([s.state, s.rows, s.needsRebuild, s.indexDtype, s.rerankDtype], [
-    'live',
-    39,
-    false,
-    'halfvec',
-    'float32',
-  ]);
+  assert.equal(
+    [s.state, s.rows, s.needsRebuild, s.indexDtype, s.rerankDtype],
+    ['live', 39, false, 'halfvec', 'float32'],
+  );
   assert.equal(await ix.unindexedModels(), []);
   // A second rebuild reindexes concurrently; a stale entry (a row the triggers never saw go) is dropped.
   await db.query(`ALTER TABLE object_embeddings DISABLE TRIGGER vector_embeddings_deleted`);

@@ -648,6 +648,8 @@ vectorIndexSuite('sqlite', async () => {
   return {
     ix: t.ix,
     put: async (rows) => put(t, rows),
-    close: async () => t.db.close(),
+    close: async () => {
+      t.db.close();
+    },
   };
 });

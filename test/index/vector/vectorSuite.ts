@@ -19,7 +19,12 @@ export interface VectorFixture {
   close(): Promise<void>;
 }
 
-export function row(objectId: string, collectionId: string, vector: Float32Array, o: Partial<VectorRow> = {}): VectorRow {
+export function row(
+  objectId: string,
+  collectionId: string,
+  vector: Float32Array,
+  o: Partial<VectorRow> = {},
+): VectorRow {
   return {
     objectId,
     modelId: 'clip:test',
@@ -70,7 +75,12 @@ function exactTop(t: Ix, q: VectorQuery, gone: Set<string> = new Set()): string[
     .map((x) => x.id);
 }
 
-const query = (vector: Float32Array, collectionIds: string[], k: number, o: Partial<VectorQuery> = {}): VectorQuery => ({
+const query = (
+  vector: Float32Array,
+  collectionIds: string[],
+  k: number,
+  o: Partial<VectorQuery> = {},
+): VectorQuery => ({
   modelId: 'clip:test',
   similarityModel: 'objects' as SimilarityModel,
   vector,
@@ -203,9 +213,7 @@ export function vectorIndexSuite(name: string, open: () => Promise<VectorFixture
   test('upsert replaces; remove and removeMedia delete under every model; stats follow', async () => {
     const t = await openIx(open);
     const r = rng(5);
-    const rows = Array.from({ length: 100 }, (_, i) =>
-      row(`o${i}`, 'A', randomUnit(r, 64), { mediaId: `m${i % 10}` }),
-    );
+    const rows = Array.from({ length: 100 }, (_, i) => row(`o${i}`, 'A', randomUnit(r, 64), { mediaId: `m${i % 10}` }));
     await t.put(rows);
     const q = randomUnit(r, 64);
     await t.put([row('o1', 'A', q, { mediaId: 'm1' })]);

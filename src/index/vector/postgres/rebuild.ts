@@ -107,6 +107,8 @@ export async function rebuild(db: PgDb, modelId: string, options: RebuildOptions
   }
   await dropStale(db, modelId, after, null);
   await buildIndex(db, model);
+  // Fresh statistics for the planner's choice between the scope btree (exact) and the graph.
+  await db.query(`ANALYZE vector_entries`);
   const rows = await db.one<{ n: number }>(`SELECT count(*) AS n FROM vector_entries WHERE model_id = $1`, [modelId]);
   return { rows: rows!.n };
 }

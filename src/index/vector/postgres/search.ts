@@ -125,7 +125,9 @@ export async function searchWithInfo(
     const scope = scopeOf(query);
     const strategy = query.strategy ?? 'auto';
     let allowed: number | null = null;
-    if (strategy === 'auto') {
+    // Only an item filter is counted: collections are mostly big, and a small one among big ones costs the
+    // graph walk at most max_scan_tuples before the exact fallback.
+    if (strategy === 'auto' && query.mediaIds) {
       allowed = (await tx.one<{ n: number }>(
         `SELECT count(*) AS n FROM (SELECT 1 FROM vector_entries WHERE ${scope.where} LIMIT ${tuning.exactMax + 1}) s`,
         scope.params,

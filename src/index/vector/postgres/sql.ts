@@ -13,9 +13,7 @@ export interface ModelRow {
 }
 
 export async function modelRow(db: PgRunner, modelId: string): Promise<ModelRow | null> {
-  return db.one<ModelRow>(`SELECT model_id, dims, state, index_name FROM vector_models WHERE model_id = $1`, [
-    modelId,
-  ]);
+  return db.one<ModelRow>(`SELECT model_id, dims, state, index_name FROM vector_models WHERE model_id = $1`, [modelId]);
 }
 
 /**

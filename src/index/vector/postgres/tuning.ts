@@ -1,7 +1,7 @@
 /** The pgvector index's query policy; every field has a default (benchmarks and tests override them). */
 export interface PgVectorTuning {
   /**
-   * A query whose allowed rows (collections, similarity model, items) number at most this many re-ranks them
+   * A query with an item filter whose allowed rows (collections, similarity model, items) number at most this many re-ranks them
    * all exactly instead of scanning the HNSW graph: a selective filter would make the graph walk visit many
    * rows for few hits. Counted with a LIMIT of this plus one, so the count costs at most that many index
    * entries.
