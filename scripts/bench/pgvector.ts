@@ -89,9 +89,6 @@ async function measure(label: string, ix: VectorIndex, strategy?: 'exact') {
           ? await (ix as PgVectorIndex).searchWithInfo(q).then((x) => {
               const key = x.info.strategy + (x.info.fellBack ? ' (fell back)' : '');
               strategies.set(key, (strategies.get(key) ?? 0) + 1);
-                x.info.strategy + (x.info.fellBack ? '*' : ''),
-                (strategies.get(x.info.strategy) ?? 0) + 1,
-              );
               return x.hits;
             })
           : await ix.search(q);
