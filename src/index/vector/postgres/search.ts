@@ -139,6 +139,7 @@ export async function searchWithInfo(
       return { hits: await exact(tx, scope, query, k), info: { strategy: 'exact' as const, allowed, fellBack: false } };
     const hits = await ann(tx, model, scope, query, k, tuning);
     if (hits.length >= k) return { hits, info: { strategy: 'ann' as const, allowed, fellBack: false } };
+    await tx.query(`SELECT set_config('enable_sort', 'on', true)`);
     return { hits: await exact(tx, scope, query, k), info: { strategy: 'exact' as const, allowed, fellBack: true } };
   });
 }
