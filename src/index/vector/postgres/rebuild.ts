@@ -89,8 +89,38 @@ async function buildIndex(db: PgDb, model: ModelRow): Promise<void> {
   await db.query(`UPDATE vector_models SET state = 'live', rebuilt_at = now() WHERE model_id = $1`, [model.model_id]);
 }
 
-/** VectorIndex.rebuild. */
+/** Our advisory lock class for rebuilds (the second key is the model id's hash). */
+const REBUILD_LOCK = 0x76656321; // 'vec!'
+
+const countRows = async (db: PgDb, modelId: string) =>
+  (await db.one<{ n: number }>(`SELECT count(*) AS n FROM vector_entries WHERE model_id = $1`, [modelId]))!.n;
+
+/**
+ * VectorIndex.rebuild. Every API process runs the search maintenance, so several may ask for the same
+ * rebuild at start-up: a session advisory lock per model lets one do it; the others wait for it to finish
+ * and report its rows instead of repeating the work.
+ */
 export async function rebuild(db: PgDb, modelId: string, options: RebuildOptions = {}): Promise<{ rows: number }> {
+  const client = await db.pool.connect();
+  try {
+    const lock = [REBUILD_LOCK, modelId];
+    const got = (await client.query(`SELECT pg_try_advisory_lock($1, hashtext($2)) AS ok`, lock)).rows[0].ok;
+    if (!got) {
+      await client.query(`SELECT pg_advisory_lock($1, hashtext($2))`, lock);
+      await client.query(`SELECT pg_advisory_unlock($1, hashtext($2))`, lock);
+      return { rows: await countRows(db, modelId) };
+    }
+    try {
+      return await rebuildLocked(db, modelId, options);
+    } finally {
+      await client.query(`SELECT pg_advisory_unlock($1, hashtext($2))`, lock).catch(() => {});
+    }
+  } finally {
+    client.release();
+  }
+}
+
+async function rebuildLocked(db: PgDb, modelId: string, options: RebuildOptions): Promise<{ rows: number }> {
   const model = await prepareModel(db, modelId);
   if (!model) return { rows: 0 };
   const size = Math.max(1, options.batchSize ?? DEFAULT_BATCH);
@@ -109,6 +139,5 @@ export async function rebuild(db: PgDb, modelId: string, options: RebuildOptions
   await buildIndex(db, model);
   // Fresh statistics for the planner's choice between the scope btree (exact) and the graph.
   await db.query(`ANALYZE vector_entries`);
-  const rows = await db.one<{ n: number }>(`SELECT count(*) AS n FROM vector_entries WHERE model_id = $1`, [modelId]);
-  return { rows: rows!.n };
+  return { rows: await countRows(db, modelId) };
 }
