@@ -21,14 +21,19 @@ export async function upsertRows(db: PgDb, rows: VectorRow[]): Promise<void> {
     for (const [modelId, lengths] of dims)
       for (const n of lengths) await tx.query(`SELECT vector_model_ensure($1, $2)`, [modelId, n]);
     await tx.query(
-      `INSERT INTO vector_entries (model_id, object_id, similarity_model, media_id, dataset_id, frame_id, embedding)
+      // An entry already as given (the triggers wrote it from the same embedding) is left alone: no new
+      // tuple, no second insertion into the graph.
+      `INSERT INTO vector_entries AS v (model_id, object_id, similarity_model, media_id, dataset_id, frame_id, embedding)
        SELECT model_id, object_id, similarity_model, media_id, dataset_id, frame_id, embedding::vector
        FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[])
          AS r(model_id, object_id, similarity_model, media_id, dataset_id, frame_id, embedding)
        ON CONFLICT (model_id, object_id) DO UPDATE SET
          similarity_model = excluded.similarity_model, media_id = excluded.media_id,
-         dataset_id = excluded.dataset_id, frame_id = coalesce(excluded.frame_id, vector_entries.frame_id),
-         embedding = excluded.embedding`,
+         dataset_id = excluded.dataset_id, frame_id = coalesce(excluded.frame_id, v.frame_id),
+         embedding = excluded.embedding
+       WHERE (v.similarity_model, v.media_id, v.dataset_id, v.frame_id, v.embedding)
+         IS DISTINCT FROM (excluded.similarity_model, excluded.media_id, excluded.dataset_id,
+                           coalesce(excluded.frame_id, v.frame_id), excluded.embedding)`,
       [
         rows.map((r) => r.modelId),
         rows.map((r) => r.objectId),
