@@ -145,7 +145,8 @@ END $$;
 CREATE TRIGGER vector_embeddings_inserted AFTER INSERT ON object_embeddings
   REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION vector_on_embeddings_written();
 CREATE TRIGGER vector_embeddings_updated AFTER UPDATE ON object_embeddings
-  REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION vector_on_embeddings_written();
+  REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
+  FOR EACH STATEMENT EXECUTE FUNCTION vector_on_embeddings_written();
 CREATE TRIGGER vector_embeddings_deleted AFTER DELETE ON object_embeddings
   REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION vector_on_embeddings_deleted();
 
@@ -164,7 +165,8 @@ BEGIN
 END $$;
 
 CREATE TRIGGER vector_objects_updated AFTER UPDATE ON detected_objects
-  REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION vector_on_objects_updated();
+  REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
+  FOR EACH STATEMENT EXECUTE FUNCTION vector_on_objects_updated();
 
 -- An item soft-deleted leaves the index with all its vectors, one restored comes back; an item moved to
 -- another collection takes its entries along.
@@ -183,4 +185,5 @@ BEGIN
 END $$;
 
 CREATE TRIGGER vector_media_updated AFTER UPDATE ON media
-  REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION vector_on_media_updated();
+  REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
+  FOR EACH STATEMENT EXECUTE FUNCTION vector_on_media_updated();
