@@ -6,7 +6,7 @@
  *   npx tsx scripts/bench/pgvector.ts [--n 20000] [--dims 256] [--queries 50]
  *
  * Both indexes are built the way a library moved in bulk is: the embeddings written to object_embeddings
- * first (on PostgreSQL with triggers off: session_replication_role = replica), then rebuild(). Results:
+ * first (on PostgreSQL with the index's triggers off: lumen.vector_sync = off), then rebuild(). Results:
  * docs/measurements/pgvector.md.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -127,7 +127,7 @@ const sqliteBuild = performance.now() - t0;
 // pgvector
 const pdb = await openSchema();
 await pdb.tx(async (tx) => {
-  await tx.query(`SET LOCAL session_replication_role = replica`);
+  await tx.query(`SET LOCAL lumen.vector_sync = off`);
   for (let i = 0; i < rows.length; i += 2000) await putEmbeddings(tx, rows.slice(i, i + 2000));
 });
 const pix = pgVectorIndex(pdb, { enabled: true });

@@ -182,6 +182,25 @@ pg('rebuild: a model with embeddings but no index is built while queries answer;
   await db.close();
 });
 
+pg('a bulk copy with lumen.vector_sync off writes embeddings only; rebuild() indexes them after', async () => {
+  const db = await openSchema();
+  const ix = pgVectorIndex(db, { enabled: true });
+  const r = rng(16);
+  const rows = Array.from({ length: 30 }, (_, i) => row(`o${i}`, 'A', randomUnit(r, 16), { frameId: null }));
+  await db.tx(async (tx) => {
+    await tx.query(`SET LOCAL lumen.vector_sync = off`);
+    await putEmbeddings(tx, rows);
+  });
+  assert.equal(await ix.search(q(rows[0].vector, ['A'], 1)), []);
+  assert.equal(await ix.unindexedModels(), ['clip:test']);
+  assert.equal(await ix.rebuild('clip:test'), { rows: 30 });
+  assert.is((await ix.search(q(rows[0].vector, ['A'], 1)))[0].objectId, 'o0');
+  // Outside that transaction the triggers run again.
+  await putEmbeddings(db, [row('late', 'A', randomUnit(r, 16))]);
+  assert.is((await ix.stats('clip:test'))[0].rows, 31);
+  await db.close();
+});
+
 pg('coverage: entries of current items against active objects; a new model fills while the old answers', async () => {
   const db = await openSchema();
   const ix = pgVectorIndex(db, { enabled: true });

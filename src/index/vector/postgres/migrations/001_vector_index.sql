@@ -123,9 +123,15 @@ BEGIN
 END $$;
 
 -- object_embeddings: statement triggers over the transition tables (one pass per statement, not per row).
+-- A bulk copy (npm run migrate) may `SET lumen.vector_sync = off` on its connection: the embeddings then
+-- arrive without growing the graph a row at a time, and rebuild() of each model indexes them after (one
+-- build is several times faster); the other tables' triggers keep running, unlike session_replication_role.
 CREATE FUNCTION vector_on_embeddings_written() RETURNS trigger
 LANGUAGE plpgsql AS $$
 BEGIN
+  IF current_setting('lumen.vector_sync', true) = 'off' THEN
+    RETURN NULL;
+  END IF;
   IF TG_OP = 'UPDATE' THEN
     -- Rows whose key changed leave their old entry; the others are refreshed in place.
     DELETE FROM vector_entries v USING old_rows o WHERE v.object_id = o.object_id AND v.model_id = o.model_id
@@ -138,6 +144,9 @@ END $$;
 CREATE FUNCTION vector_on_embeddings_deleted() RETURNS trigger
 LANGUAGE plpgsql AS $$
 BEGIN
+  IF current_setting('lumen.vector_sync', true) = 'off' THEN
+    RETURN NULL;
+  END IF;
   DELETE FROM vector_entries v USING old_rows o WHERE v.object_id = o.object_id AND v.model_id = o.model_id;
   RETURN NULL;
 END $$;
