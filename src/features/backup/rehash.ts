@@ -33,10 +33,11 @@ export interface RehashOptions {
   /** Stop (saving the position) once this long has passed; the next run goes on from there. */
   maxMs?: number;
   signal?: AbortSignal;
+  /** Called after each page, once its position is saved. */
   onProgress?: (state: RehashState) => void;
+  /** Items a page (default 200). */
+  pageSize?: number;
 }
-
-const PAGE = 200;
 
 /** The saved state, or null when no re-hash ever ran. */
 export async function readRehashState(stateFile: string): Promise<RehashState | null> {
@@ -66,7 +67,7 @@ export async function rehashOriginals(
   const throttle = createThrottle(options.rateBytesPerSecond, options.signal);
   const until = options.maxMs === undefined ? Infinity : Date.now() + options.maxMs;
   while (state.position !== null && !options.signal?.aborted && Date.now() < until) {
-    const page = await deps.storage.media.blobReferences(PAGE, state.position);
+    const page = await deps.storage.media.blobReferences(options.pageSize ?? 200, state.position);
     const originals = new Map(page.references.filter((r) => r.role === 'original').map((r) => [r.blobKey, r]));
     for (const ref of originals.values()) {
       if (options.signal?.aborted) return state; // this page again next time: the saved position is before it
