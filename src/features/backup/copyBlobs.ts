@@ -28,12 +28,14 @@ export async function copyBlobs(
   root: string,
   keys: string[],
   progress: BackupProgress,
+  signal?: AbortSignal,
 ): Promise<CopiedBlobs> {
   const out: CopiedBlobs = { files: [], missing: [], corrupt: [], copiedFiles: 0, copiedBytes: 0 };
   // First the plan: the size of each blob, and which the backup lacks (bytes to copy set the rate and the ETA).
   const toCopy: Array<{ key: string; size: number }> = [];
   progress.phase('scanning', keys.length, 0);
   for (const key of keys) {
+    signal?.throwIfAborted();
     const source = await blobs.stat(key);
     if (!source) out.missing.push(key);
     else {
@@ -51,6 +53,7 @@ export async function copyBlobs(
   let next = 0;
   const worker = async () => {
     while (next < toCopy.length) {
+      signal?.throwIfAborted();
       const { key, size } = toCopy[next++];
       const copied = await copyOne(blobs, root, key);
       if (copied === 'missing') out.missing.push(key);

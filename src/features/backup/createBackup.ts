@@ -19,6 +19,8 @@ export interface BackupOptions {
   onProgress?: (p: ProgressReport) => void;
   /** SQLite pages copied a step (storage.backupTo); a tool beside a running server passes a big one. */
   pagesPerStep?: number;
+  /** Stops the backup between two files (the server shutting down); it then leaves no folder behind. */
+  signal?: AbortSignal;
 }
 
 /**
@@ -41,7 +43,7 @@ export async function createBackup(deps: BackupDeps, options: BackupOptions): Pr
     const { file, blobKeys } = await snapshotDatabase(deps, dir, options.pagesPerStep);
     const database = { file: path.basename(file), ...(await hashFile(file)) };
     progress.advance(1, database.size);
-    const copied = await copyBlobs(deps.blobs, root, blobKeys, progress);
+    const copied = await copyBlobs(deps.blobs, root, blobKeys, progress, options.signal);
     const manifest: BackupManifest = {
       format: 'lumen-backup',
       version: 1,

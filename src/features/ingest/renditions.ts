@@ -56,8 +56,8 @@ async function renditionsOfBlob(deps: RenditionDeps, key: string) {
 
 /**
  * The rendition stage: each of these frames that lacks its renditions (or whose recorded files are gone from the
- * store) gets them, one frame after the other; frames that have them are skipped, so a run interrupted half-way (a crash, a shutdown) resumes
- * where it stopped. Files first, then the row (the store's write order): a crash in between leaves only
+ * store) gets them, one frame after the other; frames that have them are skipped, so a run interrupted half-way
+ * (a crash, a shutdown) resumes where it stopped. Files first, then the row (the store's write order): a crash in between leaves only
  * files for the orphan sweep. Returns how many frames got renditions.
  */
 export async function renderFrames(
