@@ -36,6 +36,7 @@ import { runThroughputBench } from './bench/throughput.js';
 import { runImportBench } from './bench/importCli.js';
 import { runSearchableBench } from './bench/searchable.js';
 import { runScaleBench } from './bench/scale.js';
+import { runBackupBench } from './bench/backup.js';
 
 const SECTIONS: Record<string, { describe: string; run: (opts: BenchOptions) => Promise<SectionResult> }> = {
   library: {
@@ -95,6 +96,11 @@ const SECTIONS: Record<string, { describe: string; run: (opts: BenchOptions) => 
     describe:
       'the same library on SQLite and PostgreSQL (PGlite; TEST_DATABASE_URL for a real server): browse, text and vector search with recall@10, a folder move, the migrate copy rate (issue 25)',
     run: runScaleBench,
+  },
+  backup: {
+    describe:
+      'a 10,000-item library: full, incremental and unchanged backups and a restore beside cp -a, the integrity pass, the re-hash rate, browse p99 beside a throttled re-hash (issue 29)',
+    run: runBackupBench,
   },
   web: {
     describe:

@@ -45,7 +45,10 @@ export function createProgress(report: (p: ProgressReport) => void = () => undef
   };
   return {
     phase(phase, filesTotal, bytesTotal) {
-      Object.assign(state, { phase, filesTotal, bytesTotal, filesDone: 0, bytesDone: 0 });
+      // The phase that ends, as it ended (its last counts may not have been reported yet).
+      if (state.filesTotal > 0) report(current());
+      const filesDone = phase === 'done' ? filesTotal : 0;
+      Object.assign(state, { phase, filesTotal, bytesTotal, filesDone, bytesDone: 0 });
       phaseStarted = Date.now();
       lastReport = Date.now();
       report(current());
