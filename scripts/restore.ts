@@ -10,6 +10,7 @@
 import path from 'node:path';
 import { loadConfig } from '../src/config.js';
 import { checkIntegrity } from '../src/features/backup/integrity.js';
+import { quarantineUntracked } from '../src/features/backup/repair.js';
 import { restoreBackup } from '../src/features/backup/restoreBackup.js';
 import { openBlobStore } from '../src/files/openBlobStore.js';
 import { DomainError } from '../src/platform/errors.js';
@@ -25,6 +26,7 @@ if (!from) {
 }
 const to = option(argv, '--to');
 const config = loadConfig(to ? { ...process.env, DATA_DIR: path.resolve(to) } : process.env);
+let movedAside: string | null = null;
 try {
   const blobs = await openBlobStore(config, undefined, false);
   const result = await restoreBackup(
@@ -35,13 +37,20 @@ try {
     `restored backup ${result.backupId} (${result.createdAt}) into ${config.dataDir}: ${result.files} files, ` +
       formatBytes(result.bytes),
   );
-  if (result.movedAside) console.log(`the library that was there was moved to ${result.movedAside}`);
+  if (result.movedAside) console.log(`the database that was there was moved to ${result.movedAside}`);
+  movedAside = result.movedAside;
 } catch (err) {
   if (err instanceof DomainError) fail(`restore refused: ${err.message}`);
   throw err;
 }
 const library = await openLibrary(config);
 try {
+  if (movedAside) {
+    // Files of the library that was there which the backup's database does not know (uploads newer than the
+    // backup): the server's start-up sweep would delete them; they are set aside instead.
+    const moved = await quarantineUntracked({ ...library, config }, 0);
+    if (moved) console.log(`${moved} files the restored database does not reference were moved to DATA_DIR/quarantine`);
+  }
   // Nothing else runs on this DATA_DIR now: every file counts, however new.
   const report = await checkIntegrity({ ...library, config }, 0);
   printReport(report);

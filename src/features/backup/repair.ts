@@ -63,3 +63,33 @@ export async function repairIntegrity(
     quarantineDir: dir,
   };
 }
+
+/**
+ * Moves every stored blob no row references (written at least `minAgeMs` ago) to the quarantine folder: after a
+ * restore over a library (--force), the files of uploads newer than the backup, which the start-up orphan sweep
+ * would otherwise delete. Returns how many moved; none where the store cannot be listed.
+ */
+export async function quarantineUntracked(
+  deps: Pick<Services, 'storage' | 'blobs' | 'config'>,
+  minAgeMs: number,
+): Promise<number> {
+  const { blobs, storage } = deps;
+  if (!blobs.listBlobs || !blobs.quarantine) return 0;
+  const dir = quarantineDir(deps.config.dataDir);
+  let moved = 0;
+  let batch: string[] = [];
+  const flush = async () => {
+    const referenced = await storage.media.referencedBlobKeys(batch);
+    for (const key of batch.filter((k) => !referenced.has(k))) if (await blobs.quarantine!(key, dir, minAgeMs)) moved++;
+    batch = [];
+  };
+  // Listed first, moved after: the walk does not see its own moves.
+  const keys: string[] = [];
+  for await (const blob of blobs.listBlobs()) keys.push(blob.key);
+  for (const key of keys) {
+    batch.push(key);
+    if (batch.length >= 500) await flush();
+  }
+  if (batch.length) await flush();
+  return moved;
+}
