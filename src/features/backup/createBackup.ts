@@ -41,7 +41,7 @@ export async function createBackup(deps: BackupDeps, options: BackupOptions): Pr
   progress.phase('database', 1, 0);
   try {
     const { file, blobKeys } = await snapshotDatabase(deps, dir, options.pagesPerStep);
-    const database = { file: path.basename(file), ...(await hashFile(file)) };
+    const database = { file: path.basename(file) as BackupManifest['database']['file'], ...(await hashFile(file)) };
     progress.advance(1, database.size);
     const copied = await copyBlobs(deps.blobs, root, blobKeys, progress, options.signal);
     const manifest: BackupManifest = {

@@ -24,7 +24,12 @@ const manifestSchema = z.object({
   createdAt: z.string(),
   engine: z.enum(['sqlite', 'postgres']),
   /** The database copy, in the backup's own folder. */
-  database: z.object({ file: z.string(), size: z.number().int().min(0), sha256: z.string() }),
+  database: z.object({
+    // Named, not free: a restore reads it from the backup's folder and nowhere else.
+    file: z.enum(['library.db', 'library.pgdump']),
+    size: z.number().int().min(0),
+    sha256: z.string(),
+  }),
   /** Every blob the database copy references that the library had, each in the shared files/ folder. */
   files: z.array(fileEntry),
   /** Blobs the copy references that were missing from the library's store when it was made (the check names them). */
