@@ -70,7 +70,7 @@ export async function repairIntegrity(
  * would otherwise delete. Returns how many moved; none where the store cannot be listed.
  */
 export async function quarantineUntracked(
-  deps: Pick<Services, 'storage' | 'blobs' | 'config'>,
+  deps: Pick<Services, 'storage' | 'blobs'> & { config: Pick<Services['config'], 'dataDir'> },
   minAgeMs: number,
 ): Promise<number> {
   const { blobs, storage } = deps;

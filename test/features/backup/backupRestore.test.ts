@@ -2,7 +2,8 @@
  * Backups and restore (issue #29): a backup made by `npm run backup` while uploads and ingest go on restores
  * every item acknowledged before it began, byte for byte; a second backup copies only new files; restore
  * refuses a damaged backup (a flipped byte, a missing file, a changed database), naming it, and a live
- * DATA_DIR without --force.
+ * DATA_DIR without --force; with it, files the restored database does not know go to quarantine. PostgreSQL
+ * without pg_dump is refused with one line.
  */
 import { execFile } from 'node:child_process';
 import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
@@ -14,6 +15,7 @@ import * as assert from 'uvu/assert';
 import { createBackup } from '../../../src/features/backup/createBackup.js';
 import { checkIntegrity } from '../../../src/features/backup/integrity.js';
 import { backupBlobPath, listBackupDirs, type BackupManifest } from '../../../src/features/backup/manifest.js';
+import { quarantineDir, quarantineUntracked } from '../../../src/features/backup/repair.js';
 import { restoreBackup } from '../../../src/features/backup/restoreBackup.js';
 import { LocalBlobStore } from '../../../src/files/localBlobStore.js';
 import { DomainError } from '../../../src/platform/errors.js';
@@ -175,9 +177,38 @@ t('restore refuses a DATA_DIR that holds a library unless --force, and then move
     assert.is((err as DomainError).code, 'conflict');
     assert.match((err as Error).message, /already holds a library .*--force/);
   }
+  // A file of the library there that the backup's database does not know (an upload newer than the backup).
+  const newer = await blobs.putBuffer(Buffer.from('uploaded after the backup'), 'jpg');
   const forced = await restoreBackup({ blobs }, { from: root, dataDir: target, force: true });
   assert.ok(forced.movedAside && existsSync(path.join(forced.movedAside, 'library.db')), 'the old one kept');
   assert.ok(readdirSync(target).includes('library.db'));
+  const restored = openRestored(target);
+  try {
+    assert.is(await quarantineUntracked({ ...restored, config: { dataDir: target } }, 0), 1);
+    assert.ok(
+      existsSync(path.join(quarantineDir(target), newer.key)),
+      'set aside for the start-up sweep not to delete',
+    );
+  } finally {
+    await restored.storage.close();
+  }
+});
+
+t('a PostgreSQL library without pg_dump on PATH is refused with one line, leaving nothing', async (ctx) => {
+  const root = path.join(ctx.tmp, 'pg');
+  const path0 = process.env.PATH;
+  process.env.PATH = path.join(ctx.tmp, 'no-binaries-here');
+  try {
+    const config = { databaseUrl: 'postgres://u:p@127.0.0.1:1/db', databaseSchema: 'public' };
+    await createBackup({ ...ctx.app.app.services, config }, { to: root });
+    assert.unreachable('backed up without pg_dump');
+  } catch (err) {
+    assert.instance(err, DomainError);
+    assert.match((err as Error).message, 'pg_dump is not on PATH');
+  } finally {
+    process.env.PATH = path0;
+  }
+  assert.equal(await listBackupDirs(root), [], 'no backup folder left behind');
 });
 
 t.run();
