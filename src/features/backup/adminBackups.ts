@@ -4,6 +4,7 @@ import { DomainError } from '../../platform/errors.js';
 import { backupServiceOf, type RunningBackup } from './backupService.js';
 import { checkIntegrity, type IntegrityReport } from './integrity.js';
 import { listBackupDirs } from './manifest.js';
+import { repairIntegrity, type RepairDeps, type RepairResult } from './repair.js';
 
 /** One backup in BACKUP_DIR as the admin API lists it. */
 export interface BackupSummary {
@@ -92,4 +93,17 @@ export async function integrityReport(
 ): Promise<{ report: IntegrityReport }> {
   requireRole(principal, 'admin');
   return { report: await checkIntegrity(deps) };
+}
+
+/**
+ * The integrity report, then its safe repairs (repair.ts): thumbnails and re-analysis queued, untracked files
+ * moved to the quarantine folder; originals untouched. Answers the report it acted on and what it did.
+ */
+export async function repairFromReport(
+  deps: RepairDeps,
+  principal: Principal,
+): Promise<{ report: IntegrityReport; repair: RepairResult }> {
+  requireRole(principal, 'admin');
+  const report = await checkIntegrity(deps);
+  return { report, repair: await repairIntegrity(deps, report) };
 }

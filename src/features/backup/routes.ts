@@ -1,5 +1,5 @@
 import { defineRoute } from '../../http/route.js';
-import { integrityReport, listBackups, startBackup } from './adminBackups.js';
+import { integrityReport, listBackups, repairFromReport, startBackup } from './adminBackups.js';
 
 export const backupRoutes = [
   defineRoute({
@@ -35,5 +35,15 @@ export const backupRoutes = [
       'files, and the originals the last re-hash (npm run check) found rotten',
     responses: { 403: 'admin only' },
     handle: ({ services, principal }) => integrityReport(services, principal),
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/api/admin/integrity/repair',
+    tag: 'admin',
+    summary:
+      'The integrity report, then the repairs that are safe (admin): missing thumbnails and derived files queued ' +
+      'to be made again, untracked files moved to DATA_DIR/quarantine; originals are never touched',
+    responses: { 403: 'admin only' },
+    handle: ({ services, principal }) => repairFromReport(services, principal),
   }),
 ];

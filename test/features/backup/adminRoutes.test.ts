@@ -1,13 +1,14 @@
 /**
  * The admin API of backups and the integrity report (issue #29): POST /api/admin/backups runs one in the
  * background (409 while one runs, or without BACKUP_DIR), GET lists it with its files and the schedule,
- * GET /api/admin/integrity reports a whole library.
+ * GET /api/admin/integrity reports a whole library, POST /api/admin/integrity/repair quarantines an untracked file.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, utimesSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import type { LocalBlobStore } from '../../../src/files/localBlobStore.js';
 import { makeImage, startTestApp, waitForProcessing } from '../../helpers/testApp.js';
 
 const t = suite('admin backups');
@@ -57,6 +58,18 @@ t('POST runs a backup in the background; GET lists it; the integrity report is w
     const integrity = await app.request('GET', '/api/admin/integrity');
     assert.is(integrity.status, 200);
     assert.ok(integrity.body.report.ok, JSON.stringify(integrity.body.report.counts));
+    const blobs = app.app.services.blobs as LocalBlobStore;
+    const stray = await blobs.putBuffer(Buffer.from('no row'), 'bin');
+    const old = new Date(Date.now() - 2 * 3_600_000);
+    utimesSync(blobs.pathFor(stray.key), old, old);
+    const repaired = await app.request('POST', '/api/admin/integrity/repair');
+    assert.is(repaired.status, 200, JSON.stringify(repaired.body));
+    assert.equal(
+      repaired.body.report.untracked.map((u: { key: string }) => u.key),
+      [stray.key],
+    );
+    assert.is(repaired.body.repair.quarantined, 1);
+    assert.ok(existsSync(path.join(app.dataDir, 'quarantine', stray.key)));
   } finally {
     await app.close();
     rmSync(dir, { recursive: true, force: true });
