@@ -2,7 +2,7 @@ import type { Services } from '../kernel/services.js';
 import { conflict, DomainError } from '../../platform/errors.js';
 import type { Logger } from '../../platform/logger.js';
 import { createBackup } from './createBackup.js';
-import { listBackupDirs, type BackupManifest } from './manifest.js';
+import { listBackupDirs } from './manifest.js';
 import type { ProgressReport } from './progress.js';
 import { pruneBackups } from './prune.js';
 
@@ -21,7 +21,7 @@ export interface BackupService {
   lastError(): string | null;
   /** When the schedule runs the next one; null without a schedule. */
   nextAt(): string | null;
-  /** Starts a backup now: conflict when one runs or BACKUP_DIR is unset. Resolves once it is under way. */
+  /** Starts a backup now, in the background: conflict when one runs or BACKUP_DIR is unset. */
   start(trigger: RunningBackup['trigger']): RunningBackup;
   /** Stops the schedule and the running backup, between two files (an unfinished one leaves no folder behind). */
   stop(): Promise<void>;
@@ -29,12 +29,12 @@ export interface BackupService {
 
 type Deps = Pick<Services, 'storage' | 'blobs' | 'config'> & { logger: Logger };
 
-/** Services → their backup service (one server, one service; created by startBackupService). */
-const services = new WeakMap<object, BackupService>();
+/** A server's stores → its backup service (one server, one service; set by startBackupService). */
+const byStorage = new WeakMap<object, BackupService>();
 
 /** The backup service of these services (the routes'); null before startBackupService. */
 export const backupServiceOf = (deps: Pick<Services, 'storage'>): BackupService | null =>
-  services.get(deps.storage) ?? null;
+  byStorage.get(deps.storage) ?? null;
 
 /**
  * Starts the server's backup service: with BACKUP_DIR set and BACKUP_INTERVAL_HOURS above 0, a backup every
@@ -56,17 +56,25 @@ export function startBackupService(deps: Deps): BackupService {
   const schedule = (latest: number | null) => {
     if (!dir || intervalMs <= 0 || stopped) return;
     next = Math.max(Date.now() + 60_000, (latest ?? 0) + intervalMs);
-    timer = setTimeout(() => {
-      if (!current) service.start('schedule');
-      else schedule(Date.now());
-    }, next - Date.now());
+    arm(next);
+  };
+  // A timer waits at most about 24 days (2^31 - 1 ms): a longer interval is waited out in several.
+  const arm = (at: number) => {
+    if (timer) clearTimeout(timer);
+    timer = setTimeout(
+      () => {
+        if (Date.now() < at) arm(at);
+        else if (!current) service.start('schedule');
+        else schedule(Date.now());
+      },
+      Math.min(at - Date.now(), 2 ** 31 - 1),
+    );
     timer.unref();
   };
 
   const run = async (target: string, trigger: RunningBackup['trigger']): Promise<void> => {
-    let manifest: BackupManifest | null = null;
     try {
-      manifest = await createBackup(deps, {
+      const manifest = await createBackup(deps, {
         to: target,
         signal: stopping.signal,
         onProgress: (p) => current && (current.progress = p),
@@ -76,7 +84,8 @@ export function startBackupService(deps: Deps): BackupService {
       deps.logger.info('backup done', { id: manifest.id, files: manifest.files.length, copied: manifest.copied });
     } catch (err) {
       error = err instanceof Error ? err.message : String(err);
-      deps.logger.error('backup failed', { err });
+      if (stopping.signal.aborted) deps.logger.info('backup stopped by the shutdown; its folder removed');
+      else deps.logger.error('backup failed', { err });
     } finally {
       current = null;
       schedule(Date.now());
@@ -104,8 +113,10 @@ export function startBackupService(deps: Deps): BackupService {
       await done;
     },
   };
-  services.set(deps.storage, service);
-  void latestBackupTime(dir).then(schedule);
+  byStorage.set(deps.storage, service);
+  void latestBackupTime(dir)
+    .then(schedule)
+    .catch((err) => deps.logger.warn('could not read BACKUP_DIR; no backup scheduled', { err }));
   return service;
 }
 
