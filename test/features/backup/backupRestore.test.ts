@@ -15,6 +15,7 @@ import * as assert from 'uvu/assert';
 import { createBackup } from '../../../src/features/backup/createBackup.js';
 import { checkIntegrity } from '../../../src/features/backup/integrity.js';
 import { backupBlobPath, listBackupDirs, type BackupManifest } from '../../../src/features/backup/manifest.js';
+import { pruneBackups } from '../../../src/features/backup/prune.js';
 import { quarantineDir, quarantineUntracked } from '../../../src/features/backup/repair.js';
 import { restoreBackup } from '../../../src/features/backup/restoreBackup.js';
 import { LocalBlobStore } from '../../../src/files/localBlobStore.js';
@@ -124,6 +125,13 @@ t('a second backup into the same folder copies only the files that are new', asy
     fresh.reduce((n, f) => n + f.size, 0),
   );
   assert.is((await listBackupDirs(root)).length, 3, 'three dated backups sharing one files/ folder');
+  // Keeping the newest only: the older folders go; their files stay where the newest still lists them.
+  const pruned = await pruneBackups(root, 1);
+  assert.equal(pruned.removed, [first.id, again.id]);
+  assert.is(pruned.files, 0, 'every file of the older backups is in the newest one too');
+  const target = path.join(ctx.tmp, 'after-prune');
+  const restored = await restoreBackup({ blobs: await initStore(target) }, { from: root, dataDir: target });
+  assert.is(restored.backupId, third.id);
 });
 
 /** A copy of a backup folder, damaged by `harm`; what restoring it says. */
