@@ -95,6 +95,7 @@ async function moveAside(dataDir: string, backupId: string): Promise<string> {
 
 /** The database copy into place: copied beside, fsynced, renamed (a crash leaves the old state or the new). */
 async function putDatabase(source: string, dataDir: string): Promise<void> {
+  await mkdir(dataDir, { recursive: true });
   const tmp = path.join(dataDir, `${DB}.restoring`);
   await copyFile(source, tmp);
   const fh = await open(tmp, 'r+');
