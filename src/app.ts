@@ -48,6 +48,7 @@ import { startModelWatcher } from './features/ingest/catchUp.js';
 import { startRenditionBackfill } from './features/ingest/renditionJobs.js';
 import { createEventFeed, eventRoutes } from './features/events/index.js';
 import { applyEnvWatches, startWatchService, watchRoutes, type WatchService } from './features/watch/index.js';
+import { backupRoutes, startBackupService } from './features/backup/index.js';
 import { VERSION } from './platform/packageRoot.js';
 import { openStorage, type OpenedStorage } from './storage/openStorage.js';
 
@@ -71,6 +72,7 @@ export const ROUTES: AnyRoute[] = [
   ...modelRoutes,
   ...eventRoutes,
   ...watchRoutes,
+  ...backupRoutes,
 ];
 
 export interface App {
@@ -112,6 +114,8 @@ export async function createApp(config: Config, logger: Logger = createLogger(co
   // Watched folders: WATCH_DIRS as configured now, then the service that imports what appears in them.
   await applyEnvWatches(services, logger);
   const watches = startWatchService(services, logger.child({ component: 'watch' }));
+  // Backups into BACKUP_DIR: asked for through the admin API, and on the schedule (BACKUP_INTERVAL_HOURS).
+  const backups = startBackupService({ ...services, logger: logger.child({ component: 'backup' }) });
   services.watchesChanged = () => watches.reload();
   // A model the background download just installed wakes the watcher at once (it would notice within seconds anyway).
   services.modelFetch?.onInstalled(() => services.modelsChanged?.());
@@ -136,6 +140,7 @@ export async function createApp(config: Config, logger: Logger = createLogger(co
     close: async () => {
       events.closeAll();
       await watches.stop(); // first: the file in hand finishes its upload while the stores are open
+      await backups.stop(); // a backup under way stops between two files, leaving no folder behind
       await backfill?.stop();
       await services.modelFetch?.stop();
       await modelWatcher?.stop();
