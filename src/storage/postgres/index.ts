@@ -10,6 +10,8 @@ import { pgCollectionStore } from './collectionStore.js';
 import { pgEventHub, pgEventLog } from './eventLog.js';
 import { pgInviteStore } from './inviteStore.js';
 import { pgJobStore } from './jobStore.js';
+import { pgJobWakeups } from './jobWakeups.js';
+import { pgListener } from './pgListener.js';
 import { pgMediaStore } from './mediaStore.js';
 import { LIBRARY_MIGRATIONS, migratePg, VECTOR_MIGRATIONS } from './migrate.js';
 import { pgSessionStore } from './sessionStore.js';
@@ -46,7 +48,9 @@ export async function openPostgresStorage(url: string, options: PostgresStorageO
     await db.close().catch(() => {});
     throw err;
   }
-  const hub = pgEventHub(db);
+  // One listening connection per process: the event streams' and the job runner's wake-ups.
+  const listener = pgListener(db);
+  const hub = pgEventHub(db, listener);
   await hub.start();
   return {
     db,
@@ -59,6 +63,7 @@ export async function openPostgresStorage(url: string, options: PostgresStorageO
     analysis: pgAnalysisStore(db, hub),
     clusters: pgClusterStore(db),
     jobs: pgJobStore(db),
+    jobWakeups: pgJobWakeups(listener),
     events: pgEventLog(db, hub),
     watches: pgWatchStore(db),
     indexes: { vectors: pgVectorIndex(db, { enabled: vectorSearch }), text: pgTextIndex(db) },
