@@ -106,6 +106,11 @@ const EnvSchema = z.object({
   WATCH_SETTLE_MS: z.coerce.number().int().min(0).default(2000),
   /** Every watched folder is walked again this often, in case a file system event was missed. */
   WATCH_RESCAN_SECONDS: z.coerce.number().min(0.05).default(60),
+  /**
+   * What this process does with a shared database: `api` serves HTTP and runs no jobs; `worker` runs the job
+   * queue and serves only /healthz; `all` both (one process, the default).
+   */
+  ROLE: z.enum(['api', 'worker', 'all']).default('all'),
 });
 
 export interface Config {
@@ -157,6 +162,8 @@ export interface Config {
   watchRoots: string[];
   watchSettleMs: number;
   watchRescanSeconds: number;
+  /** ROLE: `api` (HTTP, no job runner), `worker` (job runner, /healthz only) or `all`. */
+  role: 'api' | 'worker' | 'all';
 }
 
 /**
@@ -237,6 +244,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
       .map((r) => path.resolve(r)),
     watchSettleMs: e.WATCH_SETTLE_MS,
     watchRescanSeconds: e.WATCH_RESCAN_SECONDS,
+    role: e.ROLE,
   };
   return { ...config, ...overrides };
 }
