@@ -15,6 +15,7 @@ import { pgListener } from './pgListener.js';
 import { pgMediaStore } from './mediaStore.js';
 import { LIBRARY_MIGRATIONS, migratePg, VECTOR_MIGRATIONS } from './migrate.js';
 import { pgSessionStore } from './sessionStore.js';
+import { checkServer, migrationStartupError } from './startupCheck.js';
 import { pgWatchStore } from './watchStore.js';
 
 export interface PostgresStorage extends Storage {
@@ -43,10 +44,11 @@ export async function openPostgresStorage(url: string, options: PostgresStorageO
   const db = openPgDb(url, { schema: options.schema, max: options.poolMax });
   const vectorSearch = options.vectorSearch ?? true;
   try {
+    await checkServer(db, url, vectorSearch);
     await migratePg(db, vectorSearch ? [LIBRARY_MIGRATIONS, VECTOR_MIGRATIONS] : [LIBRARY_MIGRATIONS]);
   } catch (err) {
     await db.close().catch(() => {});
-    throw err;
+    throw migrationStartupError(err);
   }
   // One listening connection per process: the event streams' and the job runner's wake-ups.
   const listener = pgListener(db);
