@@ -2,7 +2,8 @@
  * What PGlite (one backend) cannot prove, on Debian's PostgreSQL server (skipped with a message when it is not
  * installed): several pools, each with several connections, claiming one queue at once never get the same job;
  * concurrent enqueues of one dedupe key make one job; a heartbeating holder keeps its job against claimers in
- * other pools, and loses it to them once it stops. Whole processes (one SIGKILLed): ./pgProcesses.test.ts.
+ * other pools, and loses it to them once it stops; and the claim's plans on a real planner (the jobs_claim index,
+ * no sort of the backlog). Whole processes (one SIGKILLed): ./pgProcesses.test.ts.
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -87,6 +88,29 @@ function concurrency(url: string): void {
     assert.is(winners[0]!.attempts, 2);
     assert.is(await stores[0].heartbeat(job.id, 'A', 300), false, 'A is fenced off');
     assert.is(await stores[0].complete(job.id, 'A'), false);
+  });
+
+  test('query plans: both claim orders read the jobs_claim index without sorting the backlog', async () => {
+    const db = pools[0];
+    await db.query(`INSERT INTO jobs (type, payload, priority, status, run_after, created_at, updated_at)
+      SELECT CASE WHEN i % 2 = 0 THEN 'a' ELSE 'b' END, '{}', i % 3,
+        CASE WHEN i % 10 = 0 THEN 'queued' ELSE 'succeeded' END, now() - i * interval '1 ms', now(), now()
+      FROM generate_series(1, 30000) i`);
+    await db.query('ANALYZE jobs');
+    const DUE = `status = 'queued' AND run_after <= now() AND ($1::text[] IS NULL OR type = ANY($1::text[]))`;
+    const plan = async (sql: string) =>
+      (await db.many<{ 'QUERY PLAN': string }>(`EXPLAIN ${sql}`, [['a', 'b']])).map((r) => r['QUERY PLAN']).join('\n');
+    const oldest = await plan(
+      `SELECT id FROM jobs WHERE ${DUE} ORDER BY priority, run_after, id LIMIT 1 FOR UPDATE SKIP LOCKED`,
+    );
+    assert.match(oldest, /Index Scan using jobs_claim/);
+    assert.not.match(oldest, /Sort/, oldest);
+    const newest = await plan(
+      `SELECT id FROM jobs WHERE ${DUE} AND priority = (SELECT min(priority) FROM jobs WHERE ${DUE})
+       ORDER BY run_after DESC, id DESC LIMIT 1 FOR UPDATE SKIP LOCKED`,
+    );
+    assert.match(newest, /Index Scan Backward using jobs_claim/);
+    assert.not.match(newest, /Sort/, newest);
   });
 
   test.run();

@@ -34,16 +34,22 @@ export function pgJobClaims(db: PgDb): Pick<JobStore, 'claim' | 'runningLeaseOwn
                  WHERE status = 'running' AND lease_expires_at <= $1 AND attempts < max_attempts AND ${TYPE_FILTER}
                  ORDER BY priority, lease_expires_at, id LIMIT 1 FOR UPDATE SKIP LOCKED)
      RETURNING ${JOB_COLUMNS}`;
-  // 'newest' reads the lowest priority's group backwards (an incremental sort over the jobs_claim index): a
-  // group whose jobs are all locked by other claimers is skipped like any locked row.
-  const take = (order: string) => `UPDATE jobs SET status = 'running', lease_owner = $3, lease_expires_at = $4,
-       attempts = attempts + 1, started_at = $1, updated_at = $1
+  const take = (where: string, order: string) => `UPDATE jobs SET status = 'running', lease_owner = $3,
+       lease_expires_at = $4, attempts = attempts + 1, started_at = $1, updated_at = $1
      WHERE status = 'queued' AND id = (SELECT id FROM jobs
-                 WHERE status = 'queued' AND run_after <= $1 AND ${TYPE_FILTER}
+                 WHERE status = 'queued' AND run_after <= $1 AND ${TYPE_FILTER} ${where}
                  ORDER BY ${order} LIMIT 1 FOR UPDATE SKIP LOCKED)
      RETURNING ${JOB_COLUMNS}`;
-  const takeOldest = take('priority, run_after, id');
-  const takeNewest = take('priority, run_after DESC, id DESC');
+  const takeOldest = take('', 'priority, run_after, id');
+  // 'newest': the most urgent priority due fixed first, the jobs_claim index is read backwards, so this costs
+  // what takeOldest does, whatever the backlog...
+  const takeNewest = take(
+    `AND priority = (SELECT min(priority) FROM jobs WHERE status = 'queued' AND run_after <= $1 AND ${TYPE_FILTER})`,
+    'run_after DESC, id DESC',
+  );
+  // ...unless other claimers hold every job of that priority: then the whole order, an incremental sort over
+  // the priority's group, where locked rows are skipped like any other.
+  const takeNewestAnyPriority = take('', 'priority, run_after DESC, id DESC');
 
   return {
     async runningLeaseOwners() {
@@ -70,7 +76,9 @@ export function pgJobClaims(db: PgDb): Pick<JobStore, 'claim' | 'runningLeaseOwn
       const params = [at, typeList, owner, iso(now.getTime() + leaseMs)];
       const row =
         (await db.one<JobRow>(reclaim, params)) ??
-        (await db.one<JobRow>(order === 'newest' ? takeNewest : takeOldest, params));
+        (order === 'newest'
+          ? ((await db.one<JobRow>(takeNewest, params)) ?? (await db.one<JobRow>(takeNewestAnyPriority, params)))
+          : await db.one<JobRow>(takeOldest, params));
       return row ? toJob(row) : null;
     },
   };
