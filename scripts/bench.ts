@@ -35,6 +35,7 @@ import { runRenditionsBench } from './bench/renditions.js';
 import { runThroughputBench } from './bench/throughput.js';
 import { runImportBench } from './bench/importCli.js';
 import { runSearchableBench } from './bench/searchable.js';
+import { runScaleBench } from './bench/scale.js';
 
 const SECTIONS: Record<string, { describe: string; run: (opts: BenchOptions) => Promise<SectionResult> }> = {
   library: {
@@ -89,6 +90,11 @@ const SECTIONS: Record<string, { describe: string; run: (opts: BenchOptions) => 
     describe:
       'time per generated image with the Janus stand-in: POST /api/ai/generate and the worker vs the bare transformers.js call (issue 6)',
     run: runGenerateBench,
+  },
+  scale: {
+    describe:
+      'the same library on SQLite and PostgreSQL (PGlite; TEST_DATABASE_URL for a real server): browse, text and vector search with recall@10, a folder move, the migrate copy rate (issue 25)',
+    run: runScaleBench,
   },
   web: {
     describe:
