@@ -142,7 +142,8 @@ async function main(): Promise<number> {
   const selected = names.length ? [...new Set(names)] : Object.keys(SECTIONS);
 
   const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-  const outDir = path.join(root, '.bench');
+  // BENCH_OUT_DIR: where the results go instead (the test of the quick runs keeps its own out of .bench/).
+  const outDir = process.env.BENCH_OUT_DIR ?? path.join(root, '.bench');
   const machine = machineInfo();
   const git = gitState(root);
   const started = now();
