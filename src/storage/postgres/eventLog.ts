@@ -8,7 +8,7 @@ import type { EventStore } from '../storage.js';
 import type { EventRecord, EventType } from '../types.js';
 import { appendEvent, EVENTS_LOCK, NOTIFY_ORIGIN } from './eventAppend.js';
 import { EVENTS_CHANNEL, type PgEventHub } from './eventHub.js';
-import { pgListener, type PgListener } from './pgListener.js';
+import { pgListener, type PgListener } from '../../platform/pgListener.js';
 
 interface EventRow {
   id: number;

@@ -11,7 +11,7 @@ import { pgEventHub, pgEventLog } from './eventLog.js';
 import { pgInviteStore } from './inviteStore.js';
 import { pgJobStore } from './jobStore.js';
 import { pgJobWakeups } from './jobWakeups.js';
-import { pgListener } from './pgListener.js';
+import { pgListener, type PgListener } from '../../platform/pgListener.js';
 import { pgMediaStore } from './mediaStore.js';
 import { LIBRARY_MIGRATIONS, migratePg, VECTOR_MIGRATIONS } from './migrate.js';
 import { pgSessionStore } from './sessionStore.js';
@@ -25,6 +25,8 @@ export interface PostgresStorage extends Storage {
   indexes: SearchIndexes;
   /** Whether vector search is on (pgvector present and not VECTOR_SEARCH=off). */
   vectorSearch: boolean;
+  /** The process's one LISTEN connection (event streams, job wake-ups); other caches may subscribe to it. */
+  listener: PgListener;
 }
 
 export interface PostgresStorageOptions {
@@ -57,6 +59,7 @@ export async function openPostgresStorage(url: string, options: PostgresStorageO
   return {
     db,
     vectorSearch,
+    listener,
     accounts: pgAccountStore(db),
     sessions: pgSessionStore(db),
     invites: pgInviteStore(db),

@@ -1,5 +1,5 @@
 import type { JobWakeups } from '../../jobs/wakeups.js';
-import type { PgListener } from './pgListener.js';
+import type { PgListener } from '../../platform/pgListener.js';
 
 /** The NOTIFY channel of migration 020: a job became queued (enqueued, retried, released, retried after a failure). */
 export const JOBS_CHANNEL = 'lumen_jobs';

@@ -1,11 +1,12 @@
 import pg from 'pg';
-import type { PgDb } from '../../platform/pgDb.js';
+import type { PgDb } from './pgDb.js';
 
 /**
  * This process's ear for NOTIFY: one dedicated connection (outside the pool: a pooled connection goes back
  * to other work, and LISTEN belongs to its session) that LISTENs to every channel someone subscribed to.
  * When the connection breaks (the server restarted, a network cut) it reconnects with a growing delay and
  * then calls every subscriber once, since notifications sent meanwhile were lost; the callers poll as well.
+ * In platform/ so that the index packages (warm caches that must hear other processes' writes) can share it.
  */
 export interface PgListener {
   /**
