@@ -1,8 +1,8 @@
 /**
  * The PostgreSQL queue across processes, on Debian's server (skipped with a message when it is not installed);
  * test/jobs/fixtures/pgWorker.ts is the other process, as ./processes.test.ts does on SQLite:
- *  - crash: a worker claims jobs and is SIGKILLed mid-handler; a runner in this process (another pool, as
- *    another worker process would be) finishes everything after the lease: every job succeeds, each has
+ *  - crash: a worker (as if on another host) claims jobs and is SIGKILLed mid-handler; a runner in this process
+ *    (another pool) takes its jobs once their lease runs out and finishes everything: every job succeeds, each has
  *    exactly one effect row, the killed jobs ran twice (at-least-once) and the others once;
  *  - a worker process and a runner here drain one queue side by side: each job runs once, and no two runs of
  *    one job overlap;
@@ -46,11 +46,11 @@ function processes(url: string): void {
     await storage.close();
   });
 
-  const startWorker = (mode: 'crash' | 'work', leaseMs: number, concurrency: number): Worker => {
+  const startWorker = (mode: 'crash' | 'work', leaseMs: number, concurrency: number, ownerHost?: string): Worker => {
     const args = ['--import', 'tsx', WORKER, url, schema, mode, String(leaseMs), String(concurrency)];
     const child = spawn(process.execPath, args, {
       stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env, LOG_LEVEL: 'silent' },
+      env: { ...process.env, LOG_LEVEL: 'silent', ...(ownerHost ? { OWNER_HOST: ownerHost } : {}) },
     });
     const lines: string[] = [];
     let buffer = '';
@@ -79,7 +79,8 @@ function processes(url: string): void {
       const ids: number[] = [];
       for (let n = 1; n <= 8; n++)
         ids.push((await jobs.enqueue({ type: 'effect', payload: { n, hangInChild: n === 3 || n === 4 } })).id);
-      const worker = startWorker('crash', 600, 2);
+      // A worker "on another host": this side cannot see that it died, so its jobs wait for their lease.
+      const worker = startWorker('crash', 600, 2, 'another-host');
       const hanging = () => worker.lines.filter((l) => l.startsWith('hanging'));
       await waitFor(() => hanging().length === 2, 15_000, 'two hanging jobs in the child');
       worker.child.kill('SIGKILL');
@@ -99,6 +100,10 @@ function processes(url: string): void {
       });
       runner.start();
       await waitFor(async () => (await jobs.stats()).succeeded === 8, 5000, 'all jobs to succeed');
+      const retakenAt = Math.min(
+        ...(await Promise.all(hung.map(async (id) => Date.parse((await jobs.get(id))!.startedAt!)))),
+      );
+      assert.ok(retakenAt - killedAt >= 250, `not taken before the lease ran out (${retakenAt - killedAt} ms)`);
       assert.ok(Date.now() - killedAt < 3000, 'reclaimed within about one lease');
       for (const j of (await jobs.list({ limit: 100 })).items)
         assert.is(j.attempts, hung.includes(j.id) ? 2 : 1, `attempts of job ${j.id}`);
