@@ -55,6 +55,7 @@ export async function openPostgresStorage(url: string, options: PostgresStorageO
   // One listening connection per process: the event streams' and the job runner's wake-ups.
   const listener = pgListener(db);
   const hub = pgEventHub(db, listener);
+  const jobWakeups = pgJobWakeups(listener);
   await hub.start();
   return {
     db,
@@ -68,7 +69,7 @@ export async function openPostgresStorage(url: string, options: PostgresStorageO
     analysis: pgAnalysisStore(db, hub),
     clusters: pgClusterStore(db),
     jobs: pgJobStore(db),
-    jobWakeups: pgJobWakeups(listener),
+    jobWakeups,
     events: pgEventLog(db, hub),
     watches: pgWatchStore(db),
     indexes: { vectors: pgVectorIndex(db, { enabled: vectorSearch }), text: pgTextIndex(db) },
