@@ -9,6 +9,7 @@ import { bootstrap } from './features/accounts/index.js';
 import type { Services } from './features/kernel/services.js';
 import { openBlobStore } from './files/openBlobStore.js';
 import { fileServerMiddleware } from './files/fileServer.js';
+import { endExifTool } from './files/exifTool.js';
 import { TempOutputs } from './files/tempOutputs.js';
 import { startSearchMaintenance } from './features/search/maintenance.js';
 import { FileUrls } from './files/fileUrls.js';
@@ -148,6 +149,7 @@ export async function createApp(config: Config, logger: Logger = createLogger(co
       await searchMaintenance.stop();
       await services.models.close();
       await stores.storage.close();
+      await endExifTool();
     },
   };
 }
