@@ -104,7 +104,9 @@ export async function createApp(config: Config, logger: Logger = createLogger(co
     maxEvents: config.eventsMaxEvents,
   }));
   const searchMaintenance = startServiceWork(services);
-  runner = await startJobRunner(services);
+  // ROLE=api runs no jobs: the workers sharing its database do, woken by their engine's wake-ups.
+  runner = config.role === 'api' ? null : await startJobRunner(services);
+  const stopWakeups = runner ? stores.storage.jobWakeups?.onJobQueued(() => runner?.notify()) : undefined;
   // Items stored before thumbnails existed get them in the background, after every other job.
   const backfill = runner ? startRenditionBackfill(services, logger.child({ component: 'renditions' })) : null;
   // Items waiting for a model are analysed again once it is installed (fetched, imported, dropped in).
@@ -144,6 +146,7 @@ export async function createApp(config: Config, logger: Logger = createLogger(co
       await backfill?.stop();
       await services.modelFetch?.stop();
       await modelWatcher?.stop();
+      stopWakeups?.();
       await runner?.stop({ graceMs: config.shutdownGraceSeconds * 1000 });
       await services.generation?.stop(config.shutdownGraceSeconds * 1000);
       await events.stop(); // after the jobs: their last progress reports are written
@@ -298,6 +301,7 @@ function buildRouter(
     ctx.body = {
       status: closing ? 'shutting down' : 'ok',
       version: VERSION,
+      role: config.role,
       database: database.engine,
       // Off: PostgreSQL without pgvector (VECTOR_SEARCH=off): search by words, names and places only.
       vectorSearch: database.vectorSearch,

@@ -144,6 +144,11 @@ const EnvSchema = z.object({
   BACKUP_INTERVAL_HOURS: z.coerce.number().min(0).default(24),
   /** Scheduled backups keep this many of the newest whole backups in BACKUP_DIR. */
   BACKUP_KEEP: z.coerce.number().int().min(1).default(7),
+  /**
+   * What this process does with a shared database: `api` serves HTTP and runs no jobs; `worker` runs the job
+   * queue and serves only /healthz; `all` both (one process, the default).
+   */
+  ROLE: z.enum(['api', 'worker', 'all']).default('all'),
 });
 
 export interface Config {
@@ -202,6 +207,8 @@ export interface Config {
   watchRoots: string[];
   watchSettleMs: number;
   watchRescanSeconds: number;
+  /** ROLE: `api` (HTTP, no job runner), `worker` (job runner, /healthz only) or `all`. */
+  role: 'api' | 'worker' | 'all';
   /** DATABASE_URL; undefined: SQLite. */
   databaseUrl?: string;
   databaseSchema: string;
@@ -326,6 +333,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
       .map((r) => path.resolve(r)),
     watchSettleMs: e.WATCH_SETTLE_MS,
     watchRescanSeconds: e.WATCH_RESCAN_SECONDS,
+    role: e.ROLE,
     databaseUrl: e.DATABASE_URL,
     databaseSchema: e.DATABASE_SCHEMA,
     databasePoolSize: e.DATABASE_POOL_SIZE,

@@ -27,6 +27,7 @@ import type {
   User,
 } from './types.js';
 import type { JobStore } from '../jobs/types.js';
+import type { JobWakeups } from '../jobs/wakeups.js';
 import type { ClusterStore } from '../index/faces/types.js';
 import type { WatchStore } from './watchStore.js';
 
@@ -53,6 +54,8 @@ export interface Storage {
   jobs: JobStore;
   /** The event log behind GET /api/events: item changes and job progress, per organization. */
   events: EventStore;
+  /** Other processes' enqueues, for an idle job runner here (PostgreSQL); absent where one process owns the queue. */
+  jobWakeups?: JobWakeups;
   /** Watched folders and what their files became (features/watch). */
   watches: WatchStore;
   /**
