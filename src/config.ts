@@ -66,6 +66,10 @@ const EnvSchema = z.object({
     .int()
     .min(1)
     .default(4 * 1024 ** 3),
+  /** An upload whose client sends nothing for this long is dropped with its scratch file (a client gone silent). */
+  UPLOAD_IDLE_SECONDS: z.coerce.number().min(0.1).default(60),
+  /** SQLite's quick_check of library.db at start: always, only after a stop that did not close it, or off. */
+  DB_CHECK_AT_START: z.enum(['always', 'unclean', 'off']).default('unclean'),
   /** Largest accepted JSON body, in bytes (413 above). */
   MAX_JSON_BYTES: z.coerce
     .number()
@@ -134,6 +138,17 @@ const EnvSchema = z.object({
   WATCH_SETTLE_MS: z.coerce.number().int().min(0).default(2000),
   /** Every watched folder is walked again this often, in case a file system event was missed. */
   WATCH_RESCAN_SECONDS: z.coerce.number().min(0.05).default(60),
+  /** Where backups go (POST /api/admin/backups, the schedule); unset: no backups from the server. */
+  BACKUP_DIR: z.string().optional(),
+  /** Hours between scheduled backups while BACKUP_DIR is set; 0: only when asked. */
+  BACKUP_INTERVAL_HOURS: z.coerce.number().min(0).default(24),
+  /** Scheduled backups keep this many of the newest whole backups in BACKUP_DIR. */
+  BACKUP_KEEP: z.coerce.number().int().min(1).default(7),
+  /**
+   * What this process does with a shared database: `api` serves HTTP and runs no jobs; `worker` runs the job
+   * queue and serves only /healthz; `all` both (one process, the default).
+   */
+  ROLE: z.enum(['api', 'worker', 'all']).default('all'),
 });
 
 export interface Config {
@@ -157,7 +172,11 @@ export interface Config {
   rateLimitPerMinute: number;
   signInRateLimitPerMinute: number;
   maxUploadBytes: number;
+  /** UPLOAD_IDLE_SECONDS, in seconds. */
+  uploadIdleSeconds: number;
   maxJsonBytes: number;
+  /** DB_CHECK_AT_START. */
+  dbCheckAtStart: 'always' | 'unclean' | 'off';
   maxImagePixels: number;
   frameMaxSide: number;
   tokenTtlSeconds: number;
@@ -188,12 +207,18 @@ export interface Config {
   watchRoots: string[];
   watchSettleMs: number;
   watchRescanSeconds: number;
+  /** ROLE: `api` (HTTP, no job runner), `worker` (job runner, /healthz only) or `all`. */
+  role: 'api' | 'worker' | 'all';
   /** DATABASE_URL; undefined: SQLite. */
   databaseUrl?: string;
   databaseSchema: string;
   databasePoolSize: number;
   /** VECTOR_SEARCH=on (default). */
   vectorSearch: boolean;
+  /** BACKUP_DIR, absolute; undefined: the server makes no backups. */
+  backupDir?: string;
+  backupIntervalHours: number;
+  backupKeep: number;
 }
 
 /** The S3_* settings (BLOB_STORE=s3). */
@@ -275,6 +300,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     rateLimitPerMinute: e.RATE_LIMIT_PER_MINUTE,
     signInRateLimitPerMinute: e.SIGN_IN_RATE_LIMIT_PER_MINUTE,
     maxUploadBytes: e.MAX_UPLOAD_BYTES,
+    uploadIdleSeconds: e.UPLOAD_IDLE_SECONDS,
+    dbCheckAtStart: e.DB_CHECK_AT_START,
     maxJsonBytes: e.MAX_JSON_BYTES,
     maxImagePixels: e.MAX_IMAGE_PIXELS,
     frameMaxSide: e.FRAME_MAX_SIDE,
@@ -306,10 +333,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
       .map((r) => path.resolve(r)),
     watchSettleMs: e.WATCH_SETTLE_MS,
     watchRescanSeconds: e.WATCH_RESCAN_SECONDS,
+    role: e.ROLE,
     databaseUrl: e.DATABASE_URL,
     databaseSchema: e.DATABASE_SCHEMA,
     databasePoolSize: e.DATABASE_POOL_SIZE,
     vectorSearch: e.VECTOR_SEARCH === 'on',
+    backupDir: e.BACKUP_DIR ? path.resolve(e.BACKUP_DIR) : undefined,
+    backupIntervalHours: e.BACKUP_INTERVAL_HOURS,
+    backupKeep: e.BACKUP_KEEP,
   };
   return { ...config, ...overrides };
 }
