@@ -5,11 +5,10 @@ import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import type { WriteStream } from 'node:fs';
 import { mkdir, rm } from 'node:fs/promises';
-import path from 'node:path';
 import type { Config } from './config.js';
 import { bootstrap } from './features/accounts/index.js';
 import type { Services } from './features/kernel/services.js';
-import { BlobStore } from './files/blobStore.js';
+import { openBlobStore } from './files/openBlobStore.js';
 import { fileServerMiddleware } from './files/fileServer.js';
 import { TempOutputs } from './files/tempOutputs.js';
 import { startSearchMaintenance } from './features/search/maintenance.js';
@@ -51,7 +50,7 @@ import { createEventFeed, eventRoutes } from './features/events/index.js';
 import { applyEnvWatches, startWatchService, watchRoutes, type WatchService } from './features/watch/index.js';
 import { VERSION } from './platform/packageRoot.js';
 import { invalid } from './platform/errors.js';
-import { openSqliteStorage } from './storage/sqlite/index.js';
+import { openStorage, type OpenedStorage } from './storage/openStorage.js';
 
 /** Every API route, in one list: mounted by createApp and described by /api/openapi.json. */
 export const ROUTES: AnyRoute[] = [
@@ -121,7 +120,7 @@ export async function createApp(config: Config, logger: Logger = createLogger(co
   const koa = createKoa(services);
   // The web application answers what no route did (GETs outside /api, /files and /healthz).
   koa.use(webAppMiddleware(config.webDir));
-  const router = buildRouter(services, () => closing);
+  const router = buildRouter(services, () => closing, stores.storage);
   koa.use(router.routes());
   koa.use(router.allowedMethods());
 
@@ -151,17 +150,21 @@ export async function createApp(config: Config, logger: Logger = createLogger(co
 }
 
 type Stores = Pick<Services, 'blobs' | 'urls' | 'outputs'> & {
-  storage: ReturnType<typeof openSqliteStorage>;
+  storage: OpenedStorage;
   tokenKey: string;
 };
 
 /** The database, the file store (its scratch cleared), the signing keys and the temporary outputs (swept). */
 async function openStores(config: Config, logger: Logger): Promise<Stores> {
   await mkdir(config.dataDir, { recursive: true });
-  const storage = openSqliteStorage(path.join(config.dataDir, 'library.db'));
-  const blobs = new BlobStore(config.dataDir);
-  await blobs.init();
-  await blobs.clearTemp();
+  const blobs = await openBlobStore(config, logger); // first: a store that cannot be used stops the start here
+  const storage = await openStorage({
+    dataDir: config.dataDir,
+    databaseUrl: config.databaseUrl,
+    databaseSchema: config.databaseSchema,
+    vectorSearch: config.vectorSearch,
+    poolSize: config.databasePoolSize,
+  });
   const tokenKey = await storage.accounts.setSettingIfAbsent('token_key', randomBytes(32).toString('hex'));
   const urlKey = await storage.accounts.setSettingIfAbsent('file_url_key', randomBytes(32).toString('hex'));
   const urls = new FileUrls(urlKey, config.publicUrl, `http://localhost:${config.port}`);
@@ -270,7 +273,11 @@ function createKoa({ logger, blobs, urls, outputs }: Services): Koa {
 }
 
 /** /healthz, /api/openapi.json and every API route. */
-function buildRouter(services: Services, isClosing: () => boolean): Router {
+function buildRouter(
+  services: Services,
+  isClosing: () => boolean,
+  database: Pick<OpenedStorage, 'engine' | 'vectorSearch'>,
+): Router {
   const { config } = services;
   const router = new Router();
   router.get('/healthz', (ctx) => {
@@ -279,7 +286,9 @@ function buildRouter(services: Services, isClosing: () => boolean): Router {
     ctx.body = {
       status: closing ? 'shutting down' : 'ok',
       version: VERSION,
-      database: 'sqlite',
+      database: database.engine,
+      // Off: PostgreSQL without pgvector (VECTOR_SEARCH=off): search by words, names and places only.
+      vectorSearch: database.vectorSearch,
       models: {
         profile: config.modelProfile,
         device: config.device,
