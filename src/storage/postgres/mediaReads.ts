@@ -4,8 +4,6 @@ import type { MediaStore } from '../storage.js';
 import type { MediaSummary } from '../types.js';
 import { fetchRow, MEDIA_COLUMNS, type MediaRowWithText } from './mediaRows.js';
 
-const SHA256_RE = /^[0-9a-f]{64}$/;
-
 interface SummaryRow {
   id: string;
   dataset_id: string;
@@ -38,14 +36,7 @@ export function mediaReads(
   db: PgDb,
 ): Pick<
   MediaStore,
-  | 'get'
-  | 'getMany'
-  | 'summaries'
-  | 'unfinishedIds'
-  | 'referencedBlobKeys'
-  | 'pendingItemJobs'
-  | 'findByBlobKey'
-  | 'findByContent'
+  'get' | 'getMany' | 'summaries' | 'unfinishedIds' | 'referencedBlobKeys' | 'pendingItemJobs' | 'findByBlobKey'
 > {
   return {
     get: async (id) => {
@@ -106,23 +97,5 @@ export function mediaReads(
           [blobKey, organizationId],
         )
       ).map(toMedia),
-    findByContent: async (collectionId, sha256s) => {
-      const hashes = [...new Set(sha256s)].filter((sha) => SHA256_RE.test(sha));
-      if (hashes.length === 0) return [];
-      // Per hash, one range of media_blob_bytes (030): blob_key in ['<sha>.', '<sha>/') in byte order.
-      const rows = await db.many<{ sha: string; id: string; path: string; parent_path: string; name: string }>(
-        `SELECT h.sha, m.id, m.path::text AS path, m.parent_path::text AS parent_path, m.name
-         FROM unnest($1::text[]) WITH ORDINALITY AS h(sha, n)
-         CROSS JOIN LATERAL (
-           SELECT id, path, parent_path, name FROM media
-           WHERE (blob_key COLLATE "C") >= h.sha || '.' AND (blob_key COLLATE "C") < h.sha || '/'
-             AND status = 'active' AND type <> 'folder' AND dataset_id = $2
-           ORDER BY is_current DESC, created_at, id LIMIT 1
-         ) m
-         ORDER BY h.n`,
-        [hashes, collectionId],
-      );
-      return rows.map((r) => ({ sha256: r.sha, mediaId: r.id, path: r.path, parentPath: r.parent_path, name: r.name }));
-    },
   };
 }

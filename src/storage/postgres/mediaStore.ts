@@ -11,6 +11,7 @@ import { pgBrowse } from './browse.js';
 import type { PgEventHub } from './eventHub.js';
 import { pgFolders } from './folders.js';
 import { frameDetails } from './frameDetails.js';
+import { mediaContent } from './mediaContent.js';
 import { mediaReads } from './mediaReads.js';
 import { mediaTree } from './mediaTree.js';
 import { mediaWrites } from './mediaWrites.js';
@@ -23,6 +24,7 @@ export function pgMediaStore(db: PgDb, hub: PgEventHub): MediaStore {
     ...mediaWrites(db, hub),
     ...mediaTree(db, hub),
     ...mediaReads(db),
+    ...mediaContent(db),
     ...frameDetails(db),
     ...pgBrowse(db),
     ...pgFolders(db),

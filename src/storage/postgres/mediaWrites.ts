@@ -100,17 +100,55 @@ async function writeMetadata(tx: PgRunner, row: MediaRow, metadata: Metadata, na
   await syncTags(tx, row.id, row.dataset_id, row.status === 'active' && row.is_current === 1, metadata);
 }
 
+/** Runs `fn` in a transaction, then tells this process's streams when it appended events. */
+type Eventful = <T>(fn: (tx: PgRunner) => Promise<{ result: T; appended: boolean }>) => Promise<T>;
+
+function eventful(db: PgDb, hub: PgEventHub): Eventful {
+  return async (fn) => {
+    const { result, appended } = await db.tx(fn);
+    if (appended) hub.appended();
+    return result;
+  };
+}
+
+/**
+ * MediaStore.setProcessingStatus: the change and its `media.status` event in one transaction. A `ready`
+ * event names the stages that wait for a model (media_stages, written just before by the analysis).
+ */
+function processingStatusWriter(withEvents: Eventful): MediaStore['setProcessingStatus'] {
+  return (id, status, error) =>
+    withEvents(async (tx) => {
+      const before = await fetchRow(tx, id, true);
+      if (!before || (before.processing_status === status && before.processing_error === error)) {
+        return { result: undefined, appended: false };
+      }
+      await tx.query(`UPDATE media SET processing_status = $1, processing_error = $2 WHERE id = $3`, [
+        status,
+        error,
+        id,
+      ]);
+      const after: MediaRow = { ...before, processing_status: status, processing_error: error };
+      // A deleted item's last job may still settle it: its readers were told it is gone.
+      if (after.status !== 'active') return { result: undefined, appended: false };
+      const waiting =
+        status === 'ready'
+          ? await tx.many<{ stage: string; model: string | null }>(
+              `SELECT stage, model FROM media_stages WHERE media_id = $1 AND state = 'waiting'
+               ORDER BY stage COLLATE "C"`,
+              [id],
+            )
+          : [];
+      await appendEvent(tx, mediaEvent('media.status', after, { waiting }));
+      return { result: undefined, appended: true };
+    });
+}
+
 /** Inserting items and folders, editing an item's metadata and processing status. */
 export function mediaWrites(
   db: PgDb,
   hub: PgEventHub,
 ): Pick<MediaStore, 'insert' | 'insertFolder' | 'update' | 'mutateMetadata' | 'setProcessingStatus'> {
-  /** Runs `fn` in a transaction, then tells this process's streams when it appended events. */
-  const withEvents = async <T>(fn: (tx: PgRunner) => Promise<{ result: T; appended: boolean }>): Promise<T> => {
-    const { result, appended } = await db.tx(fn);
-    if (appended) hub.appended();
-    return result;
-  };
+  const withEvents = eventful(db, hub);
 
   return {
     insert: (media, frames) =>
@@ -180,30 +218,6 @@ export function mediaWrites(
         return toMedia(await mustRow(tx, id));
       }),
 
-    setProcessingStatus: (id, status, error) =>
-      withEvents(async (tx) => {
-        const before = await fetchRow(tx, id, true);
-        if (!before || (before.processing_status === status && before.processing_error === error)) {
-          return { result: undefined, appended: false };
-        }
-        await tx.query(`UPDATE media SET processing_status = $1, processing_error = $2 WHERE id = $3`, [
-          status,
-          error,
-          id,
-        ]);
-        const after: MediaRow = { ...before, processing_status: status, processing_error: error };
-        // A deleted item's last job may still settle it: its readers were told it is gone.
-        if (after.status !== 'active') return { result: undefined, appended: false };
-        const waiting =
-          status === 'ready'
-            ? await tx.many<{ stage: string; model: string | null }>(
-                `SELECT stage, model FROM media_stages WHERE media_id = $1 AND state = 'waiting'
-                 ORDER BY stage COLLATE "C"`,
-                [id],
-              )
-            : [];
-        await appendEvent(tx, mediaEvent('media.status', after, { waiting }));
-        return { result: undefined, appended: true };
-      }),
+    setProcessingStatus: processingStatusWriter(withEvents),
   };
 }
