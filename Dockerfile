@@ -13,12 +13,13 @@ COPY web ./web
 COPY scripts/models.ts scripts/build-web.ts ./scripts/
 RUN npm run build && npm prune --omit=dev
 
-# Run: Debian's ffmpeg, the compiled server and CLI, two volumes (/data: the library; /models: model weights).
+# Run: Debian's ffmpeg and perl (ExifTool, vendored by exiftool-vendored, is a Perl program), the compiled server
+# and CLI, two volumes (/data: the library; /models: model weights).
 # test/docker/dockerfile.test.ts checks what can be checked without Docker: every COPY source exists after the
 # build, and the server and CLI run from this layout with production dependencies only.
 FROM node:20-bookworm-slim
 RUN apt-get update \
- && apt-get install -y --no-install-recommends ffmpeg tini \
+ && apt-get install -y --no-install-recommends ffmpeg perl tini \
  && rm -rf /var/lib/apt/lists/* \
  && mkdir -p /data /models && chown node:node /data /models
 WORKDIR /app

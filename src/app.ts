@@ -1,15 +1,15 @@
 import Router from '@koa/router';
 import Koa from 'koa';
-import { koaBody } from 'koa-body';
 import { randomBytes } from 'node:crypto';
-import { once } from 'node:events';
-import type { WriteStream } from 'node:fs';
-import { mkdir, rm } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
+import { checkDataDir } from './platform/dataDir.js';
+import { multipartBody } from './http/multipartBody.js';
 import type { Config } from './config.js';
 import { bootstrap } from './features/accounts/index.js';
 import type { Services } from './features/kernel/services.js';
 import { openBlobStore } from './files/openBlobStore.js';
 import { fileServerMiddleware } from './files/fileServer.js';
+import { endExifTool } from './files/exifTool.js';
 import { TempOutputs } from './files/tempOutputs.js';
 import { startSearchMaintenance } from './features/search/maintenance.js';
 import { FileUrls } from './files/fileUrls.js';
@@ -49,7 +49,6 @@ import { startRenditionBackfill } from './features/ingest/renditionJobs.js';
 import { createEventFeed, eventRoutes } from './features/events/index.js';
 import { applyEnvWatches, startWatchService, watchRoutes, type WatchService } from './features/watch/index.js';
 import { VERSION } from './platform/packageRoot.js';
-import { invalid } from './platform/errors.js';
 import { openStorage, type OpenedStorage } from './storage/openStorage.js';
 
 /** Every API route, in one list: mounted by createApp and described by /api/openapi.json. */
@@ -91,6 +90,8 @@ export interface App {
  * tests (through `app.koa.callback()` on a temp DATA_DIR).
  */
 export async function createApp(config: Config, logger: Logger = createLogger(config.logLevel)): Promise<App> {
+  // One line naming the fix, before anything writes: DATA_DIR this user cannot write, a damaged database file.
+  await checkDataDir(config.dataDir);
   const stores = await openStores(config, logger);
   let runner: JobRunner | null = null;
   const services = buildServices(config, logger, stores, () => runner?.notify());
@@ -145,6 +146,7 @@ export async function createApp(config: Config, logger: Logger = createLogger(co
       await searchMaintenance.stop();
       await services.models.close();
       await stores.storage.close();
+      await endExifTool();
     },
   };
 }
@@ -164,6 +166,7 @@ async function openStores(config: Config, logger: Logger): Promise<Stores> {
     databaseSchema: config.databaseSchema,
     vectorSearch: config.vectorSearch,
     poolSize: config.databasePoolSize,
+    checkAtStart: config.dbCheckAtStart,
   });
   const tokenKey = await storage.accounts.setSettingIfAbsent('token_key', randomBytes(32).toString('hex'));
   const urlKey = await storage.accounts.setSettingIfAbsent('file_url_key', randomBytes(32).toString('hex'));
@@ -259,10 +262,14 @@ function createKoa({ logger, blobs, urls, outputs }: Services): Koa {
   const koa = new Koa();
   koa.proxy = true;
   // Koa prints stream errors itself unless someone listens. A client that stops a
-  // download (a video player seeking) is routine; anything else goes to the log.
+  // download (a video player seeking) is routine; a connection that ends inside a request
+  // (malformed or cut-off HTTP: llhttp's HPE_* codes) is the client's doing, not an error of ours;
+  // anything else goes to the log as an error.
   const routine = new Set(['ECONNRESET', 'EPIPE', 'ECONNABORTED', 'ERR_STREAM_PREMATURE_CLOSE']);
   koa.on('error', (err: NodeJS.ErrnoException) => {
-    if (!routine.has(err.code ?? '')) logger.error('server error', { err });
+    const code = err.code ?? '';
+    if (code.startsWith('HPE_')) logger.info('client sent malformed or incomplete HTTP', { code });
+    else if (!routine.has(code)) logger.error('server error', { err });
   });
   koa.use(requestLog(logger));
   koa.use(requestOriginMiddleware());
@@ -301,7 +308,11 @@ function buildRouter(
     ctx.body = buildOpenApi(ROUTES, { version: VERSION, serverUrl: services.urls.origin() });
   });
   mountRoutes(router, services, createGuards(services), ROUTES, {
-    multipart: multipartBody(services),
+    multipart: multipartBody({
+      tmpDir: services.blobs.tmpDir,
+      maxUploadBytes: config.maxUploadBytes,
+      uploadIdleSeconds: config.uploadIdleSeconds,
+    }),
     json: jsonBody(config.maxJsonBytes),
   });
   return router;
@@ -321,56 +332,4 @@ function healthzFetch({ modelFetch }: Services) {
     queued: s.queued,
     failed: s.failed,
   };
-}
-
-/** formidable's codes for the refusals that are not about size (FormidableError.js). */
-const FORMIDABLE_REFUSALS: Record<number, (limits: { maxFields: number }) => string> = {
-  1007: ({ maxFields }) => `too many form fields: at most ${maxFields} text fields are read`,
-  1015: () => 'more than one file: an upload carries exactly one file',
-};
-
-/** The multipart parser for upload routes: one file at most, into the store's scratch folder, always cleaned up. */
-function multipartBody({ config, blobs }: Services): Koa.Middleware {
-  const formidableOptions = {
-    uploadDir: blobs.tmpDir,
-    maxFileSize: config.maxUploadBytes,
-    maxTotalFileSize: config.maxUploadBytes,
-    maxFiles: 1,
-    maxFields: 20,
-    maxFieldsSize: 1024 * 1024,
-    hashAlgorithm: 'sha256' as const,
-    keepExtensions: false,
-  };
-  type Started = { filepath: string; _writeStream?: WriteStream };
-  return async (ctx, next) => {
-    // The scratch files this request's parse starts. On a refusal formidable may still open one after its own
-    // clean-up (a second file begins after the first was refused): close each stream, then remove its file.
-    const started: Started[] = [];
-    const multipart = koaBody({
-      multipart: true,
-      json: false,
-      urlencoded: false,
-      text: false,
-      formidable: { ...formidableOptions, onFileBegin: (_name, file) => void started.push(file as unknown as Started) },
-    });
-    try {
-      await multipart(ctx, next);
-    } catch (err) {
-      const refusal = FORMIDABLE_REFUSALS[(err as { code?: number }).code ?? -1];
-      throw refusal ? invalid(refusal(formidableOptions)) : err;
-    } finally {
-      // Whatever the handler did not move into the store is scratch: remove it.
-      const files = Object.values(ctx.request.files ?? {}).flat() as unknown as Array<{ filepath: string }>;
-      await Promise.all(started.map((f) => closeStream(f._writeStream)));
-      const paths = new Set([...started, ...files].map((f) => f.filepath));
-      await Promise.all([...paths].map((f) => rm(f, { force: true })));
-    }
-  };
-}
-
-async function closeStream(stream: WriteStream | undefined): Promise<void> {
-  if (!stream || stream.closed) return;
-  const closed = once(stream, 'close').catch(() => undefined);
-  stream.destroy();
-  await closed;
 }

@@ -66,6 +66,10 @@ const EnvSchema = z.object({
     .int()
     .min(1)
     .default(4 * 1024 ** 3),
+  /** An upload whose client sends nothing for this long is dropped with its scratch file (a client gone silent). */
+  UPLOAD_IDLE_SECONDS: z.coerce.number().min(0.1).default(60),
+  /** SQLite's quick_check of library.db at start: always, only after a stop that did not close it, or off. */
+  DB_CHECK_AT_START: z.enum(['always', 'unclean', 'off']).default('unclean'),
   /** Largest accepted JSON body, in bytes (413 above). */
   MAX_JSON_BYTES: z.coerce
     .number()
@@ -157,7 +161,11 @@ export interface Config {
   rateLimitPerMinute: number;
   signInRateLimitPerMinute: number;
   maxUploadBytes: number;
+  /** UPLOAD_IDLE_SECONDS, in seconds. */
+  uploadIdleSeconds: number;
   maxJsonBytes: number;
+  /** DB_CHECK_AT_START. */
+  dbCheckAtStart: 'always' | 'unclean' | 'off';
   maxImagePixels: number;
   frameMaxSide: number;
   tokenTtlSeconds: number;
@@ -275,6 +283,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     rateLimitPerMinute: e.RATE_LIMIT_PER_MINUTE,
     signInRateLimitPerMinute: e.SIGN_IN_RATE_LIMIT_PER_MINUTE,
     maxUploadBytes: e.MAX_UPLOAD_BYTES,
+    uploadIdleSeconds: e.UPLOAD_IDLE_SECONDS,
+    dbCheckAtStart: e.DB_CHECK_AT_START,
     maxJsonBytes: e.MAX_JSON_BYTES,
     maxImagePixels: e.MAX_IMAGE_PIXELS,
     frameMaxSide: e.FRAME_MAX_SIDE,

@@ -2,6 +2,7 @@ import path from 'node:path';
 import type { SearchIndexes } from '../index/searchIndexes.js';
 import { openPostgresStorage } from './postgres/index.js';
 import { openSqliteStorage } from './sqlite/index.js';
+import { checkDatabaseFile, markClosedCleanly, type StartCheck } from './sqlite/integrity.js';
 import type { Storage } from './storage.js';
 
 /** The stores and the search indexes of whichever engine runs, and which one it is. */
@@ -22,6 +23,8 @@ export interface StorageSettings {
   vectorSearch: boolean;
   /** DATABASE_POOL_SIZE (PostgreSQL): connections per process. */
   poolSize?: number;
+  /** DB_CHECK_AT_START (SQLite): when the file is checked for damage before it is opened. */
+  checkAtStart?: StartCheck;
 }
 
 /**
@@ -37,6 +40,15 @@ export async function openStorage(settings: StorageSettings): Promise<OpenedStor
     });
     return Object.assign(pg, { engine: 'postgres' as const });
   }
-  const sqlite = openSqliteStorage(path.join(settings.dataDir, 'library.db'));
-  return Object.assign(sqlite, { engine: 'sqlite' as const, vectorSearch: true });
+  const file = path.join(settings.dataDir, 'library.db');
+  // A damaged file stops the start with one line saying how to restore, before anything writes to it.
+  checkDatabaseFile(file, settings.checkAtStart);
+  const sqlite = openSqliteStorage(file);
+  const close = sqlite.close.bind(sqlite);
+  // A clean close is recorded: the next start then skips the check when it runs only after unclean stops.
+  const closeCleanly = async () => {
+    await close();
+    markClosedCleanly(file);
+  };
+  return Object.assign(sqlite, { engine: 'sqlite' as const, vectorSearch: true, close: closeCleanly });
 }

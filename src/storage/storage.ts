@@ -182,6 +182,12 @@ export interface MediaStore {
    */
   mutateMetadata(id: string, userId: string, mutate: (metadata: Metadata) => Metadata): Promise<MediaRecord>;
   /**
+   * Sets top-level keys of an item's `exif` document (server-derived facts, such as `webVideo`, the
+   * web-playable copy of a video), keeping the others; updatedAt is not changed (nobody edited the item).
+   * Null when the item is not there or not active.
+   */
+  mergeExif(id: string, patch: Record<string, unknown>): Promise<MediaRecord | null>;
+  /**
    * Soft-deletes the item with all its versions, frames and objects, and for a
    * folder everything beneath it; decrements the storage counter.
    * Returns how many media rows changed to deleted.
@@ -226,7 +232,11 @@ export interface MediaStore {
   setProcessingStatus(id: string, status: ProcessingStatus, error: string | null): Promise<void>;
   /** Ids of active items still `pending` or `processing` (to make sure each has its ingest job after a crash). */
   unfinishedIds(limit: number, afterId?: string): Promise<string[]>;
-  /** Which of these blob keys some media, frame (its file or a rendition) or object row (any status) still references. */
+  /**
+   * Which of these blob keys some media (its file, its video's web copy `exif.webVideo.key`, its Live Photo
+   * motion `exif.livePhoto.key`), frame (its
+   * file or a rendition) or object row (any status) still references.
+   */
   referencedBlobKeys(keys: string[]): Promise<Set<string>>;
   /**
    * How many queued or running jobs of this type are keyed by an item of the organization (jobs queued
@@ -235,6 +245,11 @@ export interface MediaStore {
   pendingItemJobs(type: string, organizationId: string): Promise<number>;
   /** Active items (not folders) of the organization whose own file is this blob, current versions first, then newest first. */
   findByBlobKey(organizationId: string, blobKey: string): Promise<MediaRecord[]>;
+  /**
+   * Active items of the collection whose `exif.capture.contentIdentifier` is this (the two halves of a Live
+   * Photo share one), oldest first; indexed (migration 026).
+   */
+  findByContentIdentifier(collectionId: string, contentIdentifier: string): Promise<MediaRecord[]>;
   /**
    * For each content hash (sha256 hex) an active item (not a folder, any version) of the collection whose own
    * file has those bytes (the current version first, then the oldest); hashes without one are left out.

@@ -1055,6 +1055,45 @@ export function storageSuite(
     assert.is((await s.media.get(b.id))!.name, 'b.jpg');
   });
 
+  test('mergeExif sets top-level exif keys and keeps the rest; a missing or deleted item gives null', async () => {
+    const a = await addItem(fx.root);
+    assert.equal(a.exif, { Make: 'TestCam' });
+    const out = await s.media.mergeExif(a.id, { webVideo: { key: 'k.mp4', width: 2 }, codec: 'hevc' });
+    assert.equal(out!.exif, { Make: 'TestCam', codec: 'hevc', webVideo: { key: 'k.mp4', width: 2 } });
+    assert.is(out!.updatedAt, a.updatedAt, 'not an edit');
+    assert.equal(await s.media.get(a.id), out);
+    assert.is(await s.media.mergeExif(newMediaId(), { x: 1 }), null);
+    const video = await addItem(fx.root, { type: 'video' });
+    await s.media.mergeExif(video.id, { webVideo: { key: 'c'.repeat(64) + '.mp4' } });
+    const refs = await s.media.referencedBlobKeys(['c'.repeat(64) + '.mp4', 'd'.repeat(64) + '.mp4']);
+    assert.equal([...refs], ['c'.repeat(64) + '.mp4'], "a video's web copy is referenced");
+    await s.media.softDelete(a.id, fx.user.id);
+    assert.is(await s.media.mergeExif(a.id, { x: 1 }), null);
+  });
+
+  test('findByContentIdentifier: active items of the collection sharing an Apple content identifier', async () => {
+    const cid = 'E905E6C6-C747-4805-942F-9904A0281F02';
+    const still = await addItem(fx.root);
+    const motion = await addItem(fx.root, { type: 'video' });
+    const other = await addItem(fx.root);
+    await s.media.mergeExif(still.id, { capture: { contentIdentifier: cid } });
+    await s.media.mergeExif(motion.id, { capture: { contentIdentifier: cid } });
+    await s.media.mergeExif(other.id, { capture: { contentIdentifier: 'another' } });
+    const found = await s.media.findByContentIdentifier(fx.coll.id, cid);
+    assert.equal(
+      found.map((m) => m.id),
+      [still.id, motion.id],
+    );
+    assert.equal(await s.media.findByContentIdentifier(newMediaId(), cid), [], 'another collection');
+    await s.media.softDelete(motion.id, fx.user.id);
+    assert.equal(
+      (await s.media.findByContentIdentifier(fx.coll.id, cid)).map((m) => m.id),
+      [still.id],
+    );
+    await s.media.mergeExif(still.id, { livePhoto: { key: 'e'.repeat(64) + '.mov' } });
+    assert.equal([...(await s.media.referencedBlobKeys(['e'.repeat(64) + '.mov']))], ['e'.repeat(64) + '.mov']);
+  });
+
   test('mutateMetadata applies the function, and a throw aborts without writing', async () => {
     const a = await addItem(fx.root, { metadata: { note: 'keep', tags: { color: ['red'] } } });
     const seen: Metadata[] = [];
