@@ -1,15 +1,30 @@
 import type { PgDb } from '../../platform/pgDb.js';
+import { toMedia } from '../sqlite/rows.js';
 import type { MediaStore } from '../storage.js';
+import { MEDIA_COLUMNS, type MediaRowWithText } from './mediaRows.js';
 
 const SHA256_RE = /^[0-9a-f]{64}$/;
 
 /**
- * Items by the content hash of their own file. A blob key is `<sha256>.<ext>`, so the items holding given
+ * Items by their content: the hash of their own file, or the Apple content identifier a Live Photo's two
+ * halves share.
+ *
+ * By hash: a blob key is `<sha256>.<ext>`, so the items holding given
  * bytes are one range of media_blob_bytes (030) per hash: `blob_key >= '<sha>.'` and `< '<sha>/'` in byte
  * order ('/' follows '.'); every hash in one statement.
  */
-export function mediaContent(db: PgDb): Pick<MediaStore, 'findByContent'> {
+export function mediaContent(db: PgDb): Pick<MediaStore, 'findByContent' | 'findByContentIdentifier'> {
   return {
+    // Through media_content_identifier (031), by its very expression.
+    findByContentIdentifier: async (collectionId, contentIdentifier) =>
+      (
+        await db.many<MediaRowWithText>(
+          `SELECT ${MEDIA_COLUMNS} FROM media
+           WHERE dataset_id = $1 AND (exif -> 'capture' ->> 'contentIdentifier') = $2 AND status = 'active'
+           ORDER BY created_at, id`,
+          [collectionId, contentIdentifier],
+        )
+      ).map(toMedia),
     findByContent: async (collectionId, sha256s) => {
       const hashes = [...new Set(sha256s)].filter((sha) => SHA256_RE.test(sha));
       if (hashes.length === 0) return [];

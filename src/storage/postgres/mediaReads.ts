@@ -2,6 +2,7 @@ import type { PgDb } from '../../platform/pgDb.js';
 import { toMedia } from '../sqlite/rows.js';
 import type { MediaStore } from '../storage.js';
 import type { MediaSummary } from '../types.js';
+import { referencedBlobKeys } from './blobReferences.js';
 import { fetchRow, MEDIA_COLUMNS, type MediaRowWithText } from './mediaRows.js';
 
 interface SummaryRow {
@@ -69,18 +70,7 @@ export function mediaReads(
           [afterId, limit],
         )
       ).map((r) => r.id),
-    referencedBlobKeys: async (keys) => {
-      if (keys.length === 0) return new Set();
-      const rows = await db.many<{ k: string }>(
-        `SELECT blob_key AS k FROM media WHERE blob_key = ANY($1::text[])
-         UNION SELECT blob_key FROM frames WHERE blob_key = ANY($1::text[])
-         UNION SELECT thumbnail_key FROM frames WHERE thumbnail_key = ANY($1::text[])
-         UNION SELECT preview_key FROM frames WHERE preview_key = ANY($1::text[])
-         UNION SELECT blob_key FROM detected_objects WHERE blob_key = ANY($1::text[])`,
-        [keys],
-      );
-      return new Set(rows.map((r) => r.k));
-    },
+    referencedBlobKeys: (keys) => referencedBlobKeys(db, keys),
     pendingItemJobs: async (type, organizationId) =>
       (await db.one<{ n: number }>(
         // Through jobs_dedupe (type, key of the unfinished jobs), then the item by its id.

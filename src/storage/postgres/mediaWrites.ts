@@ -143,11 +143,25 @@ function processingStatusWriter(withEvents: Eventful): MediaStore['setProcessing
     });
 }
 
+/** MediaStore.mergeExif: top-level keys set in JavaScript (the document keeps its keys' order), updatedAt kept. */
+function mergeExif(db: PgDb, id: string, patch: Record<string, unknown>): Promise<MediaRecord | null> {
+  return db.tx(async (tx) => {
+    const row = await tx.one<{ exif: string }>(
+      `SELECT exif::text AS exif FROM media WHERE id = $1 AND status = 'active' FOR UPDATE`,
+      [id],
+    );
+    if (!row) return null;
+    const exif = { ...(JSON.parse(row.exif) as Record<string, unknown>), ...patch };
+    await tx.query(`UPDATE media SET exif = $1 WHERE id = $2`, [JSON.stringify(exif), id]);
+    return toMedia(await mustRow(tx, id));
+  });
+}
+
 /** Inserting items and folders, editing an item's metadata and processing status. */
 export function mediaWrites(
   db: PgDb,
   hub: PgEventHub,
-): Pick<MediaStore, 'insert' | 'insertFolder' | 'update' | 'mutateMetadata' | 'setProcessingStatus'> {
+): Pick<MediaStore, 'insert' | 'insertFolder' | 'update' | 'mutateMetadata' | 'mergeExif' | 'setProcessingStatus'> {
   const withEvents = eventful(db, hub);
 
   return {
@@ -218,6 +232,7 @@ export function mediaWrites(
         return toMedia(await mustRow(tx, id));
       }),
 
+    mergeExif: (id, patch) => mergeExif(db, id, patch),
     setProcessingStatus: processingStatusWriter(withEvents),
   };
 }

@@ -60,7 +60,12 @@ export async function tagGroups(q: PgRunner, collectionId: string): Promise<Reco
      SELECT grp, value FROM pairs ORDER BY grp COLLATE "C", value COLLATE "C"`,
     [collectionId],
   );
-  const out: Record<string, string[]> = {};
-  for (const row of rows) (out[row.grp] ??= []).push(row.value);
-  return out;
+  // Group names are user strings (`constructor`, `__proto__`): gathered in a Map, then own properties.
+  const out = new Map<string, string[]>();
+  for (const row of rows) {
+    const values = out.get(row.grp);
+    if (values) values.push(row.value);
+    else out.set(row.grp, [row.value]);
+  }
+  return Object.fromEntries(out);
 }
