@@ -2,8 +2,10 @@
  * The media store on Debian's PostgreSQL 15 (a real multi-process server, no pgvector: vectorSearch off):
  * the browse and import contract suites, and what PGlite's one shared backend cannot show — concurrent
  * writers on separate connections: versions of one root, reused folders, the storage counter, metadata
- * read-modify-write. Skips with a message where that server is not installed.
+ * read-modify-write; and the listings on a database whose default collation is not byte order. Skips with
+ * a message where that server is not installed.
  */
+import pg from 'pg';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { newMediaId, newUuid, nowIso, pathLabel } from '../../src/platform/ids.js';
@@ -20,10 +22,34 @@ if (missing) {
   console.log(`SKIP media store on PostgreSQL 15: ${missing}`);
 } else {
   const server = await postgresServer();
+  // A database whose default collation is not byte order (ICU en-US sorts 'é' between 'B' and 'f', and
+  // '_z' first): listings and content lookups must still compare as SQLite does. Made before any suite is
+  // registered (uvu starts running at the first one).
+  const icu = await icuDatabase(server.url);
   const open = () => openPostgresStorage(server.url, { schema: freshSchema('m'), vectorSearch: false, poolMax: 12 });
+  const openIcu = () => openPostgresStorage(icu, { schema: freshSchema('icu'), vectorSearch: false });
   browseSuite('postgres 15', open);
   importSuite('postgres 15', open);
   concurrencySuite(open);
+  browseSuite('postgres 15, ICU en-US collation', openIcu);
+  importSuite('postgres 15, ICU en-US collation', openIcu);
+}
+
+/** A database beside `url`'s whose default collation is ICU's en-US; its URL. */
+async function icuDatabase(url: string): Promise<string> {
+  const client = new pg.Client(url);
+  await client.connect();
+  try {
+    const name = `media_icu_${process.pid}`;
+    await client.query(
+      `CREATE DATABASE ${name} TEMPLATE template0 ENCODING 'UTF8' LOCALE_PROVIDER icu ICU_LOCALE 'en-US' LOCALE 'C.UTF-8'`,
+    );
+    const u = new URL(url);
+    u.pathname = `/${name}`;
+    return u.toString();
+  } finally {
+    await client.end();
+  }
 }
 
 interface Fx {
