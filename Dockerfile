@@ -28,6 +28,8 @@ COPY --from=build /app/dist ./dist
 COPY package.json ./
 # Files the server reads at run time beside the code (PACKAGE_ROOT/src/...): migrations and the tag vocabulary.
 COPY src/storage/sqlite/migrations ./src/storage/sqlite/migrations
+COPY src/storage/postgres/migrations ./src/storage/postgres/migrations
+COPY src/index/vector/postgres/migrations ./src/index/vector/postgres/migrations
 COPY src/features/ai/data ./src/features/ai/data
 # The shipped model catalog stays with the code (/app/models), so a new image brings its catalog; the volume
 # at MODELS_DIR holds the weights, checksums.lock.json and the site's own catalog.local.json.
