@@ -56,7 +56,11 @@ export function browseFilter(query: BrowseQuery): Filter | null {
         AND f.status = 'active' AND f.type = 'folder')`,
     );
   }
-  if (query.recursive) {
+  if (query.recursive && labels.length === 1) {
+    // The whole collection: every path in it starts with its label (a move stays in its collection), so
+    // the collection's indexes alone answer, their counts index-only.
+    c.add(`m.dataset_id = ${c.p(query.collectionId)}`);
+  } else if (query.recursive) {
     const place = c.p(query.path);
     c.add(`m.dataset_id = ${c.p(query.collectionId)} AND m.path <@ ${place}::ltree AND m.path <> ${place}::ltree`);
   } else {
