@@ -1,10 +1,12 @@
 /**
  * Browse on PostgreSQL beside SQLite over the same library: the library bench's shape written by
  * libraryFill.ts into an SQLite file, copied row for row (media, media_tags) into a fresh PostgreSQL
- * schema (PGlite, or TEST_DATABASE_URL), then each listing timed through the Storage interface on both.
+ * schema (PGlite, TEST_DATABASE_URL or --debian), then each listing timed through the Storage interface on both.
  *
  *   npx tsx scripts/bench/libraryFill.ts /tmp/lib.db 100000
- *   npx tsx scripts/bench/pgBrowse.ts /tmp/lib.db [--runs 15]
+ *   npx tsx scripts/bench/pgBrowse.ts /tmp/lib.db [--runs 15] [--debian]
+ *
+ * --debian: on Debian's PostgreSQL server (test/helpers/postgresServer.ts) instead of PGlite.
  *
  * PGlite is PostgreSQL in WebAssembly, one backend behind a socket: its figures are an upper bound for a
  * real server's on the same plans (compare with TEST_DATABASE_URL pointing at one).
@@ -16,6 +18,7 @@ import { openSqliteStorage } from '../../src/storage/sqlite/index.js';
 import type { Storage } from '../../src/storage/storage.js';
 import type { BrowseQuery } from '../../src/storage/types.js';
 import { freshSchema, pglite } from '../../test/helpers/pglite.js';
+import { postgresServer } from '../../test/helpers/postgresServer.js';
 
 const file = process.argv[2];
 if (!file) throw new Error('usage: npx tsx scripts/bench/pgBrowse.ts <library.db made by libraryFill.ts> [--runs N]');
@@ -27,7 +30,9 @@ const coll = raw.prepare(`SELECT * FROM collections LIMIT 1`).get() as Record<st
 const org = raw.prepare(`SELECT * FROM organizations WHERE id = ?`).get(coll.organization_id) as Record<string, string>;
 const user = raw.prepare(`SELECT * FROM users LIMIT 1`).get() as Record<string, string>;
 
-const url = process.env.TEST_DATABASE_URL ?? (await pglite()).url;
+const url = process.argv.includes('--debian')
+  ? (await postgresServer()).url
+  : (process.env.TEST_DATABASE_URL ?? (await pglite()).url);
 const pg = await openPostgresStorage(url, { schema: freshSchema('bench'), vectorSearch: false });
 await pg.accounts.createUser({ id: user.id, email: user.email, name: user.name, createdAt: user.created_at });
 await pg.accounts.createOrganization({ id: org.id, name: org.name, slug: org.slug }, user.id);
@@ -103,7 +108,8 @@ async function copy(): Promise<number> {
       [0, 1, 2, 3].map((c) => chunk.map((r) => r[c])),
     );
   }
-  await pg.db.query('ANALYZE');
+  // VACUUM as autovacuum would have by then: the visibility map lets counts read the indexes only.
+  await pg.db.query('VACUUM ANALYZE media, media_tags');
   return rows.length;
 }
 
