@@ -21,6 +21,7 @@ import type {
   Metadata,
   NewFrame,
   NewMedia,
+  BlobReference,
   NewObject,
   Organization,
   SessionRecord,
@@ -1547,6 +1548,44 @@ export function storageSuite(
     await s.analysis.correctObject(person.id, { deleted: true });
     assert.ok(!(await s.media.frames([item.id])).get(item.id)![0].objects.some((o) => o.id === person.id));
     assert.is((await s.analysis.userObjects(frame.id)).length, 2, 'deleted corrections are listed for the pipeline');
+  });
+
+  test('blobReferences: every file of every item (any status), its role, a page of items at a time', async () => {
+    const a = await addItem(fx.root, { blobKey: 'ref-orig-a' });
+    const b = await addItem(fx.root, { blobKey: 'ref-orig-b' });
+    await folder('Ref folder', fx.root);
+    const [fa] = await s.analysis.framesOf(a.id);
+    await s.analysis.setFrameRenditions(fa.id, fa.blobKey, { thumbnailKey: 'ref-thumb-a', previewKey: 'ref-prev-a' });
+    await s.analysis.replaceFrameAnalysis(fa.id, {
+      captions: [],
+      objects: [objectFor('bus', { blobKey: 'ref-crop-a' })],
+    });
+    await s.media.softDelete(b.id, fx.user.id);
+    const seen: BlobReference[] = [];
+    let after: string | null = '';
+    let pages = 0;
+    while (after !== null) {
+      const page: { references: BlobReference[]; next: string | null } = await s.media.blobReferences(1, after);
+      seen.push(...page.references);
+      after = page.next;
+      pages++;
+    }
+    const ids = seen.map((r) => r.mediaId);
+    assert.equal(ids, [...ids].sort(), 'in item id order');
+    assert.ok(pages >= 3, 'one item a page, then an empty one');
+    const name = (r: BlobReference) => `${r.mediaId === a.id ? 'a' : 'b'} ${r.role} ${r.blobKey} ${r.active}`;
+    assert.equal(
+      sorted(seen.filter((r) => r.mediaId === a.id || r.mediaId === b.id).map(name)),
+      sorted([
+        'a original ref-orig-a true',
+        `a frame ${frameKey(a)} true`,
+        'a thumbnail ref-thumb-a true',
+        'a preview ref-prev-a true',
+        'a crop ref-crop-a true',
+        'b original ref-orig-b false',
+        `b frame ${frameKey(b)} false`,
+      ]),
+    );
   });
 
   test('analysis: frameVector is the vector of the whole-frame object under that model, else null', async () => {

@@ -64,9 +64,9 @@ async function renditionsOfBlob(deps: RenditionDeps, key: string) {
 }
 
 /**
- * The rendition stage: each of these frames that lacks its renditions gets them, one frame after the
- * other; frames that have them are skipped, so a run interrupted half-way (a crash, a shutdown) resumes
- * where it stopped. Files first, then the row (the store's write order): a crash in between leaves only
+ * The rendition stage: each of these frames that lacks its renditions (or whose recorded files are gone from the
+ * store) gets them, one frame after the other; frames that have them are skipped, so a run interrupted half-way
+ * (a crash, a shutdown) resumes where it stopped. Files first, then the row (the store's write order): a crash in between leaves only
  * files for the orphan sweep. Returns how many frames got renditions.
  */
 export async function renderFrames(
@@ -77,7 +77,7 @@ export async function renderFrames(
 ): Promise<number> {
   let made = 0;
   for (const frame of frames) {
-    if (frame.thumbnailKey && frame.previewKey) continue;
+    if (frame.thumbnailKey && frame.previewKey && (await renditionsStored(deps, frame))) continue;
     if (signal.aborted) throw signal.reason;
     const { thumbnail, preview } = await renditionsOfBlob(deps, sourceOf(media, frame));
     const [small, large] = await Promise.all([
@@ -91,6 +91,11 @@ export async function renderFrames(
     if (stored) made++;
   }
   return made;
+}
+
+/** Whether a frame's recorded renditions are in the store (the integrity report's repair queues those that are not). */
+async function renditionsStored(deps: RenditionDeps, frame: FrameRecord): Promise<boolean> {
+  return (await deps.blobs.exists(frame.thumbnailKey!)) && (await deps.blobs.exists(frame.previewKey!));
 }
 
 /** The renditions of one item's active frames (the `renditions` job); returns the item, null when it is gone. */

@@ -6,6 +6,7 @@
 import type { MediaStore } from '../storage.js';
 import type { MediaRecord, Metadata, NewFrame, NewMedia } from '../types.js';
 import { sqliteBrowse } from './browse.js';
+import { sqliteBlobReferences } from './blobReferencePages.js';
 import type { EventWriter } from '../eventWriter.js';
 import type { IndexWriters } from '../indexWriters.js';
 import type { Db } from './database.js';
@@ -35,6 +36,7 @@ export function sqliteMediaStore(
     ...mediaWrites(core),
     ...mediaTree(core, deleteRows),
     ...mediaReads(core),
+    ...sqliteBlobReferences(db),
     ...mediaContent(db),
     ...sqliteBrowse(db, browse),
     ...sqliteFolderTree(db),
