@@ -7,6 +7,7 @@
  */
 import type { PgDb } from '../../platform/pgDb.js';
 import type { MediaStore } from '../storage.js';
+import { pgBlobReferences } from './blobReferencePages.js';
 import { pgBrowse } from './browse.js';
 import type { PgEventHub } from './eventHub.js';
 import { pgFolders } from './folders.js';
@@ -25,6 +26,7 @@ export function pgMediaStore(db: PgDb, hub: PgEventHub): MediaStore {
     ...mediaTree(db, hub),
     ...mediaReads(db),
     ...mediaContent(db),
+    ...pgBlobReferences(db),
     ...frameDetails(db),
     ...pgBrowse(db),
     ...pgFolders(db),
