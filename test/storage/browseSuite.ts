@@ -20,8 +20,9 @@ const GROUPS: Record<string, string[]> = {
   size: ['big', 'small'],
   mood: ['red', 'calm'],
 };
-const NAMES = ['alpha', 'Alpha', 'bravo', 'BRAVO', 'charlie', 'delta', 'echo', 'Echo'];
-const TEXTS = [undefined, 'a', 'b', 'B', 'c'];
+/** Non-ASCII names too: NOCASE folds ASCII letters only ('É' and 'é' differ), then compares UTF-8 bytes. */
+const NAMES = ['alpha', 'Alpha', 'bravo', 'BRAVO', 'charlie', 'delta', 'echo', 'Echo', 'Émile', 'émile', 'Zoë', 'zoë'];
+const TEXTS = [undefined, 'a', 'b', 'B', 'c', 'é', 'É'];
 /** Capture times: few, so some tie; some after the items' createdAt (now), most before. */
 const TAKEN = [
   '2003-07-01T12:00:00.000Z',
@@ -101,7 +102,7 @@ const textOf = (value: unknown): string | null => (typeof value === 'string' ? v
 function sortKey(m: MediaRecord, field: SortField): string | null {
   switch (field) {
     case 'name':
-      return m.name.toLowerCase(); // NOCASE: ASCII letters fold, the names here are ASCII
+      return m.name.replace(/[A-Z]/g, (c) => c.toLowerCase()); // NOCASE: ASCII letters fold, nothing else
     case 'createdAt':
       return m.createdAt;
     case 'type':
@@ -119,7 +120,10 @@ function sortKey(m: MediaRecord, field: SortField): string | null {
 const dateOf = (m: MediaRecord, q: BrowseQuery): string =>
   q.dateField === 'takenAt' ? (m.takenAt ?? m.createdAt) : m.createdAt;
 
-/** NULL sorts first ascending, as in SQL; ties break by id in the same direction. */
+/**
+ * NULL sorts first ascending, as in SQL; ties break by id in the same direction. Keys compare as UTF-16
+ * code units, which is UTF-8 byte order for the characters used here (none beyond U+D7FF).
+ */
 function compare(a: MediaRecord, b: MediaRecord, field: SortField): number {
   const x = sortKey(a, field);
   const y = sortKey(b, field);

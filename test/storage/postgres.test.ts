@@ -6,9 +6,11 @@
 import { openPostgresStorage } from '../../src/storage/postgres/index.js';
 import { freshSchema, pglite } from '../helpers/pglite.js';
 import { postgresServer } from '../helpers/postgresServer.js';
+import { importSuite } from './importSuite.js';
 import { storageSuite } from './suite.js';
 
 const server = process.env.TEST_DATABASE_URL ? await postgresServer() : await pglite();
 const open = () => openPostgresStorage(server.url, { schema: freshSchema(), vectorSearch: server.vector });
 
 storageSuite('postgres', open);
+importSuite('postgres', open);

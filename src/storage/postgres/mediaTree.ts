@@ -1,0 +1,92 @@
+import { invalid } from '../../platform/errors.js';
+import type { PgDb, PgRunner } from '../../platform/pgDb.js';
+import { mediaEvent } from '../sqlite/eventLog.js';
+import type { MediaStore } from '../storage.js';
+import { appendEvent } from './eventAppend.js';
+import type { PgEventHub } from './eventHub.js';
+import { activeRow, addStorage, now } from './mediaRows.js';
+import { dropTags } from './tags.js';
+
+/**
+ * Marks the active rows `which` selects (a WHERE clause over media, `$1` the first of `params`) deleted,
+ * with their frames, captions and objects (status 'deleted'; object_embeddings stay, as on SQLite: the
+ * vector index drops them by its trigger) and tag rows, and frees their bytes; returns their ids.
+ */
+export async function deleteRows(
+  tx: PgRunner,
+  which: string,
+  params: unknown[],
+  organizationId: string,
+  userId: string,
+): Promise<string[]> {
+  const at = now();
+  const n = params.length;
+  const rows = await tx.many<{ id: string; size_bytes: number }>(
+    `UPDATE media SET status = 'deleted', deleted_at = $${n + 1}, updated_at = $${n + 1}, updated_by = $${n + 2}
+     WHERE status = 'active' AND (${which}) RETURNING id, size_bytes`,
+    [...params, at, userId],
+  );
+  if (rows.length === 0) return [];
+  const ids = rows.map((row) => row.id);
+  for (const table of ['frames', 'captions', 'detected_objects']) {
+    await tx.query(`UPDATE ${table} SET status = 'deleted', updated_at = $1 WHERE media_id = ANY($2::text[])`, [
+      at,
+      ids,
+    ]);
+  }
+  await dropTags(tx, ids);
+  await addStorage(tx, -rows.reduce((sum, row) => sum + row.size_bytes, 0), organizationId);
+  return ids;
+}
+
+/** Deleting an item (with its versions) or a folder (with its subtree), and moving either. */
+export function mediaTree(db: PgDb, hub: PgEventHub): Pick<MediaStore, 'softDelete' | 'move'> {
+  return {
+    async softDelete(id, userId) {
+      const result = await db.tx(async (tx) => {
+        const row = await activeRow(tx, id, true);
+        const deleted =
+          row.type === 'folder'
+            ? await deleteRows(tx, `path <@ $1::ltree`, [row.path], row.organization_id, userId)
+            : await deleteRows(tx, `root_id = $1`, [row.root_id], row.organization_id, userId);
+        const deletedCount = deleted.length;
+        // One event for what was deleted: a folder's subtree (paths under its path) and an item's versions
+        // (same rootMediaId) go with it.
+        await appendEvent(tx, mediaEvent('media.deleted', row, { status: 'deleted', reason: null, deletedCount }));
+        return { deletedCount };
+      });
+      hub.appended();
+      return result;
+    },
+
+    // Paths are not searchable and a move stays in its collection: the indexes have nothing to hear of it.
+    move: (id, destinationPath, userId) =>
+      db.tx(async (tx) => {
+        const row = await activeRow(tx, id, true);
+        const at = now();
+        if (row.type === 'folder') {
+          if (destinationPath === row.path || destinationPath.startsWith(`${row.path}.`)) {
+            throw invalid('a folder cannot be moved into itself or one of its own subfolders');
+          }
+          // One statement rewrites the prefix of the whole subtree (any status), found through the GiST
+          // index on path: `<dest>.<folder id>` replaces the folder's old path in every path below it.
+          await tx.query(
+            `UPDATE media SET
+               path = $2::ltree || subpath(path, nlevel($1::ltree) - 1),
+               parent_path = CASE WHEN id = $3 THEN $2::ltree ELSE $2::ltree || subpath(parent_path, nlevel($1::ltree) - 1) END
+             WHERE path <@ $1::ltree`,
+            [row.path, destinationPath, id],
+          );
+          await tx.query(`UPDATE media SET updated_at = $1, updated_by = $2 WHERE id = $3`, [at, userId, id]);
+          return `${destinationPath}.${row.id}`;
+        }
+        // An item moves with all its versions, which share its parent folder.
+        await tx.query(
+          `UPDATE media SET parent_path = $1::ltree, path = $1::ltree || text2ltree(id) WHERE root_id = $2`,
+          [destinationPath, row.root_id],
+        );
+        await tx.query(`UPDATE media SET updated_at = $1, updated_by = $2 WHERE id = $3`, [at, userId, id]);
+        return `${destinationPath}.${row.id}`;
+      }),
+  };
+}
