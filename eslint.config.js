@@ -38,7 +38,9 @@ export default tseslint.config(
   {
     files: ['src/**/*.ts'],
     rules: {
-      'max-lines': ['error', { max: 400, skipBlankLines: true, skipComments: true }],
+      // A file's lines, as an editor and `wc -l` count them: blank lines and comments are part of what a reader
+      // reads (skipping them let src/jobs/runner.ts reach 406 lines unnoticed, issue #29).
+      'max-lines': ['error', { max: 400, skipBlankLines: false, skipComments: false }],
       'max-lines-per-function': ['error', { max: 80, skipBlankLines: true, skipComments: true, IIFEs: true }],
       // Prettier wraps code at 120; this catches what it cannot wrap (long strings, comments).
       'max-len': ['error', { code: 140, ignoreUrls: true }],

@@ -35,6 +35,7 @@ import { runRenditionsBench } from './bench/renditions.js';
 import { runThroughputBench } from './bench/throughput.js';
 import { runImportBench } from './bench/importCli.js';
 import { runSearchableBench } from './bench/searchable.js';
+import { runScaleBench } from './bench/scale.js';
 
 const SECTIONS: Record<string, { describe: string; run: (opts: BenchOptions) => Promise<SectionResult> }> = {
   library: {
@@ -90,6 +91,11 @@ const SECTIONS: Record<string, { describe: string; run: (opts: BenchOptions) => 
       'time per generated image with the Janus stand-in: POST /api/ai/generate and the worker vs the bare transformers.js call (issue 6)',
     run: runGenerateBench,
   },
+  scale: {
+    describe:
+      'the same library on SQLite and PostgreSQL (PGlite; TEST_DATABASE_URL for a real server): browse, text and vector search with recall@10, a folder move, the migrate copy rate (issue 25)',
+    run: runScaleBench,
+  },
   web: {
     describe:
       'the web app in Chromium: first paint of a 100k-item folder and of a search, opening an item, scrolling 10k/100k items (issue 15)',
@@ -136,7 +142,8 @@ async function main(): Promise<number> {
   const selected = names.length ? [...new Set(names)] : Object.keys(SECTIONS);
 
   const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-  const outDir = path.join(root, '.bench');
+  // BENCH_OUT_DIR: where the results go instead (the test of the quick runs keeps its own out of .bench/).
+  const outDir = process.env.BENCH_OUT_DIR ?? path.join(root, '.bench');
   const machine = machineInfo();
   const git = gitState(root);
   const started = now();

@@ -5,14 +5,19 @@
  * answers from the previous model's vectors until the new ones cover every
  * object, then switches by itself. Safe to run twice: jobs are keyed by item.
  */
-import path from 'node:path';
 import { loadConfig } from '../src/config.js';
 import type { Services } from '../src/features/kernel/services.js';
 import { enqueueReindex } from '../src/features/ingest/reindex.js';
-import { openSqliteStorage } from '../src/storage/sqlite/index.js';
+import { openStorage } from '../src/storage/openStorage.js';
 
 const config = loadConfig();
-const storage = openSqliteStorage(path.join(config.dataDir, 'library.db'));
+const storage = await openStorage({
+  dataDir: config.dataDir,
+  databaseUrl: config.databaseUrl,
+  databaseSchema: config.databaseSchema,
+  vectorSearch: config.vectorSearch,
+  poolSize: 2,
+});
 // Enqueueing needs only the store; the server process wakes on its next poll.
 const services = { storage, wakeJobs: () => undefined } as unknown as Services;
 let total = 0;

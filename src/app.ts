@@ -1,15 +1,13 @@
 import Router from '@koa/router';
 import Koa from 'koa';
-import { koaBody } from 'koa-body';
 import { randomBytes } from 'node:crypto';
-import { once } from 'node:events';
-import type { WriteStream } from 'node:fs';
-import { mkdir, rm } from 'node:fs/promises';
-import path from 'node:path';
+import { mkdir } from 'node:fs/promises';
+import { checkDataDir } from './platform/dataDir.js';
+import { multipartBody } from './http/multipartBody.js';
 import type { Config } from './config.js';
 import { bootstrap } from './features/accounts/index.js';
 import type { Services } from './features/kernel/services.js';
-import { BlobStore } from './files/blobStore.js';
+import { openBlobStore } from './files/openBlobStore.js';
 import { fileServerMiddleware } from './files/fileServer.js';
 import { TempOutputs } from './files/tempOutputs.js';
 import { startSearchMaintenance } from './features/search/maintenance.js';
@@ -50,8 +48,7 @@ import { startRenditionBackfill } from './features/ingest/renditionJobs.js';
 import { createEventFeed, eventRoutes } from './features/events/index.js';
 import { applyEnvWatches, startWatchService, watchRoutes, type WatchService } from './features/watch/index.js';
 import { VERSION } from './platform/packageRoot.js';
-import { invalid } from './platform/errors.js';
-import { openSqliteStorage } from './storage/sqlite/index.js';
+import { openStorage, type OpenedStorage } from './storage/openStorage.js';
 
 /** Every API route, in one list: mounted by createApp and described by /api/openapi.json. */
 export const ROUTES: AnyRoute[] = [
@@ -92,6 +89,8 @@ export interface App {
  * tests (through `app.koa.callback()` on a temp DATA_DIR).
  */
 export async function createApp(config: Config, logger: Logger = createLogger(config.logLevel)): Promise<App> {
+  // One line naming the fix, before anything writes: DATA_DIR this user cannot write, a damaged database file.
+  await checkDataDir(config.dataDir);
   const stores = await openStores(config, logger);
   let runner: JobRunner | null = null;
   const services = buildServices(config, logger, stores, () => runner?.notify());
@@ -121,7 +120,7 @@ export async function createApp(config: Config, logger: Logger = createLogger(co
   const koa = createKoa(services);
   // The web application answers what no route did (GETs outside /api, /files and /healthz).
   koa.use(webAppMiddleware(config.webDir));
-  const router = buildRouter(services, () => closing);
+  const router = buildRouter(services, () => closing, stores.storage);
   koa.use(router.routes());
   koa.use(router.allowedMethods());
 
@@ -151,17 +150,22 @@ export async function createApp(config: Config, logger: Logger = createLogger(co
 }
 
 type Stores = Pick<Services, 'blobs' | 'urls' | 'outputs'> & {
-  storage: ReturnType<typeof openSqliteStorage>;
+  storage: OpenedStorage;
   tokenKey: string;
 };
 
 /** The database, the file store (its scratch cleared), the signing keys and the temporary outputs (swept). */
 async function openStores(config: Config, logger: Logger): Promise<Stores> {
   await mkdir(config.dataDir, { recursive: true });
-  const storage = openSqliteStorage(path.join(config.dataDir, 'library.db'));
-  const blobs = new BlobStore(config.dataDir);
-  await blobs.init();
-  await blobs.clearTemp();
+  const blobs = await openBlobStore(config, logger); // first: a store that cannot be used stops the start here
+  const storage = await openStorage({
+    dataDir: config.dataDir,
+    databaseUrl: config.databaseUrl,
+    databaseSchema: config.databaseSchema,
+    vectorSearch: config.vectorSearch,
+    poolSize: config.databasePoolSize,
+    checkAtStart: config.dbCheckAtStart,
+  });
   const tokenKey = await storage.accounts.setSettingIfAbsent('token_key', randomBytes(32).toString('hex'));
   const urlKey = await storage.accounts.setSettingIfAbsent('file_url_key', randomBytes(32).toString('hex'));
   const urls = new FileUrls(urlKey, config.publicUrl, `http://localhost:${config.port}`);
@@ -256,10 +260,14 @@ function createKoa({ logger, blobs, urls, outputs }: Services): Koa {
   const koa = new Koa();
   koa.proxy = true;
   // Koa prints stream errors itself unless someone listens. A client that stops a
-  // download (a video player seeking) is routine; anything else goes to the log.
+  // download (a video player seeking) is routine; a connection that ends inside a request
+  // (malformed or cut-off HTTP: llhttp's HPE_* codes) is the client's doing, not an error of ours;
+  // anything else goes to the log as an error.
   const routine = new Set(['ECONNRESET', 'EPIPE', 'ECONNABORTED', 'ERR_STREAM_PREMATURE_CLOSE']);
   koa.on('error', (err: NodeJS.ErrnoException) => {
-    if (!routine.has(err.code ?? '')) logger.error('server error', { err });
+    const code = err.code ?? '';
+    if (code.startsWith('HPE_')) logger.info('client sent malformed or incomplete HTTP', { code });
+    else if (!routine.has(code)) logger.error('server error', { err });
   });
   koa.use(requestLog(logger));
   koa.use(requestOriginMiddleware());
@@ -270,7 +278,11 @@ function createKoa({ logger, blobs, urls, outputs }: Services): Koa {
 }
 
 /** /healthz, /api/openapi.json and every API route. */
-function buildRouter(services: Services, isClosing: () => boolean): Router {
+function buildRouter(
+  services: Services,
+  isClosing: () => boolean,
+  database: Pick<OpenedStorage, 'engine' | 'vectorSearch'>,
+): Router {
   const { config } = services;
   const router = new Router();
   router.get('/healthz', (ctx) => {
@@ -279,7 +291,9 @@ function buildRouter(services: Services, isClosing: () => boolean): Router {
     ctx.body = {
       status: closing ? 'shutting down' : 'ok',
       version: VERSION,
-      database: 'sqlite',
+      database: database.engine,
+      // Off: PostgreSQL without pgvector (VECTOR_SEARCH=off): search by words, names and places only.
+      vectorSearch: database.vectorSearch,
       models: {
         profile: config.modelProfile,
         device: config.device,
@@ -292,7 +306,11 @@ function buildRouter(services: Services, isClosing: () => boolean): Router {
     ctx.body = buildOpenApi(ROUTES, { version: VERSION, serverUrl: services.urls.origin() });
   });
   mountRoutes(router, services, createGuards(services), ROUTES, {
-    multipart: multipartBody(services),
+    multipart: multipartBody({
+      tmpDir: services.blobs.tmpDir,
+      maxUploadBytes: config.maxUploadBytes,
+      uploadIdleSeconds: config.uploadIdleSeconds,
+    }),
     json: jsonBody(config.maxJsonBytes),
   });
   return router;
@@ -312,56 +330,4 @@ function healthzFetch({ modelFetch }: Services) {
     queued: s.queued,
     failed: s.failed,
   };
-}
-
-/** formidable's codes for the refusals that are not about size (FormidableError.js). */
-const FORMIDABLE_REFUSALS: Record<number, (limits: { maxFields: number }) => string> = {
-  1007: ({ maxFields }) => `too many form fields: at most ${maxFields} text fields are read`,
-  1015: () => 'more than one file: an upload carries exactly one file',
-};
-
-/** The multipart parser for upload routes: one file at most, into the store's scratch folder, always cleaned up. */
-function multipartBody({ config, blobs }: Services): Koa.Middleware {
-  const formidableOptions = {
-    uploadDir: blobs.tmpDir,
-    maxFileSize: config.maxUploadBytes,
-    maxTotalFileSize: config.maxUploadBytes,
-    maxFiles: 1,
-    maxFields: 20,
-    maxFieldsSize: 1024 * 1024,
-    hashAlgorithm: 'sha256' as const,
-    keepExtensions: false,
-  };
-  type Started = { filepath: string; _writeStream?: WriteStream };
-  return async (ctx, next) => {
-    // The scratch files this request's parse starts. On a refusal formidable may still open one after its own
-    // clean-up (a second file begins after the first was refused): close each stream, then remove its file.
-    const started: Started[] = [];
-    const multipart = koaBody({
-      multipart: true,
-      json: false,
-      urlencoded: false,
-      text: false,
-      formidable: { ...formidableOptions, onFileBegin: (_name, file) => void started.push(file as unknown as Started) },
-    });
-    try {
-      await multipart(ctx, next);
-    } catch (err) {
-      const refusal = FORMIDABLE_REFUSALS[(err as { code?: number }).code ?? -1];
-      throw refusal ? invalid(refusal(formidableOptions)) : err;
-    } finally {
-      // Whatever the handler did not move into the store is scratch: remove it.
-      const files = Object.values(ctx.request.files ?? {}).flat() as unknown as Array<{ filepath: string }>;
-      await Promise.all(started.map((f) => closeStream(f._writeStream)));
-      const paths = new Set([...started, ...files].map((f) => f.filepath));
-      await Promise.all([...paths].map((f) => rm(f, { force: true })));
-    }
-  };
-}
-
-async function closeStream(stream: WriteStream | undefined): Promise<void> {
-  if (!stream || stream.closed) return;
-  const closed = once(stream, 'close').catch(() => undefined);
-  stream.destroy();
-  await closed;
 }

@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { StartupError } from './platform/startupError.js';
 import { z } from 'zod';
 import { PACKAGE_ROOT } from './platform/packageRoot.js';
 
@@ -14,6 +15,33 @@ const EnvSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   HOST: z.string().default('0.0.0.0'),
   DATA_DIR: z.string().default('./data'),
+  /** postgres://user:password@host:port/database selects PostgreSQL (README "Scaling out"); unset: SQLite in DATA_DIR. */
+  DATABASE_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// or postgresql:// URL')
+    .optional(),
+  /** The PostgreSQL schema of the tables (created if missing). */
+  DATABASE_SCHEMA: z
+    .string()
+    .regex(/^[a-z_][a-z0-9_]*$/, 'lowercase letters, digits and _')
+    .default('public'),
+  /** PostgreSQL connections per process. */
+  DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(1000).default(10),
+  /** off: PostgreSQL without pgvector; search by words, names and places only (/healthz says so). */
+  VECTOR_SEARCH: z.enum(['on', 'off']).default('on'),
+  /** Where blobs (originals, frames, renditions) live: `local` (DATA_DIR/files) or `s3` (the S3_* settings). */
+  BLOB_STORE: z.enum(['local', 's3']).default('local'),
+  /** The S3-compatible store's URL (MinIO, Garage, Ceph…); unset: AWS S3 itself. */
+  S3_ENDPOINT: z.string().url().optional(),
+  S3_BUCKET: z.string().optional(),
+  S3_REGION: z.string().default('us-east-1'),
+  /** Unset: the AWS SDK's default credential chain (AWS_* variables, shared config, instance role). */
+  S3_ACCESS_KEY_ID: z.string().optional(),
+  S3_SECRET_ACCESS_KEY: z.string().optional(),
+  /** `bucket` in the path rather than the host name (unset: yes when S3_ENDPOINT is set). */
+  S3_FORCE_PATH_STYLE: bool.optional(),
+  /** File URLs answer with a redirect to a presigned GET straight from the store. */
+  S3_PRESIGNED_GETS: bool.default(false),
   PUBLIC_URL: z.string().url().optional(),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
   BOOTSTRAP_API_KEY: z.string().min(16).optional(),
@@ -38,6 +66,10 @@ const EnvSchema = z.object({
     .int()
     .min(1)
     .default(4 * 1024 ** 3),
+  /** An upload whose client sends nothing for this long is dropped with its scratch file (a client gone silent). */
+  UPLOAD_IDLE_SECONDS: z.coerce.number().min(0.1).default(60),
+  /** SQLite's quick_check of library.db at start: always, only after a stop that did not close it, or off. */
+  DB_CHECK_AT_START: z.enum(['always', 'unclean', 'off']).default('unclean'),
   /** Largest accepted JSON body, in bytes (413 above). */
   MAX_JSON_BYTES: z.coerce
     .number()
@@ -112,6 +144,9 @@ export interface Config {
   port: number;
   host: string;
   dataDir: string;
+  /** BLOB_STORE: where blobs live; `s3` has its settings in `s3`. */
+  blobStore: 'local' | 's3';
+  s3: S3Settings | null;
   /** PUBLIC_URL; undefined when unset: URLs then use the host each request came to. */
   publicUrl?: string;
   logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
@@ -126,7 +161,11 @@ export interface Config {
   rateLimitPerMinute: number;
   signInRateLimitPerMinute: number;
   maxUploadBytes: number;
+  /** UPLOAD_IDLE_SECONDS, in seconds. */
+  uploadIdleSeconds: number;
   maxJsonBytes: number;
+  /** DB_CHECK_AT_START. */
+  dbCheckAtStart: 'always' | 'unclean' | 'off';
   maxImagePixels: number;
   frameMaxSide: number;
   tokenTtlSeconds: number;
@@ -157,6 +196,42 @@ export interface Config {
   watchRoots: string[];
   watchSettleMs: number;
   watchRescanSeconds: number;
+  /** DATABASE_URL; undefined: SQLite. */
+  databaseUrl?: string;
+  databaseSchema: string;
+  databasePoolSize: number;
+  /** VECTOR_SEARCH=on (default). */
+  vectorSearch: boolean;
+}
+
+/** The S3_* settings (BLOB_STORE=s3). */
+export interface S3Settings {
+  /** Unset: AWS S3 itself. */
+  endpoint?: string;
+  bucket: string;
+  region: string;
+  /** Both or neither; neither: the AWS SDK's default credential chain. */
+  accessKeyId?: string;
+  secretAccessKey?: string;
+  forcePathStyle: boolean;
+  presignedGets: boolean;
+}
+
+/** The S3 settings when BLOB_STORE=s3 (null otherwise); throws on an incomplete set. */
+function s3Settings(e: z.infer<typeof EnvSchema>): S3Settings | null {
+  if (e.BLOB_STORE !== 's3') return null;
+  if (!e.S3_BUCKET) throw new StartupError('Invalid configuration: BLOB_STORE=s3 needs S3_BUCKET');
+  if (!e.S3_ACCESS_KEY_ID !== !e.S3_SECRET_ACCESS_KEY)
+    throw new StartupError('Invalid configuration: set both S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY, or neither');
+  return {
+    endpoint: e.S3_ENDPOINT,
+    bucket: e.S3_BUCKET,
+    region: e.S3_REGION,
+    accessKeyId: e.S3_ACCESS_KEY_ID,
+    secretAccessKey: e.S3_SECRET_ACCESS_KEY,
+    forcePathStyle: e.S3_FORCE_PATH_STYLE ?? e.S3_ENDPOINT !== undefined,
+    presignedGets: e.S3_PRESIGNED_GETS,
+  };
 }
 
 /**
@@ -186,7 +261,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
   );
   if (!parsed.success) {
     const first = parsed.error.issues[0];
-    throw new Error(`Invalid configuration: ${first.path.join('.')}: ${first.message}`);
+    throw new StartupError(`Invalid configuration: ${first.path.join('.')}: ${first.message}`);
   }
   const e = parsed.data;
   const port = overrides.port ?? e.PORT;
@@ -194,6 +269,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     port,
     host: e.HOST,
     dataDir: path.resolve(e.DATA_DIR),
+    blobStore: e.BLOB_STORE,
+    s3: s3Settings(e),
     publicUrl: e.PUBLIC_URL?.replace(/\/+$/, ''),
     logLevel: e.LOG_LEVEL,
     bootstrapApiKey: e.BOOTSTRAP_API_KEY,
@@ -206,6 +283,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     rateLimitPerMinute: e.RATE_LIMIT_PER_MINUTE,
     signInRateLimitPerMinute: e.SIGN_IN_RATE_LIMIT_PER_MINUTE,
     maxUploadBytes: e.MAX_UPLOAD_BYTES,
+    uploadIdleSeconds: e.UPLOAD_IDLE_SECONDS,
+    dbCheckAtStart: e.DB_CHECK_AT_START,
     maxJsonBytes: e.MAX_JSON_BYTES,
     maxImagePixels: e.MAX_IMAGE_PIXELS,
     frameMaxSide: e.FRAME_MAX_SIDE,
@@ -237,6 +316,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
       .map((r) => path.resolve(r)),
     watchSettleMs: e.WATCH_SETTLE_MS,
     watchRescanSeconds: e.WATCH_RESCAN_SECONDS,
+    databaseUrl: e.DATABASE_URL,
+    databaseSchema: e.DATABASE_SCHEMA,
+    databasePoolSize: e.DATABASE_POOL_SIZE,
+    vectorSearch: e.VECTOR_SEARCH === 'on',
   };
   return { ...config, ...overrides };
 }

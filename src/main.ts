@@ -2,6 +2,7 @@ import http from 'node:http';
 import { createApp } from './app.js';
 import { loadConfig } from './config.js';
 import { createLogger } from './platform/logger.js';
+import { StartupError } from './platform/startupError.js';
 
 /**
  * `npm start`: read the configuration, open the library, serve HTTP, and shut
@@ -53,6 +54,8 @@ async function main() {
 }
 
 main().catch((err) => {
-  process.stderr.write(`failed to start: ${err instanceof Error ? err.stack : String(err)}\n`);
+  // A setting the operator can fix is one line naming the fix; anything else keeps its stack for a bug report.
+  const text = err instanceof StartupError ? err.message : err instanceof Error ? err.stack : String(err);
+  process.stderr.write(`failed to start: ${text}\n`);
   process.exit(1);
 });

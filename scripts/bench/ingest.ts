@@ -831,7 +831,7 @@ export async function runIngestBench(opts: BenchOptions): Promise<SectionResult>
       for (const f of sample) {
         const frame = await s2.storage.analysis.getFrame(f.frameId);
         if (!frame) continue;
-        const bytes = await readFile(s2.blobs.pathFor(frame.blobKey));
+        const bytes = await s2.blobs.readBuffer(frame.blobKey);
         if (replays.size === 0 && out.length === 0) for (const [, d] of detectors) await d.detect(bytes); // first runs allocate: not counted
         out.push(await replayFrame(bytes, f.objects));
       }

@@ -7,16 +7,19 @@
  * No API key is needed: the signature is the permission (see fileUrls.ts).
  * Blobs are content-addressed and never change, so responses are cacheable
  * forever and the content hash is a strong ETag. Single byte ranges are
- * supported because video players seek with them.
+ * supported because video players seek with them, from the local disk and from
+ * S3 alike (a GetObject with the Range). With S3_PRESIGNED_GETS=1 a GET of a
+ * library blob is answered with a 302 to a presigned GET straight from the
+ * store instead (HEAD and temporary outputs are still served here).
  */
 import type { Context, Middleware, Next } from 'koa';
-import type { FileHandle } from 'node:fs/promises';
-import { open } from 'node:fs/promises';
 import type { Logger } from '../platform/logger.js';
-import type { BlobStore } from './blobStore.js';
+import type { BlobStore, ByteRange, OpenedBlob } from './blobStore.js';
 import { blobExt, blobSha256, isBlobKey } from './blobStore.js';
 import type { FileUrls } from './fileUrls.js';
 import { OUTPUT_URL_SEGMENT, type TempOutputs } from './tempOutputs.js';
+
+export type { ByteRange } from './blobStore.js';
 
 /** Content types by stored extension. Only these are ever sent; unknown ones go out as octet-stream. */
 export const CONTENT_TYPES: Readonly<Record<string, string>> = {
@@ -34,6 +37,7 @@ export const CONTENT_TYPES: Readonly<Record<string, string>> = {
 };
 
 export interface FileServerOptions {
+  /** The library's blobs (local disk or S3). */
   store: BlobStore;
   urls: FileUrls;
   /** The temporary output area, served under /files/out/. */
@@ -41,11 +45,8 @@ export interface FileServerOptions {
   logger?: Logger;
 }
 
-/** A byte range, both ends inclusive, as in Content-Range. */
-export interface ByteRange {
-  start: number;
-  end: number;
-}
+/** How long a client may reuse a redirect to a presigned GET (well inside the URL's lifetime). */
+const PRESIGNED_REDIRECT_MAX_AGE_S = 300;
 
 /** Koa middleware for `/files/...`; every other path goes on to `next`. */
 export function fileServerMiddleware({ store: libraryStore, urls, outputs, logger }: FileServerOptions): Middleware {
@@ -65,67 +66,92 @@ export function fileServerMiddleware({ store: libraryStore, urls, outputs, logge
     const signed = isOutput ? outputs.verify(sig, key) : urls.verify(sig, key);
     if (!isBlobKey(key) || !signed) return sendError(ctx, 404, 'Not Found', 'file not found');
     const store = isOutput ? outputs.store : libraryStore;
+    const name = rawName ? decodeName(rawName) : '';
+    if (ctx.method === 'GET' && (await redirectToStore(ctx, store, key, name))) return;
 
-    // Open first and stat the handle: what is measured is exactly what is sent,
-    // even if the orphan sweep unlinks the path meanwhile.
-    let fh: FileHandle;
+    let blob: OpenedBlob | null;
     try {
-      fh = await open(store.pathFor(key), 'r');
+      blob = await store.open(key);
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') logger?.warn('file open failed', { key, err });
-      return sendError(ctx, 404, 'Not Found', 'file not found');
+      logger?.warn('file open failed', { key, err });
+      return sendError(ctx, 503, 'Service Unavailable', 'the file store could not be read; try again');
     }
+    if (!blob) return sendError(ctx, 404, 'Not Found', 'file not found');
     let handedOff = false;
     try {
-      const size = (await fh.stat()).size;
-      const etag = `"${blobSha256(key)}"`;
-
-      ctx.set('ETag', etag);
-      ctx.set('Cache-Control', 'public, max-age=31536000, immutable');
-      ctx.set('Accept-Ranges', 'bytes');
-      ctx.set('X-Content-Type-Options', 'nosniff');
-      // Frames and crops are drawn on canvases by web clients on other origins.
-      ctx.set('Access-Control-Allow-Origin', '*');
-      ctx.type = CONTENT_TYPES[blobExt(key)] ?? 'application/octet-stream';
-      const name = rawName ? decodeName(rawName) : '';
-      if (name) ctx.set('Content-Disposition', contentDisposition(name));
-
-      if (etagMatches(ctx.get('If-None-Match'), etag)) {
-        ctx.status = 304;
-        return;
-      }
-
-      let range: ByteRange | null = null;
-      const rangeHeader = ctx.get('Range');
-      const ifRange = ctx.get('If-Range');
-      // If-Range with another validator means "the file changed, send it whole".
-      if (rangeHeader && (!ifRange || ifRange === etag)) {
-        const parsed = parseRange(rangeHeader, size);
-        if (parsed === 'unsatisfiable') {
-          ctx.set('Content-Range', `bytes */${size}`);
-          return sendError(ctx, 416, 'Range Not Satisfiable', `the file has ${size} bytes`);
-        }
-        range = parsed;
-      }
-
-      const start = range ? range.start : 0;
-      const end = range ? range.end : size - 1;
-      ctx.status = range ? 206 : 200;
-      if (range) ctx.set('Content-Range', `bytes ${start}-${end}/${size}`);
-
-      if (ctx.method === 'HEAD' || size === 0) {
-        ctx.length = size === 0 ? 0 : end - start + 1;
-        if (size === 0 && ctx.method !== 'HEAD') ctx.body = Buffer.alloc(0);
-        return;
-      }
-      // The stream takes over the handle and closes it when done or destroyed.
-      ctx.body = fh.createReadStream({ start, end, autoClose: true });
-      handedOff = true;
-      ctx.length = end - start + 1;
+      handedOff = await sendBlob(ctx, blob, key, name);
+    } catch (err) {
+      if ((err as { code?: string }).code === 'not_found') return sendError(ctx, 404, 'Not Found', 'file not found');
+      logger?.warn('file read failed', { key, err });
+      return sendError(ctx, 503, 'Service Unavailable', 'the file store could not be read; try again');
     } finally {
-      if (!handedOff) await fh.close().catch(() => undefined);
+      if (!handedOff) await blob.close().catch(() => undefined);
     }
   };
+}
+
+/** A 302 to a presigned GET straight from the store, when the store gives one (S3_PRESIGNED_GETS). */
+async function redirectToStore(ctx: Context, store: BlobStore, key: string, name: string): Promise<boolean> {
+  if (!store.presignedGetUrl) return false;
+  const type = CONTENT_TYPES[blobExt(key)] ?? 'application/octet-stream';
+  const url = await store.presignedGetUrl(key, {
+    contentType: type,
+    contentDisposition: name ? contentDisposition(name) : undefined,
+  });
+  if (!url) return false;
+  ctx.set('Cache-Control', `private, max-age=${PRESIGNED_REDIRECT_MAX_AGE_S}`);
+  ctx.redirect(url);
+  return true;
+}
+
+/** Headers, conditional and range handling, then the body; true once the body stream owns the blob. */
+async function sendBlob(ctx: Context, blob: OpenedBlob, key: string, name: string): Promise<boolean> {
+  const size = blob.size;
+  const etag = `"${blobSha256(key)}"`;
+  ctx.set('ETag', etag);
+  ctx.set('Cache-Control', 'public, max-age=31536000, immutable');
+  ctx.set('Accept-Ranges', 'bytes');
+  ctx.set('X-Content-Type-Options', 'nosniff');
+  // Frames and crops are drawn on canvases by web clients on other origins.
+  ctx.set('Access-Control-Allow-Origin', '*');
+  ctx.type = CONTENT_TYPES[blobExt(key)] ?? 'application/octet-stream';
+  if (name) ctx.set('Content-Disposition', contentDisposition(name));
+
+  if (etagMatches(ctx.get('If-None-Match'), etag)) {
+    ctx.status = 304;
+    return false;
+  }
+
+  let range: ByteRange | null = null;
+  const rangeHeader = ctx.get('Range');
+  const ifRange = ctx.get('If-Range');
+  // If-Range with another validator means "the file changed, send it whole".
+  if (rangeHeader && (!ifRange || ifRange === etag)) {
+    const parsed = parseRange(rangeHeader, size);
+    if (parsed === 'unsatisfiable') {
+      ctx.set('Content-Range', `bytes */${size}`);
+      sendError(ctx, 416, 'Range Not Satisfiable', `the file has ${size} bytes`);
+      return false;
+    }
+    range = parsed;
+  }
+
+  const start = range ? range.start : 0;
+  const end = range ? range.end : size - 1;
+  if (ctx.method === 'HEAD' || size === 0) {
+    ctx.status = range ? 206 : 200;
+    if (range) ctx.set('Content-Range', `bytes ${start}-${end}/${size}`);
+    ctx.length = size === 0 ? 0 : end - start + 1;
+    if (size === 0 && ctx.method !== 'HEAD') ctx.body = Buffer.alloc(0);
+    return false;
+  }
+  // Read before the status is set: a blob gone meanwhile is still a clean 404.
+  const body = await blob.read({ start, end });
+  ctx.status = range ? 206 : 200;
+  if (range) ctx.set('Content-Range', `bytes ${start}-${end}/${size}`);
+  ctx.body = body;
+  ctx.length = end - start + 1;
+  return true;
 }
 
 /**

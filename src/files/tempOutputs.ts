@@ -14,7 +14,8 @@
  */
 import path from 'node:path';
 import type { Logger } from '../platform/logger.js';
-import { BlobStore, isBlobKey } from './blobStore.js';
+import { isBlobKey } from './blobStore.js';
+import { LocalBlobStore } from './localBlobStore.js';
 import type { FileUrls } from './fileUrls.js';
 
 /** URL path prefix of outputs, after `/files/`. */
@@ -29,8 +30,11 @@ export interface SavedOutput {
 }
 
 export class TempOutputs {
-  /** The underlying content-addressed store (`<dataDir>/outputs/files`). */
-  readonly store: BlobStore;
+  /**
+   * The underlying content-addressed store (`<dataDir>/outputs/files`): always on the local disk, even with
+   * BLOB_STORE=s3 (outputs are short-lived and not library items).
+   */
+  readonly store: LocalBlobStore;
   private timer: NodeJS.Timeout | null = null;
 
   constructor(
@@ -39,7 +43,7 @@ export class TempOutputs {
     readonly retentionMs: number,
     private readonly logger?: Logger,
   ) {
-    this.store = new BlobStore(path.join(dataDir, 'outputs'));
+    this.store = new LocalBlobStore(path.join(dataDir, 'outputs'));
   }
 
   async init(): Promise<void> {

@@ -25,7 +25,8 @@ import path from 'node:path';
 import sharp from 'sharp';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { BlobStore, type StoredBlob } from '../../src/files/blobStore.js';
+import type { StoredBlob } from '../../src/files/blobStore.js';
+import { LocalBlobStore } from '../../src/files/localBlobStore.js';
 import { startServerProcess, type ServerProcess } from '../helpers/serverProcess.js';
 import { seededRandom } from '../../src/platform/random.js';
 
@@ -595,7 +596,7 @@ t('acknowledged uploads survive SIGKILL; nothing half-written is visible; SIGTER
 t('orphan sweep never removes a blob that a concurrent upload just deduplicated onto', async () => {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'mlib-sweep-race-'));
   try {
-    const store = new BlobStore(dir);
+    const store = new LocalBlobStore(dir);
     await store.init();
     const bytes = randomBytes(4096);
     const orphan = await store.putBuffer(bytes, 'png');

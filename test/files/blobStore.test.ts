@@ -1,96 +1,59 @@
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readdir, readFile, rm, utimes, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, utimes, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { test } from 'uvu';
+import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { BlobStore, isBlobKey } from '../../src/files/blobStore.js';
+import { LocalBlobStore } from '../../src/files/localBlobStore.js';
 import { DomainError } from '../../src/platform/errors.js';
+import { runBlobStoreSuite } from './blobStoreSuite.js';
 
-let dataDir = '';
-let store: BlobStore;
+runBlobStoreSuite('LocalBlobStore: the contract', async () => {
+  const dataDir = await mkdtemp(path.join(os.tmpdir(), 'blobs-'));
+  const store = new LocalBlobStore(dataDir);
+  return {
+    store,
+    backdate: async (key, ms) => {
+      const then = new Date(Date.now() - ms);
+      await utimes(store.pathFor(key), then, then);
+    },
+    close: () => rm(dataDir, { recursive: true, force: true }),
+  };
+});
+
+// What only the local disk has: folders, sharded paths, strict path mapping.
+const test = suite<{ dataDir: string; store: LocalBlobStore }>('LocalBlobStore: the disk');
 const sha = (b: Buffer | string) => createHash('sha256').update(b).digest('hex');
 
-test.before.each(async () => {
-  dataDir = await mkdtemp(path.join(os.tmpdir(), 'blobs-'));
-  store = new BlobStore(dataDir);
-  await store.init();
+test.before.each(async (ctx) => {
+  ctx.dataDir = await mkdtemp(path.join(os.tmpdir(), 'blobs-'));
+  ctx.store = new LocalBlobStore(ctx.dataDir);
+  await ctx.store.init();
 });
-test.after.each(async () => {
+test.after.each(async ({ dataDir }) => {
   await rm(dataDir, { recursive: true, force: true });
 });
 
-async function writeTemp(content: string): Promise<string> {
-  const p = store.tempPath('upload');
-  await writeFile(p, content);
-  return p;
-}
-
-test('init creates files/ and tmp/; tempPath is unique and under tmp/', () => {
+test('init creates files/ and tmp/', ({ dataDir, store }) => {
   assert.ok(existsSync(path.join(dataDir, 'files')));
   assert.ok(existsSync(path.join(dataDir, 'tmp')));
-  const a = store.tempPath('up/../../x');
-  const b = store.tempPath('up/../../x');
-  assert.is.not(a, b);
-  assert.is(path.dirname(a), path.join(dataDir, 'tmp'));
+  assert.is(store.tmpDir, path.join(dataDir, 'tmp'));
 });
 
-test('putFile hashes, moves into a sharded path, and returns key, size, hash', async () => {
-  const tmp = await writeTemp('hello blob');
-  const r = await store.putFile(tmp, 'jpg');
-  assert.is(r.sha256, sha('hello blob'));
-  assert.is(r.key, `${sha('hello blob')}.jpg`);
-  assert.is(r.sizeBytes, 10);
-  assert.ok(isBlobKey(r.key));
+test('a blob lives at files/<2 hex>/<2 hex>/<key>, one file per content', async ({ dataDir, store }) => {
+  const r = await store.putBuffer(Buffer.from('hello blob'), 'jpg');
   const p = store.pathFor(r.key);
   assert.is(p, path.join(dataDir, 'files', r.key.slice(0, 2), r.key.slice(2, 4), r.key));
   assert.is(await readFile(p, 'utf8'), 'hello blob');
-  assert.not.ok(existsSync(tmp), 'temp file was moved away');
-  assert.ok(await store.exists(r.key));
-  assert.equal(await store.stat(r.key).then((s) => s?.size), 10);
+  await store.putBuffer(Buffer.from('hello blob'), 'jpg');
+  assert.equal(await readdir(path.dirname(p)), [r.key]);
+  assert.is(r.key, `${sha('hello blob')}.jpg`);
+  const local = await store.materialize(r.key);
+  assert.is(local.path, p, 'no copy on the local disk');
 });
 
-test('putFile trusts a given hash; dedupe deletes the second temp and keeps one file', async () => {
-  const first = await store.putFile(await writeTemp('same bytes'), 'png', sha('same bytes'));
-  const tmp2 = await writeTemp('same bytes');
-  const second = await store.putFile(tmp2, 'png');
-  assert.is(second.key, first.key);
-  assert.is(second.sizeBytes, first.sizeBytes);
-  assert.not.ok(existsSync(tmp2));
-  const shard = path.dirname(store.pathFor(first.key));
-  assert.equal(await readdir(shard), [first.key]);
-  // Same bytes with another extension is another key (the extension is part of the identity).
-  const third = await store.putFile(await writeTemp('same bytes'), 'webp');
-  assert.is.not(third.key, first.key);
-});
-
-test('putFile refuses a bad extension or hash', async () => {
-  const tmp = await writeTemp('x');
-  for (const ext of ['', 'j', 'JPG', 'toolong', '../x', 'a/b']) {
-    await store.putFile(tmp, ext).then(
-      () => assert.unreachable(`ext ${ext}`),
-      (e) => assert.is((e as DomainError).code, 'invalid_input'),
-    );
-  }
-  await store.putFile(tmp, 'jpg', 'abc').then(
-    () => assert.unreachable(),
-    (e) => assert.is((e as DomainError).code, 'invalid_input'),
-  );
-});
-
-test('putBuffer stores small derived files the same way and leaves nothing in tmp/', async () => {
-  const buf = Buffer.from('frame bytes');
-  const r = await store.putBuffer(buf, 'jpg');
-  assert.is(r.key, `${sha(buf)}.jpg`);
-  assert.equal(await readFile(store.pathFor(r.key)), buf);
-  assert.equal(await readdir(store.tmpDir), []);
-  const again = await store.putBuffer(buf, 'jpg');
-  assert.is(again.key, r.key);
-  assert.equal(await readdir(store.tmpDir), []);
-});
-
-test('pathFor refuses anything that is not a strict key (no traversal)', () => {
+test('pathFor refuses anything that is not a strict key (no traversal)', ({ dataDir, store }) => {
   const good = `${'a'.repeat(64)}.jpg`;
   assert.ok(store.pathFor(good).startsWith(path.join(dataDir, 'files')));
   const bad = [
@@ -121,62 +84,15 @@ test('pathFor refuses anything that is not a strict key (no traversal)', () => {
   }
 });
 
-test('exists/stat answer false/null for malformed keys; remove reports absence', async () => {
-  assert.is(await store.exists('../../etc/passwd'), false);
-  assert.is(await store.stat('nope'), null);
-  const r = await store.putBuffer(Buffer.from('bye'), 'gif');
-  assert.is(await store.remove(r.key), true);
-  assert.is(await store.remove(r.key), false);
-  assert.is(await store.exists(r.key), false);
-});
-
-test('clearTemp empties tmp/', async () => {
-  await writeFile(store.tempPath('a'), 'a');
-  await mkdir(path.join(store.tmpDir, 'dir'));
-  await writeFile(path.join(store.tmpDir, 'dir', 'f'), 'f');
-  assert.is(await store.clearTemp(), 2);
-  assert.equal(await readdir(store.tmpDir), []);
-});
-
-test('sweepOrphans removes old unreferenced blobs only, asking in batches', async () => {
+test('the sweep leaves a stray file that is not a key alone', async ({ store }) => {
   const old = new Date(Date.now() - 3_600_000);
-  const keep = await store.putBuffer(Buffer.from('referenced'), 'jpg');
-  const orphan = await store.putBuffer(Buffer.from('orphan'), 'jpg');
-  const young = await store.putBuffer(Buffer.from('young orphan'), 'jpg');
-  const extra = [];
-  for (let i = 0; i < 5; i++) extra.push(await store.putBuffer(Buffer.from(`orphan ${i}`), 'png'));
-  for (const k of [keep, orphan, ...extra]) await utimes(store.pathFor(k.key), old, old);
-  // A stray file that is not a key is not ours to delete.
-  const stray = path.join(path.dirname(store.pathFor(keep.key)), 'notes.txt');
+  const r = await store.putBuffer(Buffer.from('orphan'), 'jpg');
+  await utimes(store.pathFor(r.key), old, old);
+  const stray = path.join(path.dirname(store.pathFor(r.key)), 'notes.txt');
   await writeFile(stray, 'x');
   await utimes(stray, old, old);
-
-  const asked: string[][] = [];
-  const removed = await store.sweepOrphans(
-    async (keys) => {
-      asked.push(keys);
-      return new Set(keys.filter((k) => k === keep.key));
-    },
-    60_000,
-    3,
-  );
-  assert.is(removed, 6);
-  assert.ok(asked.length >= 2, 'batched');
-  assert.ok(asked.every((b) => b.length <= 3));
-  assert.ok(await store.exists(keep.key));
-  assert.ok(await store.exists(young.key), 'too young to judge');
-  assert.not.ok(await store.exists(orphan.key));
+  assert.is(await store.sweepOrphans(async () => new Set(), 60_000), 1);
   assert.ok(existsSync(stray));
-});
-
-test('a dedupe hit freshens the blob so the sweep spares it', async () => {
-  const old = new Date(Date.now() - 3_600_000);
-  const first = await store.putBuffer(Buffer.from('reuploaded'), 'jpg');
-  await utimes(store.pathFor(first.key), old, old);
-  await store.putBuffer(Buffer.from('reuploaded'), 'jpg');
-  const removed = await store.sweepOrphans(async () => new Set(), 60_000);
-  assert.is(removed, 0);
-  assert.ok(await store.exists(first.key));
 });
 
 test.run();

@@ -6,14 +6,14 @@ import path from 'node:path';
 import Koa from 'koa';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { BlobStore } from '../../src/files/blobStore.js';
+import { LocalBlobStore } from '../../src/files/localBlobStore.js';
 import { contentDisposition, fileServerMiddleware, parseRange } from '../../src/files/fileServer.js';
 import { FileUrls } from '../../src/files/fileUrls.js';
 
 let dataDir = '';
 let server: Server;
 let base = '';
-let store: BlobStore;
+let store: LocalBlobStore;
 let urls: FileUrls;
 const content = Buffer.from('0123456789abcdefghij'); // 20 bytes
 let key = '';
@@ -21,7 +21,7 @@ let emptyKey = '';
 
 test.before(async () => {
   dataDir = await mkdtemp(path.join(os.tmpdir(), 'fileserver-'));
-  store = new BlobStore(dataDir);
+  store = new LocalBlobStore(dataDir);
   await store.init();
   key = (await store.putBuffer(content, 'mp4')).key;
   emptyKey = (await store.putBuffer(Buffer.alloc(0), 'jpg')).key;

@@ -63,7 +63,17 @@ async function start(): Promise<TestPostgres> {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'lumen-pg-'));
   if (process.getuid?.() === 0) chownSync(dir, uidOf('postgres'), gidOf('postgres'));
   const data = path.join(dir, 'data');
-  asPostgres(path.join(bin, 'initdb'), ['-D', data, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--no-sync']);
+  asPostgres(path.join(bin, 'initdb'), [
+    '-D',
+    data,
+    '-U',
+    'postgres',
+    '--auth=trust',
+    '-E',
+    'UTF8',
+    '--locale=C',
+    '--no-sync',
+  ]);
   const port = await freePort();
   const opts = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200`;
   asPostgres(path.join(bin, 'pg_ctl'), ['-D', data, '-l', path.join(dir, 'log'), '-o', opts, '-w', 'start']);

@@ -7,6 +7,8 @@ import sharp from 'sharp';
 import { createApp, type App } from '../../src/app.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import { createLogger } from '../../src/platform/logger.js';
+import { freshSchema, pglite } from './pglite.js';
+import { postgresServer } from './postgresServer.js';
 
 export const TEST_KEY = 'test-owner-key-0123456789abcdef';
 
@@ -40,6 +42,22 @@ export interface TestApp {
 }
 
 /**
+ * The engine the black-box suites run on: SQLite in DATA_DIR (default); with TEST_DATABASE=pglite, PostgreSQL
+ * on this file's PGlite; with TEST_DATABASE_URL, that server (TEST_DATABASE_VECTOR=off: one without pgvector).
+ * Each app gets a schema of its own. `npm run test:pg` runs the suites this way.
+ */
+async function testDatabaseEnv(): Promise<Record<string, string>> {
+  const external = process.env.TEST_DATABASE_URL;
+  if (!external && process.env.TEST_DATABASE !== 'pglite') return {};
+  const server = external ? await postgresServer() : await pglite();
+  return {
+    DATABASE_URL: server.url,
+    DATABASE_SCHEMA: freshSchema('app'),
+    VECTOR_SEARCH: server.vector ? 'on' : 'off',
+  };
+}
+
+/**
  * Starts the real server (createApp → real HTTP on 127.0.0.1, ephemeral port)
  * over a fresh temp DATA_DIR, with the bootstrap owner key TEST_KEY.
  */
@@ -54,6 +72,7 @@ export async function startTestApp(
   const config = loadConfig(
     // No test reaches the network: the background model download is off unless a test turns it on.
     {
+      ...(await testDatabaseEnv()),
       DATA_DIR: dataDir,
       BOOTSTRAP_API_KEY: TEST_KEY,
       MODEL_PROFILE: 'test',

@@ -39,9 +39,25 @@ export async function ensureSetupLink(deps: Pick<Services, 'config' | 'storage' 
   const link = `${deps.urls.origin()}/setup?token=${token}`;
   await writeFile(file, link + '\n', { mode: 0o600 });
   await chmod(file, 0o600);
-  if (deps.config.logLevel !== 'silent')
-    process.stdout.write(`\nSet the owner's email and password to sign in (also in ${file}):\n\n  ${link}\n\n`);
+  if (deps.config.logLevel !== 'silent') process.stdout.write(setupMessage(link, file, deps.config.publicUrl));
   return link;
+}
+
+/**
+ * The lines printed at start: the link, and without PUBLIC_URL a word that its host part is a placeholder. The
+ * server cannot know the address a browser reaches it by (a mapped port, another machine, a proxy), so it names
+ * localhost and says to put the server's address in its place (issue #29: the link looked right and was not).
+ */
+export function setupMessage(link: string, file: string, publicUrl: string | undefined): string {
+  const head = `\nSet the owner's email and password to sign in (also in ${file}):\n\n  ${link}\n\n`;
+  if (publicUrl) return head;
+  const { host } = new URL(link);
+  return (
+    head +
+    `PUBLIC_URL is not set, so the link says ${host}: open it with this server's address as your browser reaches ` +
+    `it in place of ${host} (e.g. the machine's name or IP, and the host port Docker maps), or set PUBLIC_URL ` +
+    `to that address and start again.\n\n`
+  );
 }
 
 /**

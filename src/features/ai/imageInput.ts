@@ -45,8 +45,9 @@ export interface ImageInputOptions {
    * Maps a URL of this server's own files to a local path (or null when it is
    * not one). Called before any network access, for the URL and for every
    * redirect target; such files are read from disk, never fetched over HTTP.
+   * A local copy (a blob from S3) comes with `release`, called once it is read.
    */
-  resolveOwnFile?: (url: URL) => Promise<string | null>;
+  resolveOwnFile?: (url: URL) => Promise<string | { path: string; release(): Promise<void> } | null>;
   /** DNS resolution, injectable for tests (default: dns.promises.lookup, all: true). */
   lookup?: LookupFn;
 }
@@ -126,8 +127,17 @@ function parseHttpUrl(text: string, base?: URL): URL {
 
 async function readOwnFile(url: URL, opts: ImageInputOptions, maxBytes: number): Promise<Buffer | null> {
   if (!opts.resolveOwnFile) return null;
-  const file = await opts.resolveOwnFile(url);
-  if (!file) return null;
+  const own = await opts.resolveOwnFile(url);
+  if (!own) return null;
+  const file = typeof own === 'string' ? { path: own, release: async () => undefined } : own;
+  try {
+    return await readLocalImage(file.path, maxBytes);
+  } finally {
+    await file.release();
+  }
+}
+
+async function readLocalImage(file: string, maxBytes: number): Promise<Buffer> {
   let handle;
   try {
     handle = await open(file, 'r');

@@ -1,3 +1,4 @@
+import type { LocalBlobFile } from '../../files/blobStore.js';
 import type { Services } from '../kernel/services.js';
 import { invalid } from '../../platform/errors.js';
 import { loadImageInput, type ImageFormat, type LoadedImage } from './imageInput.js';
@@ -24,7 +25,7 @@ export async function loadAiImage(
   const resolveOwnFile = (url: URL) => ownFilePath(deps, url);
   if (deps.config.offline && /^https?:/i.test(input.trim())) {
     // OFFLINE=1: nothing may touch the network, so only this server's own files are read.
-    let own: string | null = null;
+    let own: string | LocalBlobFile | null = null;
     try {
       own = await resolveOwnFile(new URL(input.trim()));
     } catch {
@@ -34,6 +35,7 @@ export async function loadAiImage(
       throw invalid(
         "this server runs offline (OFFLINE=1): send the image as a data URI or as one of this server's file URLs",
       );
+    if (typeof own !== 'string') await own.release(); // only checked here: loadImageInput reads it again
   }
   return loadImageInput(input, {
     allowPrivate: deps.config.allowPrivateImageUrls,
@@ -43,12 +45,15 @@ export async function loadAiImage(
   });
 }
 
-/** The stored file behind one of this server's signed file URLs, or null for any other URL. */
-async function ownFilePath(deps: ImageSourceDeps, url: URL): Promise<string | null> {
+/**
+ * The stored file behind one of this server's signed file URLs, or null for any other URL. A library blob
+ * comes as a LocalBlobFile (a temporary copy with S3), released by the reader.
+ */
+async function ownFilePath(deps: ImageSourceDeps, url: URL): Promise<string | LocalBlobFile | null> {
   if (url.origin !== new URL(deps.urls.origin()).origin) return null;
   const out = /^\/files\/out\/([A-Za-z0-9_-]+)\/([0-9a-f]{64}\.[a-z0-9]{2,5})(?:\/[^/]*)?$/.exec(url.pathname);
   if (out) return deps.outputs.verify(out[1], out[2]) ? deps.outputs.pathOf(out[2]) : null; // an earlier edit or generation
   const m = /^\/files\/([A-Za-z0-9_-]+)\/([0-9a-f]{64}\.[a-z0-9]{2,5})(?:\/[^/]*)?$/.exec(url.pathname);
   if (!m || !deps.urls.verify(m[1], m[2])) return null;
-  return (await deps.blobs.exists(m[2])) ? deps.blobs.pathFor(m[2]) : null;
+  return (await deps.blobs.exists(m[2])) ? deps.blobs.materialize(m[2]) : null;
 }

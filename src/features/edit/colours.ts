@@ -51,5 +51,6 @@ export function parseColour(text: string): Rgb | null {
     const h = hex[1].length === 3 ? [...hex[1]].map((c) => c + c).join('') : hex[1];
     return { r: parseInt(h.slice(0, 2), 16), g: parseInt(h.slice(2, 4), 16), b: parseInt(h.slice(4, 6), 16) };
   }
-  return NAMED_COLOURS[t] ?? null;
+  // Own names only: `constructor` or `toString` is no colour (issue #29).
+  return Object.hasOwn(NAMED_COLOURS, t) ? NAMED_COLOURS[t] : null;
 }

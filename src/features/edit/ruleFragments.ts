@@ -75,7 +75,7 @@ export function aspectOf(
 ): [number, number] | null {
   if (word) {
     const key = word.startsWith('panoram') ? 'panorama' : word;
-    return ASPECT_WORDS[key] ?? null;
+    return Object.hasOwn(ASPECT_WORDS, key) ? ASPECT_WORDS[key] : null;
   }
   const w = Number(a);
   const h = Number(b);

@@ -1,4 +1,3 @@
-import { readFile } from 'node:fs/promises';
 import type { Services } from '../kernel/services.js';
 import type { JobContext } from '../../jobs/handler.js';
 import { newMediaId } from '../../platform/ids.js';
@@ -31,7 +30,7 @@ export async function embedMedia(
     for (let i = 0; i < frames.length; i += FRAMES_PER_BATCH) {
       if (ctx.signal.aborted) throw ctx.signal.reason;
       const batch = frames.slice(i, i + FRAMES_PER_BATCH);
-      const images = await Promise.all(batch.map((f) => readFile(deps.blobs.pathFor(f.blobKey))));
+      const images = await Promise.all(batch.map((f) => deps.blobs.readBuffer(f.blobKey)));
       const vectors = await deps.models.embedImages(info.name, images);
       for (let j = 0; j < batch.length; j++)
         await deps.storage.analysis.replaceModelObjects(batch[j].id, 'frame', [

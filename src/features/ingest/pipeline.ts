@@ -1,4 +1,3 @@
-import { readFile } from 'node:fs/promises';
 import type { Services } from '../kernel/services.js';
 import { DomainError } from '../../platform/errors.js';
 import { newMediaId } from '../../platform/ids.js';
@@ -107,7 +106,7 @@ export async function analyzeItem(
   const sequence = media.type === 'video' ? newFrameSequence() : undefined;
   for (let i = 0; i < frames.length; i++) {
     if (ctx.signal.aborted) throw ctx.signal.reason;
-    const bytes = await readFile(deps.blobs.pathFor(frames[i].blobKey));
+    const bytes = await deps.blobs.readBuffer(frames[i].blobKey);
     const result = await analyzeFrame(deps, frames[i], bytes, plan, sequence);
     frameInputs.push(result.objects.find((o) => o.type === 'frame')?.embedding?.vector ?? bytes);
     await deps.storage.analysis.replaceFrameAnalysis(frames[i].id, result);
@@ -154,12 +153,14 @@ async function videoFrames(
   media: MediaRecord,
   signal: AbortSignal,
 ): Promise<FrameRecord[]> {
-  const sampled = await sampleVideoFrames(deps.blobs.pathFor(media.blobKey!), {
+  // ffmpeg reads a path: with S3 a temporary copy of the video, removed once the frames are out.
+  const video = await deps.blobs.materialize(media.blobKey!);
+  const sampled = await sampleVideoFrames(video.path, {
     ffmpegPath: resolveFfmpeg(deps.config.ffmpegPath),
     duration: media.duration,
     workDir: deps.blobs.tmpDir,
     signal,
-  });
+  }).finally(() => video.release());
   const frames = [];
   for (const f of sampled) {
     const stored = await deps.blobs.putBuffer(f.jpeg, 'jpg');

@@ -1,4 +1,3 @@
-import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
 import type { Services } from '../kernel/services.js';
 import type { JobRunner } from '../../jobs/runner.js';
@@ -39,7 +38,7 @@ async function reembed(deps: Pick<Services, 'storage' | 'blobs' | 'models'>, med
   for (let i = 0; i < objects.length; i += 16) {
     if (signal.aborted) throw signal.reason;
     const batch = objects.slice(i, i + 16);
-    const images = await Promise.all(batch.map((o) => readFile(deps.blobs.pathFor(o.blobKey))));
+    const images = await Promise.all(batch.map((o) => deps.blobs.readBuffer(o.blobKey)));
     const vectors = await deps.models.embedImages(info.name, images);
     await deps.storage.analysis.addEmbeddings(
       batch.map((o, j) => ({

@@ -33,15 +33,25 @@ export async function makeRenditions(file: string, maxPixels: number): Promise<{
 }
 
 /**
- * What a frame's renditions are made from: the frame's own file (upright, at most FRAME_MAX_SIDE), except
+ * What a frame's renditions are made from (a blob key): the frame's own file (upright, at most FRAME_MAX_SIDE), except
  * for an image whose frame came out smaller than the preview while the original is bigger (a
  * FRAME_MAX_SIDE below PREVIEW_SIDE): then the original, turned upright here.
  */
-function sourceOf(deps: Pick<Services, 'blobs'>, media: MediaRecord, frame: FrameRecord): string {
+function sourceOf(media: MediaRecord, frame: FrameRecord): string {
   const frameSide = Math.max(frame.width, frame.height);
   const originalSide = Math.max(media.width ?? 0, media.height ?? 0);
   const original = media.type === 'image' && media.blobKey && frameSide < PREVIEW_SIDE && originalSide > frameSide;
-  return deps.blobs.pathFor(original ? media.blobKey! : frame.blobKey);
+  return original ? media.blobKey! : frame.blobKey;
+}
+
+/** The renditions of a stored blob, read from a local file (a temporary copy with S3, removed after). */
+async function renditionsOfBlob(deps: RenditionDeps, key: string) {
+  const source = await deps.blobs.materialize(key);
+  try {
+    return await makeRenditions(source.path, deps.config.maxImagePixels);
+  } finally {
+    await source.release();
+  }
 }
 
 /**
@@ -60,7 +70,7 @@ export async function renderFrames(
   for (const frame of frames) {
     if (frame.thumbnailKey && frame.previewKey) continue;
     if (signal.aborted) throw signal.reason;
-    const { thumbnail, preview } = await makeRenditions(sourceOf(deps, media, frame), deps.config.maxImagePixels);
+    const { thumbnail, preview } = await renditionsOfBlob(deps, sourceOf(media, frame));
     const [small, large] = await Promise.all([
       deps.blobs.putBuffer(thumbnail, 'webp'),
       deps.blobs.putBuffer(preview, 'webp'),

@@ -53,14 +53,13 @@ export function parseTagFilters(raw: string): Record<string, string[]> {
   if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) {
     throw invalid('tagFilters must be a JSON object mapping a tag group to an array of values');
   }
-  const out: Record<string, string[]> = {};
   for (const [group, values] of Object.entries(parsed)) {
     if (!Array.isArray(values) || values.some((v) => typeof v !== 'string')) {
       throw invalid(`tagFilters.${group} must be an array of strings`);
     }
-    out[group] = values as string[];
   }
-  return out;
+  // Object.fromEntries defines own properties: a group named `__proto__` stays a filter (issue #29).
+  return Object.fromEntries(Object.entries(parsed as Record<string, string[]>));
 }
 
 export function toBrowseQuery(collectionId: string, path: string, params: BrowseParams): BrowseQuery {

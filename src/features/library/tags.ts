@@ -16,18 +16,24 @@ export function normalizeMetadata(metadata: Metadata): Metadata {
   if (tags === null || typeof tags !== 'object' || Array.isArray(tags)) {
     throw invalid('metadata.tags must be an object mapping a group label to an array of strings');
   }
-  const out: Record<string, string[]> = {};
+  // A Map, not a plain object: a group may be named anything, `__proto__` and `constructor` included (issue #29).
+  const out = new Map<string, string[]>();
   for (const [group, values] of Object.entries(tags as Record<string, unknown>)) {
     if (!Array.isArray(values) || values.some((v) => typeof v !== 'string')) {
       throw invalid(`metadata.tags.${group} must be an array of strings`);
     }
     const clean = sortedUnique((values as string[]).map((v) => v.trim()).filter(Boolean));
-    if (group.trim() && clean.length) out[group.trim()] = clean;
+    const key = group.trim();
+    if (key && clean.length) out.set(key, sortedUnique([...(out.get(key) ?? []), ...clean]));
   }
-  return { ...metadata, tags: out };
+  return { ...metadata, tags: Object.fromEntries(out) };
 }
 
-const tagsOf = (m: Metadata): Record<string, string[]> => ({ ...((m.tags as Record<string, string[]>) ?? {}) });
+/** An item's tag groups as a Map (group names are user strings: never keys of a plain object while edited). */
+const tagsOf = (m: Metadata): Map<string, string[]> => {
+  const tags = m.tags;
+  return new Map(tags && typeof tags === 'object' && !Array.isArray(tags) ? Object.entries(tags) : []);
+};
 
 /**
  * Stores one item's tag groups as `edit` leaves them (it edits a copy in place; the rest of the metadata is
@@ -37,11 +43,12 @@ function mutateTags(
   deps: Pick<Services, 'storage'>,
   principal: Principal,
   mediaId: string,
-  edit: (tags: Record<string, string[]>) => 'unchanged' | void,
+  edit: (tags: Map<string, string[]>) => 'unchanged' | void,
 ) {
   return deps.storage.media.mutateMetadata(mediaId, principal.userId, (metadata) => {
     const tags = tagsOf(metadata);
-    return edit(tags) === 'unchanged' ? metadata : { ...metadata, tags };
+    // Object.fromEntries defines own properties: a group named `__proto__` stays a group.
+    return edit(tags) === 'unchanged' ? metadata : { ...metadata, tags: Object.fromEntries(tags) };
   });
 }
 
@@ -62,8 +69,9 @@ export async function addTag(
   const group = clean(label, 'label');
   const v = clean(value, 'value');
   return mutateTags(deps, principal, media.id, (tags) => {
-    if ((tags[group] ?? []).includes(v)) throw conflict(`"${v}" is already in tag group "${group}"`);
-    tags[group] = sortedUnique([...(tags[group] ?? []), v]);
+    const values = tags.get(group) ?? [];
+    if (values.includes(v)) throw conflict(`"${v}" is already in tag group "${group}"`);
+    tags.set(group, sortedUnique([...values, v]));
   });
 }
 
@@ -78,13 +86,15 @@ export async function removeTag(
   const media = await loadMedia(deps, principal, id, 'member');
   const group = clean(label, 'label');
   return mutateTags(deps, principal, media.id, (tags) => {
-    if (!tags[group]) throw notFound(`tag group "${group}" is not on this item`);
+    const values = tags.get(group);
+    if (!values) throw notFound(`tag group "${group}" is not on this item`);
     if (value === undefined) {
-      delete tags[group];
+      tags.delete(group);
     } else {
-      if (!tags[group].includes(value.trim())) throw notFound(`"${value}" is not in tag group "${group}"`);
-      tags[group] = tags[group].filter((x) => x !== value.trim());
-      if (tags[group].length === 0) delete tags[group];
+      if (!values.includes(value.trim())) throw notFound(`"${value}" is not in tag group "${group}"`);
+      const left = values.filter((x) => x !== value.trim());
+      if (left.length === 0) tags.delete(group);
+      else tags.set(group, left);
     }
   });
 }
@@ -101,10 +111,11 @@ export async function renameTagGroup(
   const from = clean(oldLabel, 'oldLabel');
   const to = clean(newLabel, 'newLabel');
   return mutateTags(deps, principal, media.id, (tags) => {
-    if (!tags[from]) throw notFound(`tag group "${from}" is not on this item`);
+    const values = tags.get(from);
+    if (!values) throw notFound(`tag group "${from}" is not on this item`);
     if (from === to) return 'unchanged';
-    tags[to] = sortedUnique([...(tags[to] ?? []), ...tags[from]]);
-    delete tags[from];
+    tags.set(to, sortedUnique([...(tags.get(to) ?? []), ...values]));
+    tags.delete(from);
   });
 }
 

@@ -1,4 +1,3 @@
-import { readFile } from 'node:fs/promises';
 import type { Services } from '../kernel/services.js';
 import type { ObjectRecord, SimilarityModel } from '../../storage/types.js';
 
@@ -19,7 +18,7 @@ export async function vectorOfObject(
   if (stored || similarityModel !== 'objects' || object.type === 'face' || !object.blobKey) return stored;
   const info = deps.models.modelInfo();
   if (!info.installed || !(await deps.blobs.exists(object.blobKey))) return null;
-  const [vector] = await deps.models.embedImages(info.name, [await readFile(deps.blobs.pathFor(object.blobKey))]);
+  const [vector] = await deps.models.embedImages(info.name, [await deps.blobs.readBuffer(object.blobKey)]);
   await deps.storage.analysis.addEmbeddings([{ objectId: object.id, modelId: info.id, similarityModel, vector }]);
   return { modelId: info.id, vector };
 }

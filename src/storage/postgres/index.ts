@@ -13,6 +13,7 @@ import { pgJobStore } from './jobStore.js';
 import { pgMediaStore } from './mediaStore.js';
 import { LIBRARY_MIGRATIONS, migratePg, VECTOR_MIGRATIONS } from './migrate.js';
 import { pgSessionStore } from './sessionStore.js';
+import { checkServer, migrationStartupError } from './startupCheck.js';
 import { pgWatchStore } from './watchStore.js';
 
 export interface PostgresStorage extends Storage {
@@ -41,10 +42,11 @@ export async function openPostgresStorage(url: string, options: PostgresStorageO
   const db = openPgDb(url, { schema: options.schema, max: options.poolMax });
   const vectorSearch = options.vectorSearch ?? true;
   try {
+    await checkServer(db, url, vectorSearch);
     await migratePg(db, vectorSearch ? [LIBRARY_MIGRATIONS, VECTOR_MIGRATIONS] : [LIBRARY_MIGRATIONS]);
   } catch (err) {
     await db.close().catch(() => {});
-    throw err;
+    throw migrationStartupError(err);
   }
   const hub = pgEventHub(db);
   await hub.start();

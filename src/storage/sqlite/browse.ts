@@ -71,9 +71,14 @@ export function sqliteBrowse(
       const rows = db
         .prepare(`SELECT grp, value FROM tag_counts WHERE dataset_id = ? AND count > 0 ORDER BY grp, value`)
         .all(collectionId) as Array<{ grp: string; value: string }>;
-      const out: Record<string, string[]> = {};
-      for (const row of rows) (out[row.grp] ??= []).push(row.value);
-      return out;
+      // Group names are user strings (`constructor`, `__proto__`): gathered in a Map, then own properties.
+      const out = new Map<string, string[]>();
+      for (const row of rows) {
+        const values = out.get(row.grp);
+        if (values) values.push(row.value);
+        else out.set(row.grp, [row.value]);
+      }
+      return Object.fromEntries(out);
     },
   };
 }

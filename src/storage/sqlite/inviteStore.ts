@@ -2,7 +2,7 @@ import type { InviteStore } from '../storage.js';
 import type { InviteRecord, Role } from '../types.js';
 import type { Db } from './database.js';
 
-interface InviteRow {
+export interface InviteRow {
   id: string;
   organization_id: string;
   email: string;
@@ -16,7 +16,7 @@ interface InviteRow {
   revoked_at: string | null;
 }
 
-const toInvite = (r: InviteRow): InviteRecord => ({
+export const toInvite = (r: InviteRow): InviteRecord => ({
   id: r.id,
   organizationId: r.organization_id,
   email: r.email,

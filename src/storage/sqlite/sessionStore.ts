@@ -2,7 +2,7 @@ import type { SessionStore } from '../storage.js';
 import type { SessionRecord } from '../types.js';
 import type { Db } from './database.js';
 
-interface SessionRow {
+export interface SessionRow {
   id: string;
   user_id: string;
   organization_id: string;
@@ -16,7 +16,7 @@ interface SessionRow {
   ip: string | null;
 }
 
-const toSession = (r: SessionRow): SessionRecord => ({
+export const toSession = (r: SessionRow): SessionRecord => ({
   id: r.id,
   userId: r.user_id,
   organizationId: r.organization_id,

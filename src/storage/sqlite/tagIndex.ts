@@ -40,11 +40,12 @@ export function dropTags(db: Db, text: TextIndexWriter, mediaIds: string[]): voi
 export function tagsOf(metadata: Metadata): Record<string, string[]> {
   const tags = metadata.tags;
   if (!tags || typeof tags !== 'object' || Array.isArray(tags)) return {};
-  const out: Record<string, string[]> = {};
+  // Group names are user strings: Object.fromEntries keeps `__proto__` an own property, not a prototype.
+  const out: Array<[string, string[]]> = [];
   for (const [group, values] of Object.entries(tags)) {
     if (!Array.isArray(values)) continue;
     const strings = values.filter((v): v is string => typeof v === 'string');
-    if (strings.length) out[group] = strings;
+    if (strings.length) out.push([group, strings]);
   }
-  return out;
+  return Object.fromEntries(out);
 }

@@ -1,49 +1,51 @@
 import type { WatchedFile, WatchedFolder, WatchStore } from '../watchStore.js';
 import type { Db } from './database.js';
 
-interface FolderRow {
+export interface FolderRow {
   id: string;
   dataset_id: string;
   organization_id: string;
   dir: string;
   into_path: string;
-  mirror_deletions: number;
+  /** 0/1 on SQLite, a boolean on PostgreSQL. */
+  mirror_deletions: number | boolean;
   source: 'api' | 'env';
   created_by: string;
   created_at: string;
 }
 
-interface FileRow {
+export interface FileRow {
   watch_id: string;
   rel_path: string;
   sha256: string;
   size_bytes: number;
   mtime_ms: number;
   media_id: string | null;
-  created: number;
+  /** 0/1 on SQLite, a boolean on PostgreSQL. */
+  created: number | boolean;
   error: string | null;
 }
 
-const toFolder = (r: FolderRow): WatchedFolder => ({
+export const toFolder = (r: FolderRow): WatchedFolder => ({
   id: r.id,
   collectionId: r.dataset_id,
   organizationId: r.organization_id,
   dir: r.dir,
   into: r.into_path,
-  mirrorDeletions: r.mirror_deletions === 1,
+  mirrorDeletions: Boolean(r.mirror_deletions),
   source: r.source,
   createdById: r.created_by,
   createdAt: r.created_at,
 });
 
-const toFile = (r: FileRow): WatchedFile => ({
+export const toFile = (r: FileRow): WatchedFile => ({
   watchId: r.watch_id,
   relPath: r.rel_path,
   sha256: r.sha256,
   sizeBytes: r.size_bytes,
   mtimeMs: r.mtime_ms,
   mediaId: r.media_id,
-  created: r.created === 1,
+  created: Boolean(r.created),
   error: r.error,
 });
 

@@ -235,4 +235,13 @@ test('descriptions: every operation of the table has one', async () => {
   for (const [, ops] of TABLE) for (const op of ops) assert.ok(describeOperation(op).length > 3, JSON.stringify(op));
 });
 
+test('the names of Object.prototype properties are no colour and no aspect word (issue #29)', async () => {
+  const { parseColour } = await import('../../../src/features/edit/colours.js');
+  const { aspectOf } = await import('../../../src/features/edit/ruleFragments.js');
+  for (const word of ['constructor', 'toString', '__proto__', 'hasOwnProperty', 'valueOf']) {
+    assert.is(parseColour(word), null, word);
+    assert.is(aspectOf(undefined, undefined, word), null, word);
+  }
+});
+
 test.run();

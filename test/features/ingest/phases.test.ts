@@ -1,4 +1,3 @@
-import { readFile } from 'node:fs/promises';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import sharp from 'sharp';
@@ -313,7 +312,7 @@ t('phase 3 reads the frame vector phase 2 stored: the frame is not embedded agai
   const id = await embedded(app, ds, 'once.jpg', bytes);
   const services = app.app.services;
   const [frame] = await services.storage.analysis.framesOf(id);
-  const frameBytes = await readFile(services.blobs.pathFor(frame.blobKey));
+  const frameBytes = await services.blobs.readBuffer(frame.blobKey);
   const seen: Buffer[] = [];
   const models: Services['models'] = Object.create(services.models);
   models.embedImages = async (name, images) => {

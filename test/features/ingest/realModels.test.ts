@@ -353,7 +353,7 @@ if (missing.length) {
   t('INGEST_TEXT_VECTORS=eager: the analysis embeds text crops too', async (ctx) => {
     const s = ctx.app.app.services;
     const [frame] = await s.storage.analysis.framesOf(ctx.media.korean.id);
-    const bytes = readFileSync(s.blobs.pathFor(frame.blobKey));
+    const bytes = await s.blobs.readBuffer(frame.blobKey);
     const eager = await analyzeFrame(s, frame, bytes, { embed: true, textVectors: true });
     const onDemand = await analyzeFrame(s, frame, bytes, { embed: true, textVectors: false });
     const texts = (r: typeof eager) => r.objects.filter((o) => o.type === 'text');

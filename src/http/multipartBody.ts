@@ -1,0 +1,84 @@
+import type Koa from 'koa';
+import { koaBody } from 'koa-body';
+import { once } from 'node:events';
+import type { WriteStream } from 'node:fs';
+import { rm } from 'node:fs/promises';
+import { invalid } from '../platform/errors.js';
+
+/** formidable's code for a request whose connection closed before its end (FormidableError.js `aborted`). */
+const FORMIDABLE_ABORTED = 1002;
+
+/** formidable's codes for the refusals that are not about size (FormidableError.js). */
+const FORMIDABLE_REFUSALS: Record<number, (limits: { maxFields: number }) => string> = {
+  1007: ({ maxFields }) => `too many form fields: at most ${maxFields} text fields are read`,
+  1015: () => 'more than one file: an upload carries exactly one file',
+};
+
+export interface MultipartOptions {
+  /** The blob store's scratch folder (same file system as the store: a move is a rename). */
+  tmpDir: string;
+  maxUploadBytes: number;
+  /** A client silent this long mid-upload is dropped (UPLOAD_IDLE_SECONDS). */
+  uploadIdleSeconds: number;
+}
+
+/** The multipart parser for upload routes: one file at most, into the store's scratch folder, always cleaned up. */
+export function multipartBody(config: MultipartOptions): Koa.Middleware {
+  const formidableOptions = {
+    uploadDir: config.tmpDir,
+    maxFileSize: config.maxUploadBytes,
+    maxTotalFileSize: config.maxUploadBytes,
+    maxFiles: 1,
+    maxFields: 20,
+    maxFieldsSize: 1024 * 1024,
+    hashAlgorithm: 'sha256' as const,
+    keepExtensions: false,
+  };
+  type Started = { filepath: string; _writeStream?: WriteStream };
+  return async (ctx, next) => {
+    // The scratch files this request's parse starts. On a refusal formidable may still open one after its own
+    // clean-up (a second file begins after the first was refused): close each stream, then remove its file.
+    const started: Started[] = [];
+    const multipart = koaBody({
+      multipart: true,
+      json: false,
+      urlencoded: false,
+      text: false,
+      formidable: { ...formidableOptions, onFileBegin: (_name, file) => void started.push(file as unknown as Started) },
+    });
+    // A client that goes silent mid-upload (no FIN: a lost network) would hold the request, its file handle and
+    // its scratch file for ever (requests have no overall timeout: big uploads are slow). Silence ends it.
+    // Once the body is read the handler may take its time (probing a long video): the timer stops there.
+    ctx.req.setTimeout(config.uploadIdleSeconds * 1000, () => ctx.req.destroy());
+    let read = false;
+    try {
+      await multipart(ctx, () => {
+        read = true;
+        ctx.req.setTimeout(0);
+        return next();
+      });
+    } catch (err) {
+      const code = (err as { code?: number }).code ?? -1;
+      const refusal = FORMIDABLE_REFUSALS[code];
+      if (refusal) throw invalid(refusal(formidableOptions));
+      // The client went away mid-upload: nobody reads the answer, and it is not a server error (issue #29).
+      if (!read && (code === FORMIDABLE_ABORTED || ctx.req.destroyed)) {
+        throw invalid('the client closed the upload before its end');
+      }
+      throw err;
+    } finally {
+      // Whatever the handler did not move into the store is scratch: remove it.
+      const files = Object.values(ctx.request.files ?? {}).flat() as unknown as Array<{ filepath: string }>;
+      await Promise.all(started.map((f) => closeStream(f._writeStream)));
+      const paths = new Set([...started, ...files].map((f) => f.filepath));
+      await Promise.all([...paths].map((f) => rm(f, { force: true })));
+    }
+  };
+}
+
+async function closeStream(stream: WriteStream | undefined): Promise<void> {
+  if (!stream || stream.closed) return;
+  const closed = once(stream, 'close').catch(() => undefined);
+  stream.destroy();
+  await closed;
+}
