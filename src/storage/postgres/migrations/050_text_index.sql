@@ -18,11 +18,31 @@
 
 CREATE TEXT SEARCH DICTIONARY text_index_porter (TEMPLATE = snowball, Language = porter);
 
--- Diacritics removed, lowercased.
-CREATE FUNCTION text_index_fold(t text) RETURNS text
-LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
-  SELECT lower(normalize(regexp_replace(normalize(t, NFD), '[\u0300-\u036f]+', '', 'g'), NFC))
-$$;
+-- Diacritics removed, lowercased. Letters, digits and case are those of Unicode whatever the database's
+-- locale (a server made with --locale=C knows only ASCII ones): in the first of these collations present,
+-- PostgreSQL 17+'s builtin pg_c_utf8, libc's C.utf8, ICU's root.
+DO $do$
+DECLARE
+  coll text;
+BEGIN
+  SELECT collname INTO coll FROM pg_collation
+  WHERE collname IN ('pg_c_utf8', 'C.utf8', 'und-x-icu')
+    AND collencoding IN (-1, (SELECT encoding FROM pg_database WHERE datname = current_database()))
+  ORDER BY array_position(ARRAY['pg_c_utf8', 'C.utf8', 'und-x-icu'], collname::text) LIMIT 1;
+  EXECUTE format($f$
+    CREATE FUNCTION text_index_fold(t text) RETURNS text
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+      SELECT lower(normalize(regexp_replace(normalize(t, NFD), '[\u0300-\u036f]+', '', 'g'), NFC) %1$s)
+    $$;
+    -- The words of a text: runs of letters and digits.
+    CREATE FUNCTION text_index_split(t text) RETURNS TABLE (w text, n bigint)
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+      SELECT w, n FROM regexp_split_to_table(text_index_fold(t) %1$s, '[^[:alnum:]]+') WITH ORDINALITY s(w, n)
+      WHERE w <> ''
+    $$;
+  $f$, CASE WHEN coll IS NULL THEN '' ELSE format('COLLATE %I', coll) END);
+END
+$do$;
 
 -- Porter's measure m of a stem: its number of vowel-consonant sequences (y a vowel after a consonant).
 CREATE FUNCTION text_index_measure(s text) RETURNS int
@@ -84,8 +104,8 @@ $$;
 CREATE FUNCTION text_index_terms(t text) RETURNS text[]
 LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
   SELECT coalesce(array_agg(text_index_stem(w) ORDER BY n), '{}')
-  FROM regexp_split_to_table(text_index_fold(coalesce(t, '')), '[^[:alnum:]]+') WITH ORDINALITY s(w, n)
-  WHERE w <> '' AND octet_length(w) <= 1000
+  FROM text_index_split(coalesce(t, ''))
+  WHERE octet_length(w) <= 1000
 $$;
 
 -- A text's tsvector, every position weighted `weight` (an item's name A, its
