@@ -367,5 +367,36 @@ for (const [name, server, missing] of engines) {
     assert.equal(await find('taxi'), []);
   });
 
+  if (name === 'postgres-server')
+    test('concurrent writers of the same words all commit (no shared counter row), and the counts stay right', async () => {
+      await addItem(fx, { frames: Array.from({ length: 8 }, () => ({ captions: ['a red bus'] })) });
+      await copyLibrary(fx.s.db, pg);
+      const frames = (await pg.many<{ id: string; media_id: string }>(`SELECT id, media_id FROM frames`)).map((f) => [
+        f.id,
+        f.media_id,
+      ]);
+      // Four connections, each a transaction writing captions with the same words in opposite orders (a
+      // shared counter row would be locked by the first and waited on, or deadlock): all commit.
+      const words = ['red', 'bus', 'beach', 'dog', 'sunset', 'harbour'];
+      await Promise.all(
+        [0, 1, 2, 3].map((w) =>
+          pg.tx(async (tx) => {
+            for (let i = 0; i < 12; i++) {
+              const [frameId, mediaId] = frames[(w + i) % frames.length];
+              const text = (w % 2 ? [...words].reverse() : words).slice(i % 3).join(' ');
+              await tx.query(
+                `INSERT INTO captions (id, frame_id, media_id, text, model, created_at, updated_at, created_by)
+                 VALUES ($1, $2, $3, $4, 'm', now(), now(), 'u')`,
+                [newMediaId(), frameId, mediaId, text],
+              );
+              await tx.query(`SELECT pg_sleep(0.005)`);
+            }
+          }),
+        ),
+      );
+      const [hit] = await index.search({ query: 'harbour', collectionIds: [fx.coll.id], limit: 1 });
+      assert.ok(hit, 'the captions written are found');
+    });
+
   test.run();
 }
