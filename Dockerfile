@@ -13,12 +13,13 @@ COPY web ./web
 COPY scripts/models.ts scripts/build-web.ts ./scripts/
 RUN npm run build && npm prune --omit=dev
 
-# Run: Debian's ffmpeg, the compiled server and CLI, two volumes (/data: the library; /models: model weights).
+# Run: Debian's ffmpeg and perl (ExifTool, vendored by exiftool-vendored, is a Perl program), the compiled server
+# and CLI, two volumes (/data: the library; /models: model weights).
 # test/docker/dockerfile.test.ts checks what can be checked without Docker: every COPY source exists after the
 # build, and the server and CLI run from this layout with production dependencies only.
 FROM node:20-bookworm-slim
 RUN apt-get update \
- && apt-get install -y --no-install-recommends ffmpeg tini \
+ && apt-get install -y --no-install-recommends ffmpeg perl tini \
  && rm -rf /var/lib/apt/lists/* \
  && mkdir -p /data /models && chown node:node /data /models
 WORKDIR /app
@@ -27,6 +28,8 @@ COPY --from=build /app/dist ./dist
 COPY package.json ./
 # Files the server reads at run time beside the code (PACKAGE_ROOT/src/...): migrations and the tag vocabulary.
 COPY src/storage/sqlite/migrations ./src/storage/sqlite/migrations
+COPY src/storage/postgres/migrations ./src/storage/postgres/migrations
+COPY src/index/vector/postgres/migrations ./src/index/vector/postgres/migrations
 COPY src/features/ai/data ./src/features/ai/data
 # The shipped model catalog stays with the code (/app/models), so a new image brings its catalog; the volume
 # at MODELS_DIR holds the weights, checksums.lock.json and the site's own catalog.local.json.

@@ -36,6 +36,8 @@ import { runThroughputBench } from './bench/throughput.js';
 import { runImportBench } from './bench/importCli.js';
 import { runSearchableBench } from './bench/searchable.js';
 import { runScaleBench } from './bench/scale.js';
+import { runFormatsBench } from './bench/formats.js';
+import { runBackupBench } from './bench/backup.js';
 
 const SECTIONS: Record<string, { describe: string; run: (opts: BenchOptions) => Promise<SectionResult> }> = {
   library: {
@@ -95,6 +97,16 @@ const SECTIONS: Record<string, { describe: string; run: (opts: BenchOptions) => 
     describe:
       'the same library on SQLite and PostgreSQL (PGlite; TEST_DATABASE_URL for a real server): browse, text and vector search with recall@10, a folder move, the migrate copy rate (issue 25)',
     run: runScaleBench,
+  },
+  formats: {
+    describe:
+      'decode + frame of a 12 MP HEIC and of a RAW beside a JPEG of the same pixels, web-copy transcode speed, browse p99 during a transcode (issue 26)',
+    run: runFormatsBench,
+  },
+  backup: {
+    describe:
+      'a 10,000-item library: full, incremental and unchanged backups and a restore beside cp -a, the integrity pass, the re-hash rate, browse p99 beside a throttled re-hash (issue 29)',
+    run: runBackupBench,
   },
   web: {
     describe:

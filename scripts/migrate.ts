@@ -79,6 +79,17 @@ try {
       tables.get(table)!(done, total);
     },
   });
+  // Embeddings arrived without their vector index (transfer.ts): build each model's index once, now.
+  if (pg.vectorSearch) {
+    const models = await pg.db.many<{ model_id: string }>(`SELECT DISTINCT model_id FROM object_embeddings`);
+    for (const { model_id: model } of models) {
+      const progress = reporter(`vector index ${model}`);
+      const total = (await pg.db.one<{ n: number }>(`SELECT count(*) AS n FROM object_embeddings WHERE model_id = $1`, [
+        model,
+      ]))!.n;
+      await pg.indexes.vectors.rebuild(model, { onProgress: (done) => progress(done, total) });
+    }
+  }
   const differences = await compareCounts(sqlite, pg.db);
   for (const d of differences)
     console.log(`DIFFERS ${d.table}: ${d.sqlite} rows in SQLite, ${d.postgres} in PostgreSQL`);

@@ -9,6 +9,7 @@ import { bootstrap } from './features/accounts/index.js';
 import type { Services } from './features/kernel/services.js';
 import { openBlobStore } from './files/openBlobStore.js';
 import { fileServerMiddleware } from './files/fileServer.js';
+import { endExifTool } from './files/exifTool.js';
 import { TempOutputs } from './files/tempOutputs.js';
 import { startSearchMaintenance } from './features/search/maintenance.js';
 import { FileUrls } from './files/fileUrls.js';
@@ -47,6 +48,7 @@ import { startModelWatcher } from './features/ingest/catchUp.js';
 import { startRenditionBackfill } from './features/ingest/renditionJobs.js';
 import { createEventFeed, eventRoutes } from './features/events/index.js';
 import { applyEnvWatches, startWatchService, watchRoutes, type WatchService } from './features/watch/index.js';
+import { backupRoutes, startBackupService } from './features/backup/index.js';
 import { VERSION } from './platform/packageRoot.js';
 import { openStorage, type OpenedStorage } from './storage/openStorage.js';
 
@@ -70,6 +72,7 @@ export const ROUTES: AnyRoute[] = [
   ...modelRoutes,
   ...eventRoutes,
   ...watchRoutes,
+  ...backupRoutes,
 ];
 
 export interface App {
@@ -101,7 +104,9 @@ export async function createApp(config: Config, logger: Logger = createLogger(co
     maxEvents: config.eventsMaxEvents,
   }));
   const searchMaintenance = startServiceWork(services);
-  runner = await startJobRunner(services);
+  // ROLE=api runs no jobs: the workers sharing its database do, woken by their engine's wake-ups.
+  runner = config.role === 'api' ? null : await startJobRunner(services);
+  const stopWakeups = runner ? stores.storage.jobWakeups?.onJobQueued(() => runner?.notify()) : undefined;
   // Items stored before thumbnails existed get them in the background, after every other job.
   const backfill = runner ? startRenditionBackfill(services, logger.child({ component: 'renditions' })) : null;
   // Items waiting for a model are analysed again once it is installed (fetched, imported, dropped in).
@@ -111,6 +116,8 @@ export async function createApp(config: Config, logger: Logger = createLogger(co
   // Watched folders: WATCH_DIRS as configured now, then the service that imports what appears in them.
   await applyEnvWatches(services, logger);
   const watches = startWatchService(services, logger.child({ component: 'watch' }));
+  // Backups into BACKUP_DIR: asked for through the admin API, and on the schedule (BACKUP_INTERVAL_HOURS).
+  const backups = startBackupService({ ...services, logger: logger.child({ component: 'backup' }) });
   services.watchesChanged = () => watches.reload();
   // A model the background download just installed wakes the watcher at once (it would notice within seconds anyway).
   services.modelFetch?.onInstalled(() => services.modelsChanged?.());
@@ -135,9 +142,11 @@ export async function createApp(config: Config, logger: Logger = createLogger(co
     close: async () => {
       events.closeAll();
       await watches.stop(); // first: the file in hand finishes its upload while the stores are open
+      await backups.stop(); // a backup under way stops between two files, leaving no folder behind
       await backfill?.stop();
       await services.modelFetch?.stop();
       await modelWatcher?.stop();
+      stopWakeups?.();
       await runner?.stop({ graceMs: config.shutdownGraceSeconds * 1000 });
       await services.generation?.stop(config.shutdownGraceSeconds * 1000);
       await events.stop(); // after the jobs: their last progress reports are written
@@ -145,6 +154,7 @@ export async function createApp(config: Config, logger: Logger = createLogger(co
       await searchMaintenance.stop();
       await services.models.close();
       await stores.storage.close();
+      await endExifTool();
     },
   };
 }
@@ -291,6 +301,7 @@ function buildRouter(
     ctx.body = {
       status: closing ? 'shutting down' : 'ok',
       version: VERSION,
+      role: config.role,
       database: database.engine,
       // Off: PostgreSQL without pgvector (VECTOR_SEARCH=off): search by words, names and places only.
       vectorSearch: database.vectorSearch,

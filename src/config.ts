@@ -138,6 +138,17 @@ const EnvSchema = z.object({
   WATCH_SETTLE_MS: z.coerce.number().int().min(0).default(2000),
   /** Every watched folder is walked again this often, in case a file system event was missed. */
   WATCH_RESCAN_SECONDS: z.coerce.number().min(0.05).default(60),
+  /** Where backups go (POST /api/admin/backups, the schedule); unset: no backups from the server. */
+  BACKUP_DIR: z.string().optional(),
+  /** Hours between scheduled backups while BACKUP_DIR is set; 0: only when asked. */
+  BACKUP_INTERVAL_HOURS: z.coerce.number().min(0).default(24),
+  /** Scheduled backups keep this many of the newest whole backups in BACKUP_DIR. */
+  BACKUP_KEEP: z.coerce.number().int().min(1).default(7),
+  /**
+   * What this process does with a shared database: `api` serves HTTP and runs no jobs; `worker` runs the job
+   * queue and serves only /healthz; `all` both (one process, the default).
+   */
+  ROLE: z.enum(['api', 'worker', 'all']).default('all'),
 });
 
 export interface Config {
@@ -196,12 +207,18 @@ export interface Config {
   watchRoots: string[];
   watchSettleMs: number;
   watchRescanSeconds: number;
+  /** ROLE: `api` (HTTP, no job runner), `worker` (job runner, /healthz only) or `all`. */
+  role: 'api' | 'worker' | 'all';
   /** DATABASE_URL; undefined: SQLite. */
   databaseUrl?: string;
   databaseSchema: string;
   databasePoolSize: number;
   /** VECTOR_SEARCH=on (default). */
   vectorSearch: boolean;
+  /** BACKUP_DIR, absolute; undefined: the server makes no backups. */
+  backupDir?: string;
+  backupIntervalHours: number;
+  backupKeep: number;
 }
 
 /** The S3_* settings (BLOB_STORE=s3). */
@@ -316,10 +333,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
       .map((r) => path.resolve(r)),
     watchSettleMs: e.WATCH_SETTLE_MS,
     watchRescanSeconds: e.WATCH_RESCAN_SECONDS,
+    role: e.ROLE,
     databaseUrl: e.DATABASE_URL,
     databaseSchema: e.DATABASE_SCHEMA,
     databasePoolSize: e.DATABASE_POOL_SIZE,
     vectorSearch: e.VECTOR_SEARCH === 'on',
+    backupDir: e.BACKUP_DIR ? path.resolve(e.BACKUP_DIR) : undefined,
+    backupIntervalHours: e.BACKUP_INTERVAL_HOURS,
+    backupKeep: e.BACKUP_KEEP,
   };
   return { ...config, ...overrides };
 }

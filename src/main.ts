@@ -13,7 +13,8 @@ async function main() {
   const config = loadConfig();
   const logger = createLogger(config.logLevel);
   const app = await createApp(config, logger);
-  const server = http.createServer(app.koa.callback());
+  // ROLE=worker serves no API: /healthz only (for the orchestrator), every other path 404.
+  const server = http.createServer(config.role === 'worker' ? healthzOnly(app.koa.callback()) : app.koa.callback());
   // Uploads of large videos can take a while on slow links; don't cut them off.
   server.requestTimeout = 0;
   server.headersTimeout = 60_000;
@@ -27,6 +28,7 @@ async function main() {
   logger.info('listening', {
     host: config.host,
     port,
+    role: config.role,
     dataDir: config.dataDir,
     publicUrl: config.publicUrl ?? 'the host each request came to',
   });
@@ -51,6 +53,14 @@ async function main() {
   };
   process.on('SIGTERM', () => void stop('SIGTERM'));
   process.on('SIGINT', () => void stop('SIGINT'));
+}
+
+function healthzOnly(handler: http.RequestListener): http.RequestListener {
+  return (req, res) => {
+    if ((req.url ?? '').split('?')[0] === '/healthz') return void handler(req, res);
+    res.writeHead(404, { 'content-type': 'application/json' });
+    res.end(JSON.stringify({ error: 'Not Found', message: 'this process is a worker (ROLE=worker): only /healthz' }));
+  };
 }
 
 main().catch((err) => {

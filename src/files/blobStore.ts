@@ -38,6 +38,11 @@ export interface BlobStat {
   mtimeMs: number;
 }
 
+/** A blob found by walking the store (BlobStore.listBlobs). */
+export interface ListedBlob extends BlobStat {
+  key: string;
+}
+
 /** A byte range, both ends inclusive, as in Content-Range. */
 export interface ByteRange {
   start: number;
@@ -113,6 +118,16 @@ export interface BlobStore {
     minAgeMs: number,
     batchSize?: number,
   ): Promise<number>;
+  /**
+   * Every stored blob, in key order (the integrity report's untracked files). Stores that cannot list cheaply
+   * leave it out (S3 today); the report then says it did not look.
+   */
+  listBlobs?(): AsyncIterable<ListedBlob>;
+  /**
+   * Moves a blob out of the store into a folder on the local disk (quarantine); false when it was not there or
+   * was written (or deduplicated onto) in the last `minAgeMs`.
+   */
+  quarantine?(key: string, dir: string, minAgeMs?: number): Promise<boolean>;
   /**
    * A URL the client may GET the blob from directly (S3_PRESIGNED_GETS), or null to serve it here. Stores
    * that cannot presign leave it out.

@@ -32,6 +32,14 @@ function plausible(ms: number, earliest: number): string | null {
   return new Date(ms).toISOString();
 }
 
+/**
+ * An instant (ms) as ISO UTC when it is a plausible capture time: after 1900 for a photo (1970 for a video,
+ * whose containers write 1904 or 1970 for unset) and not later than a day from now; else null.
+ */
+export function plausibleCaptureTime(ms: number, video: boolean): string | null {
+  return plausible(ms, video ? EARLIEST_VIDEO : EARLIEST);
+}
+
 /** "+02:00" / "-0530" → minutes east of UTC; null when absent or malformed. */
 function offsetMinutes(value: unknown): number | null {
   const m = typeof value === 'string' ? OFFSET.exec(value.trim()) : null;

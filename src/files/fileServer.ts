@@ -17,6 +17,7 @@ import type { Logger } from '../platform/logger.js';
 import type { BlobStore, ByteRange, OpenedBlob } from './blobStore.js';
 import { blobExt, blobSha256, isBlobKey } from './blobStore.js';
 import type { FileUrls } from './fileUrls.js';
+import { RAW_CONTENT_TYPES } from './rawFormats.js';
 import { OUTPUT_URL_SEGMENT, type TempOutputs } from './tempOutputs.js';
 
 export type { ByteRange } from './blobStore.js';
@@ -34,6 +35,10 @@ export const CONTENT_TYPES: Readonly<Record<string, string>> = {
   mov: 'video/quicktime',
   webm: 'video/webm',
   mkv: 'video/x-matroska',
+  avi: 'video/x-msvideo',
+  '3gp': 'video/3gpp',
+  jxl: 'image/jxl',
+  ...RAW_CONTENT_TYPES,
 };
 
 export interface FileServerOptions {

@@ -20,6 +20,7 @@ import {
   scratchPath,
   type BlobStat,
   type BlobStore,
+  type ListedBlob,
   type ByteRange,
   type LocalBlobFile,
   type OpenedBlob,
@@ -204,20 +205,54 @@ export class LocalBlobStore implements BlobStore {
         if (gone) removed++;
       }
     };
-    for (const a of await listDirs(this.filesDir)) {
-      for (const b of await listDirs(path.join(this.filesDir, a))) {
-        const dir = path.join(this.filesDir, a, b);
-        for (const name of await readdir(dir).catch(() => [] as string[])) {
-          if (!isBlobKey(name) || name.slice(0, 2) !== a || name.slice(2, 4) !== b) continue;
-          const st = await statOrNull(path.join(dir, name));
-          if (!st || !st.isFile() || Date.now() - st.mtimeMs < minAgeMs) continue;
-          batch.push(name);
-          if (batch.length >= batchSize) await flush();
-        }
-      }
+    for await (const blob of this.listBlobs()) {
+      if (Date.now() - blob.mtimeMs < minAgeMs) continue;
+      batch.push(blob.key);
+      if (batch.length >= batchSize) await flush();
     }
     await flush();
     return removed;
+  }
+
+  /**
+   * Every blob stored, in key order, with its size and write time: only files that sit where their key says
+   * they belong (anything else in files/ is not a blob of ours).
+   */
+  async *listBlobs(): AsyncIterable<ListedBlob> {
+    for (const a of await listDirs(this.filesDir)) {
+      for (const b of await listDirs(path.join(this.filesDir, a))) {
+        const dir = path.join(this.filesDir, a, b);
+        for (const name of (await readdir(dir).catch(() => [] as string[])).sort()) {
+          if (!isBlobKey(name) || name.slice(0, 2) !== a || name.slice(2, 4) !== b) continue;
+          const st = await statOrNull(path.join(dir, name));
+          if (st && st.isFile()) yield { key: name, size: st.size, mtimeMs: st.mtimeMs };
+        }
+      }
+    }
+  }
+
+  /**
+   * Moves a blob out of the store into `dir` (created if needed), under its key; false when it was not there
+   * or was written in the last `minAgeMs`.
+   * Nothing is deleted: a file no row points to is set aside for a person to judge. Done under the key's lock,
+   * so an upload deduplicating onto it meanwhile either sees it or stores it again.
+   */
+  async quarantine(key: string, dir: string, minAgeMs = 0): Promise<boolean> {
+    if (!isBlobKey(key)) return false;
+    await mkdir(dir, { recursive: true });
+    return this.locks.with(key, async () => {
+      // An upload that deduplicated onto it since the caller looked has freshened it: it stays.
+      const st = await this.stat(key);
+      if (!st || Date.now() - st.mtimeMs < minAgeMs) return false;
+      try {
+        await rename(this.pathFor(key), path.join(dir, key));
+        await fsyncDir(dir);
+        return true;
+      } catch (err) {
+        if (isErrno(err, 'ENOENT')) return false;
+        throw err;
+      }
+    });
   }
 }
 

@@ -12,6 +12,8 @@ import { LocalBlobStore } from './localBlobStore.js';
 export async function openBlobStore(
   config: Pick<Config, 'dataDir' | 'blobStore' | 's3'>,
   logger?: Logger,
+  /** False for a tool run beside a running server (backup, check): its uploads in flight live in tmp/. */
+  clearTemp = true,
 ): Promise<BlobStore> {
   let blobs: BlobStore;
   if (config.blobStore === 's3') {
@@ -31,6 +33,6 @@ export async function openBlobStore(
     blobs = new LocalBlobStore(config.dataDir);
   }
   await blobs.init();
-  await blobs.clearTemp();
+  if (clearTemp) await blobs.clearTemp();
   return blobs;
 }

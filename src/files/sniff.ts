@@ -4,12 +4,15 @@
  * from its first bytes, and the stored extension comes from this answer.
  */
 import { open } from 'node:fs/promises';
+import { rawSniffed } from './rawFormats.js';
 
 /** What a file is, judged by its bytes. `ext` is the extension the blob store uses. */
 export interface Sniffed {
   kind: 'image' | 'video';
   mime: string;
   ext: string;
+  /** An image sequence sharp cannot read (animated AVIF): its first frame is decoded by ffmpeg. */
+  sequence?: true;
 }
 
 /** How many bytes of the head are read: enough for an ftyp box with many brands and an EBML header. */
@@ -22,31 +25,27 @@ const WEBP: Sniffed = { kind: 'image', mime: 'image/webp', ext: 'webp' };
 const TIFF: Sniffed = { kind: 'image', mime: 'image/tiff', ext: 'tif' };
 const HEIC: Sniffed = { kind: 'image', mime: 'image/heic', ext: 'heic' };
 const AVIF: Sniffed = { kind: 'image', mime: 'image/avif', ext: 'avif' };
+const AVIF_SEQUENCE: Sniffed = { ...AVIF, sequence: true };
 const MP4: Sniffed = { kind: 'video', mime: 'video/mp4', ext: 'mp4' };
 const MOV: Sniffed = { kind: 'video', mime: 'video/quicktime', ext: 'mov' };
 const WEBM: Sniffed = { kind: 'video', mime: 'video/webm', ext: 'webm' };
 const MKV: Sniffed = { kind: 'video', mime: 'video/x-matroska', ext: 'mkv' };
+const AVI: Sniffed = { kind: 'video', mime: 'video/x-msvideo', ext: 'avi' };
+const THREE_GP: Sniffed = { kind: 'video', mime: 'video/3gpp', ext: '3gp' };
+/** JPEG XL is recognised so that a refusal can name it (imageFormats.ts says whether it decodes). */
+const JXL: Sniffed = { kind: 'image', mime: 'image/jxl', ext: 'jxl' };
+/** The ISO-BMFF signature box of a JPEG XL container. */
+const JXL_CONTAINER = [0, 0, 0, 0x0c, 0x4a, 0x58, 0x4c, 0x20, 0x0d, 0x0a, 0x87, 0x0a];
 
 const HEIC_BRANDS = new Set(['heic', 'heix', 'hevc', 'hevx', 'heim', 'heis', 'hevm', 'hevs']);
 const AVIF_BRANDS = new Set(['avif', 'avis']);
 /** Generic HEIF brands: the compatible brands say whether the payload is HEVC or AV1. */
 const HEIF_GENERIC_BRANDS = new Set(['mif1', 'msf1', 'mif2', 'miaf']);
 /**
- * ISO-BMFF brands that are not a video we can play: audio-only MPEG-4, JPEG 2000,
- * Canon CR3 raw. Anything else unknown is treated as MP4 and left to ffprobe.
+ * ISO-BMFF brands that are not a video we can play: audio-only MPEG-4, JPEG 2000.
+ * Anything else unknown is treated as MP4 and left to ffprobe.
  */
-const NOT_VISUAL_MEDIA_BRANDS = new Set([
-  'M4A ',
-  'M4B ',
-  'M4P ',
-  'F4A ',
-  'F4B ',
-  'jp2 ',
-  'jpx ',
-  'jpm ',
-  'mjp2',
-  'crx ',
-]);
+const NOT_VISUAL_MEDIA_BRANDS = new Set(['M4A ', 'M4B ', 'M4P ', 'F4A ', 'F4B ', 'jp2 ', 'jpx ', 'jpm ', 'mjp2']);
 /** QuickTime files without an ftyp box start directly with one of these atoms. */
 const QUICKTIME_LEADING_ATOMS = new Set(['moov', 'mdat', 'wide', 'free', 'skip', 'pnot']);
 
@@ -70,7 +69,11 @@ export function sniffBuffer(buf: Buffer): Sniffed | null {
   const head6 = buf.toString('latin1', 0, 6);
   if (head6 === 'GIF87a' || head6 === 'GIF89a') return GIF;
   if (buf.length >= 12 && ascii(buf, 0, 4) === 'RIFF' && ascii(buf, 8, 12) === 'WEBP') return WEBP;
+  if (buf.length >= 12 && ascii(buf, 0, 4) === 'RIFF' && ascii(buf, 8, 12) === 'AVI ') return AVI;
+  const raw = sniffRawHead(buf);
+  if (raw) return raw;
   if (startsWith(buf, [0x49, 0x49, 0x2a, 0x00]) || startsWith(buf, [0x4d, 0x4d, 0x00, 0x2a])) return TIFF;
+  if (startsWith(buf, [0xff, 0x0a]) || startsWith(buf, JXL_CONTAINER)) return JXL;
   if (startsWith(buf, [0x1a, 0x45, 0xdf, 0xa3])) return ebmlDocType(buf) === 'webm' ? WEBM : MKV;
   if (buf.length >= 12) {
     const boxType = ascii(buf, 4, 8);
@@ -89,6 +92,7 @@ function sniffFtyp(buf: Buffer): Sniffed | null {
   const compatible: string[] = [];
   for (let i = 16; i + 4 <= end; i += 4) compatible.push(ascii(buf, i, i + 4));
 
+  if (major === 'avis') return AVIF_SEQUENCE;
   if (AVIF_BRANDS.has(major)) return AVIF;
   if (HEIC_BRANDS.has(major)) return HEIC;
   if (HEIF_GENERIC_BRANDS.has(major)) {
@@ -97,6 +101,8 @@ function sniffFtyp(buf: Buffer): Sniffed | null {
     return HEIC;
   }
   if (major === 'qt  ') return MOV;
+  if (major === 'crx ') return rawSniffed('cr3');
+  if (major.startsWith('3gp') || major.startsWith('3g2')) return THREE_GP;
   if (NOT_VISUAL_MEDIA_BRANDS.has(major)) return null;
   // Some still images declare a generic major brand but list avif/heic as compatible.
   if (!compatible.some((b) => VIDEO_HINT_BRANDS.has(b))) {
@@ -104,6 +110,21 @@ function sniffFtyp(buf: Buffer): Sniffed | null {
     if (compatible.some((b) => HEIC_BRANDS.has(b))) return HEIC;
   }
   return MP4;
+}
+
+/**
+ * RAW formats whose head says so: CR2 (a TIFF with 'CR' after the header), ORF ('IIRO', 'IIRS', 'MMOR'),
+ * RW2 ('IIU\0'), RAF ('FUJIFILMCCD-RAW'). CR3 is an ftyp brand (sniffFtyp); DNG, NEF, ARW look like TIFF.
+ */
+function sniffRawHead(buf: Buffer): Sniffed | null {
+  if (buf.length >= 10 && startsWith(buf, [0x49, 0x49, 0x2a, 0x00]) && ascii(buf, 8, 10) === 'CR') {
+    return rawSniffed('cr2');
+  }
+  const head4 = ascii(buf, 0, 4);
+  if (head4 === 'IIRO' || head4 === 'IIRS' || head4 === 'MMOR') return rawSniffed('orf');
+  if (head4 === 'IIU\0') return rawSniffed('rw2');
+  if (ascii(buf, 0, 15) === 'FUJIFILMCCD-RAW') return rawSniffed('raf');
+  return null;
 }
 
 /** Compatible brands that only video files list; they keep a video with an odd brand list a video. */

@@ -1,6 +1,7 @@
 import type { Context, Next } from 'koa';
 import { DomainError, type ErrorCode } from '../platform/errors.js';
 import type { Logger } from '../platform/logger.js';
+import { databaseUnavailable, isDatabaseUnavailable } from '../platform/pgErrors.js';
 
 /** The one place where domain error codes become HTTP statuses. */
 const STATUS: Record<ErrorCode, [number, string]> = {
@@ -35,7 +36,13 @@ export function errorMiddleware(logger: Logger) {
       } else if (ctx.status === 501 && ctx.body === undefined) {
         methodNotImplemented(ctx);
       }
-    } catch (err) {
+    } catch (caught) {
+      let err = caught;
+      // The database went away (restart, failover, network): 503 with Retry-After, not a 500.
+      if (isDatabaseUnavailable(err)) {
+        logger.warn('database unavailable', { err, requestId: ctx.state.requestId, path: ctx.path });
+        err = databaseUnavailable();
+      }
       if (err instanceof DomainError) {
         const [status, error] = STATUS[err.code];
         ctx.status = status;

@@ -24,7 +24,14 @@ export function isSkippedName(name: string): boolean {
 }
 
 const MEDIA_EXTENSIONS = new Set(
-  'jpg jpeg jpe png webp gif tif tiff avif heic heif mp4 m4v mov qt webm mkv'.split(' '),
+  [
+    'jpg jpeg jpe png webp gif tif tiff avif heic heif hif jxl',
+    // Camera RAW (shown from their embedded previews).
+    'dng cr2 cr3 nef nrw arw sr2 srf orf raf rw2 pef srw',
+    'mp4 m4v mov qt webm mkv avi 3gp 3g2',
+  ]
+    .join(' ')
+    .split(' '),
 );
 
 /** Whether the name looks like an image or video the server may take (by extension; the server decides). */

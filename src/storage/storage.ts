@@ -1,5 +1,6 @@
 import type {
   ApiKeyRecord,
+  BlobReference,
   BrowseQuery,
   Collection,
   ChildFolder,
@@ -26,6 +27,7 @@ import type {
   User,
 } from './types.js';
 import type { JobStore } from '../jobs/types.js';
+import type { JobWakeups } from '../jobs/wakeups.js';
 import type { ClusterStore } from '../index/faces/types.js';
 import type { WatchStore } from './watchStore.js';
 
@@ -52,8 +54,17 @@ export interface Storage {
   jobs: JobStore;
   /** The event log behind GET /api/events: item changes and job progress, per organization. */
   events: EventStore;
+  /** Other processes' enqueues, for an idle job runner here (PostgreSQL); absent where one process owns the queue. */
+  jobWakeups?: JobWakeups;
   /** Watched folders and what their files became (features/watch). */
   watches: WatchStore;
+  /**
+   * A consistent copy of the whole database as it is at one moment, written to `file` (SQLite: its online
+   * backup API, `pagesPerStep` pages a step, the event loop free between steps; a step that sees another
+   * connection's write starts again, so a separate process passes a big step). Absent where the engine's own
+   * tool does it (PostgreSQL: pg_dump). Returns every blob key the copy references: what a backup must hold.
+   */
+  backupTo?(file: string, options?: { pagesPerStep?: number }): Promise<{ blobKeys: string[] }>;
   /** Flushes and closes. Further calls fail. */
   close(): Promise<void>;
 }
@@ -182,6 +193,12 @@ export interface MediaStore {
    */
   mutateMetadata(id: string, userId: string, mutate: (metadata: Metadata) => Metadata): Promise<MediaRecord>;
   /**
+   * Sets top-level keys of an item's `exif` document (server-derived facts, such as `webVideo`, the
+   * web-playable copy of a video), keeping the others; updatedAt is not changed (nobody edited the item).
+   * Null when the item is not there or not active.
+   */
+  mergeExif(id: string, patch: Record<string, unknown>): Promise<MediaRecord | null>;
+  /**
    * Soft-deletes the item with all its versions, frames and objects, and for a
    * folder everything beneath it; decrements the storage counter.
    * Returns how many media rows changed to deleted.
@@ -226,8 +243,18 @@ export interface MediaStore {
   setProcessingStatus(id: string, status: ProcessingStatus, error: string | null): Promise<void>;
   /** Ids of active items still `pending` or `processing` (to make sure each has its ingest job after a crash). */
   unfinishedIds(limit: number, afterId?: string): Promise<string[]>;
-  /** Which of these blob keys some media, frame (its file or a rendition) or object row (any status) still references. */
+  /**
+   * Which of these blob keys some media (its file, its video's web copy `exif.webVideo.key`, its Live Photo
+   * motion `exif.livePhoto.key`), frame (its
+   * file or a rendition) or object row (any status) still references.
+   */
   referencedBlobKeys(keys: string[]): Promise<Set<string>>;
+  /**
+   * Every blob referenced by the items (not folders, any status) after `afterId` in id order, a page of `limit`
+   * items: each item's own file, its frames' files and renditions, its objects' crops. `next` is the page's last
+   * item id (pass it as `afterId`), null when no item is left. The integrity report walks the library with it.
+   */
+  blobReferences(limit: number, afterId?: string): Promise<{ references: BlobReference[]; next: string | null }>;
   /**
    * How many queued or running jobs of this type are keyed by an item of the organization (jobs queued
    * per item carry its id as their key): the progress of a re-index or a backfill, per organization.
@@ -235,6 +262,11 @@ export interface MediaStore {
   pendingItemJobs(type: string, organizationId: string): Promise<number>;
   /** Active items (not folders) of the organization whose own file is this blob, current versions first, then newest first. */
   findByBlobKey(organizationId: string, blobKey: string): Promise<MediaRecord[]>;
+  /**
+   * Active items of the collection whose `exif.capture.contentIdentifier` is this (the two halves of a Live
+   * Photo share one), oldest first; indexed (migration 026).
+   */
+  findByContentIdentifier(collectionId: string, contentIdentifier: string): Promise<MediaRecord[]>;
   /**
    * For each content hash (sha256 hex) an active item (not a folder, any version) of the collection whose own
    * file has those bytes (the current version first, then the oldest); hashes without one are left out.

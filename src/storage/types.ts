@@ -175,6 +175,19 @@ export interface FrameRenditions {
   previewKey: string;
 }
 
+/** One blob an item's rows reference, and how (MediaStore.blobReferences: the integrity report's walk). */
+export interface BlobReference {
+  mediaId: string;
+  blobKey: string;
+  /**
+   * The item's own file (or a Live Photo's movie), a frame's file, a frame's 256 px or 768 px rendition, an
+   * object's crop, or a video's web-playable copy.
+   */
+  role: 'original' | 'frame' | 'thumbnail' | 'preview' | 'crop' | 'webVideo';
+  /** Whether the item is active (not deleted): only active items are queued for repair. */
+  active: boolean;
+}
+
 export interface CaptionRecord {
   id: string;
   frameId: string;

@@ -95,4 +95,36 @@ test('the sweep leaves a stray file that is not a key alone', async ({ store }) 
   assert.ok(existsSync(stray));
 });
 
+test('listBlobs: every stored blob in key order, only files where their key says (the integrity report)', async ({
+  dataDir,
+  store,
+}) => {
+  const keys: string[] = [];
+  for (const text of ['one', 'two', 'three']) keys.push((await store.putBuffer(Buffer.from(text), 'txt')).key);
+  await writeFile(path.join(dataDir, 'files', 'stray.txt'), 'not a blob');
+  const misplaced = `${sha('elsewhere')}.txt`;
+  await writeFile(path.join(path.dirname(store.pathFor(keys[0])), misplaced), 'elsewhere');
+  const listed: Array<{ key: string; size: number }> = [];
+  for await (const b of store.listBlobs()) listed.push(b);
+  assert.equal(
+    listed.map((b) => b.key),
+    [...keys].sort(),
+  );
+  assert.equal(listed.find((b) => b.key === keys[0])?.size, 3);
+});
+
+test('quarantine moves a blob out under its key, but not one written within minAgeMs', async ({ dataDir, store }) => {
+  const { key } = await store.putBuffer(Buffer.from('stray'), 'bin');
+  const dir = path.join(dataDir, 'quarantine');
+  assert.not.ok(await store.quarantine(key, dir, 60_000), 'fresh: an upload may be about to reference it');
+  assert.ok(await store.exists(key));
+  const then = new Date(Date.now() - 120_000);
+  await utimes(store.pathFor(key), then, then);
+  assert.ok(await store.quarantine(key, dir, 60_000));
+  assert.not.ok(await store.exists(key));
+  assert.is(await readFile(path.join(dir, key), 'utf8'), 'stray');
+  assert.not.ok(await store.quarantine(key, dir), 'gone: false');
+  assert.not.ok(await store.quarantine('../../etc/passwd', dir), 'a malformed key is refused');
+});
+
 test.run();

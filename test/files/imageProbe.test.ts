@@ -2,7 +2,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { crc32 } from 'node:zlib';
-import sharp from 'sharp';
+import sharp, { type Sharp } from 'sharp';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { DomainError } from '../../src/platform/errors.js';
@@ -11,8 +11,10 @@ import {
   SHARP_CAN_DECODE_HEIC,
   canDecodeImage,
   exifToJson,
+  imageDecoderFor,
   probeImage,
 } from '../../src/files/imageProbe.js';
+import { orient } from '../../src/files/imageSources.js';
 import { sharedPath } from '../helpers/skip.js';
 
 const opts = { maxPixels: 1e8, frameMaxSide: 512 };
@@ -183,7 +185,7 @@ test('animated GIF and WebP: the frame is the first page only', async () => {
   }
 });
 
-test('TIFF and AVIF decode; HEIC support is reported honestly', async () => {
+test('TIFF and AVIF decode with sharp; HEIC with sharp or libheif; RAW from its preview; no JPEG XL', async () => {
   const base = sharp({ create: { width: 32, height: 24, channels: 3, background: '#123456' } });
   const tif = await probeImage(await save(await base.clone().tiff().toBuffer(), 'a.tif'), opts);
   assert.is(tif.format, 'tiff');
@@ -192,7 +194,11 @@ test('TIFF and AVIF decode; HEIC support is reported honestly', async () => {
   assert.equal([avif.width, avif.height], [32, 24]);
   assert.ok(canDecodeImage('avif'));
   assert.ok(canDecodeImage('jpg'));
-  assert.is(canDecodeImage('heic'), SHARP_CAN_DECODE_HEIC);
+  assert.ok(canDecodeImage('heic'));
+  assert.is(imageDecoderFor('heic'), SHARP_CAN_DECODE_HEIC ? 'sharp' : 'heif');
+  assert.is(imageDecoderFor('cr3'), 'raw');
+  assert.is(imageDecoderFor('dng'), 'raw');
+  assert.is(imageDecoderFor('jxl'), sharp.format.jxl?.input?.file ? 'sharp' : null);
   assert.is(IMAGE_FORMATS_SHARP_CAN_DECODE.has('mp4'), false);
 });
 
@@ -224,6 +230,22 @@ test('garbage and truncated bytes are unprocessable with clear words', async () 
   await rejectsWith(probeImage(await save(jpeg.subarray(0, 40), 'cut.jpg'), opts), 'unprocessable');
   const fakeHeader = Buffer.concat([pngHeaderOnly(64, 64).subarray(0, 33), Buffer.from('garbage garbage')]);
   await rejectsWith(probeImage(await save(fakeHeader, 'fake.png'), opts), 'unprocessable');
+});
+
+test("orient (a RAW preview turned by the RAW's orientation) matches sharp's own EXIF rotation for 1-8", async () => {
+  const w = 3;
+  const h = 2;
+  const px = Buffer.alloc(w * h);
+  for (let y = 0; y < h; y++) for (let x = 0; x < w; x++) px[y * w + x] = 40 * y + 10 * x + 5;
+  const png = await sharp(px, { raw: { width: w, height: h, channels: 1 } })
+    .png()
+    .toBuffer();
+  const pixels = async (s: Sharp) => [...(await s.extractChannel(0).raw().toBuffer())];
+  for (let o = 1; o <= 8; o++) {
+    const tagged = await sharp(png).withMetadata({ orientation: o }).png().toBuffer();
+    const expected = await pixels(sharp(tagged).rotate());
+    assert.equal(await pixels(orient(sharp(png), o)), expected, `orientation ${o}`);
+  }
 });
 
 test('exifToJson never throws on junk', () => {

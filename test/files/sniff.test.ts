@@ -5,6 +5,7 @@ import sharp from 'sharp';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { sniffBuffer, sniffFile } from '../../src/files/sniff.js';
+import { sharedPath } from '../helpers/skip.js';
 import { testClip } from '../helpers/testClip.js';
 
 let dir = '';
@@ -89,9 +90,14 @@ test('ftyp brands pick HEIC, AVIF, MOV, MP4 or nothing', () => {
     ext: 'mp4',
   });
   assert.is(sniffBuffer(ftyp('M4V ', 'M4V ', 'mp42'))?.ext, 'mp4');
-  assert.is(sniffBuffer(ftyp('3gp5', '3gp5'))?.ext, 'mp4', 'unknown non-image brand: treated as MP4, ffprobe decides');
+  assert.is(sniffBuffer(ftyp('3gp5', '3gp5'))?.ext, '3gp');
+  assert.is(sniffBuffer(ftyp('dash', 'iso6'))?.ext, 'mp4', 'unknown non-image brand: treated as MP4, ffprobe decides');
   assert.is(sniffBuffer(ftyp('M4A ', 'M4A ', 'mp42')), null, 'audio-only MPEG-4');
-  assert.is(sniffBuffer(ftyp('crx ', 'crx ')), null, 'Canon raw');
+  assert.equal(
+    sniffBuffer(ftyp('crx ', 'crx ')),
+    { kind: 'image', mime: 'image/x-canon-cr3', ext: 'cr3' },
+    'Canon raw',
+  );
   assert.is(sniffBuffer(ftyp('jp2 ', 'jp2 ')), null, 'JPEG 2000');
 });
 
@@ -120,6 +126,38 @@ test('Matroska DocType decides webm vs mkv; a broken EBML header is mkv', () => 
   assert.is(sniffBuffer(ebml('webm'))?.ext, 'webm');
   assert.is(sniffBuffer(ebml('matroska'))?.ext, 'mkv');
   assert.is(sniffBuffer(Buffer.from([0x1a, 0x45, 0xdf, 0xa3, 0x00, 0x00]))?.ext, 'mkv');
+});
+
+test('the real files of every format family are sniffed by their bytes', async () => {
+  const expected: Array<[string, string, string]> = [
+    ['heic_iphone11promax_gps_grid.heic', 'image', 'heic'],
+    ['hif_canon_eosr5_10bit.hif', 'image', 'heic'],
+    ['avif_olympus_epl8_exif.avif', 'image', 'avif'],
+    ['cr3_canon_r6_truncated_with_preview.cr3', 'image', 'cr3'],
+    ['dng_nikon_z9_jxl_with_preview.dng', 'image', 'tif'], // a TIFF by its head: ExifTool's FileType says DNG
+    ['jxl_16bit_gray_exif.jxl', 'image', 'jxl'],
+    ['tiff_16bit_rgb.tiff', 'image', 'tif'],
+    ['mp4_hevc_hev1_216x384.mp4', 'video', 'mp4'],
+    ['webm_vp9_1080x1080.webm', 'video', 'webm'],
+    ['avi_mjpeg_vtech_kidizoom.avi', 'video', 'avi'],
+    ['3gp_h263_amr_ios.3gp', 'video', '3gp'],
+    ['mov_iphone6_h264_rotate90_gps.mov', 'video', 'mov'],
+  ];
+  for (const [name, kind, ext] of expected) {
+    const p = sharedPath(`fixtures/formats/${name}`, 'format fixtures');
+    if (!p) return;
+    const got = await sniffFile(p);
+    assert.equal([got?.kind, got?.ext], [kind, ext], name);
+  }
+});
+
+test('RAW heads: CR2, ORF, RW2, RAF', () => {
+  const tiffCr2 = Buffer.from([0x49, 0x49, 0x2a, 0x00, 0x10, 0, 0, 0, 0x43, 0x52, 2, 0]);
+  assert.is(sniffBuffer(tiffCr2)?.ext, 'cr2');
+  assert.is(sniffBuffer(Buffer.from('IIRO\x08\0\0\0', 'latin1'))?.ext, 'orf');
+  assert.is(sniffBuffer(Buffer.from('IIU\0\x08\0\0\0', 'latin1'))?.ext, 'rw2');
+  assert.is(sniffBuffer(Buffer.from('FUJIFILMCCD-RAW 0201', 'latin1'))?.mime, 'image/x-fujifilm-raf');
+  assert.is(sniffBuffer(Buffer.concat([Buffer.from('RIFF\0\0\0\0AVI LIST', 'latin1')]))?.ext, 'avi');
 });
 
 test.run();

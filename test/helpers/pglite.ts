@@ -46,6 +46,9 @@ async function startPglite(): Promise<TestPostgres> {
   const port = await freePort();
   const server = new PGLiteSocketServer({ db, port, host: '127.0.0.1', maxConnections: 16 });
   await server.start();
+  // The listening socket must not keep the test process alive once its tests are done (open connections still
+  // do, while they last): without this, every file that used PGlite waited for ever after its summary.
+  (server as unknown as { server: { unref(): void } | null }).server?.unref();
   return {
     url: `postgres://postgres:postgres@127.0.0.1:${port}/postgres`,
     vector: true,

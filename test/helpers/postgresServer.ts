@@ -48,6 +48,16 @@ function asPostgres(cmd: string, args: string[]): void {
 }
 
 let started: Promise<TestPostgres> | null = null;
+let control: { stop(): void; start(): void } | null = null;
+
+/**
+ * Stops (`pg_ctl stop -m fast`: sessions are ended with 57P01, as on an operator's restart) and starts again
+ * the server postgresServer() started, for the fault tests; null with TEST_DATABASE_URL (not ours to stop).
+ */
+export async function postgresServerControl(): Promise<{ stop(): void; start(): void } | null> {
+  await postgresServer();
+  return control;
+}
 
 /** The test file's server (started on first use, stopped at exit), or `TEST_DATABASE_URL`'s. */
 export function postgresServer(): Promise<TestPostgres> {
@@ -76,7 +86,10 @@ async function start(): Promise<TestPostgres> {
   ]);
   const port = await freePort();
   const opts = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200`;
-  asPostgres(path.join(bin, 'pg_ctl'), ['-D', data, '-l', path.join(dir, 'log'), '-o', opts, '-w', 'start']);
+  const pgCtl = (...args: string[]) => asPostgres(path.join(bin, 'pg_ctl'), ['-D', data, ...args]);
+  const startServer = () => pgCtl('-l', path.join(dir, 'log'), '-o', opts, '-w', 'start');
+  startServer();
+  control = { stop: () => pgCtl('-m', 'fast', '-w', 'stop'), start: startServer };
   const stop = () => {
     spawnSync(process.getuid?.() === 0 ? 'runuser' : path.join(bin, 'pg_ctl'), [
       ...(process.getuid?.() === 0 ? ['-u', 'postgres', '--', path.join(bin, 'pg_ctl')] : []),

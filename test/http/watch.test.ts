@@ -4,12 +4,22 @@
  * file that waits until it stops growing, deletes with and without mirroring, a restart that imports nothing
  * again (even after a record was lost), and WATCH_DIRS.
  */
-import { appendFileSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
+import {
+  appendFileSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  unlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Config } from '../../src/config.js';
+import { sharedPath } from '../helpers/skip.js';
 import { makeImage, startTestApp, type TestApp } from '../helpers/testApp.js';
 
 interface Ctx {
@@ -200,6 +210,24 @@ t('a restart imports nothing again, even when a record was lost after its upload
     (w: { source: string }) => w.source === 'env',
   );
   assert.is((await c.app.request('DELETE', `/api/dataset/${c.ds}/watched-folders/${env.id}`)).status, 409);
+});
+
+t('phone and camera formats in a watched folder: HEIC, RAW and a phone MOV are imported as such', async (c) => {
+  const files = ['heic_iphone11promax_gps_grid.heic', 'cr3_canon_r6_truncated_with_preview.cr3'];
+  const found = [...files, 'mov_iphone6_h264_rotate90_gps.mov'].map((f) =>
+    sharedPath(`fixtures/formats/${f}`, 'format fixtures'),
+  );
+  if (found.some((p) => !p)) return;
+  const dir = path.join(c.roots, 'camera');
+  for (const p of found) write(dir, path.basename(p!).toUpperCase(), readFileSync(p!));
+  assert.is((await addWatch(c, { path: dir, into: 'Camera' })).status, 200);
+  await c.app.app.watches.rescan();
+  const r = await c.app.request('GET', `/api/dataset/${c.ds}/media?recursive=true&limit=1000`);
+  const byName = new Map(r.body.media.map((m: { name: string }) => [m.name, m]));
+  const mime = (name: string) => (byName.get(name) as { mimeType?: string } | undefined)?.mimeType;
+  assert.is(mime('HEIC_IPHONE11PROMAX_GPS_GRID.HEIC'), 'image/heic');
+  assert.is(mime('CR3_CANON_R6_TRUNCATED_WITH_PREVIEW.CR3'), 'image/x-canon-cr3');
+  assert.is(mime('MOV_IPHONE6_H264_ROTATE90_GPS.MOV'), 'video/quicktime');
 });
 
 t.run();

@@ -86,23 +86,4 @@ test('a starting runner reclaims at once a dead pid’s jobs on this host; a liv
   }
 });
 
-test('expireLeases ends only the named owners’ running leases', async () => {
-  const { storage, jobs } = openQueue(tmp.file());
-  try {
-    for (let i = 0; i < 3; i++) await jobs.enqueue({ type: 't', payload: { i } });
-    const a1 = await jobs.claim('a', null, LEASE);
-    const a2 = await jobs.claim('a', null, LEASE);
-    const b = await jobs.claim('b', null, LEASE);
-    assert.is(await jobs.expireLeases([]), 0);
-    assert.is(await jobs.expireLeases(['a', 'nobody']), 2);
-    assert.is(await jobs.expireLeases(['a']), 0, 'already expired');
-    assert.is((await jobs.get(b!.id))?.leaseOwner, 'b');
-    const again = await jobs.claim('c', null, LEASE);
-    assert.ok(again && [a1!.id, a2!.id].includes(again.id), 'the next claim reclaims an expired one');
-    assert.is(again.attempts, 2);
-  } finally {
-    await storage.close();
-  }
-});
-
 test.run();

@@ -575,6 +575,21 @@ test("ranks: renames the log no longer reaches back to build the rank again; a c
   }
 });
 
+test("query plans: a Live Photo's other half is found through migration 026's index", () => {
+  // mediaContent.ts (findByContentIdentifier).
+  const plan = planOf(
+    store.db,
+    `SELECT * FROM media WHERE dataset_id = ?
+     AND json_extract(CASE WHEN json_valid(exif) THEN exif END, '$.capture.contentIdentifier') = ?
+     AND status = 'active' ORDER BY created_at, id`,
+    ['c', 'x'],
+  );
+  assert.ok(
+    plan.some((d) => /^SEARCH media USING INDEX media_content_identifier/.test(d)),
+    plan.join(' | '),
+  );
+});
+
 test('query plans: the rendition backfill, the sweep of renditions and a stream read each search an index', () => {
   // The statements of renditionStore.ts (itemsLackingRenditions), mediaReads.ts (referencedBlobKeys) and
   // eventLog.ts (after).

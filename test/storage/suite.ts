@@ -21,6 +21,7 @@ import type {
   Metadata,
   NewFrame,
   NewMedia,
+  BlobReference,
   NewObject,
   Organization,
   SessionRecord,
@@ -1055,6 +1056,45 @@ export function storageSuite(
     assert.is((await s.media.get(b.id))!.name, 'b.jpg');
   });
 
+  test('mergeExif sets top-level exif keys and keeps the rest; a missing or deleted item gives null', async () => {
+    const a = await addItem(fx.root);
+    assert.equal(a.exif, { Make: 'TestCam' });
+    const out = await s.media.mergeExif(a.id, { webVideo: { key: 'k.mp4', width: 2 }, codec: 'hevc' });
+    assert.equal(out!.exif, { Make: 'TestCam', codec: 'hevc', webVideo: { key: 'k.mp4', width: 2 } });
+    assert.is(out!.updatedAt, a.updatedAt, 'not an edit');
+    assert.equal(await s.media.get(a.id), out);
+    assert.is(await s.media.mergeExif(newMediaId(), { x: 1 }), null);
+    const video = await addItem(fx.root, { type: 'video' });
+    await s.media.mergeExif(video.id, { webVideo: { key: 'c'.repeat(64) + '.mp4' } });
+    const refs = await s.media.referencedBlobKeys(['c'.repeat(64) + '.mp4', 'd'.repeat(64) + '.mp4']);
+    assert.equal([...refs], ['c'.repeat(64) + '.mp4'], "a video's web copy is referenced");
+    await s.media.softDelete(a.id, fx.user.id);
+    assert.is(await s.media.mergeExif(a.id, { x: 1 }), null);
+  });
+
+  test('findByContentIdentifier: active items of the collection sharing an Apple content identifier', async () => {
+    const cid = 'E905E6C6-C747-4805-942F-9904A0281F02';
+    const still = await addItem(fx.root);
+    const motion = await addItem(fx.root, { type: 'video' });
+    const other = await addItem(fx.root);
+    await s.media.mergeExif(still.id, { capture: { contentIdentifier: cid } });
+    await s.media.mergeExif(motion.id, { capture: { contentIdentifier: cid } });
+    await s.media.mergeExif(other.id, { capture: { contentIdentifier: 'another' } });
+    const found = await s.media.findByContentIdentifier(fx.coll.id, cid);
+    assert.equal(
+      found.map((m) => m.id),
+      [still.id, motion.id],
+    );
+    assert.equal(await s.media.findByContentIdentifier(newMediaId(), cid), [], 'another collection');
+    await s.media.softDelete(motion.id, fx.user.id);
+    assert.equal(
+      (await s.media.findByContentIdentifier(fx.coll.id, cid)).map((m) => m.id),
+      [still.id],
+    );
+    await s.media.mergeExif(still.id, { livePhoto: { key: 'e'.repeat(64) + '.mov' } });
+    assert.equal([...(await s.media.referencedBlobKeys(['e'.repeat(64) + '.mov']))], ['e'.repeat(64) + '.mov']);
+  });
+
   test('mutateMetadata applies the function, and a throw aborts without writing', async () => {
     const a = await addItem(fx.root, { metadata: { note: 'keep', tags: { color: ['red'] } } });
     const seen: Metadata[] = [];
@@ -1508,6 +1548,44 @@ export function storageSuite(
     await s.analysis.correctObject(person.id, { deleted: true });
     assert.ok(!(await s.media.frames([item.id])).get(item.id)![0].objects.some((o) => o.id === person.id));
     assert.is((await s.analysis.userObjects(frame.id)).length, 2, 'deleted corrections are listed for the pipeline');
+  });
+
+  test('blobReferences: every file of every item (any status), its role, a page of items at a time', async () => {
+    const a = await addItem(fx.root, { blobKey: 'ref-orig-a' });
+    const b = await addItem(fx.root, { blobKey: 'ref-orig-b' });
+    await folder('Ref folder', fx.root);
+    const [fa] = await s.analysis.framesOf(a.id);
+    await s.analysis.setFrameRenditions(fa.id, fa.blobKey, { thumbnailKey: 'ref-thumb-a', previewKey: 'ref-prev-a' });
+    await s.analysis.replaceFrameAnalysis(fa.id, {
+      captions: [],
+      objects: [objectFor('bus', { blobKey: 'ref-crop-a' })],
+    });
+    await s.media.softDelete(b.id, fx.user.id);
+    const seen: BlobReference[] = [];
+    let after: string | null = '';
+    let pages = 0;
+    while (after !== null) {
+      const page: { references: BlobReference[]; next: string | null } = await s.media.blobReferences(1, after);
+      seen.push(...page.references);
+      after = page.next;
+      pages++;
+    }
+    const ids = seen.map((r) => r.mediaId);
+    assert.equal(ids, [...ids].sort(), 'in item id order');
+    assert.ok(pages >= 3, 'one item a page, then an empty one');
+    const name = (r: BlobReference) => `${r.mediaId === a.id ? 'a' : 'b'} ${r.role} ${r.blobKey} ${r.active}`;
+    assert.equal(
+      sorted(seen.filter((r) => r.mediaId === a.id || r.mediaId === b.id).map(name)),
+      sorted([
+        'a original ref-orig-a true',
+        `a frame ${frameKey(a)} true`,
+        'a thumbnail ref-thumb-a true',
+        'a preview ref-prev-a true',
+        'a crop ref-crop-a true',
+        'b original ref-orig-b false',
+        `b frame ${frameKey(b)} false`,
+      ]),
+    );
   });
 
   test('analysis: frameVector is the vector of the whole-frame object under that model, else null', async () => {

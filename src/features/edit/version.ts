@@ -91,9 +91,11 @@ export async function saveVersion(
         height: probe.height,
         duration: null,
         sizeBytes: original.sizeBytes,
-        exif: probe.exif,
-        // The edited file's own capture time; an edit that dropped the EXIF still shows the moment it was made from.
-        takenAt: probe.takenAt ?? item.takenAt,
+        // What ExifTool read from the item it was made from (camera, place, zone) stays true of the edit.
+        exif: item.exif?.capture ? { ...probe.exif, capture: item.exif.capture } : probe.exif,
+        // The edited file's own capture time; an edit that dropped the EXIF still shows the moment it was made
+        // from (always, when that moment came with its zone: the zone belongs to it).
+        takenAt: item.exif?.capture ? item.takenAt : (probe.takenAt ?? item.takenAt),
         metadata: item.metadata,
         processingStatus: 'pending',
         createdById: principal.userId,

@@ -6,6 +6,7 @@
  * Used by ./videoFrames.ts, which decides what to extract.
  */
 import { execFile, spawn } from 'node:child_process';
+import os from 'node:os';
 import { DomainError } from '../../platform/errors.js';
 
 /** Keeps this many non-showinfo stderr lines for error messages. */
@@ -31,12 +32,16 @@ export interface FfmpegRun {
   lines: string[];
 }
 
-/** Runs ffmpeg; resolves once the process has exited (so the caller may remove its output). */
+/**
+ * Runs ffmpeg; resolves once the process has exited (so the caller may remove its output). `niceness` (0–19)
+ * lowers the process's scheduling priority, so a long background transcode yields the CPU to the server.
+ */
 export function spawnFfmpeg(
   ffmpegPath: string,
   args: string[],
   timeoutMs: number,
   signal: AbortSignal | undefined,
+  niceness = 0,
 ): Promise<FfmpegRun> {
   return new Promise<FfmpegRun>((resolve, reject) => {
     const result: FfmpegRun = {
@@ -55,6 +60,7 @@ export function spawnFfmpeg(
       reject(startError(e));
       return;
     }
+    if (niceness > 0 && child.pid !== undefined) lowerPriority(child.pid, niceness);
     let partial = '';
     const onLine = stderrLineReader(result);
     child.stderr!.setEncoding('utf8');
@@ -121,6 +127,15 @@ function stderrLineReader(result: FfmpegRun): (line: string) => void {
     result.lines.push(line);
     if (result.lines.length > KEEP_LINES) result.lines.shift();
   };
+}
+
+/** Best effort: a platform or a user that may not lower a priority just runs the process as it is. */
+function lowerPriority(pid: number, niceness: number): void {
+  try {
+    os.setPriority(pid, niceness);
+  } catch {
+    // not permitted here: run at the normal priority
+  }
 }
 
 function startError(e: unknown): Error {

@@ -1,2 +1,3 @@
-/** Public API of the ingest feature for the other features: queueing an item's analysis. */
+/** Public API of the ingest feature for the other features: queueing an item's analysis, or its thumbnails. */
 export { enqueueIngest, type JobQueueDeps } from './jobs.js';
+export { enqueueRenditions } from './renditionJobs.js';

@@ -15,6 +15,7 @@ import {
   type PhaseJob,
 } from './phases.js';
 import { registerRenditionJob } from './renditionJobs.js';
+import { enqueueWebVideo, registerWebVideoJob } from './webVideoJob.js';
 import { CLUSTER_FACES_JOB, clusterFacesJob, declaredThresholds, type ClusterFacesPayload } from '../faces/index.js';
 import { analyzeMedia, describeFailure, prepareMedia, type IngestDeps } from './pipeline.js';
 import { INGEST_PROGRESS, ingestProgress } from './progress.js';
@@ -46,10 +47,12 @@ export function registerIngestJobs(runner: JobRunner, deps: IngestJobDeps): void
   registerPhase(runner, deps, ANALYZE_JOB, analyzeMedia, async (id) => {
     const media = await deps.storage.media.get(id);
     if (media) await enqueueClustering(deps, media.collectionId);
+    if (media) await enqueueWebVideo(deps, media);
     await catchUpIfInstalled(deps, id);
   });
   registerCatchUpJob(runner, deps);
   registerRenditionJob(runner, deps);
+  registerWebVideoJob(runner, deps);
   runner.register<ClusterFacesPayload>(
     CLUSTER_FACES_JOB,
     async (job, ctx) => {

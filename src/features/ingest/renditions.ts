@@ -1,4 +1,6 @@
 import sharp from 'sharp';
+import { blobExt } from '../../files/blobStore.js';
+import { IMAGE_FORMATS_SHARP_CAN_DECODE, SHARP_TIMEOUT_SECONDS } from '../../files/imageProbe.js';
 import type { Services } from '../kernel/services.js';
 import type { FrameRecord, MediaRecord } from '../../storage/types.js';
 
@@ -24,6 +26,7 @@ export type RenditionDeps = Pick<Services, 'config' | 'storage' | 'blobs'>;
 export async function makeRenditions(file: string, maxPixels: number): Promise<{ thumbnail: Buffer; preview: Buffer }> {
   const render = (side: number) =>
     sharp(file, { limitInputPixels: maxPixels, pages: 1 })
+      .timeout({ seconds: SHARP_TIMEOUT_SECONDS })
       .rotate()
       .resize({ width: side, height: side, fit: 'inside', withoutEnlargement: true })
       .webp(WEBP)
@@ -35,12 +38,18 @@ export async function makeRenditions(file: string, maxPixels: number): Promise<{
 /**
  * What a frame's renditions are made from (a blob key): the frame's own file (upright, at most FRAME_MAX_SIDE), except
  * for an image whose frame came out smaller than the preview while the original is bigger (a
- * FRAME_MAX_SIDE below PREVIEW_SIDE): then the original, turned upright here.
+ * FRAME_MAX_SIDE below PREVIEW_SIDE) and sharp reads the original itself (not a HEIC decoded by libheif, nor
+ * a RAW shown from its embedded preview): then the original, turned upright here.
  */
 function sourceOf(media: MediaRecord, frame: FrameRecord): string {
   const frameSide = Math.max(frame.width, frame.height);
   const originalSide = Math.max(media.width ?? 0, media.height ?? 0);
-  const original = media.type === 'image' && media.blobKey && frameSide < PREVIEW_SIDE && originalSide > frameSide;
+  const original =
+    media.type === 'image' &&
+    media.blobKey &&
+    IMAGE_FORMATS_SHARP_CAN_DECODE.has(blobExt(media.blobKey)) &&
+    frameSide < PREVIEW_SIDE &&
+    originalSide > frameSide;
   return original ? media.blobKey! : frame.blobKey;
 }
 
@@ -55,9 +64,9 @@ async function renditionsOfBlob(deps: RenditionDeps, key: string) {
 }
 
 /**
- * The rendition stage: each of these frames that lacks its renditions gets them, one frame after the
- * other; frames that have them are skipped, so a run interrupted half-way (a crash, a shutdown) resumes
- * where it stopped. Files first, then the row (the store's write order): a crash in between leaves only
+ * The rendition stage: each of these frames that lacks its renditions (or whose recorded files are gone from the
+ * store) gets them, one frame after the other; frames that have them are skipped, so a run interrupted half-way
+ * (a crash, a shutdown) resumes where it stopped. Files first, then the row (the store's write order): a crash in between leaves only
  * files for the orphan sweep. Returns how many frames got renditions.
  */
 export async function renderFrames(
@@ -68,7 +77,7 @@ export async function renderFrames(
 ): Promise<number> {
   let made = 0;
   for (const frame of frames) {
-    if (frame.thumbnailKey && frame.previewKey) continue;
+    if (frame.thumbnailKey && frame.previewKey && (await renditionsStored(deps, frame))) continue;
     if (signal.aborted) throw signal.reason;
     const { thumbnail, preview } = await renditionsOfBlob(deps, sourceOf(media, frame));
     const [small, large] = await Promise.all([
@@ -82,6 +91,11 @@ export async function renderFrames(
     if (stored) made++;
   }
   return made;
+}
+
+/** Whether a frame's recorded renditions are in the store (the integrity report's repair queues those that are not). */
+async function renditionsStored(deps: RenditionDeps, frame: FrameRecord): Promise<boolean> {
+  return (await deps.blobs.exists(frame.thumbnailKey!)) && (await deps.blobs.exists(frame.previewKey!));
 }
 
 /** The renditions of one item's active frames (the `renditions` job); returns the item, null when it is gone. */

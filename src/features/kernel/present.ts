@@ -3,7 +3,9 @@
  * DetectedObject tables describe. Everything a listing shows goes through here.
  */
 import type { FileUrls } from '../../files/fileUrls.js';
+import { needsWebVideo, webVideoOf } from '../../files/webPlayable.js';
 import type { FolderSummary, FrameDetail, FrameRecord, MediaRecord, StageRecord } from '../../storage/types.js';
+import { presentCapture } from './presentCapture.js';
 import type { Services } from './services.js';
 
 /**
@@ -71,6 +73,10 @@ export function presentMedia(urls: FileUrls, m: MediaRecord, extras: PresentExtr
     name: m.name,
     type: m.type,
     blob: isFolder ? 'folder' : m.blobKey ? urls.urlFor(m.blobKey, m.name) : '',
+    // Ours: what a browser's <video> plays (the original, or its web copy); null until the copy is made.
+    playbackUrl: playbackUrl(urls, m),
+    // Ours: a Live Photo still's movie, played on hover or press; null for anything else.
+    livePhoto: livePhoto(urls, m),
     // The item's thumbnails are its first frame's (an image's one frame, a video's poster).
     ...presentRenditions(urls, frames[0]),
     path: m.path,
@@ -86,6 +92,8 @@ export function presentMedia(urls: FileUrls, m: MediaRecord, extras: PresentExtr
     createdAt: m.createdAt,
     // Ours: when the photo was taken or the video recorded (EXIF, container metadata); null when unknown.
     takenAt: m.takenAt,
+    // Ours: the zone of takenAt, the camera and the position (presentCapture.ts).
+    ...presentCapture(m),
     updatedAt: m.updatedAt,
     createdById: m.createdById,
     updatedById: m.updatedById,
@@ -102,6 +110,21 @@ export function presentMedia(urls: FileUrls, m: MediaRecord, extras: PresentExtr
     analysis: presentStages(extras.stages ?? []),
     frames: frames.map((f) => presentFrame(urls, f)),
   };
+}
+
+/** A video's playable URL: the original when browsers play it, else its web copy once made; null otherwise. */
+function playbackUrl(urls: FileUrls, m: MediaRecord): string | null {
+  if (m.type !== 'video' || !m.blobKey) return null;
+  if (!needsWebVideo(m)) return urls.urlFor(m.blobKey, m.name);
+  const copy = webVideoOf(m);
+  return copy ? urls.urlFor(copy.key) : null;
+}
+
+/** A Live Photo still's motion (exif.livePhoto, features/library/livePhoto.ts) with its URL. */
+function livePhoto(urls: FileUrls, m: MediaRecord) {
+  const motion = m.type === 'image' ? (m.exif?.livePhoto as { key?: unknown; duration?: unknown } | undefined) : null;
+  if (!motion || typeof motion.key !== 'string') return null;
+  return { motionUrl: urls.urlFor(motion.key), duration: typeof motion.duration === 'number' ? motion.duration : null };
 }
 
 /**

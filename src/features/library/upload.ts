@@ -1,13 +1,19 @@
 import { rm } from 'node:fs/promises';
 import { DomainError, invalid } from '../../platform/errors.js';
 import { newMediaId } from '../../platform/ids.js';
-import { resolveFfprobe } from '../../files/binaries.js';
-import { canDecodeImage, probeImage } from '../../files/imageProbe.js';
-import { sniffFile } from '../../files/sniff.js';
+import { resolveFfmpeg, resolveFfprobe } from '../../files/binaries.js';
+import { captureFacts, withCaptureFacts, type CaptureFacts } from '../../files/captureFacts.js';
+import { readTags, type Tags } from '../../files/exifTool.js';
+import { imageDecoderFor, probeImage } from '../../files/imageProbe.js';
+import type { ImageDecoder } from '../../files/imageSources.js';
+import { refineTiff } from '../../files/rawFormats.js';
+import { sniffFile, type Sniffed } from '../../files/sniff.js';
 import { probeVideo } from '../../files/videoProbe.js';
 import type { NewFrame, NewMedia } from '../../storage/types.js';
 import { loadCollection } from '../kernel/access.js';
 import { resolveFolderPath } from './folders.js';
+import { joinStill, pairLivePhoto } from './livePhoto.js';
+import { normalizeMetadata } from './tags.js';
 import type { Principal, Services } from '../kernel/services.js';
 import { enqueueIngest } from '../ingest/index.js';
 
@@ -19,7 +25,11 @@ export interface UploadInput {
   file: { tempPath: string; originalName: string | null; sha256?: string | null };
 }
 
-const ACCEPTED = 'JPEG, PNG, WebP, GIF, TIFF, AVIF images and MP4, WebM, MOV, MKV videos';
+const ACCEPTED =
+  'JPEG, PNG, WebP, GIF, TIFF, AVIF, HEIC/HEIF and camera RAW (DNG, CR2, CR3, NEF, ARW, ORF, RAF, RW2) images ' +
+  'and MP4, MOV, WebM, MKV, AVI, 3GP videos';
+/** The XMP/IPTC keywords of a file become tags in this group. */
+export const KEYWORD_TAG_GROUP = 'keywords';
 
 /**
  * Stores an upload. The order is what makes it crash-safe: the bytes are
@@ -39,14 +49,20 @@ export async function uploadMedia(
     const name = (input.name ?? input.file.originalName ?? '').trim() || 'untitled';
     if (name.length > 1024) throw invalid('name must be at most 1024 characters');
 
-    const sniffed = await sniffFile(input.file.tempPath);
-    if (!sniffed) throw new DomainError('unsupported_media', `unsupported file type; accepted: ${ACCEPTED}`);
-    if (sniffed.kind === 'image' && !canDecodeImage(sniffed.ext)) {
+    const head = await sniffFile(input.file.tempPath);
+    if (!head) throw new DomainError('unsupported_media', `unsupported file type; accepted: ${ACCEPTED}`);
+    // ExifTool runs beside Node (its own processes): the metadata, and which RAW a TIFF-headed file is.
+    const tags = await readTags(input.file.tempPath);
+    const sniffed: Sniffed = refineTiff(head, tags?.FileType);
+    const decoder = sniffed.kind === 'video' ? null : sniffed.sequence ? 'sequence' : imageDecoderFor(sniffed.ext);
+    if (sniffed.kind === 'image' && !decoder) {
       throw new DomainError(
         'unsupported_media',
-        `${sniffed.ext.toUpperCase()} images cannot be decoded by this server's image library; convert to JPEG or AVIF first`,
+        `${sniffed.ext.toUpperCase()} images cannot be decoded by this server (no decoder for the format in its ` +
+          'image library); convert to JPEG, PNG or AVIF first',
       );
     }
+    const facts = captureFacts(tags, sniffed.kind);
 
     const id = newMediaId();
     const base: Omit<NewMedia, keyof StoredUpload['fields'] | 'processingStatus'> = {
@@ -56,18 +72,26 @@ export async function uploadMedia(
       parentPath,
       name,
       mimeType: sniffed.mime,
-      metadata: {},
+      metadata: authoredMetadata(facts),
       createdById: principal.userId,
     };
-    const stored =
-      sniffed.kind === 'image'
-        ? await storeImage(deps, input.file, sniffed.ext)
-        : await storeVideo(deps, input.file, sniffed.ext);
-    const media: NewMedia = { ...base, ...stored.fields, processingStatus: 'pending' };
+    const stored = decoder
+      ? await storeImage(deps, input.file, sniffed.ext, decoder, tags)
+      : await storeVideo(deps, input.file, sniffed.ext);
+    const fields = {
+      ...stored.fields,
+      exif: withCaptureFacts(stored.fields.exif, facts),
+      takenAt: facts.takenAt ?? stored.fields.takenAt,
+    };
+    const media: NewMedia = { ...base, ...fields, processingStatus: 'pending' };
+    const joined = await joinStill(deps, media);
+    if (joined) return joined;
     const record = await deps.storage.media.insert(media, stored.frames);
+    // A Live Photo's movie joins its still, which then stands for this upload (livePhoto.ts).
+    const item = await pairLivePhoto(deps, principal, record);
     // The row is written first: a crash before the job exists is repaired at start-up (resumeUnfinished).
-    await enqueueIngest(deps, record.id);
-    return record;
+    if (item.id === record.id) await enqueueIngest(deps, record.id);
+    return item;
   } finally {
     await rm(input.file.tempPath, { force: true });
   }
@@ -81,11 +105,31 @@ interface StoredUpload {
 
 type UploadStoreDeps = Pick<Services, 'config' | 'blobs'>;
 
+/**
+ * What the author wrote into the file (XMP/IPTC): the description, and the keywords as tags of the
+ * KEYWORD_TAG_GROUP group (searchable like any tag). A caption never replaces a description found here.
+ */
+function authoredMetadata(facts: CaptureFacts): Record<string, unknown> {
+  const metadata: Record<string, unknown> = {};
+  if (facts.description) metadata.description = facts.description;
+  if (facts.keywords.length > 0) metadata.tags = { [KEYWORD_TAG_GROUP]: facts.keywords };
+  return normalizeMetadata(metadata);
+}
+
 /** Probes an image, then moves the original and its processed frame into the store. */
-async function storeImage(deps: UploadStoreDeps, file: UploadInput['file'], ext: string): Promise<StoredUpload> {
+async function storeImage(
+  deps: UploadStoreDeps,
+  file: UploadInput['file'],
+  ext: string,
+  decoder: ImageDecoder,
+  tags: Tags | null,
+): Promise<StoredUpload> {
   const probe = await probeImage(file.tempPath, {
     maxPixels: deps.config.maxImagePixels,
     frameMaxSide: deps.config.frameMaxSide,
+    decoder,
+    tags,
+    ffmpegPath: resolveFfmpeg(deps.config.ffmpegPath),
   });
   const original = await deps.blobs.putFile(file.tempPath, ext, file.sha256 ?? undefined);
   const frame = await deps.blobs.putBuffer(probe.frame.buffer, probe.frame.ext);

@@ -130,7 +130,8 @@ async function storeOnce(
       name,
       file: { tempPath: temp, originalName: name, sha256 },
     });
-    return { mediaId: record.id, created: true, error: null };
+    // A Live Photo's movie joins its still (another file's item): this file made no item of its own.
+    return { mediaId: record.id, created: record.name === name, error: null };
   } catch (err) {
     if (err instanceof DomainError && REFUSED.has(err.code))
       return { mediaId: null, created: false, error: err.message };

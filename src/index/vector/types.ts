@@ -107,10 +107,13 @@ export interface VectorCoverage {
 export interface VectorIndexStats {
   modelId: string;
   dims: number;
-  /** What the source vectors are (object_embeddings.vector), and the copies kept: 1-bit codes scanned, int8 re-ranked. */
+  /**
+   * What the source vectors are (object_embeddings.vector), and the copies kept: SQLite scans 1-bit codes and
+   * re-ranks int8; pgvector walks an HNSW graph of halfvec copies and re-ranks the float32 vectors.
+   */
   sourceDtype: 'float32';
-  indexDtype: 'bit';
-  rerankDtype: 'int8';
+  indexDtype: 'bit' | 'halfvec';
+  rerankDtype: 'int8' | 'float32';
   /** The quantiser and whether it subtracts the model's mean (a better split of the bits). */
   quantizer: string;
   centered: boolean;

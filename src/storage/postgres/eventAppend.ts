@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import type { PgRunner } from '../../platform/pgDb.js';
 import type { NewEvent } from '../types.js';
 import { EVENTS_CHANNEL } from './eventHub.js';
@@ -7,7 +8,13 @@ import { EVENTS_CHANNEL } from './eventHub.js';
  * to their commit, so event ids become visible in id order. Without it, a stream that read id 12 while 11
  * was still uncommitted would skip 11 for ever (its cursor is "after 12").
  */
-const EVENTS_LOCK = 0x6c756d66;
+export const EVENTS_LOCK = 0x6c756d66;
+
+/**
+ * The NOTIFY payload: random per process, so that a hub ignores its own process's notifications (it heard of
+ * those appends at once, through `appended()`) and each append is heard once.
+ */
+export const NOTIFY_ORIGIN = randomBytes(6).toString('hex');
 
 /**
  * Appends an event inside the caller's transaction (`tx`), as the SQLite stores' EventWriter does: it
@@ -21,6 +28,6 @@ export async function appendEvent(tx: PgRunner, event: NewEvent): Promise<number
      VALUES ($1, $2, $3, $4, $5, $6) RETURNING id`,
     [event.organizationId, event.collectionId, event.mediaId, event.type, JSON.stringify(event.data), new Date()],
   );
-  await tx.query(`SELECT pg_notify($1, '')`, [EVENTS_CHANNEL]);
+  await tx.query(`SELECT pg_notify($1, $2)`, [EVENTS_CHANNEL, NOTIFY_ORIGIN]);
   return row!.id;
 }

@@ -10,6 +10,8 @@ import { pgCollectionStore } from './collectionStore.js';
 import { pgEventHub, pgEventLog } from './eventLog.js';
 import { pgInviteStore } from './inviteStore.js';
 import { pgJobStore } from './jobStore.js';
+import { pgJobWakeups } from './jobWakeups.js';
+import { pgListener, type PgListener } from '../../platform/pgListener.js';
 import { pgMediaStore } from './mediaStore.js';
 import { LIBRARY_MIGRATIONS, migratePg, VECTOR_MIGRATIONS } from './migrate.js';
 import { pgSessionStore } from './sessionStore.js';
@@ -23,6 +25,8 @@ export interface PostgresStorage extends Storage {
   indexes: SearchIndexes;
   /** Whether vector search is on (pgvector present and not VECTOR_SEARCH=off). */
   vectorSearch: boolean;
+  /** The process's one LISTEN connection (event streams, job wake-ups); other caches may subscribe to it. */
+  listener: PgListener;
 }
 
 export interface PostgresStorageOptions {
@@ -48,11 +52,15 @@ export async function openPostgresStorage(url: string, options: PostgresStorageO
     await db.close().catch(() => {});
     throw migrationStartupError(err);
   }
-  const hub = pgEventHub(db);
+  // One listening connection per process: the event streams' and the job runner's wake-ups.
+  const listener = pgListener(db);
+  const hub = pgEventHub(db, listener);
+  const jobWakeups = pgJobWakeups(listener);
   await hub.start();
   return {
     db,
     vectorSearch,
+    listener,
     accounts: pgAccountStore(db),
     sessions: pgSessionStore(db),
     invites: pgInviteStore(db),
@@ -61,6 +69,7 @@ export async function openPostgresStorage(url: string, options: PostgresStorageO
     analysis: pgAnalysisStore(db, hub),
     clusters: pgClusterStore(db),
     jobs: pgJobStore(db),
+    jobWakeups,
     events: pgEventLog(db, hub),
     watches: pgWatchStore(db),
     indexes: { vectors: pgVectorIndex(db, { enabled: vectorSearch }), text: pgTextIndex(db) },

@@ -1,15 +1,6 @@
-import { invalid } from '../../platform/errors.js';
 import type { JobStore } from '../../jobs/types.js';
 import type { Db } from './database.js';
-import { checkIso, iso, toJob, TYPE_FILTER, type JobRow } from './jobRows.js';
-
-/** Last errors are for people; a stack trace or a huge message stays in the log. */
-const MAX_ERROR_CHARS = 2000;
-const clip = (error: string) => (error.length > MAX_ERROR_CHARS ? `${error.slice(0, MAX_ERROR_CHARS - 1)}…` : error);
-
-const checkLease = (leaseMs: number) => {
-  if (!(Number.isFinite(leaseMs) && leaseMs > 0)) throw invalid('leaseMs must be a positive number');
-};
+import { checkIso, checkLease, clip, iso, toJob, TYPE_FILTER, type JobRow } from './jobRows.js';
 
 /**
  * Claiming a job, in one IMMEDIATE transaction: first give up on expired jobs

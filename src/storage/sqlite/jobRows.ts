@@ -1,5 +1,5 @@
 import { invalid } from '../../platform/errors.js';
-import type { Job, JobStatus } from '../../jobs/types.js';
+import type { Job, JobStatus, NewJob } from '../../jobs/types.js';
 
 /** A jobs row as SQLite returns it. */
 export interface JobRow {
@@ -61,3 +61,21 @@ export function checkIso(value: string, field: string): string {
 /** Matches any type when @types is NULL, else the types in the JSON array @types. */
 export const TYPE_FILTER = `(@types IS NULL OR type IN (SELECT value FROM json_each(@types)))`;
 export const UNFINISHED = `status IN ('queued', 'running')`;
+
+/** Last errors are for people; a stack trace or a huge message stays in the log. */
+const MAX_ERROR_CHARS = 2000;
+export const clip = (error: string) =>
+  error.length > MAX_ERROR_CHARS ? `${error.slice(0, MAX_ERROR_CHARS - 1)}…` : error;
+
+export const checkLease = (leaseMs: number) => {
+  if (!(Number.isFinite(leaseMs) && leaseMs > 0)) throw invalid('leaseMs must be a positive number');
+};
+
+/** The checks every engine makes of a job before enqueueing it (invalid_input). */
+export function checkNewJob(job: NewJob<unknown>): void {
+  if (typeof job.type !== 'string' || job.type === '') throw invalid('job type is required');
+  if (job.priority !== undefined && !Number.isSafeInteger(job.priority)) throw invalid('priority must be an integer');
+  if (job.maxAttempts !== undefined && !(Number.isSafeInteger(job.maxAttempts) && job.maxAttempts >= 1)) {
+    throw invalid('maxAttempts must be an integer ≥ 1');
+  }
+}

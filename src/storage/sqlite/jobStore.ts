@@ -10,7 +10,7 @@ import {
 } from '../../jobs/types.js';
 import type { Db } from './database.js';
 import { jobClaims, jobLeases } from './jobLeases.js';
-import { checkIso, iso, toJob, UNFINISHED, type JobRow } from './jobRows.js';
+import { checkIso, checkNewJob, iso, toJob, UNFINISHED, type JobRow } from './jobRows.js';
 
 const emptyCounts = (): JobCounts => ({ queued: 0, running: 0, succeeded: 0, failed: 0, cancelled: 0 });
 
@@ -79,12 +79,7 @@ function jobEnqueue({ db, unfinishedByKey }: JobCore): Pick<JobStore, 'enqueue'>
 
   return {
     async enqueue<P>(job: NewJob<P>) {
-      if (typeof job.type !== 'string' || job.type === '') throw invalid('job type is required');
-      if (job.priority !== undefined && !Number.isSafeInteger(job.priority))
-        throw invalid('priority must be an integer');
-      if (job.maxAttempts !== undefined && !(Number.isSafeInteger(job.maxAttempts) && job.maxAttempts >= 1)) {
-        throw invalid('maxAttempts must be an integer ≥ 1');
-      }
+      checkNewJob(job);
       return toJob(enqueueTx.immediate(job)) as Job<P>;
     },
   };

@@ -12,6 +12,7 @@ import {
   type MediaRow,
   type ObjectRow,
 } from './rows.js';
+import { referencedBlobKeys } from './blobReferences.js';
 import { columnsOf, rowReader } from './rowReader.js';
 
 /** Every column of MediaRow (the batch reads and the browse page read them). */
@@ -256,20 +257,7 @@ export function mediaReads({
         )
         .pluck()
         .all(afterId, limit) as string[],
-    referencedBlobKeys: async (keys) => {
-      const json = JSON.stringify(keys);
-      const found = db
-        .prepare(
-          `SELECT blob_key FROM media WHERE blob_key ${IN_IDS}
-           UNION SELECT blob_key FROM frames WHERE blob_key ${IN_IDS}
-           UNION SELECT thumbnail_key FROM frames WHERE thumbnail_key ${IN_IDS}
-           UNION SELECT preview_key FROM frames WHERE preview_key ${IN_IDS}
-           UNION SELECT blob_key FROM detected_objects WHERE blob_key ${IN_IDS}`,
-        )
-        .pluck()
-        .all(json, json, json, json, json) as string[];
-      return new Set(found);
-    },
+    referencedBlobKeys: async (keys) => referencedBlobKeys(db, keys),
     pendingItemJobs: async (type, organizationId) =>
       db
         .prepare(

@@ -6,6 +6,7 @@
 import type { MediaStore } from '../storage.js';
 import type { MediaRecord, Metadata, NewFrame, NewMedia } from '../types.js';
 import { sqliteBrowse } from './browse.js';
+import { sqliteBlobReferences } from './blobReferencePages.js';
 import type { EventWriter } from '../eventWriter.js';
 import type { IndexWriters } from '../indexWriters.js';
 import type { Db } from './database.js';
@@ -35,6 +36,7 @@ export function sqliteMediaStore(
     ...mediaWrites(core),
     ...mediaTree(core, deleteRows),
     ...mediaReads(core),
+    ...sqliteBlobReferences(db),
     ...mediaContent(db),
     ...sqliteBrowse(db, browse),
     ...sqliteFolderTree(db),
@@ -84,7 +86,7 @@ function writeMetadata({ db, writers }: MediaCore, row: MediaRow, metadata: Meta
 /** Inserting items and folders, editing an item's metadata and processing status. */
 function mediaWrites(
   core: MediaCore,
-): Pick<MediaStore, 'insert' | 'insertFolder' | 'update' | 'mutateMetadata' | 'setProcessingStatus'> {
+): Pick<MediaStore, 'insert' | 'insertFolder' | 'update' | 'mutateMetadata' | 'mergeExif' | 'setProcessingStatus'> {
   const { db, mustRow, activeRow } = core;
   const { text } = core.writers;
   const writeMedia = mediaInserter(core);
@@ -139,8 +141,18 @@ function mediaWrites(
     return toMedia(mustRow(id));
   });
 
+  const mergeExif = db.transaction((id: string, patch: Record<string, unknown>) => {
+    const row = db.prepare(`SELECT exif FROM media WHERE id = ? AND status = 'active'`).get(id) as
+      { exif: string } | undefined;
+    if (!row) return null;
+    const exif = { ...(JSON.parse(row.exif) as Record<string, unknown>), ...patch };
+    db.prepare(`UPDATE media SET exif = ? WHERE id = ?`).run(JSON.stringify(exif), id);
+    return toMedia(mustRow(id));
+  });
+
   return {
     insert: async (media, frames) => insert(media, frames),
+    mergeExif: async (id, patch) => mergeExif(id, patch),
     insertFolder: async (folder, reuse) => insertFolder(folder, reuse),
     update: async (id, patch, userId) => update(id, patch, userId),
     mutateMetadata: async (id, userId, mutate) => mutateMetadata(id, userId, mutate),

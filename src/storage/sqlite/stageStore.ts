@@ -19,8 +19,8 @@ interface StageRow {
   model: string | null;
 }
 
-/** The waiting stages as events name them, in stage order. */
-const waitingOf = (stages: StageRecord[]) =>
+/** The waiting stages as events name them, in stage order (the PostgreSQL stages use it too). */
+export const waitingOf = (stages: StageRecord[]) =>
   stages
     .filter((s) => s.state === 'waiting')
     .map((s) => ({ stage: s.stage, model: s.model }))

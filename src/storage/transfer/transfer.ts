@@ -121,6 +121,8 @@ async function insertBatch(
     return `(${placeholders.join(', ')})`;
   });
   await pg.tx(async (tx) => {
+    // The vector index is built once at the end (vectors.rebuild), not grown a row at a time by its triggers.
+    if (table.name === 'object_embeddings') await tx.query(`SELECT set_config('lumen.vector_sync', 'off', true)`);
     await tx.query(
       `INSERT INTO ${table.name} (${names.join(', ')}) VALUES ${tuples.join(', ')} ON CONFLICT DO NOTHING`,
       params,

@@ -24,7 +24,10 @@ export async function compareCounts(sqlite: Database.Database, pg: PgDb): Promis
   return differences;
 }
 
-/** Every blob key the SQLite library references: originals, frames, renditions, object crops. */
+/**
+ * Every blob key the SQLite library references: originals, frames, renditions, object crops, and the files
+ * only `exif` names (a video's web copy, a Live Photo's movie).
+ */
 export function referencedBlobKeys(sqlite: Database.Database): string[] {
   const rows = sqlite
     .prepare(
@@ -33,6 +36,10 @@ export function referencedBlobKeys(sqlite: Database.Database): string[] {
        UNION SELECT thumbnail_key FROM frames WHERE thumbnail_key IS NOT NULL
        UNION SELECT preview_key FROM frames WHERE preview_key IS NOT NULL
        UNION SELECT blob_key FROM detected_objects WHERE blob_key IS NOT NULL
+       UNION SELECT json_extract(exif, '$.webVideo.key') FROM media
+         WHERE json_valid(exif) AND json_extract(exif, '$.webVideo.key') IS NOT NULL
+       UNION SELECT json_extract(exif, '$.livePhoto.key') FROM media
+         WHERE json_valid(exif) AND json_extract(exif, '$.livePhoto.key') IS NOT NULL
        ORDER BY 1`,
     )
     .all() as Array<{ k: string }>;

@@ -39,6 +39,10 @@ t('name rules: hidden and housekeeping skipped; media by extension', () => {
   assert.not.ok(isSkippedName('IMG_1.JPG'));
   assert.ok(looksLikeMedia('a/b/IMG_1.JPG') && looksLikeMedia('clip.mov') && looksLikeMedia('x.heic'));
   assert.not.ok(looksLikeMedia('notes.txt') || looksLikeMedia('README'));
+  assert.ok(
+    ['a.CR3', 'b.dng', 'c.NEF', 'd.arw', 'e.HIF', 'f.avi', 'g.3gp'].every((n) => looksLikeMedia(n)),
+    'RAW, HEIF, AVI, 3GP',
+  );
 });
 
 t('progress: counts, bytes, rate and ETA; plain lines off a terminal, one redrawn line on one', () => {

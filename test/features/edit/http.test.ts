@@ -263,6 +263,7 @@ test('saveAsVersion: a derived version of the item; versions routes; delete remo
   assert.is(v.name, 'cat (edited).jpg');
   assert.is(v.width, 80);
   assert.is(v.takenAt, orig.takenAt, 'the edit keeps the moment it was made from');
+  assert.equal(v.exif.capture, orig.exif.capture, 'and what ExifTool read from it (camera, place, zone)');
 
   const versions = await app.request('GET', `/api/media/${orig.id}/versions`);
   assert.equal(

@@ -1,9 +1,11 @@
 /**
  * Face clustering: the online algorithm on synthetic unit vectors, the SQLite
- * store (faces written through the analysis store, triggers, deletion,
- * reprocessing, two connections at once, 10k faces timed), and the real
- * UltraFace with the SFace stand-in on the ../shared group photos (skipped
- * when ../shared is absent).
+ * store (the engine-neutral suite of ./clusterStoreSuite.ts: faces written
+ * through the analysis store, triggers, deletion, reprocessing; then what is
+ * SQLite's own: two connections at once on one file, 10k faces timed), and the
+ * real UltraFace with the SFace stand-in on the ../shared group photos (skipped
+ * when ../shared is absent). PostgreSQL runs the same suite in
+ * test/storage/postgresClusters.test.ts and postgresClusterRace.test.ts.
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
@@ -13,11 +15,9 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { newMediaId, newUuid, nowIso, pathLabel } from '../../../src/platform/ids.js';
 import { parseThresholds } from '../../../src/config.js';
-import { clusterFacesJob } from '../../../src/features/faces/clusterFacesJob.js';
 import { declaredThresholds } from '../../../src/features/faces/thresholds.js';
 import { OnlineClusterer } from '../../../src/index/faces/clusterer.js';
 import { faceClusterThreshold } from '../../../src/index/faces/thresholds.js';
-import type { ClusterStore } from '../../../src/index/faces/types.js';
 import { unit } from '../../../src/index/faces/vectorMath.js';
 import { factsOf, loadCatalog } from '../../../src/models/catalog.js';
 import type { ModelInfo } from '../../../src/models/types.js';
@@ -29,6 +29,8 @@ import { sfaceStandinModelId, writeSfaceStandin } from '../../../src/models/stan
 import type { Detection } from '../../../src/models/vision/types.js';
 import { loadUltraFaceDetector, toRawImage, type UltraFaceDetector } from '../../../src/models/vision/ultraface.js';
 import { clusterVectors, randIndex } from '../../helpers/clustering.js';
+import { D, dotp, faceOf, randomUnit, shuffle } from '../../helpers/faceVectors.js';
+import { clusterStoreSuite, faceObject, THRESHOLDS, writeFaces, type ClusterLib } from './clusterStoreSuite.js';
 import { sharedPath } from '../../helpers/skip.js';
 import { seededRandom } from '../../../src/platform/random.js';
 
@@ -37,39 +39,6 @@ process.on('exit', () => rmSync(tmp, { recursive: true, force: true }));
 let fileNo = 0;
 const tempDb = () => path.join(tmp, `c${++fileNo}.db`);
 const ms = (t0: number) => performance.now() - t0;
-
-// ---------------------------------------------------------------- synthetic vectors
-
-function gauss(r: () => number): number {
-  return Math.sqrt(-2 * Math.log(Math.max(r(), 1e-12))) * Math.cos(2 * Math.PI * r());
-}
-const D = 128;
-function randomUnit(r: () => number, d = D): Float32Array {
-  const v = new Float32Array(d);
-  for (let i = 0; i < d; i++) v[i] = gauss(r);
-  return unit(v);
-}
-/** A face of identity `u`: cosine ≈ `c` with u (so two faces of one identity ≈ c²; of two random identities ≈ 0 ± 0.09). */
-function faceOf(u: Float32Array, c: number, r: () => number): Float32Array {
-  const w = randomUnit(r, u.length);
-  const s = Math.sqrt(1 - c * c);
-  const v = new Float32Array(u.length);
-  for (let i = 0; i < u.length; i++) v[i] = c * u[i] + s * w[i];
-  return unit(v);
-}
-function shuffle<T>(a: T[], r: () => number): T[] {
-  const out = [...a];
-  for (let i = out.length - 1; i > 0; i--) {
-    const j = Math.floor(r() * (i + 1));
-    [out[i], out[j]] = [out[j], out[i]];
-  }
-  return out;
-}
-const dotp = (a: ArrayLike<number>, b: ArrayLike<number>) => {
-  let s = 0;
-  for (let i = 0; i < a.length; i++) s += a[i] * b[i];
-  return s;
-};
 
 // ---------------------------------------------------------------- pure logic
 
@@ -227,12 +196,10 @@ pure.run();
 
 // ---------------------------------------------------------------- storage
 
-interface Lib {
+interface Lib extends ClusterLib {
   s: SqliteStorage;
-  clusters: ClusterStore;
   userId: string;
   orgId: string;
-  collId: string;
 }
 
 async function openLib(file = tempDb()): Promise<Lib> {
@@ -245,8 +212,44 @@ async function openLib(file = tempDb()): Promise<Lib> {
   });
   const orgId = newUuid();
   await s.accounts.createOrganization({ id: orgId, name: 'Org', slug: `org-${orgId.slice(0, 8)}` }, user.id);
-  const coll = await addCollection(s, orgId, user.id);
-  return { s, clusters: sqliteClusterStore(s.db), userId: user.id, orgId, collId: coll };
+  const collId = await addCollection(s, orgId, user.id);
+  const lib: Lib = {
+    s,
+    clusters: sqliteClusterStore(s.db),
+    analysis: s.analysis,
+    userId: user.id,
+    orgId,
+    collId,
+    addCollection: () => addCollection(s, orgId, user.id),
+    addImage: (coll = collId) => addImage(lib, coll),
+    deleteItem: async (mediaId) => void (await s.media.softDelete(mediaId, user.id)),
+    browseCluster: async (clusterId, coll = collId) =>
+      s.db
+        .prepare(
+          `SELECT m.id FROM media m WHERE m.status = 'active' AND m.is_current = 1 AND m.dataset_id = ? AND ${CLUSTER_BROWSE_CLAUSE} ORDER BY m.id`,
+        )
+        .pluck()
+        .all(coll, clusterId) as string[],
+    memberCount: async () => memberCount(lib),
+    memberSizes: async () =>
+      s.db
+        .prepare(`SELECT cluster_id, count(*) AS n FROM cluster_members GROUP BY cluster_id ORDER BY n DESC`)
+        .all() as Array<{ cluster_id: string; n: number }>,
+    clusterRow: async (id) => {
+      const row = s.db.prepare(`SELECT centroid, dims, dirty, preview_object_id FROM clusters WHERE id = ?`).get(id) as
+        { centroid: Buffer; dims: number; dirty: number; preview_object_id: string | null } | undefined;
+      return row
+        ? {
+            dims: row.dims,
+            centroidBytes: row.centroid.byteLength,
+            dirty: row.dirty === 1,
+            previewObjectId: row.preview_object_id,
+          }
+        : null;
+    },
+    close: () => s.close(),
+  };
+  return lib;
 }
 
 async function addCollection(s: SqliteStorage, orgId: string, userId: string): Promise<string> {
@@ -292,270 +295,11 @@ async function addImage(lib: Lib, collId = lib.collId): Promise<{ mediaId: strin
   return { mediaId: id, frameId };
 }
 
-const MODEL = 'testface:000000000000';
-const THRESHOLDS = { testface: 0.45 };
-
-function faceObject(vector: Float32Array, modelId = MODEL): NewObject {
-  const id = newMediaId();
-  return {
-    id,
-    type: 'face',
-    label: 'face',
-    blobKey: `crop-${id}`,
-    polygon: [
-      { x: 0, y: 0 },
-      { x: 10, y: 0 },
-      { x: 10, y: 10 },
-      { x: 0, y: 10 },
-    ],
-    confidence: 0.9,
-    model: 'ultraface-rfb-320:test',
-    similarityModel: 'faces',
-    embedding: { modelId, vector },
-  };
-}
-
-/** Writes faces on the item's frame (replacing what the model wrote there before); returns the object ids. */
-async function writeFaces(
-  lib: Lib,
-  frameId: string,
-  vectors: Float32Array[],
-  extra: NewObject[] = [],
-): Promise<string[]> {
-  const objects = vectors.map((v) => faceObject(v));
-  await lib.s.analysis.replaceFrameAnalysis(frameId, { captions: [], objects: [...objects, ...extra] });
-  return objects.map((o) => o.id);
-}
-
-const browseCluster = (lib: Lib, clusterId: string, collId = lib.collId): string[] =>
-  lib.s.db
-    .prepare(
-      `SELECT m.id FROM media m WHERE m.status = 'active' AND m.is_current = 1 AND m.dataset_id = ? AND ${CLUSTER_BROWSE_CLAUSE} ORDER BY m.id`,
-    )
-    .pluck()
-    .all(collId, clusterId) as string[];
-
 const memberCount = (lib: Lib) => lib.s.db.prepare(`SELECT count(*) FROM cluster_members`).pluck().get() as number;
 
-const store = suite('clusters: sqlite store');
+clusterStoreSuite('sqlite', () => openLib());
 
-store('faces written by the analysis store are clustered; listing, preview, browse clause, idempotent', async () => {
-  const lib = await openLib();
-  try {
-    const r = seededRandom(10);
-    const alice = randomUnit(r);
-    const bob = randomUnit(r);
-    // Three photos: alice alone, alice with bob, bob alone (and an 'objects' vector that must be ignored).
-    const p1 = await addImage(lib);
-    const p2 = await addImage(lib);
-    const p3 = await addImage(lib);
-    const dog: NewObject = { ...faceObject(randomUnit(r)), type: 'object', label: 'dog', similarityModel: 'objects' };
-    const [a1] = await writeFaces(lib, p1.frameId, [faceOf(alice, 0.9, r)], [dog]);
-    const [a2, b1] = await writeFaces(lib, p2.frameId, [faceOf(alice, 0.9, r), faceOf(bob, 0.9, r)]);
-    const [b2, b3] = await writeFaces(lib, p3.frameId, [faceOf(bob, 0.9, r), faceOf(bob, 0.9, r)]);
-    assert.is(await lib.clusters.pendingCount(lib.collId), 5, 'faces only, queued by the trigger');
-    assert.is(await lib.clusters.pendingCount(null), 5);
-
-    const res = await lib.clusters.assignPending(lib.collId, 1000, { thresholds: THRESHOLDS });
-    assert.equal({ ...res }, { assigned: 5, created: 2, merged: 0, skipped: 0, refreshed: 0, dropped: 0, more: false });
-    assert.is(await lib.clusters.pendingCount(lib.collId), 0);
-
-    const list = await lib.clusters.listClusters(lib.collId);
-    assert.equal(
-      list.map((c) => [c.size, c.mediaCount]),
-      [
-        [3, 2],
-        [2, 2],
-      ],
-      'biggest first, with item counts',
-    );
-    const [bobC, aliceC] = list;
-    assert.is(await lib.clusters.clusterOfObject(a1), aliceC.id);
-    assert.is(await lib.clusters.clusterOfObject(a2), aliceC.id);
-    for (const b of [b1, b2, b3]) assert.is(await lib.clusters.clusterOfObject(b), bobC.id);
-    assert.match(aliceC.id, /^[0-9a-f]{32}$/);
-    assert.ok([a1, a2].includes(aliceC.previewObjectId!), 'the preview is one of its faces');
-    assert.is(aliceC.previewBlobKey, `crop-${aliceC.previewObjectId}`);
-    assert.ok([p1.mediaId, p2.mediaId].includes(aliceC.previewMediaId!));
-    assert.is(aliceC.modelId, MODEL);
-    assert.equal(browseCluster(lib, aliceC.id), [p1.mediaId, p2.mediaId].sort());
-    assert.equal(browseCluster(lib, bobC.id), [p2.mediaId, p3.mediaId].sort());
-    assert.equal(await lib.clusters.mediaIdsInCluster(bobC.id), [p2.mediaId, p3.mediaId].sort());
-    assert.is(await lib.clusters.countClusters(lib.collId), 2);
-    assert.is(await lib.clusters.countClusters(lib.collId, { minSize: 3 }), 1);
-    assert.equal(
-      (await lib.clusters.listClusters(lib.collId, { limit: 1, offset: 1 })).map((c) => c.id),
-      [aliceC.id],
-    );
-    assert.equal(
-      (await lib.clusters.listClusters(lib.collId, { minSize: 3 })).map((c) => c.id),
-      [bobC.id],
-    );
-    assert.equal((await lib.clusters.getCluster(aliceC.id))?.collectionId, lib.collId);
-    assert.is(await lib.clusters.getCluster(newMediaId()), null);
-
-    // The stored centroid is the unit mean of the members.
-    const row = lib.s.db.prepare(`SELECT centroid, dims FROM clusters WHERE id = ?`).get(bobC.id) as {
-      centroid: Buffer;
-      dims: number;
-    };
-    assert.is(row.dims, 128);
-    assert.is(row.centroid.byteLength, 512);
-
-    // Idempotent: nothing left to do.
-    const again = await lib.clusters.assignPending(null, 1000, { thresholds: THRESHOLDS });
-    assert.is(again.assigned, 0);
-    assert.is(memberCount(lib), 5);
-
-    // Another collection's browse finds nothing for this cluster; its own faces cluster separately.
-    const other = await addCollection(lib.s, lib.orgId, lib.userId);
-    const q = await addImage(lib, other);
-    await writeFaces(lib, q.frameId, [faceOf(alice, 0.9, r)]);
-    await lib.clusters.assignPending(other, 1000, { thresholds: THRESHOLDS });
-    assert.equal(browseCluster(lib, aliceC.id, other), []);
-    assert.is((await lib.clusters.listClusters(other)).length, 1);
-    assert.is((await lib.clusters.listClusters(lib.collId))[1].size, 2, 'alice of the first collection unchanged');
-  } finally {
-    await lib.s.close();
-  }
-});
-
-store(
-  'new faces join existing clusters incrementally; a cluster drifting into another merges and members follow',
-  async () => {
-    const lib = await openLib();
-    try {
-      const r = seededRandom(11);
-      const carol = randomUnit(r);
-      const p = await addImage(lib);
-      await writeFaces(
-        lib,
-        p.frameId,
-        Array.from({ length: 4 }, () => faceOf(carol, 0.9, r)),
-      );
-      await lib.clusters.assignPending(lib.collId, 1000, { thresholds: THRESHOLDS });
-      const [c0] = await lib.clusters.listClusters(lib.collId);
-      for (let k = 0; k < 3; k++) {
-        const q = await addImage(lib);
-        await writeFaces(lib, q.frameId, [faceOf(carol, 0.9, r)]);
-        const res = await lib.clusters.assignPending(lib.collId, 1000, { thresholds: THRESHOLDS });
-        assert.equal([res.assigned, res.created], [1, 0], 'joins, starts nothing');
-      }
-      const [c1] = await lib.clusters.listClusters(lib.collId);
-      assert.equal([c1.id, c1.size, c1.mediaCount], [c0.id, 7, 4], 'same id, grown');
-
-      // Two sides of one identity, then faces in between: two clusters become one, in storage too.
-      const u = randomUnit(r);
-      let a = randomUnit(r);
-      const ua = dotp(u, a);
-      a = unit(a.map((x, i) => x - ua * u[i]));
-      const A = unit(u.map((x, i) => x + a[i]));
-      const B = unit(u.map((x, i) => x - a[i]));
-      const pa = await addImage(lib);
-      await writeFaces(
-        lib,
-        pa.frameId,
-        Array.from({ length: 5 }, () => faceOf(A, 0.995, r)),
-      );
-      const pb = await addImage(lib);
-      await writeFaces(
-        lib,
-        pb.frameId,
-        Array.from({ length: 3 }, () => faceOf(B, 0.995, r)),
-      );
-      await lib.clusters.assignPending(lib.collId, 1000, { thresholds: { testface: 0.5 } });
-      assert.is(await lib.clusters.countClusters(lib.collId), 3);
-      const pu = await addImage(lib);
-      await writeFaces(
-        lib,
-        pu.frameId,
-        Array.from({ length: 30 }, () => faceOf(u, 0.995, r)),
-      );
-      const res = await lib.clusters.assignPending(lib.collId, 1000, { thresholds: { testface: 0.5 }, batchSize: 7 });
-      assert.ok(res.merged >= 1, `merged ${res.merged}`);
-      const list = await lib.clusters.listClusters(lib.collId);
-      assert.is(list.length, 2);
-      assert.equal(
-        list.map((c) => c.size),
-        [38, 7],
-      );
-      assert.equal(browseCluster(lib, list[0].id), [pa.mediaId, pb.mediaId, pu.mediaId].sort());
-      const sizes = lib.s.db
-        .prepare(`SELECT cluster_id, count(*) AS n FROM cluster_members GROUP BY cluster_id ORDER BY n DESC`)
-        .all();
-      assert.equal(
-        sizes,
-        [
-          { cluster_id: list[0].id, n: 38 },
-          { cluster_id: c0.id, n: 7 },
-        ],
-        'member rows agree with sizes',
-      );
-    } finally {
-      await lib.s.close();
-    }
-  },
-);
-
-store('deleted faces leave at once; clusters are recomputed or dropped; reprocessing re-clusters', async () => {
-  const lib = await openLib();
-  try {
-    const r = seededRandom(12);
-    const dave = randomUnit(r);
-    const erin = randomUnit(r);
-    const p1 = await addImage(lib);
-    const p2 = await addImage(lib);
-    const p3 = await addImage(lib);
-    const d1 = await writeFaces(lib, p1.frameId, [faceOf(dave, 0.9, r), faceOf(dave, 0.9, r)]);
-    const d2 = await writeFaces(lib, p2.frameId, [faceOf(dave, 0.9, r), faceOf(erin, 0.9, r)]);
-    const e3 = await writeFaces(lib, p3.frameId, [faceOf(erin, 0.9, r)]);
-    await lib.clusters.assignPending(lib.collId, 1000, { thresholds: THRESHOLDS });
-    const daveId = (await lib.clusters.clusterOfObject(d1[0]))!;
-    const erinId = (await lib.clusters.clusterOfObject(e3[0]))!;
-    assert.is((await lib.clusters.getCluster(daveId))!.size, 3);
-
-    // The user deletes one of dave's faces: out at once, the size follows.
-    await lib.s.analysis.correctObject(d1[0], { deleted: true });
-    assert.is(await lib.clusters.clusterOfObject(d1[0]), null);
-    assert.is((await lib.clusters.getCluster(daveId))!.size, 2);
-    assert.equal(browseCluster(lib, daveId), [p1.mediaId, p2.mediaId].sort(), 'p1 still has dave’s other face');
-    const res = await lib.clusters.assignPending(lib.collId, 1000, { thresholds: THRESHOLDS });
-    assert.equal([res.refreshed, res.dropped], [1, 0]);
-    const row = lib.s.db.prepare(`SELECT dirty, preview_object_id FROM clusters WHERE id = ?`).get(daveId) as {
-      dirty: number;
-      preview_object_id: string;
-    };
-    assert.is(row.dirty, 0);
-    assert.ok([d1[1], d2[0]].includes(row.preview_object_id));
-
-    // Item p3 deleted: erin loses her face there.
-    await lib.s.media.softDelete(p3.mediaId, lib.userId);
-    assert.is((await lib.clusters.getCluster(erinId))!.size, 1);
-    assert.is((await lib.clusters.getCluster(erinId))!.mediaCount, 1);
-    // Reprocessing p2 replaces its faces (new object ids): erin's last face and one of dave's go; the new ones wait.
-    const again = await writeFaces(lib, p2.frameId, [faceOf(dave, 0.9, r)]);
-    assert.is(await lib.clusters.getCluster(erinId), null, 'an empty cluster is not listed even before the job runs');
-    assert.equal(
-      (await lib.clusters.listClusters(lib.collId)).map((c) => c.id),
-      [daveId],
-    );
-    assert.is(await lib.clusters.pendingCount(lib.collId), 1);
-    const res2 = await lib.clusters.assignPending(lib.collId, 1000, { thresholds: THRESHOLDS });
-    assert.equal([res2.assigned, res2.created, res2.dropped], [1, 0, 1]);
-    assert.is(lib.s.db.prepare(`SELECT count(*) FROM clusters WHERE id = ?`).pluck().get(erinId), 0, 'dropped');
-    assert.is(await lib.clusters.clusterOfObject(again[0]), daveId, 'the reprocessed face finds dave again');
-    assert.is((await lib.clusters.getCluster(daveId))!.size, 2);
-    assert.is(memberCount(lib), 2);
-
-    // A face deleted before it was clustered is simply skipped.
-    const p4 = await addImage(lib);
-    const [f4] = await writeFaces(lib, p4.frameId, [faceOf(dave, 0.9, r)]);
-    await lib.s.analysis.correctObject(f4, { deleted: true });
-    assert.is(await lib.clusters.pendingCount(lib.collId), 0, 'the trigger took it off the queue');
-  } finally {
-    await lib.s.close();
-  }
-});
+const store = suite('clusters: sqlite store, SQLite only');
 
 store('two connections assigning at once: every face clustered exactly once', async () => {
   const file = tempDb();
@@ -589,43 +333,6 @@ store('two connections assigning at once: every face clustered exactly once', as
     assert.ok(n >= 10 && n <= 12, `${n} clusters for 12 people`);
   } finally {
     await second.close();
-    await lib.s.close();
-  }
-});
-
-store('the job body: assigns everything pending in rounds, reports progress, stops on abort', async () => {
-  const lib = await openLib();
-  try {
-    const r = seededRandom(14);
-    const u = randomUnit(r);
-    for (let k = 0; k < 5; k++) {
-      const p = await addImage(lib);
-      await writeFaces(
-        lib,
-        p.frameId,
-        Array.from({ length: 5 }, () => faceOf(u, 0.9, r)),
-      );
-    }
-    const progress: unknown[] = [];
-    const res = await clusterFacesJob(
-      lib.clusters,
-      { collectionId: lib.collId },
-      { thresholds: THRESHOLDS, round: 10, progress: async (p) => void progress.push(p) },
-    );
-    assert.equal([res.assigned, res.created, res.more], [25, 1, false]);
-    assert.is(progress.length, 2, 'after each full round');
-    const p = await addImage(lib);
-    await writeFaces(lib, p.frameId, [faceOf(u, 0.9, r)]);
-    const ac = new AbortController();
-    ac.abort(new Error('stop'));
-    try {
-      await clusterFacesJob(lib.clusters, { collectionId: null }, { signal: ac.signal, thresholds: THRESHOLDS });
-      assert.unreachable('aborted');
-    } catch (err) {
-      assert.match(String(err), /stop/);
-    }
-    assert.is(await lib.clusters.pendingCount(null), 1, 'left for the next run');
-  } finally {
     await lib.s.close();
   }
 });

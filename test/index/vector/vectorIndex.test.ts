@@ -1,6 +1,7 @@
 /**
- * The vector index (src/index/vector/sqlite/) on synthetic vectors:
- * collections as partitions, models kept apart, the similarity model filter,
+ * The vector index (src/index/vector/sqlite/) on synthetic vectors: the
+ * engine-neutral contract (vectorSuite.ts, also run on pgvector), then
+ * SQLite's own: models kept apart, the similarity model filter,
  * item filters that never come back short (exact set, inside the scan, after
  * an over-fetching scan), keeping in step, recall of the quantised pass
  * against the exact answer on clustered data, rebuild and coverage.
@@ -25,6 +26,7 @@ import {
 } from '../../../src/index/vector/sqlite/sqliteVectorIndex.js';
 import type { NewObject } from '../../../src/storage/types.js';
 import { clustered, dot, randomUnit, rng } from '../../helpers/vectors.js';
+import { vectorIndexSuite } from './vectorSuite.js';
 
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'lumen-vectors-'));
 process.on('exit', () => rmSync(tmp, { recursive: true, force: true }));
@@ -143,57 +145,6 @@ pure(
 // ---------------------------------------------------------------- behaviour
 
 const behaviour = suite('vector index: partitions, models, filters, writes');
-
-behaviour("a collection never returns another collection's vectors; several collections merge", async () => {
-  const t = open();
-  const r = rng(1);
-  const a = Array.from({ length: 300 }, (_, i) => row(`a${i}`, 'A', randomUnit(r, 64)));
-  const b = Array.from({ length: 300 }, (_, i) => row(`b${i}`, 'B', randomUnit(r, 64)));
-  put(t, [...a, ...b]);
-  // B's own vector is the best match anywhere; asked only for A, it must not come back.
-  const hitsA = await t.ix.search({
-    modelId: 'clip:test',
-    similarityModel: 'objects',
-    vector: b[7].vector,
-    collectionIds: ['A'],
-    k: 50,
-  });
-  assert.is(hitsA.length, 50);
-  assert.ok(hitsA.every((h) => h.collectionId === 'A' && h.objectId.startsWith('a')));
-  const both = await t.ix.search({
-    modelId: 'clip:test',
-    similarityModel: 'objects',
-    vector: b[7].vector,
-    collectionIds: ['A', 'B'],
-    k: 5,
-  });
-  assert.is(both[0].objectId, 'b7');
-  assert.ok(Math.abs(both[0].similarity - 1) < 1e-5, `self similarity ${both[0].similarity}`);
-  assert.is(both[0].frameId, 'f-b7');
-  assert.is(both[0].mediaId, 'm-b7');
-  for (let i = 1; i < both.length; i++) assert.ok(both[i - 1].similarity >= both[i].similarity, 'best first');
-  assert.equal(
-    await t.ix.search({
-      modelId: 'clip:test',
-      similarityModel: 'objects',
-      vector: b[7].vector,
-      collectionIds: ['C'],
-      k: 5,
-    }),
-    [],
-  );
-  assert.equal(
-    await t.ix.search({
-      modelId: 'clip:test',
-      similarityModel: 'objects',
-      vector: b[7].vector,
-      collectionIds: [],
-      k: 5,
-    }),
-    [],
-  );
-  t.db.close();
-});
 
 behaviour('models never mix: separate tables, own dims; unknown model answers nothing', async () => {
   const t = open();
@@ -692,3 +643,13 @@ lib('coverage: a new model fills while the old one answers; switch at 1', async 
 pure.run();
 behaviour.run();
 lib.run();
+vectorIndexSuite('sqlite', async () => {
+  const t = open();
+  return {
+    ix: t.ix,
+    put: async (rows) => put(t, rows),
+    close: async () => {
+      t.db.close();
+    },
+  };
+});

@@ -1,7 +1,9 @@
 /**
  * Screen 5's player: the native <video controls> over the file's URL, opened at `t` seconds, with the
  * paused frame's regions drawn over it (the same overlay as images). Browsers play H.264 MP4 and VP9/AV1
- * WebM, not HEVC or QuickTime: for those the stage says so and offers the file for download.
+ * WebM, not HEVC, MJPEG AVI or H.263 3GP: for those the server makes an H.264 web copy after the analysis
+ * (`playbackUrl`); until it is there, or where this browser cannot play what it gets, the stage says so
+ * and offers the file for download.
  */
 import { useState } from 'preact/hooks';
 import type { RefObject } from 'preact';
@@ -27,15 +29,22 @@ export function VideoStage(props: {
   onSelect: (r: Region) => void;
 }) {
   const { media } = props;
-  const [failed, setFailed] = useState(!playable(media.mimeType));
+  // The server's answer when it gave one: the original when browsers play it, else its web copy (or null: pending).
+  const src = media.playbackUrl === undefined ? media.blob : media.playbackUrl;
+  const copied = Boolean(src && src !== media.blob);
+  // The source this browser refused, if any: a new source (the copy arrived) is tried afresh.
+  const [refused, setRefused] = useState<string | null>(null);
+  const failed = !src || refused === src || (!copied && !playable(media.mimeType));
   const w = media.width || 16;
   const h = media.height || 9;
   if (failed)
     return (
       <div class="video-unplayable" role="alert">
         <p>
-          This browser cannot play this video{media.mimeType ? ` (${media.mimeType})` : ''}. Its analysed frames are
-          below.
+          {src
+            ? `This browser cannot play this video${media.mimeType ? ` (${media.mimeType})` : ''}.`
+            : 'A copy this browser can play is being made.'}{' '}
+          Its analysed frames are below.
         </p>
         <a href={media.blob} download={media.name}>
           Download {media.name}
@@ -50,7 +59,7 @@ export function VideoStage(props: {
     >
       <video
         ref={props.video}
-        src={media.blob}
+        src={src ?? undefined}
         controls
         preload="metadata"
         aria-label={`Video: ${media.name}`}
@@ -62,7 +71,7 @@ export function VideoStage(props: {
         onSeeked={(e) => report(e.currentTarget)}
         onPause={(e) => report(e.currentTarget)}
         onPlay={(e) => report(e.currentTarget)}
-        onError={(e) => e.currentTarget.error?.code === MediaError.MEDIA_ERR_SRC_NOT_SUPPORTED && setFailed(true)}
+        onError={(e) => e.currentTarget.error?.code === MediaError.MEDIA_ERR_SRC_NOT_SUPPORTED && setRefused(src)}
       />
       {props.overlay && (
         <RegionOverlay

@@ -18,6 +18,7 @@ import { useViewerKeys } from './useViewerKeys';
 import { ViewerBar } from './ViewerBar';
 import { DetailsPanel } from './DetailsPanel';
 import { VideoStage } from './VideoStage';
+import { LiveMotion } from './LiveMotion';
 import './viewer.css';
 
 /** How close (seconds) a paused video must be to an analysed frame for its regions to be drawn. */
@@ -230,6 +231,7 @@ function ImageStage(props: {
         onHover={props.onHover}
         onSelect={props.onSelect}
       />
+      {media.livePhoto && <LiveMotion motionUrl={media.livePhoto.motionUrl} label={media.name} />}
     </div>
   );
 }

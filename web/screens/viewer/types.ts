@@ -45,6 +45,10 @@ export interface MediaItem {
   name: string;
   type: 'image' | 'video' | 'folder';
   blob: string;
+  /** A video's URL for <video>: the original when browsers play it, else its H.264 web copy; null until made. */
+  playbackUrl?: string | null;
+  /** A Live Photo still's movie (played on hover or press); null for anything else. */
+  livePhoto?: { motionUrl: string; duration: number | null } | null;
   thumbnailUrl?: string | null;
   previewUrl?: string | null;
   path: string;

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { deleteMedia, deleteVersion, getMedia, listVersions, moveMedia, selectVersion, updateMedia } from '../media.js';
 import { presentOne } from '../../kernel/present.js';
+import { mediaObjectSchema } from '../../kernel/presentCapture.js';
 import { addTag, removeTag, renameTagGroup } from '../tags.js';
 import { defineRoute } from '../../../http/route.js';
 import { renameOrReplaceBody } from './schemas.js';
@@ -14,6 +15,7 @@ export const mediaRoutes = [
     tag: 'library',
     summary: 'One item with its frames, captions and objects',
     params: mediaParams,
+    response: z.object({ media: mediaObjectSchema }),
     responses: { 404: 'not found' },
     handle: async ({ services, principal, params }) => ({ media: await getMedia(services, principal, params.mediaId) }),
   }),
