@@ -5,7 +5,8 @@
  * index itself. How free user text becomes search terms: query.ts; the score
  * normalisation used to combine text matches with vector similarity:
  * textRank.ts; what the stores tell the index as they write: writer.ts. The
- * SQLite implementation (an FTS5 table) is in sqlite/.
+ * SQLite implementation (an FTS5 table) is in sqlite/, the PostgreSQL one
+ * (tsvector + GIN, kept by triggers) in postgres/.
  */
 
 /** Where a match was found. */

@@ -14,6 +14,7 @@ import { scopeToken } from '../../../src/index/text/sqlite/schema.js';
 import { sqliteTextIndex, type SqliteTextIndexOptions } from '../../../src/index/text/sqlite/textIndex.js';
 import type { Db } from '../../../src/storage/sqlite/database.js';
 import { openSqliteStorage, type SqliteStorage } from '../../../src/storage/sqlite/index.js';
+import type { Storage } from '../../../src/storage/storage.js';
 import type { Collection, MediaRecord, Metadata, NewObject, Organization, User } from '../../../src/storage/types.js';
 
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'lumen-text-'));
@@ -23,8 +24,9 @@ export const tempDb = () => path.join(tmp, `t${++fileNo}.db`);
 
 // ---------------------------------------------------------------- fixture
 
-export interface Fx {
-  s: SqliteStorage;
+/** A library on one engine (SQLite's by default), written through its Storage, and its text index. */
+export interface Fx<S extends Storage = SqliteStorage> {
+  s: S;
   user: User;
   org: Organization;
   coll: Collection;
@@ -33,6 +35,11 @@ export interface Fx {
 
 export async function open(options: SqliteTextIndexOptions = {}): Promise<Fx> {
   const s = openSqliteStorage(tempDb());
+  return { ...(await newLibrary(s)), s, index: sqliteTextIndex(s.db, options) };
+}
+
+/** A user, an organization and a collection in `s`. */
+export async function newLibrary(s: Storage): Promise<{ user: User; org: Organization; coll: Collection }> {
   const user = await s.accounts.createUser({
     id: newUuid(),
     email: `u-${newUuid()}@example.com`,
@@ -45,10 +52,10 @@ export async function open(options: SqliteTextIndexOptions = {}): Promise<Fx> {
     user.id,
   );
   const coll = await newCollection(s, org.id, user.id);
-  return { s, user, org, coll, index: sqliteTextIndex(s.db, options) };
+  return { user, org, coll };
 }
 
-export async function newCollection(s: SqliteStorage, organizationId: string, userId: string): Promise<Collection> {
+export async function newCollection(s: Storage, organizationId: string, userId: string): Promise<Collection> {
   const at = nowIso();
   return s.collections.create({
     id: newUuid(),
@@ -63,7 +70,11 @@ export async function newCollection(s: SqliteStorage, organizationId: string, us
 }
 
 /** A folder in the collection's root, or under `parentPath`. */
-export async function newFolder(fx: Fx, name: string, parentPath = pathLabel(fx.coll.id)): Promise<MediaRecord> {
+export async function newFolder(
+  fx: Fx<Storage>,
+  name: string,
+  parentPath = pathLabel(fx.coll.id),
+): Promise<MediaRecord> {
   const { folder } = await fx.s.media.insertFolder(
     {
       id: newMediaId(),
@@ -121,7 +132,7 @@ export const ocrObject = (text: string): NewObject => ({
 });
 export const boxObject = (label: string): NewObject => ({ ...ocrObject(label), type: 'object', model: 'yolo-test' });
 
-export async function addItem(fx: Fx, spec: ItemSpec = {}): Promise<Item> {
+export async function addItem(fx: Fx<Storage>, spec: ItemSpec = {}): Promise<Item> {
   const id = newMediaId();
   const coll = spec.coll ?? fx.coll;
   const frames = (spec.frames ?? [{}]).map((_, i) => ({
@@ -161,13 +172,13 @@ export async function addItem(fx: Fx, spec: ItemSpec = {}): Promise<Item> {
 }
 
 /** What ingest writes for a frame: model captions and objects (here OCR text plus a non-text box). */
-export const analyse = (fx: Fx, frameId: string, captions: string[], ocr: string[]) =>
+export const analyse = (fx: Fx<Storage>, frameId: string, captions: string[], ocr: string[]) =>
   fx.s.analysis.replaceFrameAnalysis(frameId, {
     captions: captions.map((text) => ({ id: newMediaId(), text, model: 'caption-test' })),
     objects: [...ocr.map(ocrObject), boxObject('zebra')],
   });
 
-export async function search(fx: Fx, query: string, over: Partial<TextSearchQuery> = {}): Promise<TextHit[]> {
+export async function search(fx: Fx<Storage>, query: string, over: Partial<TextSearchQuery> = {}): Promise<TextHit[]> {
   const hits = await fx.index.search({ query, collectionIds: [fx.coll.id], limit: 50, ...over });
   for (const h of hits) assert.ok(h.score >= 0 && h.score <= 1, `score ${h.score} in 0..1`);
   for (let i = 1; i < hits.length; i++) assert.ok(hits[i - 1].score >= hits[i].score, 'best first');
@@ -179,8 +190,8 @@ export const itemsOf = (hits: TextHit[]) => [...new Set(hits.map((h) => h.mediaI
 
 /**
  * The index holds exactly the live text: one docs row (and one FTS row) per
- * live caption, OCR object, item and tag value, the FTS row count agrees, and
- * FTS5's own integrity check passes.
+ * live caption, OCR object, item and tag value, the FTS row count agrees, the
+ * row count kept for idf agrees, and FTS5's own integrity check passes.
  */
 export function assertInStep(db: Db): void {
   const expected = db
@@ -196,6 +207,8 @@ export function assertInStep(db: Db): void {
   assert.equal(actual, expected, 'text_index_docs holds exactly the live rows');
   const ftsRows = db.prepare(`SELECT count(*) FROM text_index`).pluck().get();
   assert.is(ftsRows, actual.length, 'one FTS row per docs row');
+  const kept = db.prepare(`SELECT rows FROM text_index_rows WHERE id = 1`).pluck().get();
+  assert.is(kept, actual.length, 'text_index_rows follows inserts and deletes');
   const orphans = db
     .prepare(`SELECT count(*) FROM text_index WHERE rowid NOT IN (SELECT id FROM text_index_docs)`)
     .pluck()
