@@ -44,7 +44,7 @@ async function startPglite(): Promise<TestPostgres> {
   const db = await PGlite.create({ extensions: { vector, ltree } });
   await db.exec(`CREATE EXTENSION IF NOT EXISTS vector; CREATE EXTENSION IF NOT EXISTS ltree;`);
   const port = await freePort();
-  const server = new PGLiteSocketServer({ db, port, host: '127.0.0.1', maxConnections: 16 });
+  const server = new PGLiteSocketServer({ db, port, host: '127.0.0.1', maxConnections: 100 });
   await server.start();
   // The listening socket must not keep the test process alive once its tests are done (open connections still
   // do, while they last): without this, every file that used PGlite waited for ever after its summary.

@@ -54,6 +54,10 @@ async function testDatabaseEnv(): Promise<Record<string, string>> {
     DATABASE_URL: server.url,
     DATABASE_SCHEMA: freshSchema('app'),
     VECTOR_SEARCH: server.vector ? 'on' : 'off',
+    // PGlite's socket runs every connection's messages on one backend, one message at a time: two connections'
+    // Parse/Bind/Execute cycles interleave and clobber each other's unnamed statement. One connection keeps
+    // each cycle whole (and, as n8n's CI does, would show any store that deadlocks waiting on its own pool).
+    ...(external ? {} : { DATABASE_POOL_SIZE: '1' }),
   };
 }
 

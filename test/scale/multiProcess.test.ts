@@ -51,7 +51,6 @@ async function startCluster(): Promise<Cluster> {
     S3_ACCESS_KEY_ID: 'S3RVER',
     S3_SECRET_ACCESS_KEY: 'S3RVER',
     JOB_LEASE_SECONDS: '3',
-    LOG_LEVEL: 'warn',
   });
   const start = (role: string) => {
     const dataDir = mkdtempSync(path.join(os.tmpdir(), `scale-${role}-`));
@@ -108,9 +107,10 @@ if (missing) {
     const c = await startCluster();
     try {
       const [a, b] = c.api;
-      const created = await call(a, 'POST', '/api/dataset', { name: 'Shared' });
+      const me = await call(a, 'GET', '/api/me');
+      const created = await call(a, 'POST', `/api/organization/${me.body.organizationId}/datasets`, { name: 'Shared' });
       assert.is(created.status, 200, JSON.stringify(created.body));
-      const datasetId = created.body.dataset?.id ?? created.body.id;
+      const datasetId = created.body.dataset.id as string;
       const stream = await openSse(b.baseUrl, `/api/events`, { 'x-api-key': SERVER_KEY });
       const ids: string[] = [];
       for (let i = 0; i < 6; i++) ids.push(await upload(a, datasetId, `harbour-${i}.jpg`, 30 * i));
