@@ -22,6 +22,7 @@ import { openPostgresStorage } from '../src/storage/postgres/index.js';
 import { openDatabase } from '../src/storage/sqlite/database.js';
 import { transferTables, type TransferProgress } from '../src/storage/transfer/transfer.js';
 import { compareCounts, referencedBlobKeys } from '../src/storage/transfer/verify.js';
+import { buildTransferredVectors } from '../src/storage/transfer/vectors.js';
 
 const { values } = parseArgs({
   options: {
@@ -79,17 +80,12 @@ try {
       tables.get(table)!(done, total);
     },
   });
-  // Embeddings arrived without their vector index (transfer.ts): build each model's index once, now.
-  if (pg.vectorSearch) {
-    const models = await pg.db.many<{ model_id: string }>(`SELECT DISTINCT model_id FROM object_embeddings`);
-    for (const { model_id: model } of models) {
-      const progress = reporter(`vector index ${model}`);
-      const total = (await pg.db.one<{ n: number }>(`SELECT count(*) AS n FROM object_embeddings WHERE model_id = $1`, [
-        model,
-      ]))!.n;
-      await pg.indexes.vectors.rebuild(model, { onProgress: (done) => progress(done, total) });
-    }
-  }
+  // Embeddings arrived without their vector index: each model's is built once, now.
+  const vectorProgress = new Map<string, ReturnType<typeof reporter>>();
+  await buildTransferredVectors(pg, (model, done, total) => {
+    if (!vectorProgress.has(model)) vectorProgress.set(model, reporter(`vector index ${model}`));
+    vectorProgress.get(model)!(done, total);
+  });
   const differences = await compareCounts(sqlite, pg.db);
   for (const d of differences)
     console.log(`DIFFERS ${d.table}: ${d.sqlite} rows in SQLite, ${d.postgres} in PostgreSQL`);
