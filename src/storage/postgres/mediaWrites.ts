@@ -1,8 +1,9 @@
+import { insertFrames } from './frameSync.js';
 import type { PgDb, PgRunner } from '../../platform/pgDb.js';
 import { mediaEvent } from '../sqlite/eventLog.js';
 import { toMedia } from '../sqlite/rows.js';
 import type { MediaStore } from '../storage.js';
-import type { MediaRecord, Metadata, NewFrame, NewMedia } from '../types.js';
+import type { MediaRecord, Metadata, NewMedia } from '../types.js';
 import { appendEvent } from './eventAppend.js';
 import type { PgEventHub } from './eventHub.js';
 import {
@@ -54,30 +55,6 @@ async function insertMediaRow(tx: PgRunner, media: NewMedia, at: string): Promis
       at,
       media.createdById,
       media.takenAt ?? null,
-    ],
-  );
-}
-
-/** An item's frames in one statement (`seconds`: the timestamp as a number, for ordering). */
-async function insertFrames(tx: PgRunner, mediaId: string, frames: NewFrame[], at: string, by: string) {
-  if (frames.length === 0) return;
-  await tx.query(
-    `INSERT INTO frames (id, media_id, timestamp, seconds, blob_key, width, height, metadata,
-       created_at, updated_at, created_by)
-     SELECT f.id, $1, f.ts, f.seconds, f.blob_key, f.width, f.height, f.metadata::json, $2, $2, $3
-     FROM unnest($4::text[], $5::text[], $6::float8[], $7::text[], $8::int[], $9::int[], $10::text[])
-       AS f(id, ts, seconds, blob_key, width, height, metadata)`,
-    [
-      mediaId,
-      at,
-      by,
-      frames.map((f) => f.id),
-      frames.map((f) => f.timestamp),
-      frames.map((f) => Number(f.timestamp) || 0),
-      frames.map((f) => f.blobKey),
-      frames.map((f) => f.width),
-      frames.map((f) => f.height),
-      frames.map((f) => JSON.stringify(f.metadata ?? {})),
     ],
   );
 }
