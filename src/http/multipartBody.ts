@@ -61,6 +61,8 @@ export function multipartBody(config: MultipartOptions): Koa.Middleware {
       const code = (err as { code?: number }).code ?? -1;
       const refusal = FORMIDABLE_REFUSALS[code];
       if (refusal) throw invalid(refusal(formidableOptions));
+      // Too large (413): the parser stopped reading, so the request may look closed; the answer is still a 413.
+      if ((err as { httpCode?: number }).httpCode === 413) throw err;
       // The client went away mid-upload: nobody reads the answer, and it is not a server error (issue #29).
       if (!read && (code === FORMIDABLE_ABORTED || ctx.req.destroyed)) {
         throw invalid('the client closed the upload before its end');
