@@ -10,19 +10,14 @@
  * no two runs start two clusters for one person. Locks are taken in the triggers' order (pending rows, then
  * clusters, then members), so a face deleted meanwhile waits for the batch instead of deadlocking with it.
  */
-import { OnlineClusterer } from '../../index/faces/clusterer.js';
-import { faceClusterThreshold } from '../../index/faces/thresholds.js';
+import { DEFAULT_ASSIGN_BATCH, facesPerBatch, isUsableFace, loadClusterer } from '../../index/faces/assignment.js';
+import type { OnlineClusterer } from '../../index/faces/clusterer.js';
 import type { AssignOptions, AssignResult, ClusterStore } from '../../index/faces/types.js';
 import { vectorFromBlob, vectorToBlob } from '../../index/faces/vectorBlob.js';
 import { unit } from '../../index/faces/vectorMath.js';
 import type { PgDb, PgRunner } from '../../platform/pgDb.js';
 import { pgClusterReads } from './clusterReads.js';
 import { lockGroup, refreshDirty, type Group } from './clusterRefresh.js';
-
-const DEFAULT_BATCH = 256;
-/** Face × cluster comparisons per transaction, to bound how long one holds the group (as on SQLite). */
-const WORK_PER_BATCH = 200_000;
-const MIN_BATCH = 8;
 
 /** A clusters row as the assignment loads it. */
 interface ClusterRow {
@@ -50,32 +45,12 @@ export function pgClusterStore(db: PgDb): ClusterStore {
   return { ...clusterAssignment(db), ...pgClusterReads(db) };
 }
 
-/** A clusterer holding a group's clusters as stored. */
-function loadClusterer(modelId: string, dims: number, loaded: ClusterRow[], opts: AssignOptions): OnlineClusterer {
-  const threshold = faceClusterThreshold(modelId, opts.thresholds, opts.declaredThresholds);
-  const clusterer = new OnlineClusterer(Math.max(1, dims), {
-    threshold,
-    mergeThreshold: threshold + (opts.mergeMargin ?? 0),
-  });
-  for (const c of loaded) {
-    clusterer.load({
-      id: c.id,
-      sum: vectorFromBlob(c.vector_sum),
-      size: c.size,
-      previewObjectId: c.preview_object_id,
-      previewSimilarity: c.preview_similarity,
-    });
-  }
-  return clusterer;
-}
-
 /** Clusters the pending rows in memory; the members to insert, the merges to apply. Unusable rows are skipped. */
 function assignRows(clusterer: OnlineClusterer, rows: PendingRow[], dims: number, result: AssignResult) {
   const members: Array<{ objectId: string; clusterId: string; mediaId: string; similarity: number }> = [];
   const merges: Array<{ into: string; from: string }> = [];
   for (const row of rows) {
-    const usable = row.vector && row.media_id && row.status === 'active' && row.member === null;
-    if (!usable || dims === 0 || row.vector!.byteLength !== dims * 4) {
+    if (!isUsableFace(row, dims)) {
       result.skipped++;
       continue;
     }
@@ -174,7 +149,7 @@ async function assignBatch(db: PgDb, group: Group, limit: number, opts: AssignOp
       [collectionId, modelId],
     );
     // Each face costs one dot product per cluster: fewer faces per transaction when there are many clusters.
-    const take = Math.max(MIN_BATCH, Math.min(limit, Math.floor(WORK_PER_BATCH / Math.max(1, count!.n))));
+    const take = facesPerBatch(limit, count!.n);
     const rows = await tx.many<PendingRow>(
       `SELECT p.seq, p.object_id, e.media_id, e.vector, o.status, cm.cluster_id AS member
          FROM cluster_pending p
@@ -236,7 +211,7 @@ function clusterAssignment(db: PgDb): Pick<ClusterStore, 'assignPending'> {
         dropped: 0,
         more: false,
       };
-      const batch = Math.max(1, opts.batchSize ?? DEFAULT_BATCH);
+      const batch = Math.max(1, opts.batchSize ?? DEFAULT_ASSIGN_BATCH);
       // Clusters that lost faces, group by group, each under its group's lock.
       for (let group = await firstDirty(collectionId); group; group = await firstDirty(collectionId)) {
         if (opts.signal?.aborted) return { ...result, more: true };

@@ -11,8 +11,8 @@
  * second sees only what the first left pending: no face is clustered twice.
  * The event loop gets a turn between batches. The reads are in clusterReads.ts.
  */
-import { OnlineClusterer } from '../../index/faces/clusterer.js';
-import { faceClusterThreshold } from '../../index/faces/thresholds.js';
+import { DEFAULT_ASSIGN_BATCH, facesPerBatch, isUsableFace, loadClusterer } from '../../index/faces/assignment.js';
+import type { OnlineClusterer } from '../../index/faces/clusterer.js';
 import type { AssignOptions, AssignResult, ClusterStore } from '../../index/faces/types.js';
 import { vectorFromBlob, vectorToBlob } from '../../index/faces/vectorBlob.js';
 import { summarise, unit } from '../../index/faces/vectorMath.js';
@@ -28,15 +28,7 @@ const now = () => new Date().toISOString();
  */
 export const CLUSTER_BROWSE_CLAUSE = `m.id IN (SELECT media_id FROM cluster_members WHERE cluster_id = ?)`;
 
-const DEFAULT_BATCH = 256;
 const REFRESH_BATCH = 64;
-/**
- * Face × cluster comparisons per transaction, to bound how long one holds the
- * write lock (a short pause for other writers; docs/measurements/storage.md):
- * 256 faces up to ~800 clusters, then fewer, down to MIN_BATCH.
- */
-const WORK_PER_BATCH = 200_000;
-const MIN_BATCH = 8;
 
 /** A clusters row as the assignment loads it. */
 interface ClusterRow {
@@ -148,25 +140,6 @@ function refreshAll(db: Db, st: Statements, ids: string[], result: AssignResult)
   }
 }
 
-/** A clusterer holding a group's clusters as stored. */
-function loadClusterer(modelId: string, dims: number, loaded: ClusterRow[], opts: AssignOptions): OnlineClusterer {
-  const threshold = faceClusterThreshold(modelId, opts.thresholds, opts.declaredThresholds);
-  const clusterer = new OnlineClusterer(Math.max(1, dims), {
-    threshold,
-    mergeThreshold: threshold + (opts.mergeMargin ?? 0),
-  });
-  for (const cluster of loaded) {
-    clusterer.load({
-      id: cluster.id,
-      sum: vectorFromBlob(cluster.vector_sum),
-      size: cluster.size,
-      previewObjectId: cluster.preview_object_id,
-      previewSimilarity: cluster.preview_similarity,
-    });
-  }
-  return clusterer;
-}
-
 /** Takes the pending rows (each deleted as it goes): members written, moved on a merge; unusable rows skipped. */
 function assignRows(
   st: Statements,
@@ -178,26 +151,19 @@ function assignRows(
 ): void {
   for (const row of rows) {
     st.deletePending.run(row.seq);
-    if (
-      !row.vector ||
-      !row.media_id ||
-      row.status !== 'active' ||
-      row.member !== null ||
-      dims === 0 ||
-      row.vector.byteLength !== dims * 4
-    ) {
+    if (!isUsableFace(row, dims)) {
       result.skipped++;
       continue;
     }
     // Stored vectors are unit length; re-normalising guards against a writer that forgot.
-    const vector = unit(vectorFromBlob(row.vector));
+    const vector = unit(vectorFromBlob(row.vector!));
     const assigned = clusterer.add(row.object_id, vector);
     if (assigned.created) result.created++;
     for (const merge of assigned.merges) {
       st.moveMembers.run(merge.into, merge.from);
       result.merged++;
     }
-    st.insertMember.run(row.object_id, modelId, assigned.clusterId, row.media_id, assigned.similarity);
+    st.insertMember.run(row.object_id, modelId, assigned.clusterId, row.media_id!, assigned.similarity);
     result.assigned++;
   }
 }
@@ -240,7 +206,7 @@ function clusterAssignment(db: Db, st: Statements): Pick<ClusterStore, 'assignPe
     refreshAll(db, st, st.dirtyInGroup.pluck().all(collectionId, modelId) as string[], result);
     const loaded = st.groupClusters.all(collectionId, modelId) as ClusterRow[];
     // Each face costs one dot product per cluster: fewer faces per transaction when there are many clusters.
-    const take = Math.max(MIN_BATCH, Math.min(limit, Math.floor(WORK_PER_BATCH / Math.max(1, loaded.length))));
+    const take = facesPerBatch(limit, loaded.length);
     const rows = st.pendingBatch.all(collectionId, modelId, Math.min(limit, take)) as PendingRow[];
     if (rows.length === 0) return 0;
     const firstVector = rows.find((row) => row.vector)?.vector;
@@ -265,7 +231,7 @@ function clusterAssignment(db: Db, st: Statements): Pick<ClusterStore, 'assignPe
         dropped: 0,
         more: false,
       };
-      const batch = Math.max(1, opts.batchSize ?? DEFAULT_BATCH);
+      const batch = Math.max(1, opts.batchSize ?? DEFAULT_ASSIGN_BATCH);
       // Clusters that lost faces, wherever no pending face will bring the group up to date anyway.
       while (refreshBatch.immediate(collectionId, result) === REFRESH_BATCH) {
         if (opts.signal?.aborted) return { ...result, more: true };
