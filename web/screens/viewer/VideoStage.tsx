@@ -60,6 +60,8 @@ export function VideoStage(props: {
       <video
         ref={props.video}
         src={src ?? undefined}
+        // The first frame's preview until playback starts, rather than a black box.
+        poster={media.previewUrl || undefined}
         controls
         preload="metadata"
         aria-label={`Video: ${media.name}`}
