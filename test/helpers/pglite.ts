@@ -11,7 +11,7 @@ import { PGlite } from '@electric-sql/pglite';
 import { ltree } from '@electric-sql/pglite/contrib/ltree';
 import { vector } from '@electric-sql/pglite-pgvector';
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
-import { createServer } from 'node:net';
+import { freePort } from './serverProcess.js';
 
 export interface TestPostgres {
   /** postgres://… on 127.0.0.1. */
@@ -19,17 +19,6 @@ export interface TestPostgres {
   /** Whether pgvector is there (PGlite: yes; Debian's server: no). */
   vector: boolean;
   stop(): Promise<void>;
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const port = (server.address() as { port: number }).port;
-      server.close(() => resolve(port));
-    });
-    server.on('error', reject);
-  });
 }
 
 let shared: Promise<TestPostgres> | null = null;

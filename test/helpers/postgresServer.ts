@@ -9,8 +9,8 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, rmSync, chownSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { createServer } from 'node:net';
 import type { TestPostgres } from './pglite.js';
+import { freePort } from './serverProcess.js';
 
 function binDir(): string | null {
   const root = '/usr/lib/postgresql';
@@ -18,17 +18,6 @@ function binDir(): string | null {
   const versions = readdirSync(root).sort((a, b) => Number(b) - Number(a));
   for (const v of versions) if (existsSync(path.join(root, v, 'bin', 'pg_ctl'))) return path.join(root, v, 'bin');
   return null;
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const port = (server.address() as { port: number }).port;
-      server.close(() => resolve(port));
-    });
-    server.on('error', reject);
-  });
 }
 
 /** Why Debian's server can't be used here, or null when it can. */
