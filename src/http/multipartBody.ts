@@ -61,8 +61,10 @@ export function multipartBody(config: MultipartOptions): Koa.Middleware {
       const code = (err as { code?: number }).code ?? -1;
       const refusal = FORMIDABLE_REFUSALS[code];
       if (refusal) throw invalid(refusal(formidableOptions));
-      // Too large (413): the parser stopped reading, so the request may look closed; the answer is still a 413.
-      if ((err as { httpCode?: number }).httpCode === 413) throw err;
+      // A refusal the parser answers itself (4xx: too large, malformed) keeps its status: it stopped reading, so
+      // the request may look closed, but the client still reads the answer. Only a failure without one follows.
+      const httpCode = (err as { httpCode?: number }).httpCode ?? 500;
+      if (httpCode >= 400 && httpCode < 500) throw err;
       // The client went away mid-upload: nobody reads the answer, and it is not a server error (issue #29).
       if (!read && (code === FORMIDABLE_ABORTED || ctx.req.destroyed)) {
         throw invalid('the client closed the upload before its end');
