@@ -35,6 +35,7 @@ import { folderRoutes } from './features/library/routes/folders.js';
 import { generateRoutes } from './features/generate/routes.js';
 import { createGenerationQueue } from './features/generate/generate.js';
 import { mediaRoutes } from './features/library/routes/media.js';
+import { bulkRoutes } from './features/library/routes/bulk.js';
 import { uploadRoutes } from './features/library/routes/upload.js';
 import { lookupRoutes } from './features/library/routes/lookup.js';
 import { createLogger, type Logger } from './platform/logger.js';
@@ -59,6 +60,7 @@ export const ROUTES: AnyRoute[] = [
   ...inviteRoutes,
   ...collectionRoutes,
   ...browseRoutes,
+  ...bulkRoutes,
   ...mediaRoutes,
   ...folderRoutes,
   ...uploadRoutes,

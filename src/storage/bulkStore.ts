@@ -43,7 +43,8 @@ export interface BulkResult {
 /**
  * Bulk changes of many items, each in one transaction (all or nothing), with the tag index, the browse bitmaps
  * and the text index kept in step as the single-item writes keep them, and the user's last action recorded
- * with exactly what it changed, so that it can be undone. Every id must name an active item of
+ * with exactly what it changed, so that it can be undone (an action that changed nothing is not recorded: the
+ * one before stays the last). Every id must name an active item of
  * `action.organizationId`: otherwise nothing is written and a not-found error is thrown.
  */
 export interface BulkStore {

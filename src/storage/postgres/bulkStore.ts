@@ -167,7 +167,7 @@ export function pgBulkStore(db: PgDb): BulkStore {
           }
           await writeTags(tx, writes, action.userId);
         }
-        await record(tx, action, changes);
+        if (changes.length) await record(tx, action, changes);
         return { changed: changes.length, unchanged: ids.length - changes.length };
       }),
 
@@ -181,7 +181,7 @@ export function pgBulkStore(db: PgDb): BulkStore {
             await moveRow(tx, row, destinationPath, action.userId);
           }
         }
-        await record(tx, action, changes);
+        if (changes.length) await record(tx, action, changes);
         return { changed: changes.length, unchanged: ids.length - changes.length };
       }),
 

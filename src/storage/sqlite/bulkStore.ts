@@ -19,7 +19,7 @@ import type { EventWriter } from '../eventWriter.js';
 import type { IndexWriters } from '../indexWriters.js';
 import type { Metadata } from '../types.js';
 import type { Db } from './database.js';
-import { mediaCore, now } from './mediaCore.js';
+import { mediaCore, now, type MediaCore } from './mediaCore.js';
 import { rowMover } from './mediaTree.js';
 import type { MediaRow } from './rows.js';
 
@@ -46,19 +46,10 @@ const toAction = (r: ActionRow): BulkActionRecord => ({
   undoneAt: r.undone_at,
 });
 
-export function sqliteBulkStore(db: Db, writers: IndexWriters, events: EventWriter): BulkStore {
-  const core = mediaCore(db, writers, events);
-  const moveRow = rowMover(core);
-  const { text } = writers;
+/** The rows of these ids, in chunks; each active and in the organization, else not found (nothing is written). */
+function rowReader(db: Db) {
   const readChunk = db.prepare(`SELECT * FROM media WHERE id IN (SELECT value FROM json_each(?))`);
-  const setMetadata = db.prepare(`UPDATE media SET metadata = ?, updated_at = ?, updated_by = ? WHERE id = ?`);
-  const insertTag = db.prepare(
-    `INSERT OR IGNORE INTO media_tags (media_id, dataset_id, grp, value) VALUES (?, ?, ?, ?)`,
-  );
-  const deleteTag = db.prepare(`DELETE FROM media_tags WHERE media_id = ? AND grp = ? AND value = ?`);
-
-  /** The rows of these ids, in chunks; every one active and in the organization, or nothing is written. */
-  function* rowsOf(ids: string[], organizationId: string, skipGone = false): Generator<MediaRow> {
+  return function* rowsOf(ids: string[], organizationId: string, skipGone = false): Generator<MediaRow> {
     for (let i = 0; i < ids.length; i += CHUNK) {
       const chunk = ids.slice(i, i + CHUNK);
       const rows = readChunk.all(JSON.stringify(chunk)) as MediaRow[];
@@ -72,65 +63,75 @@ export function sqliteBulkStore(db: Db, writers: IndexWriters, events: EventWrit
         yield row;
       }
     }
-  }
+  };
+}
 
-  /** Writes one item's new tags: the metadata, the tag rows that changed, and their text index rows. */
-  function writeTags(
-    row: MediaRow,
-    metadata: Metadata,
-    tags: Map<string, string[]>,
-    delta: TagDelta,
-    at: string,
-    userId: string,
-  ) {
-    setMetadata.run(JSON.stringify(withTags(metadata, tags)), at, userId, row.id);
+/** Writes one item's new tags: the metadata, the tag rows that changed (their triggers: counts, bitmaps), the text index. */
+function tagWriter(db: Db, text: IndexWriters['text']) {
+  const setMetadata = db.prepare(`UPDATE media SET metadata = ?, updated_at = ?, updated_by = ? WHERE id = ?`);
+  const insertTag = db.prepare(
+    `INSERT OR IGNORE INTO media_tags (media_id, dataset_id, grp, value) VALUES (?, ?, ?, ?)`,
+  );
+  const deleteTag = db.prepare(`DELETE FROM media_tags WHERE media_id = ? AND grp = ? AND value = ?`);
+  return (row: MediaRow, metadata: Metadata, tags: Map<string, string[]>, delta: TagDelta, userId: string) => {
+    setMetadata.run(JSON.stringify(withTags(metadata, tags)), now(), userId, row.id);
     if (row.is_current !== 1) return;
     for (const [g, v] of delta.removed) deleteTag.run(row.id, g, v);
+    const inserted = delta.added.filter(([g, v]) => insertTag.run(row.id, row.dataset_id, g, v).changes > 0);
     if (delta.removed.length) {
       // The text index drops an item's tag rows together: the ones left come back.
       text.dropTags([row.id]);
       for (const [g, values] of tags) for (const v of values) text.addTag(row.id, g, v);
-      for (const [g, v] of delta.added) insertTag.run(row.id, row.dataset_id, g, v);
-    } else {
-      for (const [g, v] of delta.added)
-        if (insertTag.run(row.id, row.dataset_id, g, v).changes > 0) text.addTag(row.id, g, v);
-    }
-  }
+    } else for (const [g, v] of inserted) text.addTag(row.id, g, v);
+  };
+}
 
-  const record = (action: NewBulkAction, changes: RecordedChange[]) => {
-    db.prepare(`DELETE FROM bulk_actions WHERE organization_id = ? AND user_id = ?`).run(
-      action.organizationId,
-      action.userId,
-    );
-    db.prepare(
-      `INSERT INTO bulk_actions (id, organization_id, user_id, operation, changed_count, changes, created_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?)`,
-    ).run(
+/** The user's last action: replaced by each new one. */
+function actionLog(db: Db) {
+  const drop = db.prepare(`DELETE FROM bulk_actions WHERE organization_id = ? AND user_id = ?`);
+  const insert = db.prepare(
+    `INSERT INTO bulk_actions (id, organization_id, user_id, operation, changed_count, changes, created_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?)`,
+  );
+  return (action: NewBulkAction, changes: RecordedChange[]) => {
+    if (changes.length === 0) return;
+    drop.run(action.organizationId, action.userId);
+    const operation = JSON.stringify(action.operation);
+    insert.run(
       action.id,
       action.organizationId,
       action.userId,
-      JSON.stringify(action.operation),
+      operation,
       changes.length,
       JSON.stringify(changes),
       now(),
     );
   };
+}
+
+const changeOf = (id: string, delta: TagDelta): RecordedChange => ({
+  id,
+  ...(delta.added.length ? { a: delta.added } : {}),
+  ...(delta.removed.length ? { r: delta.removed } : {}),
+});
+
+export function sqliteBulkStore(db: Db, writers: IndexWriters, events: EventWriter): BulkStore {
+  const core = mediaCore(db, writers, events);
+  const moveRow = rowMover(core);
+  const rowsOf = rowReader(db);
+  const writeTags = tagWriter(db, writers.text);
+  const record = actionLog(db);
 
   const editTags = db.transaction(
     (action: NewBulkAction, ids: string[], edit: Parameters<BulkStore['editTags']>[2]) => {
-      const at = now();
       const changes: RecordedChange[] = [];
       for (const row of rowsOf(ids, action.organizationId)) {
         const metadata = JSON.parse(row.metadata) as Metadata;
         const tags = tagMap(metadata);
         const delta = applyTagEdit(tags, edit);
         if (!delta.added.length && !delta.removed.length) continue;
-        writeTags(row, metadata, tags, delta, at, action.userId);
-        changes.push({
-          id: row.id,
-          ...(delta.added.length ? { a: delta.added } : {}),
-          ...(delta.removed.length ? { r: delta.removed } : {}),
-        });
+        writeTags(row, metadata, tags, delta, action.userId);
+        changes.push(changeOf(row.id, delta));
       }
       record(action, changes);
       return { changed: changes.length, unchanged: ids.length - changes.length };
@@ -148,9 +149,40 @@ export function sqliteBulkStore(db: Db, writers: IndexWriters, events: EventWrit
     return { changed: changes.length, unchanged: ids.length - changes.length };
   });
 
+  const undo = undoer(db, core, rowsOf, writeTags, moveRow);
+
+  return {
+    editTags: async (action, ids, edit) => editTags(action, ids, edit),
+    move: async (action, ids, destinationPath) => move(action, ids, destinationPath),
+    last: async (organizationId, userId) => {
+      const row = db
+        .prepare(
+          `SELECT * FROM bulk_actions WHERE organization_id = ? AND user_id = ? ORDER BY created_at DESC LIMIT 1`,
+        )
+        .get(organizationId, userId) as ActionRow | undefined;
+      return row ? toAction(row) : null;
+    },
+    undo: async (actionId, organizationId, userId) => undo(actionId, organizationId, userId),
+  };
+}
+
+/** BulkStore.undo: the recorded changes reversed in one transaction. */
+function undoer(
+  db: Db,
+  core: MediaCore,
+  rowsOf: ReturnType<typeof rowReader>,
+  writeTags: ReturnType<typeof tagWriter>,
+  moveRow: ReturnType<typeof rowMover>,
+) {
   const getAction = db.prepare(`SELECT * FROM bulk_actions WHERE id = ? AND organization_id = ? AND user_id = ?`);
 
-  const undo = db.transaction((actionId: string, organizationId: string, userId: string) => {
+  const isLiveFolderOrRoot = (path: string, row: MediaRow): boolean => {
+    if (!path.includes('.')) return path === row.path.split('.')[0];
+    const folder = core.fetchRow(path.slice(path.lastIndexOf('.') + 1));
+    return !!folder && folder.status === 'active' && folder.type === 'folder' && folder.path === path;
+  };
+
+  return db.transaction((actionId: string, organizationId: string, userId: string) => {
     const action = getAction.get(actionId, organizationId, userId) as ActionRow | undefined;
     if (!action) throw notFound('no such bulk action to undo (only your last one can be undone)');
     if (action.undone_at) throw conflict('this bulk action was undone already');
@@ -168,31 +200,11 @@ export function sqliteBulkStore(db: Db, writers: IndexWriters, events: EventWrit
         const metadata = JSON.parse(row.metadata) as Metadata;
         const tags = tagMap(metadata);
         const delta = revertDelta(tags, { added: change.a ?? [], removed: change.r ?? [] });
-        if (delta.added.length || delta.removed.length) writeTags(row, metadata, tags, delta, at, userId);
+        if (delta.added.length || delta.removed.length) writeTags(row, metadata, tags, delta, userId);
       }
       reverted++;
     }
     db.prepare(`UPDATE bulk_actions SET undone_at = ? WHERE id = ?`).run(at, actionId);
     return { reverted };
   });
-
-  const isLiveFolderOrRoot = (path: string, row: MediaRow): boolean => {
-    if (!path.includes('.')) return path === row.path.split('.')[0];
-    const folder = core.fetchRow(path.slice(path.lastIndexOf('.') + 1));
-    return !!folder && folder.status === 'active' && folder.type === 'folder' && folder.path === path;
-  };
-
-  return {
-    editTags: async (action, ids, edit) => editTags(action, ids, edit),
-    move: async (action, ids, destinationPath) => move(action, ids, destinationPath),
-    last: async (organizationId, userId) => {
-      const row = db
-        .prepare(
-          `SELECT * FROM bulk_actions WHERE organization_id = ? AND user_id = ? ORDER BY created_at DESC LIMIT 1`,
-        )
-        .get(organizationId, userId) as ActionRow | undefined;
-      return row ? toAction(row) : null;
-    },
-    undo: async (actionId, organizationId, userId) => undo(actionId, organizationId, userId),
-  };
 }

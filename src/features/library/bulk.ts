@@ -1,0 +1,258 @@
+import { invalid } from '../../platform/errors.js';
+import { isLtreePath, newUuid } from '../../platform/ids.js';
+import type { BulkResult, NewBulkAction, TagEdit } from '../../storage/bulkStore.js';
+import type { MediaRecord } from '../../storage/types.js';
+import { enqueueIngest, type JobQueueDeps } from '../ingest/index.js';
+import { requireRole } from '../kernel/access.js';
+import type { Principal, Services } from '../kernel/services.js';
+import type { SearchDeps } from '../search/index.js';
+import { browseAllIds, type BrowseParams } from './browse.js';
+
+/** Most ids a request may list; a bigger selection is sent as a query (README "Bulk actions"). */
+export const BULK_MAX_IDS = 10_000;
+/** Most items one bulk action may change, ids or query. */
+export const BULK_MAX_ITEMS = 1_000_000;
+/** From this many items on, an action reports its progress on the event stream (job.progress, job `bulk`). */
+export const BULK_PROGRESS_FROM = 1000;
+
+export type BulkOperation =
+  | { type: 'addTags'; tags: Array<{ label: string; value: string }> }
+  | { type: 'removeTags'; tags: Array<{ label: string; value?: string }> }
+  | { type: 'setTagGroup'; label: string; values: string[] }
+  | { type: 'clearTagGroup'; label: string }
+  | { type: 'move'; destinationPath: string }
+  | { type: 'reprocess' };
+
+export interface BulkInput {
+  ids?: string[];
+  selection?: { datasetId: string; query: Omit<BrowseParams, 'limit' | 'offset'> };
+  exclude?: string[];
+  operation: BulkOperation;
+}
+
+export interface ItemError {
+  id: string;
+  error: string;
+  message: string;
+}
+
+export type BulkDeps = SearchDeps & JobQueueDeps & Pick<Services, 'config'>;
+
+const clean = (s: string, field: string) => {
+  const v = s.trim();
+  if (!v) throw invalid(`${field} must not be empty`);
+  return v;
+};
+
+/** The operation's tag edit, labels and values trimmed; null for the operations that are not tag edits. */
+export function tagEditOf(op: BulkOperation): TagEdit | null {
+  switch (op.type) {
+    case 'addTags':
+      return {
+        kind: 'add',
+        tags: op.tags.map((t) => ({ group: clean(t.label, 'label'), value: clean(t.value, 'value') })),
+      };
+    case 'removeTags':
+      return {
+        kind: 'remove',
+        tags: op.tags.map((t) => ({
+          group: clean(t.label, 'label'),
+          ...(t.value === undefined ? {} : { value: clean(t.value, 'value') }),
+        })),
+      };
+    case 'setTagGroup':
+      return { kind: 'setGroup', group: clean(op.label, 'label'), values: op.values.map((v) => clean(v, 'value')) };
+    case 'clearTagGroup':
+      return { kind: 'remove', tags: [{ group: clean(op.label, 'label') }] };
+    default:
+      return null;
+  }
+}
+
+const NOT_FOUND = (id: string): ItemError => ({ id, error: 'not_found', message: 'media not found' });
+
+/**
+ * The selected items: the ids given (each one not found, in another organization or not live is a per-item
+ * error, the same answer for all three) or every item browse lists for the query, less the exclusions.
+ */
+async function resolveSelection(
+  deps: BulkDeps,
+  principal: Principal,
+  input: BulkInput,
+): Promise<{ items: MediaRecord[]; errors: ItemError[] }> {
+  if (!!input.ids === !!input.selection) throw invalid('give either ids or selection (a browse query), not both');
+  const exclude = new Set((input.exclude ?? []).map((id) => id.trim().toLowerCase()));
+  let ids: string[];
+  const errors: ItemError[] = [];
+  if (input.ids) {
+    if (input.ids.length > BULK_MAX_IDS)
+      throw invalid(`at most ${BULK_MAX_IDS} ids; send a larger selection as a query`);
+    ids = [...new Set(input.ids.map((id) => id.trim().toLowerCase()))];
+  } else {
+    const { datasetId, query } = input.selection!;
+    const found = await browseAllIds(deps, principal, datasetId, { ...query, limit: 1, offset: 0 }, BULK_MAX_ITEMS + 1);
+    if (found.ids.length > BULK_MAX_ITEMS) throw invalid(`the selection holds more than ${BULK_MAX_ITEMS} items`);
+    ids = found.ids;
+  }
+  ids = ids.filter((id) => !exclude.has(id));
+  const items: MediaRecord[] = [];
+  for (let i = 0; i < ids.length; i += 5000) {
+    const chunk = ids.slice(i, i + 5000);
+    const byId = new Map(
+      (await deps.storage.media.getMany(chunk.filter((id) => /^[0-9a-f]{32}$/.test(id)))).map((m) => [m.id, m]),
+    );
+    for (const id of chunk) {
+      const m = byId.get(id);
+      if (!m || m.organizationId !== principal.organizationId || m.status !== 'active') errors.push(NOT_FOUND(id));
+      else items.push(m);
+    }
+  }
+  return { items, errors };
+}
+
+/** Items a move cannot take (another collection, a folder into itself) become per-item errors. */
+async function checkMove(deps: BulkDeps, items: MediaRecord[], destinationPath: string) {
+  const dest = destinationPath.trim().toLowerCase();
+  if (!isLtreePath(dest)) throw invalid('destinationPath must be an ltree path taken from a returned path value');
+  const rootLabel = dest.split('.')[0];
+  if (dest !== rootLabel) {
+    const folder = await deps.storage.media.get(dest.split('.').pop()!);
+    if (!folder || folder.status !== 'active' || folder.type !== 'folder' || folder.path !== dest) {
+      throw invalid('destinationPath is not an existing folder');
+    }
+  }
+  const ok: MediaRecord[] = [];
+  const errors: ItemError[] = [];
+  for (const m of items) {
+    if (m.path.split('.')[0] !== rootLabel)
+      errors.push({ id: m.id, error: 'invalid_input', message: 'the destination is in another collection' });
+    else if (dest === m.path || dest.startsWith(`${m.path}.`))
+      errors.push({ id: m.id, error: 'invalid_input', message: 'a folder cannot be moved into itself' });
+    else ok.push(m);
+  }
+  return { dest, ok, errors };
+}
+
+/** A job.progress event of this action (job `bulk`), for selections of BULK_PROGRESS_FROM items or more. */
+function progress(
+  deps: Pick<Services, 'storage'>,
+  principal: Principal,
+  actionId: string,
+  type: string,
+  total: number,
+) {
+  return async (done: number) => {
+    if (total < BULK_PROGRESS_FROM) return;
+    await deps.storage.events.append({
+      type: 'job.progress',
+      organizationId: principal.organizationId,
+      collectionId: null,
+      mediaId: null,
+      data: {
+        job: 'bulk',
+        jobType: 'bulk',
+        actionId,
+        operation: type,
+        total,
+        done,
+        remaining: total - done,
+        status: done >= total ? 'done' : 'running',
+      },
+    });
+  };
+}
+
+/** Reprocessing queues each item's analysis again (not undoable; folders are per-item errors). */
+async function reprocessAll(deps: BulkDeps, items: MediaRecord[], report: (done: number) => Promise<void>) {
+  const errors: ItemError[] = [];
+  let changed = 0;
+  for (const [i, m] of items.entries()) {
+    if (m.type === 'folder') {
+      errors.push({ id: m.id, error: 'invalid_input', message: 'folders have nothing to analyse' });
+      continue;
+    }
+    await deps.storage.media.setProcessingStatus(m.id, 'pending', null);
+    await enqueueIngest(deps, m.id);
+    changed++;
+    if ((i + 1) % 1000 === 0) await report(i + 1);
+  }
+  return { changed, unchanged: 0, errors };
+}
+
+/**
+ * POST /api/media/bulk: one operation on a selection. The checks come first (per-item errors, those items left
+ * alone); the database part is then one transaction (all or nothing) recorded as the user's last action.
+ */
+export async function bulkAction(deps: BulkDeps, principal: Principal, input: BulkInput) {
+  requireRole(principal, 'member');
+  const op = input.operation;
+  const edit = tagEditOf(op);
+  const { items, errors } = await resolveSelection(deps, principal, input);
+  const action: NewBulkAction = {
+    id: newUuid(),
+    organizationId: principal.organizationId,
+    userId: principal.userId,
+    operation: { ...op },
+  };
+  const report = progress(deps, principal, action.id, op.type, items.length);
+  await report(0);
+  let result: BulkResult;
+  let undoable = true;
+  if (edit) {
+    result = await deps.storage.bulk.editTags(
+      action,
+      items.map((m) => m.id),
+      edit,
+    );
+  } else if (op.type === 'move') {
+    const { dest, ok, errors: moveErrors } = await checkMove(deps, items, op.destinationPath);
+    errors.push(...moveErrors);
+    action.operation = { ...op, destinationPath: dest };
+    result = await deps.storage.bulk.move(
+      action,
+      ok.map((m) => m.id),
+      dest,
+    );
+  } else {
+    const r = await reprocessAll(deps, items, report);
+    errors.push(...r.errors);
+    result = r;
+    undoable = false;
+  }
+  await report(items.length);
+  return {
+    actionId: undoable && result.changed > 0 ? action.id : null,
+    operation: op.type,
+    selected: items.length + errors.length,
+    changed: result.changed,
+    unchanged: result.unchanged,
+    errorCount: errors.length,
+    errors: errors.slice(0, 100),
+  };
+}
+
+/** POST /api/media/bulk/{actionId}/undo. */
+export async function undoBulkAction(deps: Pick<Services, 'storage'>, principal: Principal, actionId: string) {
+  requireRole(principal, 'member');
+  const { reverted } = await deps.storage.bulk.undo(
+    actionId.trim().toLowerCase(),
+    principal.organizationId,
+    principal.userId,
+  );
+  return { actionId, reverted, undone: true };
+}
+
+/** GET /api/media/bulk/last: the caller's last bulk action (so a reloaded page can still offer Undo). */
+export async function lastBulkAction(deps: Pick<Services, 'storage'>, principal: Principal) {
+  const last = await deps.storage.bulk.last(principal.organizationId, principal.userId);
+  return {
+    action: last && {
+      id: last.id,
+      operation: last.operation,
+      changedCount: last.changedCount,
+      createdAt: last.createdAt,
+      undoneAt: last.undoneAt,
+      undoable: last.undoneAt === null,
+    },
+  };
+}
