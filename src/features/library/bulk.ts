@@ -1,7 +1,7 @@
 import { invalid } from '../../platform/errors.js';
-import { isLtreePath, newUuid } from '../../platform/ids.js';
 import type { BulkResult, NewBulkAction, TagEdit } from '../../storage/bulkStore.js';
-import type { MediaRecord } from '../../storage/types.js';
+import type { MediaSummary } from '../../storage/types.js';
+import { isLtreePath, newUuid, pathLabel } from '../../platform/ids.js';
 import { enqueueIngest, type JobQueueDeps } from '../ingest/index.js';
 import { requireRole } from '../kernel/access.js';
 import type { Principal, Services } from '../kernel/services.js';
@@ -79,7 +79,7 @@ async function resolveSelection(
   deps: BulkDeps,
   principal: Principal,
   input: BulkInput,
-): Promise<{ items: MediaRecord[]; errors: ItemError[] }> {
+): Promise<{ items: MediaSummary[]; errors: ItemError[] }> {
   if (!!input.ids === !!input.selection) throw invalid('give either ids or selection (a browse query), not both');
   const exclude = new Set((input.exclude ?? []).map((id) => id.trim().toLowerCase()));
   let ids: string[];
@@ -95,15 +95,20 @@ async function resolveSelection(
     ids = found.ids;
   }
   ids = ids.filter((id) => !exclude.has(id));
-  const items: MediaRecord[] = [];
+  // Summaries (a narrow read) and each collection's organization, looked up once.
+  const orgOf = new Map<string, string | null>();
+  const items: MediaSummary[] = [];
   for (let i = 0; i < ids.length; i += 5000) {
     const chunk = ids.slice(i, i + 5000);
-    const byId = new Map(
-      (await deps.storage.media.getMany(chunk.filter((id) => /^[0-9a-f]{32}$/.test(id)))).map((m) => [m.id, m]),
-    );
+    const found = await deps.storage.media.summaries(chunk.filter((id) => /^[0-9a-f]{32}$/.test(id)));
+    for (const m of found)
+      if (!orgOf.has(m.collectionId))
+        orgOf.set(m.collectionId, (await deps.storage.collections.get(m.collectionId))?.organizationId ?? null);
+    const byId = new Map(found.map((m) => [m.id, m]));
     for (const id of chunk) {
       const m = byId.get(id);
-      if (!m || m.organizationId !== principal.organizationId || m.status !== 'active') errors.push(NOT_FOUND(id));
+      if (!m || orgOf.get(m.collectionId) !== principal.organizationId || m.status !== 'active')
+        errors.push(NOT_FOUND(id));
       else items.push(m);
     }
   }
@@ -111,7 +116,7 @@ async function resolveSelection(
 }
 
 /** Items a move cannot take (another collection, a folder into itself) become per-item errors. */
-async function checkMove(deps: BulkDeps, items: MediaRecord[], destinationPath: string) {
+async function checkMove(deps: BulkDeps, items: MediaSummary[], destinationPath: string) {
   const dest = destinationPath.trim().toLowerCase();
   if (!isLtreePath(dest)) throw invalid('destinationPath must be an ltree path taken from a returned path value');
   const rootLabel = dest.split('.')[0];
@@ -121,12 +126,15 @@ async function checkMove(deps: BulkDeps, items: MediaRecord[], destinationPath: 
       throw invalid('destinationPath is not an existing folder');
     }
   }
-  const ok: MediaRecord[] = [];
+  const folders = items.filter((m) => m.type === 'folder').map((m) => m.id);
+  const pathOf = new Map((await deps.storage.media.getMany(folders)).map((m) => [m.id, m.path]));
+  const ok: MediaSummary[] = [];
   const errors: ItemError[] = [];
   for (const m of items) {
-    if (m.path.split('.')[0] !== rootLabel)
+    const path = pathOf.get(m.id);
+    if (pathLabel(m.collectionId) !== rootLabel)
       errors.push({ id: m.id, error: 'invalid_input', message: 'the destination is in another collection' });
-    else if (dest === m.path || dest.startsWith(`${m.path}.`))
+    else if (path && (dest === path || dest.startsWith(`${path}.`)))
       errors.push({ id: m.id, error: 'invalid_input', message: 'a folder cannot be moved into itself' });
     else ok.push(m);
   }
@@ -163,7 +171,7 @@ function progress(
 }
 
 /** Reprocessing queues each item's analysis again (not undoable; folders are per-item errors). */
-async function reprocessAll(deps: BulkDeps, items: MediaRecord[], report: (done: number) => Promise<void>) {
+async function reprocessAll(deps: BulkDeps, items: MediaSummary[], report: (done: number) => Promise<void>) {
   const errors: ItemError[] = [];
   let changed = 0;
   for (const [i, m] of items.entries()) {

@@ -21,9 +21,37 @@ import type { Metadata } from '../types.js';
 import type { Db } from './database.js';
 import { mediaCore, now, type MediaCore } from './mediaCore.js';
 import { rowMover } from './mediaTree.js';
-import type { MediaRow } from './rows.js';
+import type { MediaRow as FullRow } from './rows.js';
+import { columnsOf, rowReader } from './rowReader.js';
 
 const CHUNK = 5000;
+
+/** The columns a bulk change reads of each item (moveRow reads no other). */
+type MediaRow = Pick<
+  FullRow,
+  | 'id'
+  | 'dataset_id'
+  | 'organization_id'
+  | 'path'
+  | 'parent_path'
+  | 'type'
+  | 'metadata'
+  | 'status'
+  | 'root_id'
+  | 'is_current'
+>;
+const COLUMNS = columnsOf<MediaRow>({
+  id: 1,
+  dataset_id: 1,
+  organization_id: 1,
+  path: 1,
+  parent_path: 1,
+  type: 1,
+  metadata: 1,
+  status: 1,
+  root_id: 1,
+  is_current: 1,
+});
 
 interface ActionRow {
   id: string;
@@ -47,12 +75,12 @@ const toAction = (r: ActionRow): BulkActionRecord => ({
 });
 
 /** The rows of these ids, in chunks; each active and in the organization, else not found (nothing is written). */
-function rowReader(db: Db) {
-  const readChunk = db.prepare(`SELECT * FROM media WHERE id IN (SELECT value FROM json_each(?))`);
+function rowsReader(db: Db) {
+  const readChunk = rowReader<MediaRow>(db, COLUMNS, `FROM media WHERE id IN (SELECT value FROM json_each(?))`);
   return function* rowsOf(ids: string[], organizationId: string, skipGone = false): Generator<MediaRow> {
     for (let i = 0; i < ids.length; i += CHUNK) {
       const chunk = ids.slice(i, i + CHUNK);
-      const rows = readChunk.all(JSON.stringify(chunk)) as MediaRow[];
+      const rows = readChunk(JSON.stringify(chunk));
       const byId = new Map(rows.map((r) => [r.id, r]));
       for (const id of chunk) {
         const row = byId.get(id);
@@ -118,7 +146,7 @@ const changeOf = (id: string, delta: TagDelta): RecordedChange => ({
 export function sqliteBulkStore(db: Db, writers: IndexWriters, events: EventWriter): BulkStore {
   const core = mediaCore(db, writers, events);
   const moveRow = rowMover(core);
-  const rowsOf = rowReader(db);
+  const rowsOf = rowsReader(db);
   const writeTags = tagWriter(db, writers.text);
   const record = actionLog(db);
 
@@ -170,7 +198,7 @@ export function sqliteBulkStore(db: Db, writers: IndexWriters, events: EventWrit
 function undoer(
   db: Db,
   core: MediaCore,
-  rowsOf: ReturnType<typeof rowReader>,
+  rowsOf: ReturnType<typeof rowsReader>,
   writeTags: ReturnType<typeof tagWriter>,
   moveRow: ReturnType<typeof rowMover>,
 ) {

@@ -78,8 +78,11 @@ export function mediaTree(core: MediaCore, deleteRows: RowDeleter): Pick<MediaSt
   };
 }
 
+/** The columns of a row a move reads. */
+export type MovedRow = Pick<MediaRow, 'id' | 'type' | 'path' | 'parent_path' | 'root_id'>;
+
 /** Moves one active row (an item with its versions, or a folder with its subtree); inside the caller's transaction. */
-export function rowMover({ db }: MediaCore): (row: MediaRow, destinationPath: string, userId: string) => string {
+export function rowMover({ db }: MediaCore): (row: MovedRow, destinationPath: string, userId: string) => string {
   return (row, destinationPath, userId) => {
     const id = row.id;
     const at = now();
