@@ -45,24 +45,7 @@ export function SelectionBar(props: SelectionBarProps) {
   const [busy, setBusy] = useState<string | null>(null);
   const [outcome, setOutcome] = useState<Outcome | null>(null);
   const [progress, setProgress] = useState<string | null>(null);
-  useEffect(() => void (props.canWrite && loadUndoOffer()), [props.canWrite]);
-  useEffect(
-    () =>
-      subscribe('job.progress', (e) => {
-        if (e.job !== 'bulk' || typeof e.total !== 'number' || typeof e.done !== 'number') return;
-        setProgress(e.status === 'done' ? null : `${e.done.toLocaleString()} of ${e.total.toLocaleString()} done`);
-      }),
-    [],
-  );
-  // Esc clears the selection wherever focus is (a dialog's Esc closes the dialog first).
-  useEffect(() => {
-    const onKey = (e: KeyboardEvent) => {
-      if (e.key === 'Escape' && !e.defaultPrevented && !document.querySelector('dialog[open]') && isSelecting.value)
-        clearSelection();
-    };
-    document.addEventListener('keydown', onKey);
-    return () => document.removeEventListener('keydown', onKey);
-  }, []);
+  useBarEffects(props.canWrite, setProgress);
   const total = props.cache.total.value ?? 0;
   const s = selection.value;
   const count = selectedCount(total, s);
@@ -105,43 +88,15 @@ export function SelectionBar(props: SelectionBarProps) {
   return (
     <div class="selection-area">
       {showBar ? (
-        <div class="selection-bar" role="toolbar" aria-label="Selection">
-          <span class="selection-count" aria-live="polite">
-            {count.toLocaleString()} selected
-          </span>
-          {!s.all && total > count ? (
-            <button type="button" onClick={selectAllMatching}>
-              Select all {total.toLocaleString()} matching
-            </button>
-          ) : null}
-          {props.canWrite ? (
-            <>
-              <button type="button" disabled={!count || !!busy} onClick={() => setDialog('tags')}>
-                Tags…
-              </button>
-              <button type="button" disabled={!count || !!busy} onClick={() => setDialog('move')}>
-                Move…
-              </button>
-              <button
-                type="button"
-                disabled={!count || !!busy}
-                onClick={() => void run('Queued again', { type: 'reprocess' })}
-              >
-                Reprocess
-              </button>
-            </>
-          ) : null}
-          {extraActions.value
-            .filter((a) => props.canWrite || !a.writes)
-            .map((a) => (
-              <button key={a.id} type="button" disabled={!count || !!busy} onClick={() => void a.run(ctx)}>
-                {a.label}
-              </button>
-            ))}
-          <button type="button" onClick={clearSelection} aria-keyshortcuts="Escape">
-            Clear
-          </button>
-        </div>
+        <Toolbar
+          ctx={ctx}
+          total={total}
+          all={s.all}
+          canWrite={props.canWrite}
+          busy={!!busy}
+          onDialog={setDialog}
+          onReprocess={() => void run('Queued again', { type: 'reprocess' })}
+        />
       ) : null}
       <Status status={status} progress={progress} outcome={outcome} onDismiss={() => setOutcome(null)} />
       {offer && !busy && props.canWrite ? (
@@ -217,5 +172,75 @@ function Status(props: {
         </details>
       ) : null}
     </>
+  );
+}
+
+/** The Undo offer on load, bulk progress from the event stream, and Esc clearing the selection anywhere. */
+function useBarEffects(canWrite: boolean, setProgress: (text: string | null) => void) {
+  useEffect(() => void (canWrite && loadUndoOffer()), [canWrite]);
+  useEffect(
+    () =>
+      subscribe('job.progress', (e) => {
+        if (e.job !== 'bulk' || typeof e.total !== 'number' || typeof e.done !== 'number') return;
+        setProgress(e.status === 'done' ? null : `${e.done.toLocaleString()} of ${e.total.toLocaleString()} done`);
+      }),
+    [],
+  );
+  // Esc clears the selection wherever focus is (a dialog's Esc closes the dialog first).
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      if (e.key === 'Escape' && !e.defaultPrevented && !document.querySelector('dialog[open]') && isSelecting.value)
+        clearSelection();
+    };
+    document.addEventListener('keydown', onKey);
+    return () => document.removeEventListener('keydown', onKey);
+  }, []);
+}
+
+function Toolbar(props: {
+  ctx: SelectionContext;
+  total: number;
+  all: boolean;
+  canWrite: boolean;
+  busy: boolean;
+  onDialog: (d: 'tags' | 'move') => void;
+  onReprocess: () => void;
+}) {
+  const { ctx, total, busy } = props;
+  const count = ctx.count;
+  return (
+    <div class="selection-bar" role="toolbar" aria-label="Selection">
+      <span class="selection-count" aria-live="polite">
+        {count.toLocaleString()} selected
+      </span>
+      {!props.all && total > count ? (
+        <button type="button" onClick={selectAllMatching}>
+          Select all {total.toLocaleString()} matching
+        </button>
+      ) : null}
+      {props.canWrite ? (
+        <>
+          <button type="button" disabled={!count || busy} onClick={() => props.onDialog('tags')}>
+            Tags…
+          </button>
+          <button type="button" disabled={!count || busy} onClick={() => props.onDialog('move')}>
+            Move…
+          </button>
+          <button type="button" disabled={!count || busy} onClick={props.onReprocess}>
+            Reprocess
+          </button>
+        </>
+      ) : null}
+      {extraActions.value
+        .filter((a) => props.canWrite || !a.writes)
+        .map((a) => (
+          <button key={a.id} type="button" disabled={!count || busy} onClick={() => void a.run(ctx)}>
+            {a.label}
+          </button>
+        ))}
+      <button type="button" onClick={clearSelection} aria-keyshortcuts="Escape">
+        Clear
+      </button>
+    </div>
   );
 }

@@ -32,7 +32,8 @@ const set = (patch: Partial<SelectionState>) => (selection.value = { ...selectio
 
 /** Ties the selection to a listing: a different one starts empty. */
 export function bindListing(listing: string): void {
-  if (selection.value.listing !== listing) {
+  // peek: the caller (a render) must not subscribe to the selection.
+  if (selection.peek().listing !== listing) {
     selection.value = { ...EMPTY, listing };
     selectionMode.value = false;
   }
