@@ -82,7 +82,10 @@ function faults(server: { stop(): void; start(): void }): void {
 
       await waitFor(async () => (await storage.jobs.stats()).succeeded === N, 20_000, 'every job to succeed');
       assert.is((await fetch(`${base}/`)).status, 200, 'requests are served again');
-      assert.ok(runnerLog.lines.some((l) => l.msg === 'job claims work again'), 'the recovery is logged');
+      assert.ok(
+        runnerLog.lines.some((l) => l.msg === 'job claims work again'),
+        'the recovery is logged',
+      );
       const effects = await storage.db.many<{ job_id: number; writes: number }>(
         `SELECT job_id, writes FROM job_effects ORDER BY job_id`,
       );
