@@ -73,6 +73,13 @@ t('ids: adds a tag where it lacks; tag listings follow; undo removes only those;
   assert.equal([r.body.selected, r.body.changed, r.body.unchanged, r.body.errorCount], [3, 2, 1, 0]);
   assert.equal(await listIds(ctx, 'tags=beach'), [...ids].sort());
   assert.equal((await ctx.app.request('GET', `/api/dataset/${ctx.ds}/tags`)).body.tags.place, ['beach']);
+  // The text index heard of each tag row: a search for the word finds the three items by their tag.
+  const found = async (word: string) =>
+    (await ctx.app.app.services.indexes.text.search({ query: word, collectionIds: [ctx.ds], limit: 10, prefix: false }))
+      .filter((h) => h.matchedFields.includes('tag'))
+      .map((h) => h.mediaId)
+      .sort();
+  assert.equal(await found('beach'), [...ids].sort());
   // The last action survives a reload: the page asks for it.
   const last = (await ctx.app.request('GET', '/api/media/bulk/last')).body.action;
   assert.equal([last.id, last.changedCount, last.undoable], [r.body.actionId, 2, true]);
@@ -82,6 +89,8 @@ t('ids: adds a tag where it lacks; tag listings follow; undo removes only those;
   assert.equal(await tags(ctx, others[0]), {});
   assert.equal(await tags(ctx, others[1]), { who: ['ann'] });
   assert.equal(await listIds(ctx, 'tags=beach'), [had]);
+  assert.equal(await found('beach'), [had]);
+  assert.equal(await found('ann'), [others[1]], 'the tags the undo kept are still searchable');
   const again = await ctx.app.request('POST', `/api/media/bulk/${r.body.actionId}/undo`);
   assert.is(again.status, 409);
   assert.ok(again.body.error && again.body.message);

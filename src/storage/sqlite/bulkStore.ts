@@ -104,11 +104,12 @@ function tagWriter(db: Db, text: IndexWriters['text']) {
   return (row: MediaRow, metadata: Metadata, tags: Map<string, string[]>, delta: TagDelta, userId: string) => {
     setMetadata.run(JSON.stringify(withTags(metadata, tags)), now(), userId, row.id);
     if (row.is_current !== 1) return;
+    // The text index drops an item's tag rows together, before the tag rows go (it finds them through those);
+    // the ones left come back after.
+    if (delta.removed.length) text.dropTags([row.id]);
     for (const [g, v] of delta.removed) deleteTag.run(row.id, g, v);
     const inserted = delta.added.filter(([g, v]) => insertTag.run(row.id, row.dataset_id, g, v).changes > 0);
     if (delta.removed.length) {
-      // The text index drops an item's tag rows together: the ones left come back.
-      text.dropTags([row.id]);
       for (const [g, values] of tags) for (const v of values) text.addTag(row.id, g, v);
     } else for (const [g, v] of inserted) text.addTag(row.id, g, v);
   };
