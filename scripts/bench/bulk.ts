@@ -18,7 +18,7 @@ import { fmtMs, now, stats, type BenchOptions, type BenchRow, type SectionResult
 
 const single = (ms: number) => stats([ms]);
 
-async function fill(st: SqliteStorage, size: number) {
+async function fill(st: SqliteStorage, size: number, log: (line: string) => void) {
   const userId = newUuid();
   await st.accounts.createUser({ id: userId, email: 'bulk@example.com', name: 'Bulk', createdAt: nowIso() });
   const organizationId = newUuid();
@@ -30,10 +30,10 @@ async function fill(st: SqliteStorage, size: number) {
     ...{ createdAt: at, updatedAt: at, createdById: userId },
   });
   const root = collectionId.replace(/-/g, '');
-  // Items in the root, a colour tag on every second one (metadata and tag rows: the triggers keep counts, bitmaps).
-  st.db
-    .prepare(
-      `WITH RECURSIVE seq(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM seq WHERE i + 1 < @size),
+  // Items in the root, a colour tag on every second one (metadata and tag rows: the triggers keep counts, bitmaps),
+  // 50,000 a transaction (one transaction of a million rows spills the page cache and crawls).
+  const insert = st.db.prepare(
+    `WITH RECURSIVE seq(i) AS (SELECT @start UNION ALL SELECT i + 1 FROM seq WHERE i + 1 < @end),
        rows AS (SELECT i, lower(hex(randomblob(16))) AS id FROM seq)
        INSERT INTO media (id, dataset_id, organization_id, path, parent_path, type, name, blob_key, mime_type,
          width, height, duration, size_bytes, exif, metadata, status, processing_status, root_id, is_current,
@@ -45,11 +45,20 @@ async function fill(st: SqliteStorage, size: number) {
          'active', 'ready', id, 1, strftime('%Y-%m-%dT%H:%M:%fZ', '2025-01-01', '+' || (i % 500000) || ' minutes'),
          @at, @user
        FROM rows`,
-    )
-    .run({ size, coll: collectionId, org: organizationId, root, at, user: userId });
-  st.db.exec(`INSERT INTO media_tags (media_id, dataset_id, grp, value)
+  );
+  const tag = st.db.prepare(`INSERT INTO media_tags (media_id, dataset_id, grp, value)
     SELECT id, dataset_id, 'colour', json_extract(metadata, '$.tags.colour[0]') FROM media
-    WHERE type = 'image' AND json_extract(metadata, '$.tags.colour[0]') IS NOT NULL`);
+    WHERE type = 'image' AND json_extract(metadata, '$.tags.colour[0]') IS NOT NULL AND rowid > ?`);
+  const lastRow = st.db.prepare(`SELECT coalesce(max(rowid), 0) FROM media`).pluck();
+  for (let start = 0; start < size; start += 50_000) {
+    const end = Math.min(size, start + 50_000);
+    st.db.transaction(() => {
+      const before = lastRow.get();
+      insert.run({ start, end, coll: collectionId, org: organizationId, root, at, user: userId });
+      tag.run(before);
+    })();
+    log(`${end} items`);
+  }
   const ids = st.db.prepare(`SELECT id FROM media WHERE type = 'image' ORDER BY id`).pluck().all() as string[];
   const principal: Principal = { userId, organizationId, role: 'owner', keyId: null, sessionId: null };
   return { collectionId, principal, ids };
@@ -66,7 +75,7 @@ export async function runBulkBench(opts: BenchOptions): Promise<SectionResult> {
   try {
     opts.log(`filling ${size} items`);
     const t0 = now();
-    const { collectionId, principal, ids } = await fill(st, size);
+    const { collectionId, principal, ids } = await fill(st, size, opts.log);
     opts.log(`filled in ${fmtMs(now() - t0)}`);
     const deps = { storage: st } as unknown as BulkDeps;
 
