@@ -74,7 +74,8 @@ const toSummary = (row: SummaryRow): ClusterSummary => ({
 
 /** The listings' filter: a collection's clusters of at least a size, of one model when one is given ($1..$3), visible unless asked. */
 const listFilter = (opts: ClusterListOptions) =>
-  `FROM clusters WHERE dataset_id = $1${opts.includeHidden ? '' : ' AND NOT hidden'} AND size >= $2${opts.modelId ? ' AND model_id = $3' : ''}`;
+  `FROM clusters WHERE dataset_id = $1${opts.includeHidden ? '' : ' AND NOT hidden'} AND size >= $2` +
+  (opts.modelId ? ' AND model_id = $3' : '');
 const listParams = (collectionId: string, opts: ClusterListOptions) => {
   const minSize = Math.max(1, opts.minSize ?? 1);
   return opts.modelId ? [collectionId, minSize, opts.modelId] : [collectionId, minSize];

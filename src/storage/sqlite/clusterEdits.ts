@@ -22,7 +22,8 @@ interface ClusterHead {
   name: string | null;
 }
 
-export function clusterEdits(db: Db, getCluster: ClusterStore['getCluster']): Pick<ClusterStore, ClusterEditNames> {
+/** The statements the edits share: a cluster's head, and its recomputation from its members. */
+function editHelpers(db: Db) {
   const head = db.prepare(`SELECT id, dataset_id, model_id, dims, name FROM clusters WHERE id = ?`);
   const members = db.prepare(
     `SELECT cm.object_id, e.vector FROM cluster_members cm
@@ -47,6 +48,12 @@ export function clusterEdits(db: Db, getCluster: ClusterStore['getCluster']): Pi
          dirty = 0, pinned = 1, updated_at = ? WHERE id = ?`,
     ).run(vectorToBlob(s.centroid), vectorToBlob(s.sum), s.size, s.previewObjectId, s.previewSimilarity, now(), id);
   };
+  return { head, recompute };
+}
+
+export function clusterEdits(db: Db, getCluster: ClusterStore['getCluster']): Pick<ClusterStore, ClusterEditNames> {
+  const helpers = editHelpers(db);
+  const { head } = helpers;
 
   const update = db.transaction((id: string, patch: Parameters<ClusterStore['updateCluster']>[1]) => {
     if (!head.get(id)) return false;
@@ -64,7 +71,28 @@ export function clusterEdits(db: Db, getCluster: ClusterStore['getCluster']): Pi
     return true;
   });
 
-  const merge = db.transaction((into: string, from: string[]) => {
+  const merge = mergeTransaction(db, helpers);
+  const move = moveTransaction(db, helpers);
+
+  return {
+    async updateCluster(id, patch) {
+      return update.immediate(id, patch);
+    },
+    async mergeClusters(into, from) {
+      merge.immediate(into, from);
+      return (await getCluster(into)) as ClusterSummary;
+    },
+    async moveFaces(from, objectIds, to) {
+      return move.immediate(from, objectIds, to);
+    },
+  };
+}
+
+type Helpers = ReturnType<typeof editHelpers>;
+
+/** Merges clusters into one (see ClusterStore.mergeClusters), one transaction. */
+function mergeTransaction(db: Db, { head, recompute }: Helpers) {
+  return db.transaction((into: string, from: string[]) => {
     const target = head.get(into) as ClusterHead | undefined;
     if (!target) return;
     const sources = from
@@ -85,8 +113,11 @@ export function clusterEdits(db: Db, getCluster: ClusterStore['getCluster']): Pi
     db.prepare(`DELETE FROM clusters WHERE id IN (SELECT value FROM json_each(?))`).run(ids);
     recompute(into, target.dims);
   });
+}
 
-  const move = db.transaction((from: string, objectIds: string[], to: string | null) => {
+/** Moves faces out of a cluster (see ClusterStore.moveFaces), one transaction. */
+function moveTransaction(db: Db, { head, recompute }: Helpers) {
+  return db.transaction((from: string, objectIds: string[], to: string | null) => {
     const source = head.get(from) as ClusterHead | undefined;
     if (!source) return { clusterId: to ?? '', moved: 0 };
     const target = to ?? newMediaId();
@@ -114,17 +145,4 @@ export function clusterEdits(db: Db, getCluster: ClusterStore['getCluster']): Pi
     recompute(from, source.dims);
     return { clusterId: moved > 0 ? target : (to ?? ''), moved };
   });
-
-  return {
-    async updateCluster(id, patch) {
-      return update.immediate(id, patch);
-    },
-    async mergeClusters(into, from) {
-      merge.immediate(into, from);
-      return (await getCluster(into)) as ClusterSummary;
-    },
-    async moveFaces(from, objectIds, to) {
-      return move.immediate(from, objectIds, to);
-    },
-  };
 }

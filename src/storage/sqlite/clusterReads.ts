@@ -33,6 +33,13 @@ const listParams = (collectionId: string, opts: ClusterListOptions) => {
 
 /** The face clusters' reads: counts, listings, one cluster, its items, an object's cluster. */
 export function clusterReads(db: Db): Omit<ClusterStore, 'assignPending' | ClusterEditNames> {
+  return { ...summaryReads(db), ...peopleReads(db) };
+}
+
+/** Counts, listings, one cluster, its items, an object's cluster. */
+function summaryReads(
+  db: Db,
+): Omit<ClusterStore, 'assignPending' | ClusterEditNames | 'clusterFaces' | 'clusterCentroids'> {
   const previewOf = db.prepare(`SELECT blob_key, media_id, frame_id FROM detected_objects WHERE id = ?`);
   const anyMember = db.prepare(
     `SELECT object_id FROM cluster_members WHERE cluster_id = ? ORDER BY similarity DESC LIMIT 1`,
@@ -108,6 +115,18 @@ export function clusterReads(db: Db): Omit<ClusterStore, 'assignPending' | Clust
         .all(clusterId) as string[];
     },
 
+    async clusterOfObject(objectId) {
+      return (
+        (db.prepare(`SELECT cluster_id FROM cluster_members WHERE object_id = ? LIMIT 1`).pluck().get(objectId) as
+          string | undefined) ?? null
+      );
+    },
+  };
+}
+
+/** What the People screens read besides the listing: a cluster's faces, the centroids for suggestions. */
+function peopleReads(db: Db): Pick<ClusterStore, 'clusterFaces' | 'clusterCentroids'> {
+  return {
     async clusterFaces(clusterId, page) {
       const rows = db
         .prepare(
@@ -151,13 +170,6 @@ export function clusterReads(db: Db): Omit<ClusterStore, 'assignPending' | Clust
         name: r.name,
         centroid: vectorFromBlob(r.centroid),
       }));
-    },
-
-    async clusterOfObject(objectId) {
-      return (
-        (db.prepare(`SELECT cluster_id FROM cluster_members WHERE object_id = ? LIMIT 1`).pluck().get(objectId) as
-          string | undefined) ?? null
-      );
     },
   };
 }
