@@ -18,6 +18,8 @@ import { Search } from './screens/search/Search';
 import { Viewer } from './screens/viewer/Viewer';
 import { UploadPanel } from './screens/upload/UploadPanel';
 import { NotFound } from './screens/NotFound';
+import { People } from './screens/people/People';
+import { Person } from './screens/people/Person';
 
 type Screen = ComponentType<{ params: Record<string, string> }>;
 
@@ -34,6 +36,8 @@ const ROUTES: Array<[string, Screen]> = [
   ['/search', Search],
   ['/c/:datasetId', Browse],
   ['/c/:datasetId/search', Search],
+  ['/c/:datasetId/people', People],
+  ['/c/:datasetId/people/:clusterId', Person],
   ['/m/:mediaId', Viewer],
 ];
 
