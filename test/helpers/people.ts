@@ -60,49 +60,64 @@ export async function addFaceItem(app: TestApp, datasetId: string, name: string)
   return { mediaId: id, frameId };
 }
 
-/** `faces[i]` faces of person i, each on an item of its own named `<prefix><i>-<k>.jpg`; clustered. */
+/** One item holding one face (its crop `crop`, its vector `vector`), waiting to be clustered; its ids. */
+export async function addFace(
+  app: TestApp,
+  datasetId: string,
+  name: string,
+  vector: Float32Array,
+  crop: string,
+  caption?: string,
+): Promise<{ mediaId: string; objectId: string }> {
+  const item = await addFaceItem(app, datasetId, name);
+  const objectId = newMediaId();
+  await app.app.services.storage.analysis.replaceFrameAnalysis(item.frameId, {
+    captions: caption ? [{ id: newMediaId(), text: caption, model: 'test-captioner' }] : [],
+    objects: [
+      {
+        id: objectId,
+        type: 'face',
+        label: 'face',
+        blobKey: crop,
+        polygon: [
+          { x: 0, y: 0 },
+          { x: 10, y: 0 },
+          { x: 10, y: 10 },
+          { x: 0, y: 10 },
+        ],
+        confidence: 0.9,
+        model: 'ultraface-rfb-320:test',
+        similarityModel: 'faces',
+        embedding: { modelId: FACE_MODEL, vector },
+      },
+    ],
+  });
+  return { mediaId: item.mediaId, objectId };
+}
+
+/**
+ * `faces[i]` faces of person i, each on an item of its own named `<prefix><i>-<k>.jpg`; clustered. Crops are
+ * coloured WebPs unless `crops: false` (a key of nothing: faster, for big libraries).
+ */
 export async function seedPeople(
   app: TestApp,
   datasetId: string,
   faces: number[],
-  opts: { seed?: number; prefix?: string; captions?: Record<string, string> } = {},
+  opts: { seed?: number; prefix?: string; captions?: Record<string, string>; crops?: boolean } = {},
 ): Promise<SeededPeople> {
   const r = seededRandom(opts.seed ?? 7);
   const out: SeededPeople = { items: [], faces: [], clusterIds: [] };
   const { storage } = app.app.services;
   for (let i = 0; i < faces.length; i++) {
     const identity = randomUnit(r);
-    const crop = await cropOf(app, i);
+    const crop = opts.crops === false ? `crop-${i}` : await cropOf(app, i);
     out.items.push([]);
     out.faces.push([]);
     for (let k = 0; k < faces[i]; k++) {
       const name = `${opts.prefix ?? 'person'}${i}-${k}.jpg`;
-      const item = await addFaceItem(app, datasetId, name);
-      const objectId = newMediaId();
-      const caption = opts.captions?.[name];
-      await storage.analysis.replaceFrameAnalysis(item.frameId, {
-        captions: caption ? [{ id: newMediaId(), text: caption, model: 'test-captioner' }] : [],
-        objects: [
-          {
-            id: objectId,
-            type: 'face',
-            label: 'face',
-            blobKey: crop,
-            polygon: [
-              { x: 0, y: 0 },
-              { x: 10, y: 0 },
-              { x: 10, y: 10 },
-              { x: 0, y: 10 },
-            ],
-            confidence: 0.9,
-            model: 'ultraface-rfb-320:test',
-            similarityModel: 'faces',
-            embedding: { modelId: FACE_MODEL, vector: faceOf(identity, 0.9, r) },
-          },
-        ],
-      });
-      out.items[i].push(item.mediaId);
-      out.faces[i].push(objectId);
+      const face = await addFace(app, datasetId, name, faceOf(identity, 0.9, r), crop, opts.captions?.[name]);
+      out.items[i].push(face.mediaId);
+      out.faces[i].push(face.objectId);
     }
   }
   while ((await storage.clusters.assignPending(datasetId, 10_000, { thresholds: FACE_THRESHOLDS })).more);
