@@ -144,14 +144,14 @@ function prepareWriter(db: Db) {
     itemOf: db.prepare(`SELECT source FROM text_index_items WHERE media_id = ?`).pluck(),
     tagsOf: db.prepare(`SELECT grp, tag FROM text_index_tags WHERE media_id = ?`),
     framesOf: db.prepare(`SELECT id FROM frames WHERE media_id = ? AND status = 'active'`).pluck(),
-    // The names of the people whose faces the item holds (migration 029: text_index_people and the triggers
+    // The names of the people whose faces the item holds (migration 029: people_text_rows and the triggers
     // that keep these rows otherwise), after dropMedia.
     addPeople: prepare(
       `INSERT INTO text_index_docs (kind, source, media_id, frame_id)
-       SELECT 'tag', source, media_id, NULL FROM text_index_people WHERE media_id = ?`,
+       SELECT 'tag', source, media_id, NULL FROM people_text_rows WHERE media_id = ?`,
       `INSERT INTO text_index (rowid, tag, scope)
        SELECT d.id, p.name, ${scopeTokenSql('p.dataset_id')}
-       FROM text_index_people p JOIN text_index_docs d ON d.source = p.source AND d.kind = 'tag' WHERE p.media_id = ?`,
+       FROM people_text_rows p JOIN text_index_docs d ON d.source = p.source AND d.kind = 'tag' WHERE p.media_id = ?`,
     ),
     dropMedia: prepare(
       `DELETE FROM text_index WHERE rowid IN (SELECT id FROM text_index_docs WHERE media_id = ?)`,

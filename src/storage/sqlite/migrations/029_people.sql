@@ -26,8 +26,8 @@ CREATE INDEX cluster_members_by_media ON cluster_members(media_id, cluster_id);
 -- One text row per (named cluster, live item holding one of its faces), kind 'tag' (the name is searched
 -- like a tag value: `q=Alice`), source `<cluster id> char(31) <media id>`. The triggers below keep it in
 -- step with names and memberships; the text index writer (src/index/text/sqlite/writer.ts) adds an item's
--- rows again, from text_index_people, when the item becomes live again.
-CREATE VIEW text_index_people AS
+-- rows again, from people_text_rows, when the item becomes live again.
+CREATE VIEW people_text_rows AS
 SELECT DISTINCT cm.cluster_id || char(31) || cm.media_id AS source, cm.media_id AS media_id, c.name AS name,
        m.dataset_id AS dataset_id
 FROM cluster_members cm JOIN clusters c ON c.id = cm.cluster_id JOIN media m ON m.id = cm.media_id
