@@ -79,7 +79,10 @@ async function addCollection(s: SqliteStorage, orgId: string, userId: string): P
 }
 
 /** An image item with one frame; returns its media and frame ids. */
-export async function addImage(lib: SqliteClusterLib, collId = lib.collId): Promise<{ mediaId: string; frameId: string }> {
+export async function addImage(
+  lib: SqliteClusterLib,
+  collId = lib.collId,
+): Promise<{ mediaId: string; frameId: string }> {
   const id = newMediaId();
   const frameId = newMediaId();
   await lib.s.media.insert(
