@@ -75,7 +75,7 @@ export async function runPeopleBench(opts: BenchOptions): Promise<SectionResult>
         engine: 'sqlite',
         people,
         facesEach: 2,
-        peopleAfterMerges: total,
+        peopleListed: total,
         merges,
         loads,
         seedMs: Math.round(seedMs),
