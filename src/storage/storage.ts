@@ -71,7 +71,10 @@ export interface Storage {
 
 export interface AccountStore {
   countOrganizations(): Promise<number>;
-  /** Creates the organization and makes `ownerUserId` its owner, atomically. */
+  /**
+   * Creates the organization and makes `ownerUserId` its owner, atomically. A slug another organization has (even
+   * one made a moment ago by a racing request) throws a `conflict` DomainError.
+   */
   createOrganization(
     org: { id: string; name: string; slug: string; createdByKeyId?: string | null },
     ownerUserId: string,
