@@ -24,6 +24,7 @@ import type {
   Role,
   SessionRecord,
   StageRecord,
+  TrashEntry,
   User,
 } from './types.js';
 import type { JobStore } from '../jobs/types.js';
@@ -204,6 +205,44 @@ export interface MediaStore {
    * Returns how many media rows changed to deleted.
    */
   softDelete(id: string, userId: string): Promise<{ deletedCount: number }>;
+  /**
+   * Sets the favourite and/or archived flag of these items (each with all its versions), in one transaction.
+   * Ids that name no active item are skipped. Returns how many of the named items changed.
+   */
+  setFlags(ids: string[], patch: { favorite?: boolean; archived?: boolean }): Promise<number>;
+  /**
+   * softDelete for many, in one transaction: each active item (with its versions) or folder (with its subtree)
+   * becomes one trash entry; ids that name nothing active (gone, or deleted by an earlier id of the list) are
+   * skipped. Returns how many media rows changed to deleted.
+   */
+  trash(ids: string[], userId: string): Promise<{ deletedCount: number }>;
+  /**
+   * Puts trash entries (ids of deleted items or folders, as trash/softDelete named them) back where they were,
+   * in one transaction: every row the entry holds becomes active again with its frames, captions, objects,
+   * tags and index rows; a folder on the way that is deleted too is made active again, one that was purged is
+   * made again (same id, its name at the time of the delete). Ids that are no trash entry are skipped.
+   * Returns how many media rows changed to active.
+   */
+  restore(ids: string[]): Promise<{ restoredCount: number }>;
+  /** A collection's trash, newest deletion first (ties by id), one page, with the number of entries. */
+  listTrash(
+    collectionId: string,
+    page: { limit: number; offset: number },
+  ): Promise<{ entries: TrashEntry[]; total: number }>;
+  /** These trash entries (unknown ids left out), in no particular order. */
+  trashEntries(ids: string[]): Promise<TrashEntry[]>;
+  /**
+   * Ids of trash entries deleted before `before` (ISO), oldest first, at most `limit`; of one collection, or
+   * of every collection when `collectionId` is null.
+   */
+  trashBefore(before: string, collectionId: string | null, limit: number): Promise<string[]>;
+  /**
+   * Removes trash entries for good, in one transaction: their rows (media, frames, captions, objects,
+   * embeddings, stages) and the entries. Returns the blob keys those rows referenced: the caller removes the
+   * ones no other row references (referencedBlobKeys) after the commit; a crash in between leaves
+   * unreferenced files, which the orphan sweep removes (row first, file second: never a row without its file).
+   */
+  purgeTrash(ids: string[]): Promise<{ purged: number; blobKeys: string[] }>;
   /** Moves the item (with its versions) or the folder's whole subtree under `destinationPath`; returns the new path. */
   move(id: string, destinationPath: string, userId: string): Promise<string>;
   browse(query: BrowseQuery): Promise<{ items: MediaRecord[]; total: number }>;

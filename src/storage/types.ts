@@ -128,6 +128,10 @@ export interface MediaRecord {
    * UTC; null when unknown (src/files/captureTime.ts). Browse sorts and filters by it, or createdAt without it.
    */
   takenAt: string | null;
+  /** Marked a favourite by a member (a flag of the item: every version carries it). */
+  favorite: boolean;
+  /** Archived: kept, but out of the default listings and search (`archived=include|only` asks for it). */
+  archived: boolean;
 }
 
 /**
@@ -228,6 +232,9 @@ export interface FrameDetail extends FrameRecord {
 /** The spec's sort keys, and ours: `takenAt` (the capture time, or createdAt where it is unknown). */
 export type SortField = 'name' | 'createdAt' | 'type' | 'description' | 'prompt' | 'takenAt';
 
+/** How a listing treats archived items (BrowseQuery.archived). */
+export type ArchivedFilter = 'exclude' | 'include' | 'only';
+
 /** Which date createdFrom / createdBefore bound: createdAt, or the capture time as takenAt sorts it. */
 export type DateField = 'createdAt' | 'takenAt';
 
@@ -254,6 +261,10 @@ export interface BrowseQuery {
   mediaId: string | null;
   /** Items holding objects of this cluster (filled by the search issue). */
   clusterId: string | null;
+  /** true: only favourites; absent or null: any. */
+  favorite?: boolean | null;
+  /** Archived items: left out (absent, `exclude`: the default views), listed with the rest (`include`), or alone (`only`). */
+  archived?: ArchivedFilter;
   sortBy: SortField;
   sortDirection: 'asc' | 'desc';
   limit: number;
@@ -364,3 +375,27 @@ export interface EventRecord {
 }
 
 export type NewEvent = Omit<EventRecord, 'id' | 'createdAt'>;
+
+/** A folder the trashed item was in, as it was named when it was deleted (outermost first). */
+export interface TrashPlace {
+  id: string;
+  name: string;
+}
+
+/**
+ * One entry of a collection's trash: what one delete took (an item with its versions, or a folder with its
+ * subtree), with when, by whom and where it was. The entry's id is the id of the item or folder deleted.
+ */
+export interface TrashEntry {
+  id: string;
+  collectionId: string;
+  organizationId: string;
+  deletedAt: string;
+  deletedById: string;
+  /** The folders it was in when deleted, outermost first ([] for the collection root). */
+  location: TrashPlace[];
+  /** The deleted item or folder itself (status `deleted`). */
+  item: MediaRecord;
+  /** Media rows the entry holds (the item's versions, or the folder with everything beneath). */
+  rowCount: number;
+}

@@ -42,6 +42,8 @@ export const MEDIA_COLUMNS = columnsOf<MediaRow>({
   created_by: 1,
   updated_by: 1,
   taken_at: 1,
+  favorite: 1,
+  archived: 1,
 });
 type SummaryRow = Pick<
   MediaRow,
