@@ -24,9 +24,9 @@ import type {
   Role,
   SessionRecord,
   StageRecord,
-  TrashEntry,
   User,
 } from './types.js';
+import type { TrashReads } from './trash.js';
 import type { JobStore } from '../jobs/types.js';
 import type { JobWakeups } from '../jobs/wakeups.js';
 import type { ClusterStore } from '../index/faces/types.js';
@@ -165,7 +165,7 @@ export interface CollectionStore {
   update(id: string, patch: { name?: string; icon?: string | null }, at: string): Promise<Collection | null>;
 }
 
-export interface MediaStore {
+export interface MediaStore extends TrashReads {
   /**
    * Inserts an item (and its frames) in one transaction, indexes its tags and
    * adds its size to the organization's storage counter. For a derived version
@@ -205,44 +205,15 @@ export interface MediaStore {
    * Returns how many media rows changed to deleted.
    */
   softDelete(id: string, userId: string): Promise<{ deletedCount: number }>;
-  /**
-   * Sets the favourite and/or archived flag of these items (each with all its versions), in one transaction.
-   * Ids that name no active item are skipped. Returns how many of the named items changed.
-   */
+  /** Sets the flags of these active items (with their versions), one transaction; how many named items changed. */
   setFlags(ids: string[], patch: { favorite?: boolean; archived?: boolean }): Promise<number>;
-  /**
-   * softDelete for many, in one transaction: each active item (with its versions) or folder (with its subtree)
-   * becomes one trash entry; ids that name nothing active (gone, or deleted by an earlier id of the list) are
-   * skipped. Returns how many media rows changed to deleted.
-   */
+  /** softDelete for many, one transaction, one trash entry each; ids naming nothing active are skipped. */
   trash(ids: string[], userId: string): Promise<{ deletedCount: number }>;
   /**
-   * Puts trash entries (ids of deleted items or folders, as trash/softDelete named them) back where they were,
-   * in one transaction: every row the entry holds becomes active again with its frames, captions, objects,
-   * tags and index rows; a folder on the way that is deleted too is made active again, one that was purged is
-   * made again (same id, its name at the time of the delete). Ids that are no trash entry are skipped.
-   * Returns how many media rows changed to active.
+   * Puts trash entries (the ids trash/softDelete named) back where they were, one transaction; folders on the
+   * way come back or are made again (same id and name); other ids are skipped. How many rows became active.
    */
   restore(ids: string[]): Promise<{ restoredCount: number }>;
-  /** A collection's trash, newest deletion first (ties by id), one page, with the number of entries. */
-  listTrash(
-    collectionId: string,
-    page: { limit: number; offset: number },
-  ): Promise<{ entries: TrashEntry[]; total: number }>;
-  /** These trash entries (unknown ids left out), in no particular order. */
-  trashEntries(ids: string[]): Promise<TrashEntry[]>;
-  /**
-   * Ids of trash entries deleted before `before` (ISO), oldest first, at most `limit`; of one collection, or
-   * of every collection when `collectionId` is null.
-   */
-  trashBefore(before: string, collectionId: string | null, limit: number): Promise<string[]>;
-  /**
-   * Removes trash entries for good, in one transaction: their rows (media, frames, captions, objects,
-   * embeddings, stages) and the entries. Returns the blob keys those rows referenced: the caller removes the
-   * ones no other row references (referencedBlobKeys) after the commit; a crash in between leaves
-   * unreferenced files, which the orphan sweep removes (row first, file second: never a row without its file).
-   */
-  purgeTrash(ids: string[]): Promise<{ purged: number; blobKeys: string[] }>;
   /** Moves the item (with its versions) or the folder's whole subtree under `destinationPath`; returns the new path. */
   move(id: string, destinationPath: string, userId: string): Promise<string>;
   browse(query: BrowseQuery): Promise<{ items: MediaRecord[]; total: number }>;

@@ -152,6 +152,8 @@ export type MediaSummary = Pick<
   | 'status'
   | 'isCurrent'
   | 'createdAt'
+  | 'favorite'
+  | 'archived'
 >;
 
 export interface FrameRecord {
@@ -375,27 +377,3 @@ export interface EventRecord {
 }
 
 export type NewEvent = Omit<EventRecord, 'id' | 'createdAt'>;
-
-/** A folder the trashed item was in, as it was named when it was deleted (outermost first). */
-export interface TrashPlace {
-  id: string;
-  name: string;
-}
-
-/**
- * One entry of a collection's trash: what one delete took (an item with its versions, or a folder with its
- * subtree), with when, by whom and where it was. The entry's id is the id of the item or folder deleted.
- */
-export interface TrashEntry {
-  id: string;
-  collectionId: string;
-  organizationId: string;
-  deletedAt: string;
-  deletedById: string;
-  /** The folders it was in when deleted, outermost first ([] for the collection root). */
-  location: TrashPlace[];
-  /** The deleted item or folder itself (status `deleted`). */
-  item: MediaRecord;
-  /** Media rows the entry holds (the item's versions, or the folder with everything beneath). */
-  rowCount: number;
-}

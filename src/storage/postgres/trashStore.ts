@@ -7,7 +7,7 @@ import type { PgDb, PgRunner } from '../../platform/pgDb.js';
 import { mediaEvent } from '../sqlite/eventLog.js';
 import { toMedia } from '../sqlite/rows.js';
 import type { MediaStore } from '../storage.js';
-import type { TrashEntry, TrashPlace } from '../types.js';
+import type { TrashEntry, TrashPlace, TrashReads } from '../trash.js';
 import { appendEvent } from './eventAppend.js';
 import type { PgEventHub } from './eventHub.js';
 import { addStorage, fetchRow, mediaColumns, mustRow, now, type MediaRow } from './mediaRows.js';
@@ -30,23 +30,7 @@ const ENTRY_COLUMNS = `t.id, t.dataset_id, t.organization_id, t.deleted_at, t.de
 export function pgTrash(
   db: PgDb,
   hub: PgEventHub,
-): Pick<MediaStore, 'setFlags' | 'trash' | 'restore' | 'listTrash' | 'trashEntries' | 'trashBefore' | 'purgeTrash'> {
-  const toEntries = async (q: PgRunner, rows: TrashRow[]): Promise<TrashEntry[]> => {
-    const out: TrashEntry[] = [];
-    for (const row of rows) {
-      out.push({
-        id: row.id,
-        collectionId: row.dataset_id,
-        organizationId: row.organization_id,
-        deletedAt: row.deleted_at,
-        deletedById: row.deleted_by,
-        location: JSON.parse(row.location) as TrashPlace[],
-        item: toMedia(await mustRow(q, row.id)),
-        rowCount: row.row_count,
-      });
-    }
-    return out;
-  };
+): Pick<MediaStore, 'setFlags' | 'trash' | 'restore' | keyof TrashReads> {
   /** Runs `fn` in a transaction and tells this process's streams of the events it appended. */
   const withEvents = async <T>(fn: (tx: PgRunner) => Promise<T>): Promise<T> => {
     const result = await db.tx(fn);
@@ -99,6 +83,29 @@ export function pgTrash(
         return { purged: entries.length, blobKeys: [...blobKeys] };
       }),
 
+    ...trashReads(db),
+  };
+}
+
+/** The trash's reads: a page, some entries, the entries older than a time. */
+function trashReads(db: PgDb): Omit<TrashReads, 'purgeTrash'> {
+  const toEntries = async (q: PgRunner, rows: TrashRow[]): Promise<TrashEntry[]> => {
+    const out: TrashEntry[] = [];
+    for (const row of rows) {
+      out.push({
+        id: row.id,
+        collectionId: row.dataset_id,
+        organizationId: row.organization_id,
+        deletedAt: row.deleted_at,
+        deletedById: row.deleted_by,
+        location: JSON.parse(row.location) as TrashPlace[],
+        item: toMedia(await mustRow(q, row.id)),
+        rowCount: row.row_count,
+      });
+    }
+    return out;
+  };
+  return {
     listTrash: (collectionId, page) =>
       db.tx(async (tx) => {
         const total = await tx.one<{ n: number }>(`SELECT count(*)::int AS n FROM trash WHERE dataset_id = $1`, [

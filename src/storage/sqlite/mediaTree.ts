@@ -5,7 +5,7 @@ import { now, type MediaCore } from './mediaCore.js';
 import { dropTags } from './tagIndex.js';
 import { moveFolderScopes } from './scopeMove.js';
 import type { MediaRow } from './rows.js';
-import type { TrashPlace } from '../types.js';
+import type { TrashPlace } from '../trash.js';
 
 /** `path > 'p.' AND path < 'p/'` selects every descendant of p: '/' is the character after '.'. */
 export const subtreeBounds = (path: string): [string, string] => [`${path}.`, `${path}/`];

@@ -3,7 +3,7 @@
  * each method one transaction. Deleting is mediaTree.ts's trashOne (softDelete names one item, trash many).
  */
 import type { MediaStore } from '../storage.js';
-import type { TrashEntry, TrashPlace } from '../types.js';
+import type { TrashEntry, TrashPlace, TrashReads } from '../trash.js';
 import type { VectorRow } from '../../index/vector/types.js';
 import { mediaEvent } from './eventLog.js';
 import { now, type MediaCore } from './mediaCore.js';
@@ -30,19 +30,9 @@ const ENTRY_COLUMNS = `t.id, t.dataset_id, t.organization_id, t.deleted_at, t.de
 export function sqliteTrash(
   core: MediaCore,
   deleteRows: RowDeleter,
-): Pick<MediaStore, 'setFlags' | 'trash' | 'restore' | 'listTrash' | 'trashEntries' | 'trashBefore' | 'purgeTrash'> {
-  const { db, fetchRow, mustRow } = core;
+): Pick<MediaStore, 'setFlags' | 'trash' | 'restore' | keyof TrashReads> {
+  const { db, fetchRow } = core;
   const toTrash = trashOne(core, deleteRows);
-  const toEntry = (row: TrashRow): TrashEntry => ({
-    id: row.id,
-    collectionId: row.dataset_id,
-    organizationId: row.organization_id,
-    deletedAt: row.deleted_at,
-    deletedById: row.deleted_by,
-    location: JSON.parse(row.location) as TrashPlace[],
-    item: toMedia(mustRow(row.id)),
-    rowCount: row.row_count,
-  });
 
   const setFlags = db.transaction((ids: string[], patch: { favorite?: boolean; archived?: boolean }) => {
     const fav = patch.favorite === undefined ? null : patch.favorite ? 1 : 0;
@@ -87,6 +77,23 @@ export function sqliteTrash(
     trash: async (ids, userId) => trash(ids, userId),
     restore: async (ids) => restore(ids),
     purgeTrash: async (ids) => purge(ids),
+    ...trashReads(core),
+  };
+}
+
+/** The trash's reads: a page, some entries, the entries older than a time. */
+function trashReads({ db, mustRow }: MediaCore): Omit<TrashReads, 'purgeTrash'> {
+  const toEntry = (row: TrashRow): TrashEntry => ({
+    id: row.id,
+    collectionId: row.dataset_id,
+    organizationId: row.organization_id,
+    deletedAt: row.deleted_at,
+    deletedById: row.deleted_by,
+    location: JSON.parse(row.location) as TrashPlace[],
+    item: toMedia(mustRow(row.id)),
+    rowCount: row.row_count,
+  });
+  return {
     async listTrash(collectionId, page) {
       const read = db.transaction(() => {
         const total = db.prepare(`SELECT count(*) FROM trash WHERE dataset_id = ?`).pluck().get(collectionId) as number;
