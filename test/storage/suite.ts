@@ -29,6 +29,7 @@ import type {
   User,
 } from '../../src/storage/types.js';
 import { browseSuite } from './browseSuite.js';
+import { trashSuite } from './trashSuite.js';
 
 interface Fixture {
   user: User;
@@ -1887,4 +1888,5 @@ export function storageSuite(
 
   test.run();
   browseSuite(name, open, close);
+  trashSuite(name, open, close);
 }
