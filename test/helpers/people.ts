@@ -103,19 +103,34 @@ export async function seedPeople(
   app: TestApp,
   datasetId: string,
   faces: number[],
-  opts: { seed?: number; prefix?: string; captions?: Record<string, string>; crops?: boolean } = {},
+  opts: {
+    seed?: number;
+    prefix?: string;
+    captions?: Record<string, string>;
+    crops?: boolean;
+    /** Person i's identity vector (default: a random one); faces are at cosine `likeness` (0.9) to it. */
+    identities?: Float32Array[];
+    likeness?: number;
+  } = {},
 ): Promise<SeededPeople> {
   const r = seededRandom(opts.seed ?? 7);
   const out: SeededPeople = { items: [], faces: [], clusterIds: [] };
   const { storage } = app.app.services;
   for (let i = 0; i < faces.length; i++) {
-    const identity = randomUnit(r);
+    const identity = opts.identities?.[i] ?? randomUnit(r);
     const crop = opts.crops === false ? `crop-${i}` : await cropOf(app, i);
     out.items.push([]);
     out.faces.push([]);
     for (let k = 0; k < faces[i]; k++) {
       const name = `${opts.prefix ?? 'person'}${i}-${k}.jpg`;
-      const face = await addFace(app, datasetId, name, faceOf(identity, 0.9, r), crop, opts.captions?.[name]);
+      const face = await addFace(
+        app,
+        datasetId,
+        name,
+        faceOf(identity, opts.likeness ?? 0.9, r),
+        crop,
+        opts.captions?.[name],
+      );
       out.items[i].push(face.mediaId);
       out.faces[i].push(face.objectId);
     }

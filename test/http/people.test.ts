@@ -4,6 +4,9 @@
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { unit } from '../../src/index/faces/vectorMath.js';
+import { seededRandom } from '../../src/platform/random.js';
+import { dotp, randomUnit } from '../helpers/faceVectors.js';
 import { seedPeople } from '../helpers/people.js';
 import { startTestApp, type Reply, type TestApp } from '../helpers/testApp.js';
 
@@ -149,6 +152,49 @@ t('viewers read but never write; another organization sees 404; bad ids 404', as
     '/api/dataset/{datasetId}/clusters/suggestions',
   ])
     assert.ok(spec.paths[path], `${path} documented`);
+});
+
+t('suggestions: two people the clustering left apart, at the configured threshold; one merge joins them', async () => {
+  // Suggestions compare cluster centres with the model's threshold (here the FACE_CLUSTER_THRESHOLDS setting,
+  // 0.3); the faces were clustered at 0.45, so two people whose identities are at cosine 0.4 stay apart.
+  const app = await startTestApp({}, { FACE_CLUSTER_THRESHOLDS: 'testface=0.3' });
+  try {
+    const ds = await app.collection('Twins');
+    const r = seededRandom(9);
+    const u = randomUnit(r);
+    let w = randomUnit(r);
+    const uw = dotp(u, w);
+    w = unit(w.map((x, i) => x - uw * u[i]));
+    const twin = unit(u.map((x, i) => 0.4 * x + Math.sqrt(1 - 0.16) * w[i]));
+    const p = await seedPeople(app, ds, [5, 4, 3], {
+      seed: 10,
+      prefix: 'tw',
+      likeness: 0.95,
+      identities: [u, twin, randomUnit(r)],
+    });
+    assert.is(new Set(p.clusterIds).size, 3, 'three people after clustering');
+    const s = await app.request('GET', `/api/dataset/${ds}/clusters/suggestions`);
+    ok(s, 'suggestions');
+    assert.equal(
+      s.body.suggestions.map((x: { a: { id: string }; b: { id: string } }) => [x.a.id, x.b.id].sort()),
+      [[p.clusterIds[0], p.clusterIds[1]].sort()],
+      JSON.stringify(s.body),
+    );
+    assert.ok(s.body.suggestions[0].similarity >= 0.3);
+    // Named differently, they are two people: no longer suggested.
+    await app.request('PATCH', `/api/clusters/${p.clusterIds[0]}`, { body: { name: 'Ann' } });
+    await app.request('PATCH', `/api/clusters/${p.clusterIds[1]}`, { body: { name: 'Anna' } });
+    assert.equal((await app.request('GET', `/api/dataset/${ds}/clusters/suggestions`)).body.suggestions, []);
+    await app.request('PATCH', `/api/clusters/${p.clusterIds[1]}`, { body: { name: null } });
+    const merged = await app.request('POST', `/api/clusters/${p.clusterIds[0]}/merge`, {
+      body: { clusterIds: [p.clusterIds[1]] },
+    });
+    ok(merged, 'merge');
+    assert.equal([merged.body.cluster.name, merged.body.cluster.size], ['Ann', 9]);
+    assert.equal((await app.request('GET', `/api/dataset/${ds}/clusters/suggestions`)).body.suggestions, []);
+  } finally {
+    await app.close();
+  }
 });
 
 t.run();
