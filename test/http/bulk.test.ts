@@ -6,6 +6,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { newMediaId } from '../../src/platform/ids.js';
 import { seededRandom } from '../../src/platform/random.js';
+import type { PgDb } from '../../src/platform/pgDb.js';
 import type { SqliteStorage } from '../../src/storage/sqlite/index.js';
 import { startTestApp, type TestApp } from '../helpers/testApp.js';
 
@@ -167,16 +168,25 @@ t('viewers are refused and nothing changes; bad requests are clear 400s', async 
 });
 
 t('all or nothing: a failure in the middle of the transaction leaves every item as it was', async (ctx) => {
-  const storage = ctx.app.app.services.storage as Partial<SqliteStorage>;
-  if (!storage.db) return; // the trigger below is SQLite's; the contract suite covers both engines
   const ids = [await item(ctx), await item(ctx), await item(ctx), await item(ctx)];
-  storage.db.exec(`CREATE TEMP TRIGGER fail_mid BEFORE UPDATE OF metadata ON media WHEN NEW.id = '${ids[2]}'
-    BEGIN SELECT RAISE(ABORT, 'disk on fire'); END`);
+  // A trigger that fails the third item's write: the engine's own error, in the middle of the transaction.
+  const storage = ctx.app.app.services.storage as unknown as { db: SqliteStorage['db'] | PgDb };
+  const pg = 'pool' in storage.db ? storage.db : null;
+  if (pg) {
+    await pg.query(`CREATE FUNCTION fail_mid() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN IF NEW.id = '${ids[2]}' THEN RAISE EXCEPTION 'disk on fire'; END IF; RETURN NEW; END $$`);
+    await pg.query(
+      `CREATE TRIGGER fail_mid BEFORE UPDATE OF metadata ON media FOR EACH ROW EXECUTE FUNCTION fail_mid()`,
+    );
+  } else
+    (storage.db as SqliteStorage['db']).exec(`CREATE TEMP TRIGGER fail_mid BEFORE UPDATE OF metadata ON media
+      WHEN NEW.id = '${ids[2]}' BEGIN SELECT RAISE(ABORT, 'disk on fire'); END`);
   const r = await bulk(ctx, { ids, operation: { type: 'addTags', tags: [{ label: 'g', value: 'v' }] } });
   assert.ok(r.status >= 400, JSON.stringify(r.body));
   for (const id of ids) assert.equal(await tags(ctx, id), {}, 'no item was tagged');
   assert.equal(await listIds(ctx, 'tags=v'), []);
-  storage.db.exec(`DROP TRIGGER fail_mid`);
+  if (pg) await pg.query(`DROP TRIGGER fail_mid ON media`);
+  else (storage.db as SqliteStorage['db']).exec(`DROP TRIGGER fail_mid`);
 });
 
 t('selection by query lists exactly what browse lists (seeded random filters), less exclusions', async (ctx) => {

@@ -48,6 +48,11 @@ export const browseQuery = z.object({
   similarToObjectId: z.string().optional(),
   similarToObjectModel: z.enum(['faces', 'objects', 'shoeprints']).optional(),
   minScore: z.coerce.number().min(0).max(1).default(0.05),
+  favorite: queryBool.optional().describe('ours: true lists favourites only (false or absent: any)'),
+  archived: z
+    .enum(['exclude', 'include', 'only'])
+    .default('exclude')
+    .describe('ours: archived items are left out of listings and search unless `include` (with the rest) or `only`'),
 });
 
 /**
@@ -63,3 +68,9 @@ export const selectionQuery = z.preprocess(
       : v,
   browseQuery.omit({ limit: true, offset: true }).strict(),
 );
+/** The item PATCH body: renameOrReplaceBody's fields and ours, the favourite and archived flags. */
+export const itemPatchBody = (nameMax: number) =>
+  renameOrReplaceBody(nameMax).extend({
+    favorite: z.boolean().optional().describe('ours: mark or unmark a favourite'),
+    archived: z.boolean().optional().describe('ours: archive (out of default listings and search) or unarchive'),
+  });
