@@ -114,6 +114,7 @@ const SECTIONS: Record<string, { describe: string; run: (opts: BenchOptions) => 
     describe:
       'POST /api/media/bulk: tag 10,000 and 100,000 items beside the single-item tag write, select all matching of 1,000,000 items beside a browse page, undo (issue 27)',
     run: runBulkBench,
+  },
   people: {
     describe:
       'face clusters as people over HTTP on 5,000 people: merging 100 into one beside clustering their faces, the People page and suggestions beside a browse page (issue 27)',

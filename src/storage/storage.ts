@@ -61,8 +61,7 @@ export interface Storage {
   jobWakeups?: JobWakeups;
   /** Watched folders and what their files became (features/watch). */
   watches: WatchStore;
-  /** Changes of many items at once, each all or nothing, and each user's last one to undo (POST /api/media/bulk). */
-  bulk: BulkStore;
+  bulk: BulkStore; // many items at once, all or nothing, with undo (storage/bulkStore.ts)
   /**
    * A consistent copy of the whole database as it is at one moment, written to `file` (SQLite: its online
    * backup API, `pagesPerStep` pages a step, the event loop free between steps; a step that sees another
@@ -75,7 +74,6 @@ export interface Storage {
   /** Flushes and closes. Further calls fail. */
   close(): Promise<void>;
 }
-
 
 export interface AccountStore {
   countOrganizations(): Promise<number>;

@@ -248,4 +248,30 @@ t('move a selection by query into a folder; undo puts each item back where it wa
   assert.equal(await listIds(ctx, `path=${dest.path}`), []);
 });
 
+t('favourite, archive, delete to the trash and restore from it, by ids and by query', async (ctx) => {
+  const ids = [await item(ctx), await item(ctx), await item(ctx)];
+  const op = async (type: string, body: object = { ids }) => {
+    const r = await bulk(ctx, { ...body, operation: { type } });
+    assert.is(r.status, 200, JSON.stringify(r.body));
+    return r.body;
+  };
+  const media = async (id: string) => (await ctx.app.request('GET', `/api/media/${id}`)).body.media;
+  assert.is((await op('favorite', { ids: ids.slice(0, 2) })).changed, 2);
+  assert.equal((await op('favorite')).changed, 1, 'the two already favourites are unchanged');
+  assert.equal(await listIds(ctx, 'favorite=true'), [...ids].sort());
+  await op('unfavorite', { ids: [ids[0]] });
+  assert.is((await media(ids[0])).favorite, false);
+  await op('archive', { selection: { datasetId: ctx.ds, query: { favorite: true } } });
+  assert.equal(await listIds(ctx, ''), [ids[0]], 'archived items leave the default listing');
+  assert.equal((await listIds(ctx, 'archived=only')).length, 2);
+  await op('unarchive', { selection: { datasetId: ctx.ds, query: { archived: 'only' } } });
+  assert.is((await op('delete')).changed, 3);
+  assert.equal(await listIds(ctx, ''), []);
+  assert.is((await op('delete')).errorCount, 3, 'deleted items are not live any more');
+  assert.is((await op('restore', { ids: [ids[0], ids[1]] })).changed, 2);
+  assert.equal(await listIds(ctx, ''), [ids[0], ids[1]].sort());
+  const again = await op('restore', { ids: [ids[0]] });
+  assert.equal([again.changed, again.errors[0].error], [0, 'not_found'], 'a live item is not in the trash');
+});
+
 t.run();

@@ -21,7 +21,8 @@ export type BulkOperation =
   | { type: 'setTagGroup'; label: string; values: string[] }
   | { type: 'clearTagGroup'; label: string }
   | { type: 'move'; destinationPath: string }
-  | { type: 'reprocess' };
+  | { type: 'reprocess' }
+  | { type: 'favorite' | 'unfavorite' | 'archive' | 'unarchive' | 'delete' | 'restore' };
 
 export interface BulkInput {
   ids?: string[];
@@ -79,6 +80,7 @@ async function resolveSelection(
   deps: BulkDeps,
   principal: Principal,
   input: BulkInput,
+  trashed = false,
 ): Promise<{ items: MediaSummary[]; errors: ItemError[] }> {
   if (!!input.ids === !!input.selection) throw invalid('give either ids or selection (a browse query), not both');
   const exclude = new Set((input.exclude ?? []).map((id) => id.trim().toLowerCase()));
@@ -107,7 +109,8 @@ async function resolveSelection(
     const byId = new Map(found.map((m) => [m.id, m]));
     for (const id of chunk) {
       const m = byId.get(id);
-      if (!m || orgOf.get(m.collectionId) !== principal.organizationId || m.status !== 'active')
+      // Restore takes items in the trash; every other operation live ones.
+      if (!m || orgOf.get(m.collectionId) !== principal.organizationId || (m.status === 'active') === trashed)
         errors.push(NOT_FOUND(id));
       else items.push(m);
     }
@@ -170,6 +173,34 @@ function progress(
   };
 }
 
+const FLAGS = {
+  favorite: { favorite: true },
+  unfavorite: { favorite: false },
+  archive: { archived: true },
+  unarchive: { archived: false },
+} as const;
+
+/**
+ * Favourite, archive (and their undoing), delete to the trash and restore from it: the trash feature's store
+ * writes, each one transaction. Not undoable here: the trash screen restores, and a flag is set back by the
+ * opposite operation.
+ */
+async function trashOrFlag(
+  deps: BulkDeps,
+  principal: Principal,
+  type: 'favorite' | 'unfavorite' | 'archive' | 'unarchive' | 'delete' | 'restore',
+  items: MediaSummary[],
+): Promise<BulkResult> {
+  const ids = items.map((m) => m.id);
+  if (type === 'delete') await deps.storage.media.trash(ids, principal.userId);
+  else if (type === 'restore') await deps.storage.media.restore(ids);
+  else {
+    const changed = await deps.storage.media.setFlags(ids, FLAGS[type]);
+    return { changed, unchanged: ids.length - changed };
+  }
+  return { changed: ids.length, unchanged: 0 };
+}
+
 /** Reprocessing queues each item's analysis again (not undoable; folders are per-item errors). */
 async function reprocessAll(deps: BulkDeps, items: MediaSummary[], report: (done: number) => Promise<void>) {
   const errors: ItemError[] = [];
@@ -195,7 +226,7 @@ export async function bulkAction(deps: BulkDeps, principal: Principal, input: Bu
   requireRole(principal, 'member');
   const op = input.operation;
   const edit = tagEditOf(op);
-  const { items, errors } = await resolveSelection(deps, principal, input);
+  const { items, errors } = await resolveSelection(deps, principal, input, op.type === 'restore');
   const action: NewBulkAction = {
     id: newUuid(),
     organizationId: principal.organizationId,
@@ -221,6 +252,9 @@ export async function bulkAction(deps: BulkDeps, principal: Principal, input: Bu
       ok.map((m) => m.id),
       dest,
     );
+  } else if (op.type !== 'reprocess') {
+    result = await trashOrFlag(deps, principal, op.type as keyof typeof FLAGS | 'delete' | 'restore', items);
+    undoable = false;
   } else {
     const r = await reprocessAll(deps, items, report);
     errors.push(...r.errors);

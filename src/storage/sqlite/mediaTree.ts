@@ -2,7 +2,6 @@ import { invalid } from '../../platform/errors.js';
 import type { MediaStore } from '../storage.js';
 import { mediaEvent } from './eventLog.js';
 import { now, type MediaCore } from './mediaCore.js';
-import type { MediaRow } from './rows.js';
 import { dropTags } from './tagIndex.js';
 import { moveFolderScopes } from './scopeMove.js';
 import type { MediaRow } from './rows.js';

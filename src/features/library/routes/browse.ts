@@ -3,7 +3,7 @@ import { browse } from '../browse.js';
 import { browseQuery } from './schemas.js';
 import { tagGroups } from '../tags.js';
 import { listClusters } from '../../faces/index.js';
-import { defineRoute } from '../../../http/route.js';
+import { defineRoute, queryBool } from '../../../http/route.js';
 
 const datasetParams = z.object({ datasetId: z.string() });
 

@@ -20,6 +20,7 @@ const operation = z.discriminatedUnion('type', [
   z.object({ type: z.literal('clearTagGroup'), label }),
   z.object({ type: z.literal('move'), destinationPath: z.string().min(1, 'destinationPath is required').max(2000) }),
   z.object({ type: z.literal('reprocess') }),
+  z.object({ type: z.enum(['favorite', 'unfavorite', 'archive', 'unarchive', 'delete', 'restore']) }),
 ]);
 
 export const bulkRoutes = [
