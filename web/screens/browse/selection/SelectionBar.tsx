@@ -95,7 +95,7 @@ export function SelectionBar(props: SelectionBarProps) {
           canWrite={props.canWrite}
           busy={!!busy}
           onDialog={setDialog}
-          onReprocess={() => void run('Queued again', { type: 'reprocess' })}
+          onRun={(verb, type) => void run(verb, { type })}
         />
       ) : null}
       <Status status={status} progress={progress} outcome={outcome} onDismiss={() => setOutcome(null)} />
@@ -204,7 +204,7 @@ function Toolbar(props: {
   canWrite: boolean;
   busy: boolean;
   onDialog: (d: 'tags' | 'move') => void;
-  onReprocess: () => void;
+  onRun: (verb: string, type: string) => void;
 }) {
   const { ctx, total, busy } = props;
   const count = ctx.count;
@@ -226,8 +226,21 @@ function Toolbar(props: {
           <button type="button" disabled={!count || busy} onClick={() => props.onDialog('move')}>
             Move…
           </button>
-          <button type="button" disabled={!count || busy} onClick={props.onReprocess}>
+          <button type="button" disabled={!count || busy} onClick={() => props.onRun('Queued again', 'reprocess')}>
             Reprocess
+          </button>
+          <button
+            type="button"
+            disabled={!count || busy}
+            onClick={() => props.onRun('Marked as favourite', 'favorite')}
+          >
+            Favourite
+          </button>
+          <button type="button" disabled={!count || busy} onClick={() => props.onRun('Archived', 'archive')}>
+            Archive
+          </button>
+          <button type="button" disabled={!count || busy} onClick={() => props.onRun('Moved to the trash', 'delete')}>
+            Move to trash
           </button>
         </>
       ) : null}
