@@ -254,6 +254,8 @@ export interface BrowseQuery {
   mediaId: string | null;
   /** Items holding objects of this cluster (filled by the search issue). */
   clusterId: string | null;
+  /** Items in this album (ours, features/share); absent or null: no album filter. */
+  albumId?: string | null;
   sortBy: SortField;
   sortDirection: 'asc' | 'desc';
   limit: number;

@@ -29,6 +29,7 @@ import type {
   User,
 } from '../../src/storage/types.js';
 import { browseSuite } from './browseSuite.js';
+import { shareSuite } from './shareSuite.js';
 
 interface Fixture {
   user: User;
@@ -1878,4 +1879,5 @@ export function storageSuite(
 
   test.run();
   browseSuite(name, open, close);
+  shareSuite(name, open, close);
 }

@@ -90,6 +90,12 @@ export function scopeFilter(query: BrowseQuery): ScopeFilter {
       params: [query.clusterId.toLowerCase().replace(/-/g, '')],
     });
   }
+  if (query.albumId) {
+    clauses.push({
+      sql: `EXISTS (SELECT 1 FROM album_items x JOIN media am ON am.root_id = x.media_id WHERE am.id = ${ITEM_ID} AND x.album_id = ?)`,
+      params: [query.albumId],
+    });
+  }
   const joined = (kept: typeof clauses) => ({
     where: kept.map((c) => ` AND ${c.sql}`).join(''),
     params: kept.flatMap((c) => c.params),
@@ -99,7 +105,7 @@ export function scopeFilter(query: BrowseQuery): ScopeFilter {
     ...joined(clauses),
     undated: joined(clauses.filter((c) => !c.date)),
     tags,
-    countable: !query.createdFrom && !query.createdBefore && !query.clusterId && tags.length === 0,
+    countable: !query.createdFrom && !query.createdBefore && !query.clusterId && !query.albumId && tags.length === 0,
     dateIndex: date.index,
   };
 }

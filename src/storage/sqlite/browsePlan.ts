@@ -135,8 +135,8 @@ function pageWindow(query: BrowseQuery, total: number) {
 
 /** What decides a listing's set of items besides its SQL: the filters the bitmaps answer. */
 function setSignature(query: BrowseQuery): string {
-  const { tagFilters, tagValues, createdFrom, createdBefore, dateField, types, clusterId } = query;
-  return JSON.stringify([tagFilters, tagValues, createdFrom, createdBefore, dateField, types, clusterId]);
+  const { tagFilters, tagValues, createdFrom, createdBefore, dateField, types, clusterId, albumId } = query;
+  return JSON.stringify([tagFilters, tagValues, createdFrom, createdBefore, dateField, types, clusterId, albumId]);
 }
 
 /**
