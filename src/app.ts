@@ -49,6 +49,7 @@ import { startRenditionBackfill } from './features/ingest/renditionJobs.js';
 import { createEventFeed, eventRoutes } from './features/events/index.js';
 import { applyEnvWatches, startWatchService, watchRoutes, type WatchService } from './features/watch/index.js';
 import { backupRoutes, startBackupService } from './features/backup/index.js';
+import { shareRoutes } from './features/share/index.js';
 import { VERSION } from './platform/packageRoot.js';
 import { openStorage, type OpenedStorage } from './storage/openStorage.js';
 
@@ -73,6 +74,7 @@ export const ROUTES: AnyRoute[] = [
   ...eventRoutes,
   ...watchRoutes,
   ...backupRoutes,
+  ...shareRoutes,
 ];
 
 export interface App {

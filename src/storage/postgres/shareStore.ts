@@ -1,5 +1,5 @@
 import type { PgDb, PgRunner } from '../../platform/pgDb.js';
-import type { AlbumStore, ShareLinkPatch, ShareStore } from '../shareStore.js';
+import type { AlbumStore, ShareLink, ShareLinkPatch, ShareStore } from '../shareStore.js';
 import {
   LIVE_JOIN,
   toAlbum,
@@ -33,14 +33,49 @@ async function appendItems(q: PgRunner, id: string, rootIds: string[], at: strin
   return result.rowCount ?? 0;
 }
 
+const touchAlbum = (q: PgRunner, id: string, at: string) =>
+  q.query(`UPDATE albums SET updated_at = $2 WHERE id = $1`, [id, at]);
+
+async function removeAlbumItems(q: PgRunner, id: string, rootIds: string[], at: string): Promise<number> {
+  const result = await q.query(`DELETE FROM album_items WHERE album_id = $1 AND media_id = ANY($2::text[])`, [
+    id,
+    unique(rootIds),
+  ]);
+  await q.query(
+    `UPDATE albums SET cover_media_id = NULL WHERE id = $1 AND cover_media_id IS NOT NULL
+         AND NOT EXISTS (SELECT 1 FROM album_items WHERE album_id = $1 AND media_id = albums.cover_media_id)`,
+    [id],
+  );
+  await touchAlbum(q, id, at);
+  return result.rowCount ?? 0;
+}
+
+async function reorderAlbum(q: PgRunner, id: string, rootIds: string[], at: string): Promise<void> {
+  await q.query(`SELECT 1 FROM albums WHERE id = $1 FOR UPDATE`, [id]);
+  const current = (
+    await q.many<{ media_id: string }>(
+      `SELECT media_id FROM album_items WHERE album_id = $1 ORDER BY position, media_id`,
+      [id],
+    )
+  ).map((r) => r.media_id);
+  const held = new Set(current);
+  const first = unique(rootIds).filter((r) => held.has(r));
+  const firstSet = new Set(first);
+  const order = [...first, ...current.filter((r) => !firstSet.has(r))];
+  await q.query(
+    `UPDATE album_items x SET position = r.ord FROM unnest($2::text[]) WITH ORDINALITY AS r(media_id, ord)
+       WHERE x.album_id = $1 AND x.media_id = r.media_id`,
+    [id, order],
+  );
+  await touchAlbum(q, id, at);
+}
+
 /** Albums and their item lists on PostgreSQL (migration 064). */
 export function pgAlbumStore(db: PgDb): AlbumStore {
   const get = async (id: string) => {
     const row = await db.one<AlbumRow>(`${SELECT_ALBUM} WHERE a.id = $1`, [id]);
     return row ? toAlbum(row) : null;
   };
-  const touch = (q: PgRunner, id: string, at: string) =>
-    q.query(`UPDATE albums SET updated_at = $2 WHERE id = $1`, [id, at]);
   return {
     async create(album, rootIds) {
       await db.tx(async (q) => {
@@ -82,43 +117,11 @@ export function pgAlbumStore(db: PgDb): AlbumStore {
     addItems: (id, rootIds, at) =>
       db.tx(async (q) => {
         const added = await appendItems(q, id, rootIds, at);
-        await touch(q, id, at);
+        await touchAlbum(q, id, at);
         return added;
       }),
-    removeItems: (id, rootIds, at) =>
-      db.tx(async (q) => {
-        const result = await q.query(`DELETE FROM album_items WHERE album_id = $1 AND media_id = ANY($2::text[])`, [
-          id,
-          unique(rootIds),
-        ]);
-        await q.query(
-          `UPDATE albums SET cover_media_id = NULL WHERE id = $1 AND cover_media_id IS NOT NULL
-             AND NOT EXISTS (SELECT 1 FROM album_items WHERE album_id = $1 AND media_id = albums.cover_media_id)`,
-          [id],
-        );
-        await touch(q, id, at);
-        return result.rowCount ?? 0;
-      }),
-    reorder: (id, rootIds, at) =>
-      db.tx(async (q) => {
-        await q.query(`SELECT 1 FROM albums WHERE id = $1 FOR UPDATE`, [id]);
-        const current = (
-          await q.many<{ media_id: string }>(
-            `SELECT media_id FROM album_items WHERE album_id = $1 ORDER BY position, media_id`,
-            [id],
-          )
-        ).map((r) => r.media_id);
-        const held = new Set(current);
-        const first = unique(rootIds).filter((r) => held.has(r));
-        const firstSet = new Set(first);
-        const order = [...first, ...current.filter((r) => !firstSet.has(r))];
-        await q.query(
-          `UPDATE album_items x SET position = r.ord FROM unnest($2::text[]) WITH ORDINALITY AS r(media_id, ord)
-           WHERE x.album_id = $1 AND x.media_id = r.media_id`,
-          [id, order],
-        );
-        await touch(q, id, at);
-      }),
+    removeItems: (id, rootIds, at) => db.tx((q) => removeAlbumItems(q, id, rootIds, at)),
+    reorder: (id, rootIds, at) => db.tx((q) => reorderAlbum(q, id, rootIds, at)),
     async page(id, page) {
       const rows = await db.many<{ id: string }>(
         `SELECT m.id FROM album_items x ${LIVE} WHERE x.album_id = $1 ORDER BY x.position, x.media_id LIMIT $2 OFFSET $3`,
@@ -144,6 +147,42 @@ const LINK_COLUMNS: Record<keyof ShareLinkPatch, string> = {
   showOrganization: 'show_organization',
 };
 
+/** Inserts a link with its selection (inside a transaction). */
+async function insertLink(q: PgRunner, l: ShareLink, selection: string[]): Promise<void> {
+  await q.query(
+    `INSERT INTO share_links (id, organization_id, dataset_id, kind, target_id, token_hash, password_hash,
+       expires_at, can_download, can_upload, show_organization, name, view_count, created_by, created_at,
+       updated_at, revoked_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)`,
+    [
+      l.id,
+      l.organizationId,
+      l.collectionId,
+      l.kind,
+      l.targetId,
+      l.tokenHash,
+      l.passwordHash,
+      l.expiresAt,
+      l.canDownload,
+      l.canUpload,
+      l.showOrganization,
+      l.name,
+      l.viewCount,
+      l.createdById,
+      l.createdAt,
+      l.updatedAt,
+      l.revokedAt,
+    ],
+  );
+  const ids = unique(selection);
+  if (ids.length)
+    await q.query(
+      `INSERT INTO share_link_items (link_id, media_id, position)
+       SELECT $1, r.media_id, r.ord FROM unnest($2::text[]) WITH ORDINALITY AS r(media_id, ord)`,
+      [l.id, ids],
+    );
+}
+
 /** Share links, their selections and the audit list on PostgreSQL (migration 064). */
 export function pgShareStore(db: PgDb): ShareStore {
   const get = async (id: string) => {
@@ -151,42 +190,7 @@ export function pgShareStore(db: PgDb): ShareStore {
     return row ? toLink(row) : null;
   };
   return {
-    async create(l, selection) {
-      await db.tx(async (q) => {
-        await q.query(
-          `INSERT INTO share_links (id, organization_id, dataset_id, kind, target_id, token_hash, password_hash,
-             expires_at, can_download, can_upload, show_organization, name, view_count, created_by, created_at,
-             updated_at, revoked_at)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)`,
-          [
-            l.id,
-            l.organizationId,
-            l.collectionId,
-            l.kind,
-            l.targetId,
-            l.tokenHash,
-            l.passwordHash,
-            l.expiresAt,
-            l.canDownload,
-            l.canUpload,
-            l.showOrganization,
-            l.name,
-            l.viewCount,
-            l.createdById,
-            l.createdAt,
-            l.updatedAt,
-            l.revokedAt,
-          ],
-        );
-        const ids = unique(selection);
-        if (ids.length)
-          await q.query(
-            `INSERT INTO share_link_items (link_id, media_id, position)
-             SELECT $1, r.media_id, r.ord FROM unnest($2::text[]) WITH ORDINALITY AS r(media_id, ord)`,
-            [l.id, ids],
-          );
-      });
-    },
+    create: (l, selection) => db.tx((q) => insertLink(q, l, selection)),
     get,
     async findByTokenHash(tokenHash) {
       const row = await db.one<LinkRow>(`SELECT * FROM share_links WHERE token_hash = $1`, [tokenHash]);

@@ -109,7 +109,12 @@ export function bitmapCandidates(prepare: (sql: string) => Statement) {
     const days = dayRange(query);
     const groups = Object.entries(query.tagFilters ?? {}).filter(([, values]) => values.length > 0);
     const values = query.tagValues ?? [];
-    if (query.clusterId || query.albumId || days === undefined || (days === null && groups.length === 0 && values.length === 0))
+    if (
+      query.clusterId ||
+      query.albumId ||
+      days === undefined ||
+      (days === null && groups.length === 0 && values.length === 0)
+    )
       return null;
     const types = query.types ?? [];
     const set = chunks(

@@ -103,15 +103,8 @@ export const LIVE_JOIN = `JOIN media m ON m.root_id = x.media_id AND m.is_curren
 /** Unique ids in first-seen order. */
 export const unique = (ids: string[]): string[] => [...new Set(ids)];
 
-/** Albums and their item lists (migration 031). */
-export function sqliteAlbumStore(db: Db): AlbumStore {
-  const select = `SELECT a.*, (SELECT count(*) FROM album_items x ${LIVE_JOIN} WHERE x.album_id = a.id) AS item_count
-    FROM albums a`;
-  const getOne = db.prepare(`${select} WHERE a.id = ?`);
-  const get = (id: string) => {
-    const row = getOne.get(id) as AlbumRow | undefined;
-    return row ? toAlbum(row) : null;
-  };
+/** The album store's write transactions. */
+function albumWrites(db: Db) {
   const nextPosition = db.prepare(`SELECT coalesce(max(position), 0) + 1 AS p FROM album_items WHERE album_id = ?`);
   const insertItem = db.prepare(
     `INSERT INTO album_items (album_id, media_id, position, added_at) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING`,
@@ -163,6 +156,19 @@ export function sqliteAlbumStore(db: Db): AlbumStore {
     order.forEach((rootId, i) => set.run(i + 1, id, rootId));
     touch.run(at, id);
   });
+  return { add, create, removeItems, reorder };
+}
+
+/** Albums and their item lists (migration 031). */
+export function sqliteAlbumStore(db: Db): AlbumStore {
+  const select = `SELECT a.*, (SELECT count(*) FROM album_items x ${LIVE_JOIN} WHERE x.album_id = a.id) AS item_count
+    FROM albums a`;
+  const getOne = db.prepare(`${select} WHERE a.id = ?`);
+  const get = (id: string) => {
+    const row = getOne.get(id) as AlbumRow | undefined;
+    return row ? toAlbum(row) : null;
+  };
+  const { add, create, removeItems, reorder } = albumWrites(db);
   const pageRows = db.prepare(
     `SELECT m.id FROM album_items x ${LIVE_JOIN} WHERE x.album_id = ? ORDER BY x.position, x.media_id LIMIT ? OFFSET ?`,
   );
@@ -211,15 +217,10 @@ const LINK_COLUMNS: Record<keyof ShareLinkPatch, string> = {
   showOrganization: 'show_organization',
 };
 
-/** Share links, their selections and the audit list (migration 031). */
-export function sqliteShareStore(db: Db): ShareStore {
-  const getOne = db.prepare(`SELECT * FROM share_links WHERE id = ?`);
-  const get = (id: string) => {
-    const row = getOne.get(id) as LinkRow | undefined;
-    return row ? toLink(row) : null;
-  };
+/** Inserts a link with its selection, in one transaction. */
+function linkInsert(db: Db) {
   const bool = (b: boolean) => (b ? 1 : 0);
-  const create = db.transaction((l: ShareLink, selection: string[]) => {
+  return db.transaction((l: ShareLink, selection: string[]) => {
     db.prepare(
       `INSERT INTO share_links (id, organization_id, dataset_id, kind, target_id, token_hash, password_hash, expires_at,
          can_download, can_upload, show_organization, name, view_count, created_by, created_at, updated_at, revoked_at)
@@ -246,6 +247,31 @@ export function sqliteShareStore(db: Db): ShareStore {
     const item = db.prepare(`INSERT INTO share_link_items (link_id, media_id, position) VALUES (?, ?, ?)`);
     unique(selection).forEach((rootId, i) => item.run(l.id, rootId, i + 1));
   });
+}
+
+const bool = (b: boolean) => (b ? 1 : 0);
+
+/** Writes the named settings of a link. */
+function updateLink(db: Db, id: string, patch: ShareLinkPatch, at: string): void {
+  const sets = ['updated_at = ?'];
+  const params: unknown[] = [at];
+  for (const [key, column] of Object.entries(LINK_COLUMNS) as Array<[keyof ShareLinkPatch, string]>) {
+    const value = patch[key];
+    if (value === undefined) continue;
+    sets.push(`${column} = ?`);
+    params.push(typeof value === 'boolean' ? bool(value) : value);
+  }
+  db.prepare(`UPDATE share_links SET ${sets.join(', ')} WHERE id = ?`).run(...params, id);
+}
+
+/** Share links, their selections and the audit list (migration 031). */
+export function sqliteShareStore(db: Db): ShareStore {
+  const getOne = db.prepare(`SELECT * FROM share_links WHERE id = ?`);
+  const get = (id: string) => {
+    const row = getOne.get(id) as LinkRow | undefined;
+    return row ? toLink(row) : null;
+  };
+  const create = linkInsert(db);
   const selectionRows = db.prepare(
     `SELECT m.id FROM share_link_items x ${LIVE_JOIN} WHERE x.link_id = ? ORDER BY x.position LIMIT ? OFFSET ?`,
   );
@@ -263,16 +289,8 @@ export function sqliteShareStore(db: Db): ShareStore {
         .all(collectionId) as LinkRow[];
       return rows.map(toLink);
     },
-    async update(id, patch, at) {
-      const sets = ['updated_at = ?'];
-      const params: unknown[] = [at];
-      for (const [key, column] of Object.entries(LINK_COLUMNS) as Array<[keyof ShareLinkPatch, string]>) {
-        const value = patch[key];
-        if (value === undefined) continue;
-        sets.push(`${column} = ?`);
-        params.push(typeof value === 'boolean' ? bool(value) : value);
-      }
-      db.prepare(`UPDATE share_links SET ${sets.join(', ')} WHERE id = ?`).run(...params, id);
+    update: async (id, patch, at) => {
+      updateLink(db, id, patch, at);
       return get(id);
     },
     revoke: async (id, at) =>
