@@ -18,6 +18,9 @@ import { Search } from './screens/search/Search';
 import { Viewer } from './screens/viewer/Viewer';
 import { UploadPanel } from './screens/upload/UploadPanel';
 import { NotFound } from './screens/NotFound';
+import { Albums } from './screens/albums/Albums';
+import { AlbumView } from './screens/albums/AlbumView';
+import { Visitor } from './screens/share/Visitor';
 
 type Screen = ComponentType<{ params: Record<string, string> }>;
 
@@ -25,6 +28,7 @@ type Screen = ComponentType<{ params: Record<string, string> }>;
 const PUBLIC_ROUTES: Array<[string, Screen]> = [
   ['/setup', Setup],
   ['/invite', AcceptInvite],
+  ['/s/:token', Visitor],
 ];
 
 /** Screens for signed-in people, first match wins. */
@@ -34,6 +38,8 @@ const ROUTES: Array<[string, Screen]> = [
   ['/search', Search],
   ['/c/:datasetId', Browse],
   ['/c/:datasetId/search', Search],
+  ['/c/:datasetId/albums', Albums],
+  ['/c/:datasetId/albums/:albumId', AlbumView],
   ['/m/:mediaId', Viewer],
 ];
 

@@ -18,6 +18,7 @@ import { VirtualGrid } from './VirtualGrid';
 import { followCollection } from './liveStatus';
 import { openUploadPicker, setUploadFolder } from '../upload/index';
 import './browse.css';
+import { AlbumsLink } from '../albums/Albums';
 
 /** The collection's name, and its tag values for the filter's autocomplete. */
 function useCollectionInfo(datasetId: string) {
@@ -107,6 +108,7 @@ export function Browse({ params }: { params: Record<string, string> }) {
                 }}
               />
             ) : null}
+            <AlbumsLink datasetId={datasetId} />
             <UploadButton onClick={() => openUploadPicker(datasetId, state.path || undefined)} />
           </div>
         </div>

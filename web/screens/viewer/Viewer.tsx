@@ -19,6 +19,7 @@ import { ViewerBar } from './ViewerBar';
 import { DetailsPanel } from './DetailsPanel';
 import { VideoStage } from './VideoStage';
 import { LiveMotion } from './LiveMotion';
+import { AddToAlbum } from '../albums/AddToAlbum';
 import './viewer.css';
 
 /** How close (seconds) a paused video must be to an analysed frame for its regions to be drawn. */
@@ -142,6 +143,7 @@ function ItemView(props: {
           onToggle={toggle}
           onDetails={() => setDetails((d) => !d)}
         />
+        <AddToAlbum datasetId={media.datasetId} mediaIds={[media.id]} />
         {isVideo ? (
           <VideoStage
             media={media}
