@@ -58,8 +58,10 @@ export function Visitor({ params }: { params: Record<string, string> }) {
     );
   const { info, items, total } = state;
   // Opening an item asks the server first: a link revoked meanwhile shows as gone at once.
-  const open = (i: number) =>
+  const open = (at: number) => {
+    const i = (at + items.length) % items.length;
     void shareCall(token, 'GET', `/media/${encodeURIComponent(items[i].id)}`).then(() => setViewing(i), fail);
+  };
   return (
     <main class="visitor" id="main">
       <div class="visitor-head">
