@@ -101,50 +101,13 @@ export function AlbumView({ params }: { params: Record<string, string> }) {
         {page.pagination.total} {page.pagination.total === 1 ? 'item' : 'items'}
       </p>
       <Alert message={error} />
-      <ol class="album-grid" aria-label={`Items of ${page.album.name}`}>
-        {items.map((m, i) => (
-          <li key={m.id} class={page.album.coverMediaId === m.id ? 'album-item is-cover' : 'album-item'}>
-            <a href={`/m/${encodeURIComponent(m.id)}?from=${encodeURIComponent(here)}`} onClick={followLink}>
-              <MediaThumb item={m} />
-              <span class="album-item-name">{m.name}</span>
-            </a>
-            {canWrite() && (
-              <div class="album-item-actions">
-                <button
-                  type="button"
-                  disabled={i === 0}
-                  onClick={() => move(i, -1)}
-                  aria-label={`Move ${m.name} earlier`}
-                >
-                  ←
-                </button>
-                <button
-                  type="button"
-                  disabled={i === items.length - 1}
-                  onClick={() => move(i, 1)}
-                  aria-label={`Move ${m.name} later`}
-                >
-                  →
-                </button>
-                <button
-                  type="button"
-                  onClick={() => change('PATCH', '', { coverMediaId: m.id })}
-                  aria-label={`Make ${m.name} the cover`}
-                >
-                  Cover
-                </button>
-                <button
-                  type="button"
-                  onClick={() => change('POST', '/items/remove', { mediaIds: [m.id] })}
-                  aria-label={`Remove ${m.name} from the album`}
-                >
-                  Remove
-                </button>
-              </div>
-            )}
-          </li>
-        ))}
-      </ol>
+      <AlbumGrid
+        album={page.album}
+        items={items}
+        here={here}
+        onMove={move}
+        onChange={(method, path, body) => void change(method, path, body)}
+      />
       {page.pagination.hasMore && (
         <button type="button" onClick={() => setLimit((l) => l + PAGE)}>
           Show more
@@ -160,5 +123,62 @@ export function AlbumView({ params }: { params: Record<string, string> }) {
         />
       )}
     </div>
+  );
+}
+
+/** The album's items with, for members, their buttons: earlier, later, cover, remove. */
+function AlbumGrid(props: {
+  album: Album;
+  items: Item[];
+  here: string;
+  onMove(i: number, delta: number): void;
+  onChange(method: 'POST' | 'PATCH', path: string, body: unknown): void;
+}) {
+  const { album, items, here, onMove, onChange } = props;
+  return (
+    <ol class="album-grid" aria-label={`Items of ${album.name}`}>
+      {items.map((m, i) => (
+        <li key={m.id} class={album.coverMediaId === m.id ? 'album-item is-cover' : 'album-item'}>
+          <a href={`/m/${encodeURIComponent(m.id)}?from=${encodeURIComponent(here)}`} onClick={followLink}>
+            <MediaThumb item={m} />
+            <span class="album-item-name">{m.name}</span>
+          </a>
+          {canWrite() && (
+            <div class="album-item-actions">
+              <button
+                type="button"
+                disabled={i === 0}
+                onClick={() => onMove(i, -1)}
+                aria-label={`Move ${m.name} earlier`}
+              >
+                ←
+              </button>
+              <button
+                type="button"
+                disabled={i === items.length - 1}
+                onClick={() => onMove(i, 1)}
+                aria-label={`Move ${m.name} later`}
+              >
+                →
+              </button>
+              <button
+                type="button"
+                onClick={() => onChange('PATCH', '', { coverMediaId: m.id })}
+                aria-label={`Make ${m.name} the cover`}
+              >
+                Cover
+              </button>
+              <button
+                type="button"
+                onClick={() => onChange('POST', '/items/remove', { mediaIds: [m.id] })}
+                aria-label={`Remove ${m.name} from the album`}
+              >
+                Remove
+              </button>
+            </div>
+          )}
+        </li>
+      ))}
+    </ol>
   );
 }
