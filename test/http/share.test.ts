@@ -68,6 +68,15 @@ function visitor(app: TestApp, address = '203.0.113.7') {
   };
 }
 
+/** Moves a link's expiry into the past, as time would (the API takes only future ones). */
+async function expire(ctx: Ctx, linkId: string): Promise<void> {
+  await ctx.app.app.services.storage.shares.update(
+    linkId,
+    { expiresAt: new Date(Date.now() - 1000).toISOString() },
+    new Date().toISOString(),
+  );
+}
+
 async function album(ctx: Ctx, name: string, ids: string[]): Promise<string> {
   const r = await ctx.app.request('POST', `/api/dataset/${ctx.ds}/albums`, { body: { name, mediaIds: ids } });
   ok(r, 'create album');
@@ -224,13 +233,8 @@ t('share: unknown, expired and revoked tokens answer alike on every visitor rout
   const { app, items } = ctx;
   const revoked = await link(ctx, { kind: 'selection', mediaIds: [items.red] });
   ok(await app.request('DELETE', `/api/share-links/${revoked.link.id}`), 'revoke');
-  const expiring = await link(ctx, {
-    kind: 'selection',
-    mediaIds: [items.red],
-    password: 'pass word',
-    expiresAt: new Date(Date.now() + 1500).toISOString(),
-  });
-  await new Promise((r) => setTimeout(r, 1600));
+  const expiring = await link(ctx, { kind: 'selection', mediaIds: [items.red], password: 'pass word' });
+  await expire(ctx, expiring.link.id);
   const rand = (n: number) => Buffer.from(crypto.getRandomValues(new Uint8Array(n))).toString('base64url');
   const tokens = [
     revoked.token,
@@ -375,5 +379,49 @@ t('share audit: admins only; links of another organization are not found', async
     'another organization',
   );
 });
+
+t(
+  'share: a new password signs visitors out; the organization name only when chosen; audit keeps no secret',
+  async (ctx) => {
+    const { app, items } = ctx;
+    const { token, link: l } = await link(ctx, {
+      kind: 'selection',
+      mediaIds: [items.kite, items.red],
+      password: 'first pass',
+    });
+    const v = visitor(app, '198.51.100.9');
+    ok(await v.request('POST', `/api/share/${token}/unlock`, { password: 'first pass' }), 'unlock');
+    const listed = await v.request('GET', `/api/share/${token}/media`);
+    assert.equal(
+      listed.body.media.map((m: { id: string }) => m.id),
+      [items.kite, items.red],
+      'the selection order',
+    );
+    assert.is((await v.request('GET', `/api/share/${token}`)).body.organizationName, null);
+    const changed = await app.request('PATCH', `/api/share-links/${l.id}`, {
+      body: { password: 'second pass', showOrganization: true, canDownload: true },
+    });
+    ok(changed, 'change');
+    assert.is(changed.body.canDownload, true);
+    fails(await v.request('GET', `/api/share/${token}/media`), 401, 'the old share session ends with the password');
+    ok(await v.request('POST', `/api/share/${token}/unlock`, { password: 'second pass' }), 'the new password');
+    const info = await v.request('GET', `/api/share/${token}`);
+    assert.type(info.body.organizationName, 'string');
+    fails(
+      await app.request('PATCH', `/api/share-links/${l.id}`, { body: { expiresAt: '2000-01-01T00:00:00Z' } }),
+      400,
+      'an expiry in the past',
+    );
+    fails(await app.request('PATCH', `/api/share-links/${l.id}`, { body: { password: 'abc' } }), 400, 'too short');
+    const audit = await app.request('GET', `/api/organization/${app.orgId}/share-audit?limit=500`);
+    const mine = audit.body.entries.filter((e: { linkId: string }) => e.linkId === l.id);
+    assert.equal(
+      mine.map((e: { action: string }) => e.action),
+      ['changed', 'created'],
+    );
+    assert.is(mine[0].detail.password, 'set');
+    assert.not.ok(JSON.stringify(audit.body).includes('$scrypt$'), 'no password hash in the audit list');
+  },
+);
 
 t.run();

@@ -17,8 +17,9 @@ import { FolderActions } from './FolderActions';
 import { VirtualGrid } from './VirtualGrid';
 import { followCollection } from './liveStatus';
 import { openUploadPicker, setUploadFolder } from '../upload/index';
-import './browse.css';
 import { AlbumsLink } from '../albums/Albums';
+import { ShareFolderButton } from '../share/ShareFolderButton';
+import './browse.css';
 
 /** The collection's name, and its tag values for the filter's autocomplete. */
 function useCollectionInfo(datasetId: string) {
@@ -109,6 +110,7 @@ export function Browse({ params }: { params: Record<string, string> }) {
               />
             ) : null}
             <AlbumsLink datasetId={datasetId} />
+            <ShareFolderButton datasetId={datasetId} path={state.path} name={folderName} />
             <UploadButton onClick={() => openUploadPicker(datasetId, state.path || undefined)} />
           </div>
         </div>
