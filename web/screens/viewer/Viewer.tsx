@@ -19,6 +19,7 @@ import { ViewerBar } from './ViewerBar';
 import { DetailsPanel } from './DetailsPanel';
 import { VideoStage } from './VideoStage';
 import { LiveMotion } from './LiveMotion';
+import { ItemFlags } from './ItemFlags';
 import { AddToAlbum } from '../albums/AddToAlbum';
 import './viewer.css';
 
@@ -126,6 +127,7 @@ function ItemView(props: {
     text: () => toggle('text'),
     info: () => setDetails((d) => !d),
     copyText: () => document.querySelector<HTMLButtonElement>('.ocr-copy')?.click(),
+    favorite: () => document.querySelector<HTMLButtonElement>('.favorite-toggle')?.click(),
     nextFrame: isVideo ? () => step(1) : undefined,
     previousFrame: isVideo ? () => step(-1) : undefined,
   });
@@ -142,7 +144,9 @@ function ItemView(props: {
           details={details}
           onToggle={toggle}
           onDetails={() => setDetails((d) => !d)}
-        />
+        >
+          <ItemFlags media={media} back={back} setMedia={props.setMedia} />
+        </ViewerBar>
         <AddToAlbum datasetId={media.datasetId} mediaIds={[media.id]} />
         {isVideo ? (
           <VideoStage
