@@ -85,6 +85,9 @@ export const archivedMode = (query: BrowseQuery) => query.archived ?? 'exclude';
 export const flagFiltered = (query: BrowseQuery): boolean =>
   query.favorite === true || archivedMode(query) !== 'include';
 
+/** Whether a cluster or an album narrows the listing (sets of ids no bitmap holds). */
+export const idFiltered = (query: BrowseQuery): boolean => !!(query.clusterId || query.albumId);
+
 /** The filters of a browse query over media_scope; mediaId is the caller's (a single-row probe). */
 export function scopeFilter(query: BrowseQuery): ScopeFilter {
   const clauses: Array<{ sql: string; params: unknown[]; date?: true; flag?: true }> = [];

@@ -20,7 +20,6 @@ import { DetailsPanel } from './DetailsPanel';
 import { VideoStage } from './VideoStage';
 import { LiveMotion } from './LiveMotion';
 import { ItemFlags } from './ItemFlags';
-import { AddToAlbum } from '../albums/AddToAlbum';
 import './viewer.css';
 
 /** How close (seconds) a paused video must be to an analysed frame for its regions to be drawn. */
@@ -147,7 +146,6 @@ function ItemView(props: {
         >
           <ItemFlags media={media} back={back} setMedia={props.setMedia} />
         </ViewerBar>
-        <AddToAlbum datasetId={media.datasetId} mediaIds={[media.id]} />
         {isVideo ? (
           <VideoStage
             media={media}
