@@ -22,6 +22,8 @@ import { NotFound } from './screens/NotFound';
 import { Albums } from './screens/albums/Albums';
 import { AlbumView } from './screens/albums/AlbumView';
 import { Visitor } from './screens/share/Visitor';
+import { People } from './screens/people/People';
+import { Person } from './screens/people/Person';
 
 type Screen = ComponentType<{ params: Record<string, string> }>;
 
@@ -41,6 +43,8 @@ const ROUTES: Array<[string, Screen]> = [
   ['/c/:datasetId/search', Search],
   ['/c/:datasetId/albums', Albums],
   ['/c/:datasetId/albums/:albumId', AlbumView],
+  ['/c/:datasetId/people', People],
+  ['/c/:datasetId/people/:clusterId', Person],
   ['/c/:datasetId/trash', Trash],
   ['/m/:mediaId', Viewer],
 ];
