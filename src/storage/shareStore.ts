@@ -29,6 +29,7 @@ export interface IdPage {
   total: number;
 }
 
+/** Albums (`storage.albums`): named, ordered sets of items. */
 export interface AlbumStore {
   /** Creates the album with these items (root ids, in this order; duplicates kept once). */
   create(album: NewAlbum, rootIds: string[]): Promise<Album>;
@@ -97,6 +98,7 @@ export interface ShareAuditEntry {
   at: string;
 }
 
+/** Share links (`storage.shares`): their selections and the share audit list. */
 export interface ShareStore {
   /** Creates the link; a selection's items (root ids, in order) with it. */
   create(link: ShareLink, selection: string[]): Promise<void>;

@@ -61,9 +61,7 @@ export interface Storage {
   jobWakeups?: JobWakeups;
   /** Watched folders and what their files became (features/watch). */
   watches: WatchStore;
-  /** Albums: named, ordered sets of items (features/share). */
   albums: AlbumStore;
-  /** Share links, their selections and the share audit list (features/share). */
   shares: ShareStore;
   /**
    * A consistent copy of the whole database as it is at one moment, written to `file` (SQLite: its online
