@@ -107,7 +107,7 @@ t(
     assert.equal(entry.location, [{ id: f.id, name: 'Trips' }]);
     assert.ok(entry.deletedBy.id && typeof entry.deletedAt === 'string');
     assert.is(entry.media.status, 'deleted', "the spec's soft-delete state");
-  assert.match(entry.media.thumbnailUrl ?? '', /^http/, 'with its thumbnail');
+    assert.match(entry.media.thumbnailUrl ?? '', /^http/, 'with its thumbnail');
     // The folder goes as one entry; x stays its own; the folder path is purged, then x restored makes it again.
     assert.is((await app.request('DELETE', `/api/folder/${f.id}`)).body.deletedCount, 2);
     const listed = await app.request('GET', `/api/dataset/${ds}/trash`);
