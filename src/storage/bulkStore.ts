@@ -133,3 +133,12 @@ export const withTags = (metadata: Metadata, tags: Map<string, string[]>): Metad
 
 /** One item's change as the action records it: its tag delta, or the folder it was moved out of. */
 export type RecordedChange = { id: string; a?: Array<[string, string]>; r?: Array<[string, string]>; from?: string };
+
+// Storage.bulk is declared here, beside its interface (storage.ts is at the 400-line limit): both engines' stores
+// (sqlite/index.ts, postgres/index.ts) provide it.
+declare module './storage.js' {
+  interface Storage {
+    /** Many items at once, each change all or nothing, with the user's last one to undo (POST /api/media/bulk). */
+    bulk: BulkStore;
+  }
+}

@@ -20,6 +20,8 @@ import { followCollection } from './liveStatus';
 import { openUploadPicker, setUploadFolder } from '../upload/index';
 import { SelectionBar } from './selection/SelectionBar';
 import { bindListing, clickSelect } from './selection/selection';
+import { AlbumsLink } from '../albums/Albums';
+import { ShareFolderButton } from '../share/ShareFolderButton';
 import './browse.css';
 
 /** The collection's name, and its tag values for the filter's autocomplete. */
@@ -112,6 +114,8 @@ export function Browse({ params }: { params: Record<string, string> }) {
                 }}
               />
             ) : null}
+            <AlbumsLink datasetId={datasetId} />
+            <ShareFolderButton datasetId={datasetId} path={state.path} name={folderName} />
             <a class="button-link" href={`/c/${encodeURIComponent(datasetId)}/people`} onClick={followLink}>
               People
             </a>
