@@ -17,6 +17,7 @@ import { LIBRARY_MIGRATIONS, migratePg, VECTOR_MIGRATIONS } from './migrate.js';
 import { pgSessionStore } from './sessionStore.js';
 import { checkServer, migrationStartupError } from './startupCheck.js';
 import { pgWatchStore } from './watchStore.js';
+import { pgDuplicateStore } from './duplicateStore.js';
 
 export interface PostgresStorage extends Storage {
   /** The pool, for the modules that share the database (jobs wake-ups, tests). */
@@ -72,6 +73,7 @@ export async function openPostgresStorage(url: string, options: PostgresStorageO
     jobWakeups,
     events: pgEventLog(db, hub),
     watches: pgWatchStore(db),
+    duplicates: pgDuplicateStore(db),
     indexes: { vectors: pgVectorIndex(db, { enabled: vectorSearch }), text: pgTextIndex(db) },
     async close() {
       await hub.stop();
