@@ -49,6 +49,7 @@ import { startRenditionBackfill } from './features/ingest/renditionJobs.js';
 import { createEventFeed, eventRoutes } from './features/events/index.js';
 import { applyEnvWatches, startWatchService, watchRoutes, type WatchService } from './features/watch/index.js';
 import { backupRoutes, startBackupService } from './features/backup/index.js';
+import { duplicateRoutes, registerDuplicateJobs } from './features/duplicates/index.js';
 import { VERSION } from './platform/packageRoot.js';
 import { openStorage, type OpenedStorage } from './storage/openStorage.js';
 
@@ -73,6 +74,7 @@ export const ROUTES: AnyRoute[] = [
   ...eventRoutes,
   ...watchRoutes,
   ...backupRoutes,
+  ...duplicateRoutes,
 ];
 
 export interface App {
@@ -248,6 +250,7 @@ async function startJobRunner(services: Services): Promise<JobRunner | null> {
   });
   registerIngestJobs(runner, services);
   registerReindexJobs(runner, services);
+  registerDuplicateJobs(runner, services);
   await resumeUnfinished(services);
   await enqueueClustering(services, null); // faces committed while a previous run was stopping
   runner.start();
