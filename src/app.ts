@@ -50,6 +50,7 @@ import { createEventFeed, eventRoutes } from './features/events/index.js';
 import { applyEnvWatches, startWatchService, watchRoutes, type WatchService } from './features/watch/index.js';
 import { backupRoutes, startBackupService } from './features/backup/index.js';
 import { duplicateRoutes, registerDuplicateJobs } from './features/duplicates/index.js';
+import { searchByImageRoutes } from './features/library/routes/searchByImage.js';
 import { VERSION } from './platform/packageRoot.js';
 import { openStorage, type OpenedStorage } from './storage/openStorage.js';
 
@@ -75,6 +76,7 @@ export const ROUTES: AnyRoute[] = [
   ...watchRoutes,
   ...backupRoutes,
   ...duplicateRoutes,
+  ...searchByImageRoutes,
 ];
 
 export interface App {
