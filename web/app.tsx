@@ -18,6 +18,7 @@ import { Search } from './screens/search/Search';
 import { Viewer } from './screens/viewer/Viewer';
 import { UploadPanel } from './screens/upload/UploadPanel';
 import { NotFound } from './screens/NotFound';
+import { Duplicates } from './screens/duplicates/Duplicates';
 
 type Screen = ComponentType<{ params: Record<string, string> }>;
 
@@ -34,6 +35,7 @@ const ROUTES: Array<[string, Screen]> = [
   ['/search', Search],
   ['/c/:datasetId', Browse],
   ['/c/:datasetId/search', Search],
+  ['/c/:datasetId/duplicates', Duplicates],
   ['/m/:mediaId', Viewer],
 ];
 

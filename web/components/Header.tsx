@@ -3,6 +3,7 @@ import { useEffect, useRef } from 'preact/hooks';
 import { followLink, location, match, navigate } from '../lib/router';
 import { session, signOut } from '../lib/session';
 import { actionOf } from '../lib/keymap';
+import { ExamplePicker, exampleDrop } from '../screens/search/ExamplePicker';
 
 /** Where a search goes: the open collection's scored browse, else the whole organization. */
 function searchTarget(q: string): string {
@@ -34,6 +35,7 @@ export function Header() {
       <form
         class="search-form"
         role="search"
+        {...exampleDrop()}
         onSubmit={(e) => {
           e.preventDefault();
           const q = input.current?.value.trim() ?? '';
@@ -48,6 +50,7 @@ export function Header() {
           placeholder={inCollection ? 'Search this collection…' : 'Search everything…'}
           defaultValue={location.value.query.get('q') ?? ''}
         />
+        <ExamplePicker />
       </form>
       <nav class="header-actions" aria-label="Account">
         <a href="/account" onClick={followLink}>

@@ -4,7 +4,7 @@
  */
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { describeError } from '../../lib/api';
-import { location, navigate } from '../../lib/router';
+import { followLink, location, navigate } from '../../lib/router';
 import { isAdmin } from '../../lib/session';
 import { fetchCollection, fetchPage, fetchTagValues, type MediaItem } from './browseApi';
 import { hasFilters, listingKey, readState, stateUrl, type BrowseState } from './browseState';
@@ -107,6 +107,9 @@ export function Browse({ params }: { params: Record<string, string> }) {
                 }}
               />
             ) : null}
+            <a class="dup-link" href={`/c/${encodeURIComponent(datasetId)}/duplicates`} onClick={followLink}>
+              Duplicates
+            </a>
             <UploadButton onClick={() => openUploadPicker(datasetId, state.path || undefined)} />
           </div>
         </div>

@@ -7,6 +7,10 @@ import { apiUrl } from '../../lib/api';
 
 export interface SearchState {
   q: string;
+  /** Search by example: `image` (the image held in example.ts), `like` (more like a region or whole frame). */
+  by: 'text' | 'image' | 'like';
+  /** The object (a region, or a frame's whole-frame object) that `by=like` searches with. */
+  like: string;
   /** Relevance cut-off, 0..1. */
   minScore: number;
   /** Newest first among the matches (instead of best first). */
@@ -28,6 +32,8 @@ export function readState(query: URLSearchParams): SearchState {
   const type = query.get('type');
   return {
     q: query.get('q') ?? '',
+    by: query.get('by') === 'image' ? 'image' : query.get('like') ? 'like' : 'text',
+    like: query.get('like') ?? '',
     minScore: query.has('minScore') && Number.isFinite(min) ? Math.min(1, Math.max(0, min)) : DEFAULT_MIN_SCORE,
     newest: query.get('sort') === 'newest',
     type: type === 'image' || type === 'video' ? type : 'all',
@@ -40,7 +46,9 @@ export function readState(query: URLSearchParams): SearchState {
 /** The screen's own URL for a state (defaults left out). */
 export function stateUrl(base: string, s: SearchState): string {
   return apiUrl(base, {
-    q: s.q,
+    q: s.by === 'text' ? s.q : undefined,
+    by: s.by === 'image' ? 'image' : undefined,
+    like: s.by === 'like' ? s.like : undefined,
     minScore: s.minScore === DEFAULT_MIN_SCORE ? undefined : s.minScore.toFixed(2),
     sort: s.newest ? 'newest' : undefined,
     type: s.type === 'all' ? undefined : s.type,
@@ -68,6 +76,7 @@ export function apiRequest(
     limit: PAGE_SIZE,
   };
   if (!datasetId) return ['/api/search', { ...common, organizationId }];
+  if (s.by === 'like') Object.assign(common, { q: undefined, similarToObjectId: s.like });
   return [
     `/api/dataset/${encodeURIComponent(datasetId)}/media`,
     { ...common, tags: s.tags.join(',') || undefined, offset },

@@ -3,6 +3,7 @@ import { followLink, navigate } from '../../lib/router';
 import { viewerUrl, type Neighbours } from './neighbours';
 import { LayerToggles, type LayerKey, type Layers } from './RegionLayer';
 import type { Frame } from './types';
+import { MoreLikeThis } from './MoreLikeThis';
 
 export function ViewerBar(props: {
   name: string;
@@ -14,6 +15,8 @@ export function ViewerBar(props: {
   details: boolean;
   onToggle: (key: LayerKey) => void;
   onDetails: () => void;
+  /** The item's collection (for "More like this"). */
+  datasetId?: string;
 }) {
   return (
     <div class="viewer-bar">
@@ -39,6 +42,7 @@ export function ViewerBar(props: {
       >
         →
       </button>
+      {props.datasetId && <MoreLikeThis datasetId={props.datasetId} frame={props.frame} />}
       <LayerToggles frame={props.frame} layers={props.layers} onToggle={props.onToggle} />
       <button type="button" aria-pressed={props.details} aria-keyshortcuts="i" onClick={() => props.onDetails()}>
         Details
