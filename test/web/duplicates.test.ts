@@ -15,6 +15,9 @@ import {
   uploadReady,
 } from '../features/duplicates/fixtures.js';
 
+// Runs in the page (page.evaluateHandle); the test program has no DOM types.
+declare const DataTransfer: any;
+
 const a = photo(PHOTO_A);
 const b = photo(PHOTO_B);
 const c = photo(PHOTO_C);

@@ -19,12 +19,7 @@ export function GroupCard(props: {
 }) {
   const { group } = props;
   const [keepId, setKeepId] = useState(group.keepId);
-  const [mergeTags, setMergeTags] = useState(true);
   const keep = group.items.find((m) => m.id === keepId)!;
-  const names = distinct(group.items.map((m) => m.name));
-  const descriptions = distinct(group.items.map((m) => m.metadata.description));
-  const [name, setName] = useState<string>('');
-  const [description, setDescription] = useState<string>('');
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const others = group.items.filter((m) => m.id !== keepId);
@@ -62,78 +57,7 @@ export function GroupCard(props: {
         ))}
       </ul>
       {props.canWrite && (
-        <div class="dup-actions">
-          <label class="check">
-            <input type="checkbox" checked={mergeTags} onChange={(e) => setMergeTags(e.currentTarget.checked)} />
-            Add the others’ tags to the kept item
-          </label>
-          {names.length > 1 && (
-            <label>
-              Name{' '}
-              <select value={name} onChange={(e) => setName(e.currentTarget.value)}>
-                <option value="">keep “{keep.name}”</option>
-                {names
-                  .filter((n) => n !== keep.name)
-                  .map((n) => (
-                    <option key={n} value={n}>
-                      {n}
-                    </option>
-                  ))}
-              </select>
-            </label>
-          )}
-          {descriptions.length > 0 && (
-            <label>
-              Description{' '}
-              <select value={description} onChange={(e) => setDescription(e.currentTarget.value)}>
-                <option value="">keep the kept item’s</option>
-                {descriptions
-                  .filter((d) => d !== keep.metadata.description)
-                  .map((d) => (
-                    <option key={d} value={d}>
-                      {d.length > 60 ? `${d.slice(0, 60)}…` : d}
-                    </option>
-                  ))}
-              </select>
-            </label>
-          )}
-          <button
-            type="button"
-            class="primary"
-            disabled={busy}
-            onClick={() =>
-              act(
-                () =>
-                  resolveGroup(props.datasetId, {
-                    keepId,
-                    trashIds: others.map((m) => m.id),
-                    mergeTags,
-                    name: name || undefined,
-                    description: description || undefined,
-                  }),
-                `Kept ${keep.name}; moved ${others.length} to the trash.`,
-              )
-            }
-          >
-            Keep selected, move {others.length} to trash
-          </button>
-          <button
-            type="button"
-            disabled={busy}
-            onClick={() =>
-              act(
-                () =>
-                  dismissGroup(
-                    props.datasetId,
-                    group.items.map((m) => m.id),
-                  ),
-                'Marked as not duplicates.',
-              )
-            }
-          >
-            Not duplicates
-          </button>
-        </div>
+        <GroupActions datasetId={props.datasetId} group={group} keep={keep} others={others} busy={busy} act={act} />
       )}
       {error && (
         <p class="error" role="alert">
@@ -141,6 +65,98 @@ export function GroupCard(props: {
         </p>
       )}
     </section>
+  );
+}
+
+/** What to carry over to the kept item, and the two actions. */
+function GroupActions(props: {
+  datasetId: string;
+  group: DupGroup;
+  keep: DupItem;
+  others: DupItem[];
+  busy: boolean;
+  act: (run: () => Promise<unknown>, message: string) => Promise<void>;
+}) {
+  const { group, keep, others, busy, act } = props;
+  const [mergeTags, setMergeTags] = useState(true);
+  const names = distinct(group.items.map((m) => m.name));
+  const descriptions = distinct(group.items.map((m) => m.metadata.description));
+  const [name, setName] = useState<string>('');
+  const [description, setDescription] = useState<string>('');
+  const keepId = keep.id;
+  return (
+    <div class="dup-actions">
+      <label class="check">
+        <input type="checkbox" checked={mergeTags} onChange={(e) => setMergeTags(e.currentTarget.checked)} />
+        Add the others’ tags to the kept item
+      </label>
+      {names.length > 1 && (
+        <label>
+          Name{' '}
+          <select value={name} onChange={(e) => setName(e.currentTarget.value)}>
+            <option value="">keep “{keep.name}”</option>
+            {names
+              .filter((n) => n !== keep.name)
+              .map((n) => (
+                <option key={n} value={n}>
+                  {n}
+                </option>
+              ))}
+          </select>
+        </label>
+      )}
+      {descriptions.length > 0 && (
+        <label>
+          Description{' '}
+          <select value={description} onChange={(e) => setDescription(e.currentTarget.value)}>
+            <option value="">keep the kept item’s</option>
+            {descriptions
+              .filter((d) => d !== keep.metadata.description)
+              .map((d) => (
+                <option key={d} value={d}>
+                  {d.length > 60 ? `${d.slice(0, 60)}…` : d}
+                </option>
+              ))}
+          </select>
+        </label>
+      )}
+      <button
+        type="button"
+        class="primary"
+        disabled={busy}
+        onClick={() =>
+          act(
+            () =>
+              resolveGroup(props.datasetId, {
+                keepId,
+                trashIds: others.map((m) => m.id),
+                mergeTags,
+                name: name || undefined,
+                description: description || undefined,
+              }),
+            `Kept ${keep.name}; moved ${others.length} to the trash.`,
+          )
+        }
+      >
+        Keep selected, move {others.length} to trash
+      </button>
+      <button
+        type="button"
+        disabled={busy}
+        onClick={() =>
+          act(
+            () =>
+              dismissGroup(
+                props.datasetId,
+                group.items.map((m) => m.id),
+              ),
+            'Marked as not duplicates.',
+          )
+        }
+      >
+        Not duplicates
+      </button>
+    </div>
   );
 }
 
