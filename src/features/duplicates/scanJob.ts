@@ -83,7 +83,7 @@ export async function scanDuplicates(
       await ctx.progress?.({ collectionId, vectorsRead: ids.length });
     }
   }
-  const near = scanner && threshold !== null ? scanner.groups(threshold) : [];
+  const near = scanner && threshold !== null ? await scanner.groupsYielding(threshold, { signal: ctx.signal }) : [];
   const groups = mergeGroups(
     exact,
     near.map((g) => ({ mediaIds: g.members.map((i) => ids[i]), similarity: g.similarity })),

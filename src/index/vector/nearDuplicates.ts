@@ -15,7 +15,8 @@
  *    their int8 cosine; a pair at or above the threshold joins its items' groups (union–find; a pair already
  *    in one group is not checked again, so a thousand identical copies cost a thousand checks, not 10⁶).
  *
- * Pure and synchronous per call to `groups()`; the caller (the duplicates scan job) feeds it page by page.
+ * Pure; `groupsYielding()` gives the event loop a turn every few milliseconds (the scan job runs in the server
+ * process), `groups()` runs through. The caller (the duplicates scan job) feeds it page by page.
  * Figures: docs/measurements/duplicates.md.
  */
 import { seededRandom } from '../../platform/random.js';
@@ -94,13 +95,48 @@ export class NearDuplicateScanner {
     return dot * this.scales[a] * this.scales[b];
   }
 
-  /** The groups of two or more items whose pairs chain at cosine ≥ threshold; biggest first. */
+  /** The groups of two or more items whose pairs chain at cosine ≥ threshold; biggest first. Synchronous. */
   groups(threshold: number, options: NearDuplicateOptions = {}, stats?: ScanStats): NearDuplicateGroup[] {
+    const work = this.work(threshold, options, stats);
+    for (;;) {
+      const step = work.next();
+      if (step.done) return step.value;
+    }
+  }
+
+  /**
+   * groups(), giving the event loop a turn whenever `sliceMs` of work passed (a 100k-item scan in a server
+   * process would otherwise hold it for seconds).
+   */
+  async groupsYielding(
+    threshold: number,
+    options: NearDuplicateOptions & { sliceMs?: number; signal?: AbortSignal } = {},
+    stats?: ScanStats,
+  ): Promise<NearDuplicateGroup[]> {
+    const work = this.work(threshold, options, stats);
+    const slice = options.sliceMs ?? 20;
+    let since = performance.now();
+    for (;;) {
+      const step = work.next();
+      if (step.done) return step.value;
+      if (performance.now() - since < slice) continue;
+      await new Promise((resolve) => setImmediate(resolve));
+      if (options.signal?.aborted) throw options.signal.reason ?? new Error('aborted');
+      since = performance.now();
+    }
+  }
+
+  /** The scan as a generator: it yields at checkpoints (every 1,024 items, every few buckets), returns the groups. */
+  private *work(
+    threshold: number,
+    options: NearDuplicateOptions,
+    stats?: ScanStats,
+  ): Generator<void, NearDuplicateGroup[], void> {
     const n = this.q.length;
     const tables = options.tables ?? 24;
     const bits = Math.min(30, options.bits ?? 16, this.dims);
     const words = Math.ceil(this.dims / 32);
-    const codes = this.codes(words);
+    const codes = yield* this.codes(words);
     const maxHamming = Math.floor((options.maxHammingFraction ?? 0.3) * this.dims);
     const parent = Int32Array.from({ length: n }, (_, i) => i);
     const weakest = new Float64Array(n).fill(1);
@@ -118,7 +154,9 @@ export class NearDuplicateScanner {
         const bucket = buckets.get(key);
         if (bucket) bucket.push(i);
         else buckets.set(key, [i]);
+        if ((i & 1023) === 1023) yield;
       }
+      let work = 0;
       for (const bucket of buckets.values()) {
         for (let x = 1; x < bucket.length; x++)
           for (let y = 0; y < x; y++) {
@@ -138,10 +176,19 @@ export class NearDuplicateScanner {
             parent[ra] = rb;
             weakest[rb] = Math.min(weakest[rb], weakest[ra], s);
           }
+        work += bucket.length * bucket.length;
+        if (work > 50_000) {
+          work = 0;
+          yield;
+        }
       }
     }
+    return this.collect(find, weakest);
+  }
+
+  private collect(find: (i: number) => number, weakest: Float64Array): NearDuplicateGroup[] {
     const byRoot = new Map<number, number[]>();
-    for (let i = 0; i < n; i++) {
+    for (let i = 0; i < this.q.length; i++) {
       const r = find(i);
       const list = byRoot.get(r);
       if (list) list.push(i);
@@ -154,7 +201,7 @@ export class NearDuplicateScanner {
   }
 
   /** Every item's 1-bit code: the sign of (v − mean) per dimension, `words` 32-bit words an item. */
-  private codes(words: number): Uint32Array {
+  private *codes(words: number): Generator<void, Uint32Array, void> {
     const n = this.q.length;
     const mean = Float64Array.from(this.sum, (s) => (n ? s / n : 0));
     const codes = new Uint32Array(n * words);
@@ -162,6 +209,7 @@ export class NearDuplicateScanner {
       const q = this.q[i];
       const scale = this.scales[i];
       for (let d = 0; d < this.dims; d++) if (q[d] * scale > mean[d]) codes[i * words + (d >>> 5)] |= 1 << (d & 31);
+      if ((i & 1023) === 1023) yield;
     }
     return codes;
   }
