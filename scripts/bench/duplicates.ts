@@ -220,9 +220,17 @@ export async function runDuplicatesBench(opts: BenchOptions): Promise<SectionRes
     const models = {
       modelInfo: () => ({ id: MODEL, task: 'embed', nearDuplicate: THRESHOLD }),
     } as unknown as Services['models'];
+    // The event loop's longest wait while the job runs (a server answers requests meanwhile).
+    let last = now();
+    let longest = 0;
+    const beat = setInterval(() => {
+      longest = Math.max(longest, now() - last);
+      last = now();
+    }, 5);
     ts = now();
     const result = await scanDuplicates({ storage: st, models }, collectionId);
     const jobMs = now() - ts;
+    clearInterval(beat);
     rows.push({
       ...row(`job-${n}`, `scan job (read vectors, group, store) of ${n} images`, jobMs, {
         label: 'grouping alone',
@@ -232,6 +240,7 @@ export async function runDuplicatesBench(opts: BenchOptions): Promise<SectionRes
         ok: result.groups === groups.length,
         text: `${result.groups} groups stored (grouping alone: ${groups.length})`,
       },
+      note: `longest event-loop wait during the job: ${fmtMs(longest)}`,
     });
     await st.close();
   } finally {

@@ -37,15 +37,16 @@ export interface DuplicateStore {
   /** Live, current images and videos of the collection that share their bytes (blob key), in groups of 2+. */
   exactGroups(collectionId: string): Promise<string[][]>;
   /**
-   * One page of the whole-frame vectors of the collection's live, current images under the model, by item id
-   * after `afterId` (null: from the start), at most `limit`.
+   * One page of the whole-frame vectors of the collection's live, current images under the model, in the order
+   * of `key` (the embedding's object id; pass the last row's as `after`, null: from the start), at most
+   * `limit`. Walks the model's embeddings of the collection in index order, so a page costs its own rows.
    */
   imageVectors(
     collectionId: string,
     modelId: string,
-    afterId: string | null,
+    after: string | null,
     limit: number,
-  ): Promise<Array<{ mediaId: string; vector: Float32Array }>>;
+  ): Promise<Array<{ key: string; mediaId: string; vector: Float32Array }>>;
   /** Replaces the collection's scan and its groups with these, in one transaction. */
   saveScan(scan: DuplicateScanRecord, groups: DuplicateGroupRecord[]): Promise<void>;
   /** The collection's latest scan; null before the first. */

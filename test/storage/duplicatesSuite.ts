@@ -91,22 +91,26 @@ export function duplicatesSuite(name: string, open: () => Promise<Storage>): voi
     assert.equal(await s.duplicates.exactGroups(colls[1]), []);
   });
 
-  test('imageVectors: pages of live images whose frame has a vector of the model, by id', async () => {
+  test('imageVectors: pages of live images whose frame has a vector of the model, in key order', async () => {
     const ids = [];
     for (let i = 0; i < 5; i++) ids.push(await item(colls[0], `${i}.jpg`, 'image', [1, i, 0, 0, 0, 0, 0, 0]));
     await item(colls[0], 'novec.jpg');
+    await item(colls[0], 'clip.mp4', 'video', [0, 1, 0, 0, 0, 0, 0, 0]);
     await item(colls[1], 'other.jpg', 'image', [1, 0, 0, 0, 0, 0, 0, 0]);
     await s.media.softDelete(ids[4], userId);
-    const live = ids.slice(0, 4).sort();
     const first = await s.duplicates.imageVectors(colls[0], 'emb:1', null, 3);
+    assert.is(first.length, 3);
+    const rest = await s.duplicates.imageVectors(colls[0], 'emb:1', first[2].key, 3);
+    const all = [...first, ...rest];
     assert.equal(
-      first.map((r) => r.mediaId),
-      live.slice(0, 3),
+      all.map((r) => r.key),
+      [...all.map((r) => r.key)].sort(),
+      'in key order',
     );
-    const rest = await s.duplicates.imageVectors(colls[0], 'emb:1', first[2].mediaId, 3);
     assert.equal(
-      rest.map((r) => r.mediaId),
-      live.slice(3),
+      all.map((r) => r.mediaId).sort(),
+      ids.slice(0, 4).sort(),
+      'the live images, each once; not the deleted one, the video, the one without a vector or the other collection',
     );
     const i = ids.indexOf(first[0].mediaId);
     assert.equal([...first[0].vector], [1, i, 0, 0, 0, 0, 0, 0]);

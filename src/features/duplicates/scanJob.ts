@@ -79,7 +79,7 @@ export async function scanDuplicates(
         ids.push(row.mediaId);
       }
       if (page.length < PAGE) break;
-      after = page[page.length - 1].mediaId;
+      after = page[page.length - 1].key;
       await ctx.progress?.({ collectionId, vectorsRead: ids.length });
     }
   }

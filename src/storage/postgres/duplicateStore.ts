@@ -17,12 +17,12 @@ export function pgDuplicateStore(db: PgDb): DuplicateStore {
   const p = (n: number) => `$${n}`;
   return {
     exactGroups: async (collectionId) => groupRows(await db.many(EXACT_GROUPS_SQL(p), [collectionId, true])),
-    async imageVectors(collectionId, modelId, afterId, limit) {
-      const rows = await db.many<{ media_id: string; vector: Buffer }>(IMAGE_VECTORS_SQL(p), [
+    async imageVectors(collectionId, modelId, after, limit) {
+      const rows = await db.many<{ object_id: string; media_id: string; vector: Buffer }>(IMAGE_VECTORS_SQL(p), [
         modelId,
         collectionId,
         true,
-        afterId ?? '',
+        after ?? '',
         limit,
       ]);
       return vectorRows(rows);

@@ -57,14 +57,17 @@ export const EXACT_GROUPS_SQL = (p: (n: number) => string) =>
        GROUP BY blob_key HAVING COUNT(*) > 1)
    ORDER BY blob_key, id`;
 
-/** One page of live images' whole-frame vectors under a model, by item id. */
+/**
+ * One page of live images' whole-frame vectors under a model, by the embedding's object id: a range of the
+ * model's index on object_embeddings (model, similarity model, collection, then object id), each row checked
+ * against its object and item.
+ */
 export const IMAGE_VECTORS_SQL = (p: (n: number) => string) =>
-  `SELECT m.id AS media_id, e.vector FROM media m
-   JOIN detected_objects o ON o.media_id = m.id AND o.type = 'frame' AND o.status = 'active'
-   JOIN object_embeddings e ON e.object_id = o.id AND e.model_id = ${p(1)}
-   WHERE m.dataset_id = ${p(2)} AND m.status = 'active' AND m.is_current = ${p(3)} AND m.type = 'image'
-     AND m.id > ${p(4)}
-   ORDER BY m.id LIMIT ${p(5)}`;
+  `SELECT e.object_id, e.media_id, e.vector FROM object_embeddings e
+   JOIN detected_objects o ON o.id = e.object_id AND o.type = 'frame' AND o.status = 'active'
+   JOIN media m ON m.id = e.media_id AND m.status = 'active' AND m.is_current = ${p(3)} AND m.type = 'image'
+   WHERE e.model_id = ${p(1)} AND e.similarity_model = 'objects' AND e.dataset_id = ${p(2)} AND e.object_id > ${p(4)}
+   ORDER BY e.object_id LIMIT ${p(5)}`;
 
 /** Rows (key, id) ordered by key → the groups of ids. */
 export function groupRows(rows: Array<{ blob_key: string; id: string }>): string[][] {
@@ -78,18 +81,14 @@ export function groupRows(rows: Array<{ blob_key: string; id: string }>): string
   return groups;
 }
 
-/** Rows (media_id, vector) → one vector an item (its first frame object's, should an item have two). */
-export function vectorRows(rows: Array<{ media_id: string; vector: Uint8Array }>) {
-  const out: Array<{ mediaId: string; vector: Float32Array }> = [];
-  for (const r of rows)
-    if (out[out.length - 1]?.mediaId !== r.media_id)
-      out.push({ mediaId: r.media_id, vector: vectorFromBlob(r.vector) });
-  return out;
-}
+/** Rows (object_id, media_id, vector) → pages as the store answers them. */
+export const vectorRows = (rows: Array<{ object_id: string; media_id: string; vector: Uint8Array }>) =>
+  rows.map((r) => ({ key: r.object_id, mediaId: r.media_id, vector: vectorFromBlob(r.vector) }));
 
 /** Duplicate scans, their groups and dismissals on SQLite (tables duplicate_scans, _groups, _dismissals). */
 export function sqliteDuplicateStore(db: Db): DuplicateStore {
-  const p = () => '?';
+  const p = (n: number) => `@p${n}`;
+  const args = (...values: unknown[]) => Object.fromEntries(values.map((v, i) => [`p${i + 1}`, v]));
   const saveScan = db.transaction((scan: DuplicateScanRecord, groups: DuplicateGroupRecord[]) => {
     db.prepare(`DELETE FROM duplicate_groups WHERE dataset_id = ?`).run(scan.collectionId);
     db.prepare(
@@ -103,10 +102,9 @@ export function sqliteDuplicateStore(db: Db): DuplicateStore {
     groups.forEach((g, i) => insert.run(scan.collectionId, i, g.kind, g.similarity, memberKey(g.mediaIds)));
   });
   return {
-    exactGroups: async (collectionId) =>
-      groupRows(db.prepare(EXACT_GROUPS_SQL(p)).all(collectionId, 1, collectionId, 1) as never),
-    imageVectors: async (collectionId, modelId, afterId, limit) =>
-      vectorRows(db.prepare(IMAGE_VECTORS_SQL(p)).all(modelId, collectionId, 1, afterId ?? '', limit) as never),
+    exactGroups: async (collectionId) => groupRows(db.prepare(EXACT_GROUPS_SQL(p)).all(args(collectionId, 1)) as never),
+    imageVectors: async (collectionId, modelId, after, limit) =>
+      vectorRows(db.prepare(IMAGE_VECTORS_SQL(p)).all(args(modelId, collectionId, 1, after ?? '', limit)) as never),
     saveScan: async (scan, groups) => saveScan(scan, groups),
     async getScan(collectionId) {
       const row = db.prepare(`SELECT * FROM duplicate_scans WHERE dataset_id = ?`).get(collectionId) as

@@ -112,7 +112,7 @@ t('the scan groups exact copies and near duplicates; the suggestion keeps the bi
     [ids.a, ids.aCopy, ids.aSmall, ids.aSquashed].sort(),
     'the copy, the resized and the recompressed one join the original; the other photos stay out',
   );
-  assert.ok(near.similarity >= 0.98 && near.similarity < 1, String(near.similarity));
+  assert.ok(near.similarity >= 0.98 && near.similarity <= 1, String(near.similarity));
   assert.is(near.keepId, ids.aCopy, 'full size, biggest file, and a tag: the tagged full-size copy');
   const small = near.items.find((m: { id: string }) => m.id === ids.aSmall);
   for (const f of ['width', 'height', 'sizeBytes', 'createdAt', 'thumbnailUrl']) assert.ok(small[f] !== undefined, f);
