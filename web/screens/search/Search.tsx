@@ -74,7 +74,9 @@ export function Search(props: { params?: Record<string, string> }) {
       <h1 id="search-title">
         {state.by === 'image' ? 'Like this image' : state.by === 'like' ? 'More like this' : null}
         {state.by === 'text' && (state.q ? <>Results for “{state.q}”</> : 'Search')}
-        <span class="muted search-scope">{datasetId ? ' in this collection' : ' in the whole library'}</span>
+        <span class="muted search-scope">
+          {datasetId ? (state.path ? ' in this folder' : ' in this collection') : ' in the whole library'}
+        </span>
       </h1>
       {state.by === 'image' && example.value && (
         <figure class="example-shown">

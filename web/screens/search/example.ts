@@ -4,7 +4,8 @@
  * forgets it, and the screen asks for the image again.
  */
 import { signal } from '@preact/signals';
-import { navigate } from '../../lib/router';
+import { apiUrl } from '../../lib/api';
+import { location, navigate } from '../../lib/router';
 
 export interface Example {
   /** A data URI of the image (scaled down to at most MAX_SIDE pixels a side when the browser can decode it). */
@@ -47,8 +48,9 @@ export function imageOf(files: FileList | null | undefined): File | null {
   return null;
 }
 
-/** Holds the image and opens the collection's search screen on it. */
+/** Holds the image and opens the collection's search screen on it (in the folder the page shows, if any). */
 export async function searchByExample(file: File, datasetId: string): Promise<void> {
   example.value = { dataUri: await toDataUri(file), name: file.name || 'pasted image' };
-  navigate(`/c/${encodeURIComponent(datasetId)}/search?by=image`);
+  const folder = location.value.query.get('path');
+  navigate(apiUrl(`/c/${encodeURIComponent(datasetId)}/search`, { by: 'image', path: folder }));
 }

@@ -20,6 +20,8 @@ export interface SearchState {
   dateTo: string;
   /** Tag values an item must all carry (collection search only). */
   tags: string[];
+  /** A folder of the collection (ltree path) whose subtree is searched; '' the whole collection. */
+  path: string;
 }
 
 /** The default cut-off: low enough to keep loose matches, high enough to drop noise. */
@@ -40,6 +42,7 @@ export function readState(query: URLSearchParams): SearchState {
     dateFrom: query.get('dateFrom') ?? '',
     dateTo: query.get('dateTo') ?? '',
     tags: (query.get('tags') ?? '').split(',').filter(Boolean),
+    path: query.get('path') ?? '',
   };
 }
 
@@ -55,6 +58,7 @@ export function stateUrl(base: string, s: SearchState): string {
     dateFrom: s.dateFrom,
     dateTo: s.dateTo,
     tags: s.tags.join(','),
+    path: s.path,
   });
 }
 
@@ -79,6 +83,12 @@ export function apiRequest(
   if (s.by === 'like') Object.assign(common, { q: undefined, similarToObjectId: s.like });
   return [
     `/api/dataset/${encodeURIComponent(datasetId)}/media`,
-    { ...common, tags: s.tags.join(',') || undefined, offset },
+    {
+      ...common,
+      tags: s.tags.join(',') || undefined,
+      path: s.path || undefined,
+      recursive: s.path ? 'true' : undefined,
+      offset,
+    },
   ];
 }

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineRoute } from '../../../http/route.js';
+import { defineRoute, queryBool } from '../../../http/route.js';
 import { searchByImage } from '../searchByImage.js';
 import { browseQuery } from './browse.js';
 
@@ -19,7 +19,7 @@ export const searchByImageRoutes = [
       .omit({ q: true, similarToObjectId: true, similarToObjectModel: true, mediaId: true, clusterId: true })
       .extend({
         image: z.string().min(1, 'image is required'),
-        recursive: z.boolean().default(false),
+        recursive: z.union([z.boolean(), queryBool]).default(false),
       })
       .strict(),
     responses: {
