@@ -16,6 +16,7 @@ import { Collections } from './screens/Collections';
 import { Browse } from './screens/browse/Browse';
 import { Search } from './screens/search/Search';
 import { Viewer } from './screens/viewer/Viewer';
+import { Trash } from './screens/trash/Trash';
 import { UploadPanel } from './screens/upload/UploadPanel';
 import { NotFound } from './screens/NotFound';
 import { Duplicates } from './screens/duplicates/Duplicates';
@@ -36,6 +37,7 @@ const ROUTES: Array<[string, Screen]> = [
   ['/c/:datasetId', Browse],
   ['/c/:datasetId/search', Search],
   ['/c/:datasetId/duplicates', Duplicates],
+  ['/c/:datasetId/trash', Trash],
   ['/m/:mediaId', Viewer],
 ];
 

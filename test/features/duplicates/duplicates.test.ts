@@ -145,6 +145,12 @@ t('resolve keeps one, merges tags, trashes the rest (soft delete); bad requests 
   assert.is(r.body.kept.name, 'a.jpg');
   assert.equal(r.body.trashed.map((x: { id: string }) => x.id).sort(), [...trash].sort());
   for (const id of trash) assert.is((await app.request('GET', `/api/media/${id}`)).status, 404, 'in the trash');
+  const bin = await app.request('GET', `/api/dataset/${ds}/trash?limit=50`);
+  assert.equal(
+    bin.body.entries.map((e: { id: string }) => e.id).sort(),
+    [...trash].sort(),
+    'listed in the trash, restorable',
+  );
   const l = await list(app, ds);
   assert.equal(
     l.body.groups.map((g: { kind: string }) => g.kind),

@@ -4,6 +4,7 @@ import { viewerUrl, type Neighbours } from './neighbours';
 import { LayerToggles, type LayerKey, type Layers } from './RegionLayer';
 import type { Frame } from './types';
 import { MoreLikeThis } from './MoreLikeThis';
+import type { ComponentChildren } from 'preact';
 
 export function ViewerBar(props: {
   name: string;
@@ -17,6 +18,8 @@ export function ViewerBar(props: {
   onDetails: () => void;
   /** The item's collection (for "More like this"). */
   datasetId?: string;
+  /** More controls at the end of the bar (the item's flags). */
+  children?: ComponentChildren;
 }) {
   return (
     <div class="viewer-bar">
@@ -47,6 +50,7 @@ export function ViewerBar(props: {
       <button type="button" aria-pressed={props.details} aria-keyshortcuts="i" onClick={() => props.onDetails()}>
         Details
       </button>
+      {props.children}
     </div>
   );
 }
