@@ -30,7 +30,7 @@ const THRESHOLD = 0.95;
 const MODEL = 'bench-embedder:1';
 
 /** N unit vectors; `copyOf[i]` is the item vector i was made from (−1: an original). */
-function makeVectors(n: number, clusters: number, seed: number) {
+export function makeVectors(n: number, clusters: number, seed: number) {
   const r = xorshift(seed);
   const unit = (v: Float32Array) => {
     let s = 0;
@@ -93,7 +93,7 @@ function row(
 }
 
 /** A SQLite library holding the vectors as live images' whole-frame embeddings (set statements, as the ingest leaves them). */
-async function library(file: string, vectors: Float32Array[]) {
+export async function library(file: string, vectors: Float32Array[]) {
   const st = openSqliteStorage(file);
   const userId = newUuid();
   await st.accounts.createUser({ id: userId, email: 'b@example.com', name: 'B', createdAt: nowIso() });

@@ -20,6 +20,7 @@ import { DetailsPanel } from './DetailsPanel';
 import { VideoStage } from './VideoStage';
 import { LiveMotion } from './LiveMotion';
 import { ItemFlags } from './ItemFlags';
+import { frameSteps } from './frameSteps';
 import './viewer.css';
 
 /** How close (seconds) a paused video must be to an analysed frame for its regions to be drawn. */
@@ -108,15 +109,7 @@ function ItemView(props: {
   const back = from ?? `/c/${encodeURIComponent(media.datasetId)}`;
   const here = location.value.path + (location.value.query.toString() ? `?${location.value.query}` : '');
   const toggle = (key: LayerKey) => setLayers((l) => ({ ...l, [key]: !l[key] }));
-  const seek = (f: Frame) => {
-    if (video.current) video.current.currentTime = seconds(f);
-    setTime(seconds(f));
-  };
-  const step = (delta: number) => {
-    const at = frame ? media.frames.indexOf(frame) : 0;
-    const next = media.frames[Math.min(media.frames.length - 1, Math.max(0, at + delta))];
-    if (next) seek(next);
-  };
+  const { seek, step } = frameSteps(media, frame, video, setTime);
   useViewerKeys({
     next: () => neighbours.next && navigate(viewerUrl(neighbours.next, from)),
     previous: () => neighbours.previous && navigate(viewerUrl(neighbours.previous, from)),
