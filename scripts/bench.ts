@@ -39,6 +39,7 @@ import { runScaleBench } from './bench/scale.js';
 import { runFormatsBench } from './bench/formats.js';
 import { runBackupBench } from './bench/backup.js';
 import { runDuplicatesBench } from './bench/duplicates.js';
+import { runPeopleBench } from './bench/people.js';
 
 const SECTIONS: Record<string, { describe: string; run: (opts: BenchOptions) => Promise<SectionResult> }> = {
   library: {
@@ -113,6 +114,11 @@ const SECTIONS: Record<string, { describe: string; run: (opts: BenchOptions) => 
     describe:
       'near-duplicate scan of 100,000 synthetic 768-dim vectors (LSH) beside all-pairs cosine, recall; the scan job over a SQLite library (issue 27)',
     run: runDuplicatesBench,
+  },
+  people: {
+    describe:
+      'face clusters as people over HTTP on 5,000 people: merging 100 into one beside clustering their faces, the People page and suggestions beside a browse page (issue 27)',
+    run: runPeopleBench,
   },
   web: {
     describe:

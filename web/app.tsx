@@ -20,6 +20,8 @@ import { Trash } from './screens/trash/Trash';
 import { UploadPanel } from './screens/upload/UploadPanel';
 import { NotFound } from './screens/NotFound';
 import { Duplicates } from './screens/duplicates/Duplicates';
+import { People } from './screens/people/People';
+import { Person } from './screens/people/Person';
 
 type Screen = ComponentType<{ params: Record<string, string> }>;
 
@@ -37,6 +39,8 @@ const ROUTES: Array<[string, Screen]> = [
   ['/c/:datasetId', Browse],
   ['/c/:datasetId/search', Search],
   ['/c/:datasetId/duplicates', Duplicates],
+  ['/c/:datasetId/people', People],
+  ['/c/:datasetId/people/:clusterId', Person],
   ['/c/:datasetId/trash', Trash],
   ['/m/:mediaId', Viewer],
 ];

@@ -32,6 +32,7 @@ import type { JobWakeups } from '../jobs/wakeups.js';
 import type { ClusterStore } from '../index/faces/types.js';
 import type { WatchStore } from './watchStore.js';
 import type { DuplicateStore } from './duplicateStore.js';
+import type { ExclusiveLock } from './exclusiveLock.js';
 
 /**
  * The storage layer: every read and write of the database goes through these
@@ -60,8 +61,7 @@ export interface Storage {
   jobWakeups?: JobWakeups;
   /** Watched folders and what their files became (features/watch). */
   watches: WatchStore;
-  /** Duplicate scans, their groups and the groups dismissed as not duplicates (features/duplicates). */
-  duplicates: DuplicateStore;
+  duplicates: DuplicateStore; // duplicate scans, groups, dismissals (duplicateStore.ts)
   /**
    * A consistent copy of the whole database as it is at one moment, written to `file` (SQLite: its online
    * backup API, `pagesPerStep` pages a step, the event loop free between steps; a step that sees another
@@ -69,6 +69,8 @@ export interface Storage {
    * tool does it (PostgreSQL: pg_dump). Returns every blob key the copy references: what a backup must hold.
    */
   backupTo?(file: string, options?: { pagesPerStep?: number }): Promise<{ blobKeys: string[] }>;
+  /** One process's lock among those sharing the database (null: another holds it); absent on SQLite. */
+  tryExclusiveLock?(name: string): Promise<ExclusiveLock | null>;
   /** Flushes and closes. Further calls fail. */
   close(): Promise<void>;
 }

@@ -39,6 +39,7 @@ export const TRANSFER_TABLES: TransferTable[] = [
   { name: 'cluster_members', key: ['object_id', 'model_id'] },
   // People's "not duplicates" decisions (a scan's groups are made again by the next scan).
   { name: 'duplicate_dismissals', key: ['dataset_id', 'media_ids'] },
+  { name: 'cluster_pins', key: ['object_id', 'model_id'] },
   // Filled by PostgreSQL's trigger as face embeddings arrive; replaced by SQLite's own list (transfer.ts).
   { name: 'cluster_pending', key: ['seq'] },
   { name: 'jobs', key: ['id'], where: `status IN ('queued', 'running')` },

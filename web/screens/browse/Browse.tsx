@@ -111,6 +111,9 @@ export function Browse({ params }: { params: Record<string, string> }) {
             <a class="dup-link" href={`/c/${encodeURIComponent(datasetId)}/duplicates`} onClick={followLink}>
               Duplicates
             </a>
+            <a class="button-link" href={`/c/${encodeURIComponent(datasetId)}/people`} onClick={followLink}>
+              People
+            </a>
             <TrashLink datasetId={datasetId} />
             <UploadButton onClick={() => openUploadPicker(datasetId, state.path || undefined)} />
           </div>

@@ -20,7 +20,6 @@ import { DetailsPanel } from './DetailsPanel';
 import { VideoStage } from './VideoStage';
 import { LiveMotion } from './LiveMotion';
 import { ItemFlags } from './ItemFlags';
-import { frameSteps } from './frameSteps';
 import './viewer.css';
 
 /** How close (seconds) a paused video must be to an analysed frame for its regions to be drawn. */
@@ -83,6 +82,25 @@ export function Viewer(props: { params?: Record<string, string> }) {
   );
 }
 
+/** Seeking a video to a sampled frame, and stepping to the frame before or after the current one. */
+function frameSeeking(
+  frames: Frame[],
+  frame: Frame | undefined,
+  video: { current: HTMLVideoElement | null },
+  setTime: (t: number) => void,
+) {
+  const seek = (f: Frame) => {
+    if (video.current) video.current.currentTime = seconds(f);
+    setTime(seconds(f));
+  };
+  const step = (delta: number) => {
+    const at = frame ? frames.indexOf(frame) : 0;
+    const next = frames[Math.min(frames.length - 1, Math.max(0, at + delta))];
+    if (next) seek(next);
+  };
+  return { seek, step };
+}
+
 function ItemView(props: {
   media: MediaItem;
   from: string | null;
@@ -109,7 +127,7 @@ function ItemView(props: {
   const back = from ?? `/c/${encodeURIComponent(media.datasetId)}`;
   const here = location.value.path + (location.value.query.toString() ? `?${location.value.query}` : '');
   const toggle = (key: LayerKey) => setLayers((l) => ({ ...l, [key]: !l[key] }));
-  const { seek, step } = frameSteps(media, frame, video, setTime);
+  const { seek, step } = frameSeeking(media.frames, frame, video, setTime);
   useViewerKeys({
     next: () => neighbours.next && navigate(viewerUrl(neighbours.next, from)),
     previous: () => neighbours.previous && navigate(viewerUrl(neighbours.previous, from)),
