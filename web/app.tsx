@@ -20,6 +20,9 @@ import { Trash } from './screens/trash/Trash';
 import { UploadPanel } from './screens/upload/UploadPanel';
 import { NotFound } from './screens/NotFound';
 import { Duplicates } from './screens/duplicates/Duplicates';
+import { Albums } from './screens/albums/Albums';
+import { AlbumView } from './screens/albums/AlbumView';
+import { Visitor } from './screens/share/Visitor';
 import { People } from './screens/people/People';
 import { Person } from './screens/people/Person';
 
@@ -29,6 +32,7 @@ type Screen = ComponentType<{ params: Record<string, string> }>;
 const PUBLIC_ROUTES: Array<[string, Screen]> = [
   ['/setup', Setup],
   ['/invite', AcceptInvite],
+  ['/s/:token', Visitor],
 ];
 
 /** Screens for signed-in people, first match wins. */
@@ -39,6 +43,8 @@ const ROUTES: Array<[string, Screen]> = [
   ['/c/:datasetId', Browse],
   ['/c/:datasetId/search', Search],
   ['/c/:datasetId/duplicates', Duplicates],
+  ['/c/:datasetId/albums', Albums],
+  ['/c/:datasetId/albums/:albumId', AlbumView],
   ['/c/:datasetId/people', People],
   ['/c/:datasetId/people/:clusterId', Person],
   ['/c/:datasetId/trash', Trash],

@@ -18,8 +18,8 @@ export function ViewerBar(props: {
   onDetails: () => void;
   /** The item's collection (for "More like this"). */
   datasetId?: string;
-  /** More controls at the end of the bar (the item's flags). */
-  children?: ComponentChildren;
+  /** More controls at the end of the bar (the item's flags, ItemFlags.tsx). */
+  flags?: ComponentChildren;
 }) {
   return (
     <div class="viewer-bar">
@@ -50,7 +50,7 @@ export function ViewerBar(props: {
       <button type="button" aria-pressed={props.details} aria-keyshortcuts="i" onClick={() => props.onDetails()}>
         Details
       </button>
-      {props.children}
+      {props.flags}
     </div>
   );
 }
