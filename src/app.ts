@@ -23,6 +23,7 @@ import { requestOriginMiddleware } from './http/requestOrigin.js';
 import { mountRoutes, type AnyRoute } from './http/route.js';
 import { accountRoutes } from './features/accounts/routes.js';
 import { inviteRoutes } from './features/accounts/inviteRoutes.js';
+import { memberRoutes } from './features/accounts/memberRoutes.js';
 import { sessionRoutes } from './features/accounts/sessionRoutes.js';
 import { aiRoutes } from './features/ai/routes.js';
 import { editRoutes } from './features/edit/routes.js';
@@ -57,6 +58,7 @@ export const ROUTES: AnyRoute[] = [
   ...accountRoutes,
   ...sessionRoutes,
   ...inviteRoutes,
+  ...memberRoutes,
   ...collectionRoutes,
   ...browseRoutes,
   ...mediaRoutes,

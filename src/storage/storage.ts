@@ -12,6 +12,8 @@ import type {
   InviteRecord,
   MediaRecord,
   MediaSummary,
+  MemberRecord,
+  MembershipChange,
   Metadata,
   NewCaption,
   NewFrame,
@@ -105,6 +107,18 @@ export interface AccountStore {
   /** Deletes the setting only while it holds `value`; true when this call deleted it (of racing callers, one wins). */
   takeSetting(key: string, value: string): Promise<boolean>;
   deleteSetting(key: string): Promise<void>;
+  /** The organization's members, oldest first, with their latest session and key activity there. */
+  listMembers(organizationId: string): Promise<MemberRecord[]>;
+  /** Changes a member's role in one transaction; `last_owner` (nothing changed) when no owner would be left. */
+  setMemberRole(organizationId: string, userId: string, role: Role): Promise<MembershipChange>;
+  /**
+   * Removes the membership in one transaction, revoking the user's keys in the organization and ending their
+   * sessions acting in it; `last_owner` (nothing changed) when no owner would be left.
+   */
+  removeMember(organizationId: string, userId: string, at: string): Promise<MembershipChange>;
+  renameApiKey(id: string, name: string): Promise<void>;
+  /** Records a key's use (the caller spares writes: at most once a minute). */
+  touchApiKey(id: string, at: string): Promise<void>;
 }
 
 /**
