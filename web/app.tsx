@@ -18,6 +18,8 @@ import { Search } from './screens/search/Search';
 import { Viewer } from './screens/viewer/Viewer';
 import { UploadPanel } from './screens/upload/UploadPanel';
 import { NotFound } from './screens/NotFound';
+import { AdminPeople } from './screens/admin/People';
+import { AdminKeys } from './screens/admin/Keys';
 
 type Screen = ComponentType<{ params: Record<string, string> }>;
 
@@ -35,6 +37,9 @@ const ROUTES: Array<[string, Screen]> = [
   ['/c/:datasetId', Browse],
   ['/c/:datasetId/search', Search],
   ['/m/:mediaId', Viewer],
+  ['/admin', AdminPeople],
+  ['/admin/people', AdminPeople],
+  ['/admin/keys', AdminKeys],
 ];
 
 function resolve(

@@ -1,0 +1,100 @@
+/**
+ * The administration screens in Chromium (issue #28): invite a viewer, make them a member, remove them (their
+ * open session in another browser ends); create a key (its secret once, with a copy button) and revoke it (401
+ * at once); axe on every admin screen, no dialog, no CSP violation, nothing foreign.
+ */
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import {
+  assertCleanPage,
+  chromiumPath,
+  screenshot,
+  seriousA11yViolations,
+  startWatchedApp,
+  type WatchedApp,
+} from './browser.js';
+
+const exe = chromiumPath('admin');
+let b: WatchedApp;
+let other: Browser | null = null;
+let invitee: Page;
+
+test.before(async () => {
+  if (!exe) return;
+  b = await startWatchedApp(exe, { config: { ingestConcurrency: 1 } });
+});
+test.after(async () => {
+  await other?.close();
+  await b?.close();
+});
+
+const page = () => b.page;
+
+test('the header links admins to the people screen; invite a viewer who accepts in another browser', async () => {
+  if (!exe) return;
+  await page().goto(b.server.baseUrl + '/');
+  await page().getByRole('link', { name: 'Admin' }).click();
+  await page().getByRole('heading', { name: 'People', exact: true }).waitFor();
+  await page().getByRole('cell', { name: 'owner@example.com' }).waitFor();
+  await page().getByLabel('Email to invite').fill('vic@example.com');
+  await page().getByLabel('Role', { exact: true }).selectOption('viewer');
+  await page().getByRole('button', { name: 'Create invitation' }).click();
+  const url = await page().getByLabel('Invitation link').inputValue();
+  assert.equal(await seriousA11yViolations(page()), []);
+  other = await chromium.launch({ executablePath: exe!, args: ['--no-sandbox', '--disable-gpu'] });
+  invitee = await (await other.newContext()).newPage();
+  await invitee.goto(b.server.baseUrl + new URL(url).pathname + new URL(url).search);
+  await invitee.getByLabel('Your name').fill('Vic');
+  await invitee.getByLabel('Password', { exact: true }).fill('vic password 123');
+  await invitee.getByLabel('Confirm password').fill('vic password 123');
+  await invitee.getByRole('button', { name: 'Accept invitation' }).click();
+  await invitee.getByRole('heading', { name: 'Collections', exact: true }).waitFor();
+  assert.is(await invitee.getByRole('link', { name: 'Admin' }).count(), 0, 'no admin link for a viewer');
+});
+
+test('the viewer becomes a member, then is removed: their open session ends', async () => {
+  if (!exe) return;
+  await page().reload();
+  const role = page().getByLabel('Role of Vic');
+  await role.waitFor();
+  assert.is(await role.inputValue(), 'viewer');
+  await role.selectOption('member');
+  await page().getByText('Vic is now member.').waitFor();
+  const session = await invitee.evaluate(() => fetch('/api/auth/session').then((r) => r.json()));
+  assert.is(session.role, 'member');
+  await screenshot(page(), 'admin-people');
+  await page().getByRole('button', { name: 'Remove Vic' }).click();
+  await page().getByRole('button', { name: 'Confirm removal of Vic' }).click();
+  await page().getByText('Vic was removed.').waitFor();
+  assert.is(await page().getByLabel('Role of Vic').count(), 0);
+  await invitee.goto(b.server.baseUrl + '/account');
+  await invitee.getByRole('heading', { name: 'Sign in' }).waitFor();
+});
+
+test('a key: created with its secret shown once, works, revoked answers 401', async () => {
+  if (!exe) return;
+  await page().getByRole('link', { name: 'API keys' }).click();
+  await page().getByRole('heading', { name: 'API keys', exact: true }).waitFor();
+  await page().getByLabel('Key name').fill('Scanner');
+  await page().getByLabel('Key role').selectOption('viewer');
+  await page().getByRole('button', { name: 'Create key' }).click();
+  const secret = await page().getByLabel('Key secret').inputValue();
+  assert.match(secret, /^mlk_/);
+  await page().getByRole('button', { name: 'Copy' }).waitFor();
+  await page().getByRole('cell', { name: 'Scanner', exact: true }).waitFor();
+  assert.equal(await seriousA11yViolations(page()), []);
+  await screenshot(page(), 'admin-keys');
+  const me = () => fetch(b.server.baseUrl + '/api/me', { headers: { 'x-api-key': secret } }).then((r) => r.status);
+  assert.is(await me(), 200);
+  await page().getByRole('button', { name: 'Revoke Scanner' }).click();
+  await page().getByRole('cell', { name: 'Scanner', exact: true }).waitFor({ state: 'detached' });
+  assert.is(await me(), 401);
+});
+
+test('nothing left the server, no dialog, no CSP violation, no page error', () => {
+  if (!exe) return;
+  assertCleanPage(b);
+});
+
+test.run();
