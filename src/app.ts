@@ -246,6 +246,7 @@ async function startJobRunner(services: Services): Promise<JobRunner | null> {
     concurrency: config.ingestConcurrency,
     // A fresh item's first phases have a slot of their own: searchable in seconds during a long analysis.
     lane: config.ingestOrder === 'searchable-first' ? { types: URGENT_JOBS, slots: 1 } : undefined,
+    pausable: { keep: URGENT_JOBS }, // paused from /admin/jobs: uploads still become searchable
     leaseMs: config.jobLeaseSeconds * 1000,
   });
   registerIngestJobs(runner, services);

@@ -61,7 +61,7 @@ test('the viewer becomes a member, then is removed: their open session ends', as
   assert.is(await role.inputValue(), 'viewer');
   await role.selectOption('member');
   await page().getByText('Vic is now member.').waitFor();
-  const session = await invitee.evaluate(() => fetch('/api/auth/session').then((r) => r.json()));
+  const session: any = await invitee.evaluate(() => fetch('/api/auth/session').then((r) => r.json()));
   assert.is(session.role, 'member');
   await screenshot(page(), 'admin-people');
   await page().getByRole('button', { name: 'Remove Vic' }).click();
