@@ -28,6 +28,7 @@ import { sessionRoutes } from './features/accounts/sessionRoutes.js';
 import { aiRoutes } from './features/ai/routes.js';
 import { editRoutes } from './features/edit/routes.js';
 import { jobRoutes } from './features/ingest/routes.js';
+import { jobControlRoutes } from './features/ingest/jobControlRoutes.js';
 import { correctionRoutes } from './features/library/routes/corrections.js';
 import { searchRoutes } from './features/search/routes.js';
 import { browseRoutes } from './features/library/routes/browse.js';
@@ -69,6 +70,7 @@ export const ROUTES: AnyRoute[] = [
   ...editRoutes,
   ...generateRoutes,
   ...jobRoutes,
+  ...jobControlRoutes,
   ...correctionRoutes,
   ...searchRoutes,
   ...modelRoutes,

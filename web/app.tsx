@@ -20,6 +20,7 @@ import { UploadPanel } from './screens/upload/UploadPanel';
 import { NotFound } from './screens/NotFound';
 import { AdminPeople } from './screens/admin/People';
 import { AdminKeys } from './screens/admin/Keys';
+import { AdminJobs } from './screens/admin/Jobs';
 
 type Screen = ComponentType<{ params: Record<string, string> }>;
 
@@ -40,6 +41,7 @@ const ROUTES: Array<[string, Screen]> = [
   ['/admin', AdminPeople],
   ['/admin/people', AdminPeople],
   ['/admin/keys', AdminKeys],
+  ['/admin/jobs', AdminJobs],
 ];
 
 function resolve(

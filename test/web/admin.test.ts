@@ -14,6 +14,7 @@ import {
   startWatchedApp,
   type WatchedApp,
 } from './browser.js';
+import { makeImage } from '../helpers/testApp.js';
 
 const exe = chromiumPath('admin');
 let b: WatchedApp;
@@ -22,7 +23,7 @@ let invitee: Page;
 
 test.before(async () => {
   if (!exe) return;
-  b = await startWatchedApp(exe, { config: { ingestConcurrency: 1 } });
+  b = await startWatchedApp(exe, { config: { ingestConcurrency: 0 } }); // jobs settle only as the test says
 });
 test.after(async () => {
   await other?.close();
@@ -90,6 +91,34 @@ test('a key: created with its secret shown once, works, revoked answers 401', as
   await page().getByRole('button', { name: 'Revoke Scanner' }).click();
   await page().getByRole('cell', { name: 'Scanner', exact: true }).waitFor({ state: 'detached' });
   assert.is(await me(), 401);
+});
+
+test('jobs: a failed job shows its reason and is retried; pause and resume', async () => {
+  if (!exe) return;
+  const { server } = b;
+  const dataset = await server.collection('Jobs');
+  const up = await server.upload({ datasetId: dataset }, { bytes: await makeImage(), filename: 'broken.jpg' });
+  assert.is(up.status, 200);
+  const jobs = server.app.services.storage.jobs;
+  const job = (await jobs.claim('worker', ['ingest'], 60_000))!;
+  await jobs.fail(job.id, 'worker', 'the decoder broke', null);
+  await page().getByRole('link', { name: 'Jobs' }).click();
+  await page().getByRole('heading', { name: 'Jobs', exact: true }).waitFor();
+  await page().getByRole('cell', { name: 'the decoder broke' }).waitFor();
+  assert.equal(await seriousA11yViolations(page()), []);
+  await screenshot(page(), 'admin-jobs');
+  await page().getByRole('button', { name: 'Retry prepare of broken.jpg' }).click();
+  await page().getByText('Queued again.').waitFor();
+  await page().getByText('No failed jobs.').waitFor();
+  assert.is((await jobs.get(job.id))?.status, 'queued');
+  await page().getByRole('button', { name: 'Pause background work' }).click();
+  await page()
+    .getByText(/Background work paused since/)
+    .waitFor();
+  assert.ok(await jobs.isPaused());
+  await page().getByRole('button', { name: 'Resume background work' }).click();
+  await page().getByText('Background work is running.').waitFor();
+  assert.is(await jobs.isPaused(), null);
 });
 
 test('nothing left the server, no dialog, no CSP violation, no page error', () => {
