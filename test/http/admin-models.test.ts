@@ -54,6 +54,13 @@ test('a damaged bundle is refused with nothing installed; a member may not impor
   assert.is(none.status, 400);
 });
 
+test('a download asked for while downloads are off is refused with the reason; an unknown model is 404', async () => {
+  const off = await app.request('POST', `/api/models/${BUNDLE_MODEL}/fetch`);
+  assert.is(off.status, 409, JSON.stringify(off.body));
+  assert.match(off.body.message, /AUTO_FETCH_MODELS=0.*import a model bundle/);
+  assert.is((await app.request('POST', '/api/models/no-such-model/fetch')).status, 404);
+});
+
 test('an uploaded bundle installs the model and the waiting item catches up', async () => {
   const ds = await app.collection('Waiting');
   const up = await app.upload({ datasetId: ds }, { bytes: await makeImage(), filename: 'a.jpg' });

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { defineRoute } from '../../http/route.js';
 import { invalid } from '../../platform/errors.js';
+import { fetchModel } from './fetchModel.js';
 import { importModelBundle } from './importBundle.js';
 import { listModels } from './listModels.js';
 
@@ -14,6 +15,21 @@ export const modelRoutes = [
       'licence, size, the roles it serves and the last error; and the background download (admin)',
     responses: { 403: 'admin only' },
     handle: ({ services, principal }) => listModels(services, principal),
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/api/models/:name/fetch',
+    tag: 'models',
+    summary: "Start or retry one model's download in the background (admin); progress in GET /api/models",
+    params: z.object({ name: z.string().max(200) }),
+    responses: {
+      403: 'admin only',
+      404: 'no such model',
+      409: 'downloads are off (offline)',
+      422: 'nothing to fetch it from',
+    },
+    response: z.object({ name: z.string(), state: z.enum(['queued', 'installed']) }),
+    handle: ({ services, principal, params }) => fetchModel(services, principal, params.name),
   }),
   defineRoute({
     method: 'post',
