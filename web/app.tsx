@@ -21,6 +21,7 @@ import { NotFound } from './screens/NotFound';
 import { AdminPeople } from './screens/admin/People';
 import { AdminKeys } from './screens/admin/Keys';
 import { AdminJobs } from './screens/admin/Jobs';
+import { AdminModels } from './screens/admin/Models';
 
 type Screen = ComponentType<{ params: Record<string, string> }>;
 
@@ -42,6 +43,7 @@ const ROUTES: Array<[string, Screen]> = [
   ['/admin/people', AdminPeople],
   ['/admin/keys', AdminKeys],
   ['/admin/jobs', AdminJobs],
+  ['/admin/models', AdminModels],
 ];
 
 function resolve(
