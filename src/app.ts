@@ -51,6 +51,7 @@ import { startRenditionBackfill } from './features/ingest/renditionJobs.js';
 import { createEventFeed, eventRoutes } from './features/events/index.js';
 import { applyEnvWatches, startWatchService, watchRoutes, type WatchService } from './features/watch/index.js';
 import { backupRoutes, startBackupService } from './features/backup/index.js';
+import { adminRoutes } from './features/admin/index.js';
 import { VERSION } from './platform/packageRoot.js';
 import { openStorage, type OpenedStorage } from './storage/openStorage.js';
 
@@ -77,6 +78,7 @@ export const ROUTES: AnyRoute[] = [
   ...eventRoutes,
   ...watchRoutes,
   ...backupRoutes,
+  ...adminRoutes,
 ];
 
 export interface App {

@@ -32,6 +32,7 @@ import type { JobStore } from '../jobs/types.js';
 import type { JobWakeups } from '../jobs/wakeups.js';
 import type { ClusterStore } from '../index/faces/types.js';
 import type { WatchStore } from './watchStore.js';
+import type { UsageStore } from './usageStore.js';
 
 /**
  * The storage layer: every read and write of the database goes through these
@@ -60,6 +61,8 @@ export interface Storage {
   jobWakeups?: JobWakeups;
   /** Watched folders and what their files became (features/watch). */
   watches: WatchStore;
+  /** Counts and sizes per collection, and the database's size (the storage screen, features/admin). */
+  usage: UsageStore;
   /**
    * A consistent copy of the whole database as it is at one moment, written to `file` (SQLite: its online
    * backup API, `pagesPerStep` pages a step, the event loop free between steps; a step that sees another

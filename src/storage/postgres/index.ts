@@ -1,4 +1,5 @@
 import type { SearchIndexes } from '../../index/searchIndexes.js';
+import { pgUsageStore } from './usageStore.js';
 import { pgTextIndex } from '../../index/text/postgres/pgTextIndex.js';
 import { pgVectorIndex } from '../../index/vector/postgres/pgVectorIndex.js';
 import { openPgDb, type PgDb } from '../../platform/pgDb.js';
@@ -72,6 +73,7 @@ export async function openPostgresStorage(url: string, options: PostgresStorageO
     jobWakeups,
     events: pgEventLog(db, hub),
     watches: pgWatchStore(db),
+    usage: pgUsageStore(db),
     indexes: { vectors: pgVectorIndex(db, { enabled: vectorSearch }), text: pgTextIndex(db) },
     async close() {
       await hub.stop();

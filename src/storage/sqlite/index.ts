@@ -1,4 +1,5 @@
 import type { SearchIndexes } from '../../index/searchIndexes.js';
+import { sqliteUsageStore } from './usageStore.js';
 import { sqliteVectorIndex } from '../../index/vector/sqlite/sqliteVectorIndex.js';
 import type { IndexWriters } from '../indexWriters.js';
 import type { Storage } from '../storage.js';
@@ -59,6 +60,7 @@ export function openSqliteStorage(file: string, options: SqliteStorageOptions = 
     jobs: sqliteJobStore(db),
     events: events.store,
     watches: sqliteWatchStore(db),
+    usage: sqliteUsageStore(db),
     backupTo: (target, options) => backupDatabase(db, target, options?.pagesPerStep),
     async close() {
       await text?.close();
