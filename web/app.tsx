@@ -22,6 +22,7 @@ import { AdminPeople } from './screens/admin/People';
 import { AdminKeys } from './screens/admin/Keys';
 import { AdminJobs } from './screens/admin/Jobs';
 import { AdminModels } from './screens/admin/Models';
+import { AdminStorage } from './screens/admin/Storage';
 
 type Screen = ComponentType<{ params: Record<string, string> }>;
 
@@ -44,6 +45,7 @@ const ROUTES: Array<[string, Screen]> = [
   ['/admin/keys', AdminKeys],
   ['/admin/jobs', AdminJobs],
   ['/admin/models', AdminModels],
+  ['/admin/storage', AdminStorage],
 ];
 
 function resolve(

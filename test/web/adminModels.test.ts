@@ -70,6 +70,21 @@ test('import a model bundle by upload; the item waiting for it catches up', asyn
   assert.is(await b.page.getByText('Waiting for a model').count(), 0, 'the badge is gone');
 });
 
+test('storage: items and bytes per collection, derived files measured, the integrity report', async () => {
+  if (!exe) return;
+  await b.page.goto(b.server.baseUrl + '/admin/storage');
+  await b.page.getByRole('heading', { name: 'Storage', exact: true }).waitFor();
+  const row = b.page.getByRole('row').filter({ hasText: 'Waiting' });
+  await row.getByRole('cell', { name: '1', exact: true }).waitFor();
+  await b.page.getByRole('button', { name: 'Measure derived files' }).click();
+  await b.page.getByRole('button', { name: 'Measure derived files' }).waitFor({ state: 'detached' });
+  assert.is(await row.getByText('not measured').count(), 0);
+  await b.page.getByRole('button', { name: 'Check integrity' }).click();
+  await b.page.getByText(/All good: \d+ items and \d+ files checked/).waitFor();
+  assert.equal(await seriousA11yViolations(b.page), []);
+  await screenshot(b.page, 'admin-storage');
+});
+
 test('nothing left the server, no dialog, no CSP violation, no page error', () => {
   if (!exe) return;
   assertCleanPage(b);
