@@ -8,7 +8,14 @@ const now = () => new Date().toISOString();
 
 /** Accounts on SQLite, in parts: organizations, users and memberships, credentials, API keys, settings. */
 export function sqliteAccountStore(db: Db): AccountStore {
-  return { ...organizations(db), ...users(db), ...credentials(db), ...apiKeys(db), ...settings(db), ...sqliteMembers(db) };
+  return {
+    ...organizations(db),
+    ...users(db),
+    ...credentials(db),
+    ...apiKeys(db),
+    ...settings(db),
+    ...sqliteMembers(db),
+  };
 }
 
 function organizations(
