@@ -73,7 +73,7 @@ test('the viewer becomes a member, then is removed: their open session ends', as
   await invitee.getByRole('heading', { name: 'Sign in' }).waitFor();
 });
 
-test('a key: created with its secret shown once, works, revoked answers 401', async () => {
+test('a key: created with its secret shown once, works, renamed, revoked answers 401', async () => {
   if (!exe) return;
   await page().getByRole('link', { name: 'API keys' }).click();
   await page().getByRole('heading', { name: 'API keys', exact: true }).waitFor();
@@ -88,8 +88,12 @@ test('a key: created with its secret shown once, works, revoked answers 401', as
   await screenshot(page(), 'admin-keys');
   const me = () => fetch(b.server.baseUrl + '/api/me', { headers: { 'x-api-key': secret } }).then((r) => r.status);
   assert.is(await me(), 200);
-  await page().getByRole('button', { name: 'Revoke Scanner' }).click();
-  await page().getByRole('cell', { name: 'Scanner', exact: true }).waitFor({ state: 'detached' });
+  await page().getByRole('button', { name: 'Rename Scanner' }).click();
+  await page().getByLabel('New name for Scanner').fill('Scanner 2');
+  await page().getByRole('button', { name: 'Save' }).click();
+  await page().getByRole('cell', { name: 'Scanner 2', exact: true }).waitFor();
+  await page().getByRole('button', { name: 'Revoke Scanner 2' }).click();
+  await page().getByRole('cell', { name: 'Scanner 2', exact: true }).waitFor({ state: 'detached' });
   assert.is(await me(), 401);
 });
 

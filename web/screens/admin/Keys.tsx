@@ -96,15 +96,17 @@ function KeyRow({ k, onDone }: { k: Key; onDone(error: string | null): void }) {
       </td>
       <td>{formatDate(k.createdAt)}</td>
       <td>{k.lastUsedAt ? formatDate(k.lastUsedAt) : 'never'}</td>
-      <td class="admin-actions">
-        {!editing && (
-          <button type="button" aria-label={`Rename ${k.name}`} onClick={() => setEditing(true)}>
-            Rename
+      <td>
+        <span class="admin-actions">
+          {!editing && (
+            <button type="button" aria-label={`Rename ${k.name}`} onClick={() => setEditing(true)}>
+              Rename
+            </button>
+          )}
+          <button type="button" class="danger" aria-label={`Revoke ${k.name}`} onClick={() => void call('DELETE')}>
+            Revoke
           </button>
-        )}
-        <button type="button" class="danger" aria-label={`Revoke ${k.name}`} onClick={() => void call('DELETE')}>
-          Revoke
-        </button>
+        </span>
       </td>
     </tr>
   );
