@@ -16,6 +16,7 @@ import { Collections } from './screens/Collections';
 import { Browse } from './screens/browse/Browse';
 import { Search } from './screens/search/Search';
 import { Viewer } from './screens/viewer/Viewer';
+import { Trash } from './screens/trash/Trash';
 import { UploadPanel } from './screens/upload/UploadPanel';
 import { NotFound } from './screens/NotFound';
 import { AdminPeople } from './screens/admin/People';
@@ -23,6 +24,8 @@ import { AdminKeys } from './screens/admin/Keys';
 import { AdminJobs } from './screens/admin/Jobs';
 import { AdminModels } from './screens/admin/Models';
 import { AdminStorage } from './screens/admin/Storage';
+import { People } from './screens/people/People';
+import { Person } from './screens/people/Person';
 
 type Screen = ComponentType<{ params: Record<string, string> }>;
 
@@ -39,6 +42,9 @@ const ROUTES: Array<[string, Screen]> = [
   ['/search', Search],
   ['/c/:datasetId', Browse],
   ['/c/:datasetId/search', Search],
+  ['/c/:datasetId/people', People],
+  ['/c/:datasetId/people/:clusterId', Person],
+  ['/c/:datasetId/trash', Trash],
   ['/m/:mediaId', Viewer],
   ['/admin', AdminPeople],
   ['/admin/people', AdminPeople],

@@ -35,6 +35,11 @@ export const browseQuery = z.object({
   similarToObjectId: z.string().optional(),
   similarToObjectModel: z.enum(['faces', 'objects', 'shoeprints']).optional(),
   minScore: z.coerce.number().min(0).max(1).default(0.05),
+  favorite: queryBool.optional().describe('ours: true lists favourites only (false or absent: any)'),
+  archived: z
+    .enum(['exclude', 'include', 'only'])
+    .default('exclude')
+    .describe('ours: archived items are left out of listings and search unless `include` (with the rest) or `only`'),
 });
 
 export const browseRoutes = [
@@ -69,12 +74,13 @@ export const browseRoutes = [
     path: '/api/dataset/:datasetId/clusters',
     tag: 'library',
     summary:
-      'Face clusters (identities) of a collection, biggest first, with a preview face; browse one with clusterId',
+      'Face clusters (people) of a collection, named first, then biggest first, with a preview face; browse one with clusterId',
     params: datasetParams,
     query: z.object({
       limit: z.coerce.number().int().min(1).max(500).default(50),
       offset: z.coerce.number().int().min(0).default(0),
       minSize: z.coerce.number().int().min(1).default(1),
+      includeHidden: queryBool.default(false).describe('hidden people too (default: only visible ones)'),
     }),
     responses: { 403: 'no access', 404: 'collection not found' },
     handle: ({ services, principal, params, query }) => listClusters(services, principal, params.datasetId, query),
