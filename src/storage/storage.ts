@@ -12,8 +12,6 @@ import type {
   InviteRecord,
   MediaRecord,
   MediaSummary,
-  MemberRecord,
-  MembershipChange,
   Metadata,
   NewCaption,
   NewFrame,
@@ -33,7 +31,7 @@ import type { JobStore } from '../jobs/types.js';
 import type { JobWakeups } from '../jobs/wakeups.js';
 import type { ClusterStore } from '../index/faces/types.js';
 import type { WatchStore } from './watchStore.js';
-import type { UsageStore } from './usageStore.js';
+import type { MemberAccounts, UsageStore } from './adminStores.js';
 import type { ExclusiveLock } from './exclusiveLock.js';
 
 /**
@@ -63,7 +61,6 @@ export interface Storage {
   jobWakeups?: JobWakeups;
   /** Watched folders and what their files became (features/watch). */
   watches: WatchStore;
-  /** Counts and sizes per collection, and the database's size (the storage screen, features/admin). */
   usage: UsageStore;
   /**
    * A consistent copy of the whole database as it is at one moment, written to `file` (SQLite: its online
@@ -78,8 +75,7 @@ export interface Storage {
   close(): Promise<void>;
 }
 
-
-export interface AccountStore {
+export interface AccountStore extends MemberAccounts {
   countOrganizations(): Promise<number>;
   /**
    * Creates the organization and makes `ownerUserId` its owner, atomically. A slug another organization has (even
@@ -118,18 +114,6 @@ export interface AccountStore {
   /** Deletes the setting only while it holds `value`; true when this call deleted it (of racing callers, one wins). */
   takeSetting(key: string, value: string): Promise<boolean>;
   deleteSetting(key: string): Promise<void>;
-  /** The organization's members, oldest first, with their latest session and key activity there. */
-  listMembers(organizationId: string): Promise<MemberRecord[]>;
-  /** Changes a member's role in one transaction; `last_owner` (nothing changed) when no owner would be left. */
-  setMemberRole(organizationId: string, userId: string, role: Role): Promise<MembershipChange>;
-  /**
-   * Removes the membership in one transaction, revoking the user's keys in the organization and ending their
-   * sessions acting in it; `last_owner` (nothing changed) when no owner would be left.
-   */
-  removeMember(organizationId: string, userId: string, at: string): Promise<MembershipChange>;
-  renameApiKey(id: string, name: string): Promise<void>;
-  /** Records a key's use (the caller spares writes: at most once a minute). */
-  touchApiKey(id: string, at: string): Promise<void>;
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { PgDb } from '../../platform/pgDb.js';
-import type { UsageRow, UsageStore } from '../usageStore.js';
+import type { UsageRow, UsageStore } from '../adminStores.js';
 
 type Row = {
   dataset_id: string;

@@ -1,5 +1,5 @@
 import { statSync } from 'node:fs';
-import type { UsageRow, UsageStore } from '../usageStore.js';
+import type { UsageRow, UsageStore } from '../adminStores.js';
 import type { Db } from './database.js';
 
 type Row = {
