@@ -24,6 +24,9 @@ import { AdminKeys } from './screens/admin/Keys';
 import { AdminJobs } from './screens/admin/Jobs';
 import { AdminModels } from './screens/admin/Models';
 import { AdminStorage } from './screens/admin/Storage';
+import { Albums } from './screens/albums/Albums';
+import { AlbumView } from './screens/albums/AlbumView';
+import { Visitor } from './screens/share/Visitor';
 import { People } from './screens/people/People';
 import { Person } from './screens/people/Person';
 
@@ -33,6 +36,7 @@ type Screen = ComponentType<{ params: Record<string, string> }>;
 const PUBLIC_ROUTES: Array<[string, Screen]> = [
   ['/setup', Setup],
   ['/invite', AcceptInvite],
+  ['/s/:token', Visitor],
 ];
 
 /** Screens for signed-in people, first match wins. */
@@ -42,6 +46,8 @@ const ROUTES: Array<[string, Screen]> = [
   ['/search', Search],
   ['/c/:datasetId', Browse],
   ['/c/:datasetId/search', Search],
+  ['/c/:datasetId/albums', Albums],
+  ['/c/:datasetId/albums/:albumId', AlbumView],
   ['/c/:datasetId/people', People],
   ['/c/:datasetId/people/:clusterId', Person],
   ['/c/:datasetId/trash', Trash],

@@ -33,3 +33,18 @@ export interface MemberAccounts {
   /** Records a key's use (the caller spares writes: at most once a minute). */
   touchApiKey(id: string, at: string): Promise<void>;
 }
+
+/*
+ * The administration screens' stores join the Storage interface here (TypeScript's interface merging), so that
+ * storage.ts stays within its 400 lines: `Storage.usage`, and the AccountStore's member methods. Each engine's
+ * index.ts and accountStore.ts implement them; the contract suites test them (test/storage/memberSuite.ts,
+ * importSuite.ts).
+ */
+declare module './storage.js' {
+  interface Storage {
+    /** Counts and sizes per collection, and the database's size (the storage screen, features/admin). */
+    usage: UsageStore;
+  }
+  // eslint-disable-next-line @typescript-eslint/no-empty-object-type -- the merge adds the methods of MemberAccounts
+  interface AccountStore extends MemberAccounts {}
+}

@@ -19,6 +19,7 @@ import { LIBRARY_MIGRATIONS, migratePg, VECTOR_MIGRATIONS } from './migrate.js';
 import { pgSessionStore } from './sessionStore.js';
 import { checkServer, migrationStartupError } from './startupCheck.js';
 import { pgWatchStore } from './watchStore.js';
+import { pgAlbumStore, pgShareStore } from './shareStore.js';
 
 export interface PostgresStorage extends Storage {
   /** The pool, for the modules that share the database (jobs wake-ups, tests). */
@@ -75,6 +76,8 @@ export async function openPostgresStorage(url: string, options: PostgresStorageO
     events: pgEventLog(db, hub),
     watches: pgWatchStore(db),
     usage: pgUsageStore(db),
+    albums: pgAlbumStore(db),
+    shares: pgShareStore(db),
     tryExclusiveLock: (name) => tryExclusiveLock(db, name),
     indexes: { vectors: pgVectorIndex(db, { enabled: vectorSearch }), text: pgTextIndex(db) },
     async close() {

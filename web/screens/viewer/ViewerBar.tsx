@@ -15,8 +15,8 @@ export function ViewerBar(props: {
   details: boolean;
   onToggle: (key: LayerKey) => void;
   onDetails: () => void;
-  /** More controls at the end of the bar (the item's flags). */
-  children?: ComponentChildren;
+  /** More controls at the end of the bar (the item's flags, ItemFlags.tsx). */
+  flags?: ComponentChildren;
 }) {
   return (
     <div class="viewer-bar">
@@ -46,7 +46,7 @@ export function ViewerBar(props: {
       <button type="button" aria-pressed={props.details} aria-keyshortcuts="i" onClick={() => props.onDetails()}>
         Details
       </button>
-      {props.children}
+      {props.flags}
     </div>
   );
 }
