@@ -39,6 +39,7 @@ import { runScaleBench } from './bench/scale.js';
 import { runFormatsBench } from './bench/formats.js';
 import { runBackupBench } from './bench/backup.js';
 import { runBulkBench } from './bench/bulk.js';
+import { runDuplicatesBench } from './bench/duplicates.js';
 import { runPeopleBench } from './bench/people.js';
 
 const SECTIONS: Record<string, { describe: string; run: (opts: BenchOptions) => Promise<SectionResult> }> = {
@@ -114,6 +115,11 @@ const SECTIONS: Record<string, { describe: string; run: (opts: BenchOptions) => 
     describe:
       'POST /api/media/bulk: tag 10,000 and 100,000 items beside the single-item tag write, select all matching of 1,000,000 items beside a browse page, undo (issue 27)',
     run: runBulkBench,
+  },
+  duplicates: {
+    describe:
+      'near-duplicate scan of 100,000 synthetic 768-dim vectors (LSH) beside all-pairs cosine, recall; the scan job over a SQLite library (issue 27)',
+    run: runDuplicatesBench,
   },
   people: {
     describe:

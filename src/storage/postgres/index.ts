@@ -1,4 +1,5 @@
 import type { SearchIndexes } from '../../index/searchIndexes.js';
+import { pgUsageStore } from './usageStore.js';
 import { pgTextIndex } from '../../index/text/postgres/pgTextIndex.js';
 import { pgVectorIndex } from '../../index/vector/postgres/pgVectorIndex.js';
 import { openPgDb, type PgDb } from '../../platform/pgDb.js';
@@ -19,6 +20,7 @@ import { pgSessionStore } from './sessionStore.js';
 import { checkServer, migrationStartupError } from './startupCheck.js';
 import { pgWatchStore } from './watchStore.js';
 import { pgBulkStore } from './bulkStore.js';
+import { pgDuplicateStore } from './duplicateStore.js';
 import { pgAlbumStore, pgShareStore } from './shareStore.js';
 
 export interface PostgresStorage extends Storage {
@@ -76,6 +78,8 @@ export async function openPostgresStorage(url: string, options: PostgresStorageO
     events: pgEventLog(db, hub),
     watches: pgWatchStore(db),
     bulk: pgBulkStore(db),
+    duplicates: pgDuplicateStore(db),
+    usage: pgUsageStore(db),
     albums: pgAlbumStore(db),
     shares: pgShareStore(db),
     tryExclusiveLock: (name) => tryExclusiveLock(db, name),

@@ -1,4 +1,5 @@
 import type { SearchIndexes } from '../../index/searchIndexes.js';
+import { sqliteUsageStore } from './usageStore.js';
 import { sqliteVectorIndex } from '../../index/vector/sqlite/sqliteVectorIndex.js';
 import type { IndexWriters } from '../indexWriters.js';
 import type { Storage } from '../storage.js';
@@ -15,6 +16,7 @@ import { sqliteInviteStore } from './inviteStore.js';
 import { sqliteEventLog } from './eventLog.js';
 import { sqliteWatchStore } from './watchStore.js';
 import { sqliteBulkStore } from './bulkStore.js';
+import { sqliteDuplicateStore } from './duplicateStore.js';
 import { sqliteAlbumStore, sqliteShareStore } from './shareStore.js';
 import { backupDatabase } from './backup.js';
 import { sqliteTextIndex } from '../../index/text/sqlite/textIndex.js';
@@ -62,6 +64,8 @@ export function openSqliteStorage(file: string, options: SqliteStorageOptions = 
     events: events.store,
     watches: sqliteWatchStore(db),
     bulk: sqliteBulkStore(db, writers, events.writer),
+    duplicates: sqliteDuplicateStore(db),
+    usage: sqliteUsageStore(db),
     albums: sqliteAlbumStore(db),
     shares: sqliteShareStore(db),
     backupTo: (target, options) => backupDatabase(db, target, options?.pagesPerStep),

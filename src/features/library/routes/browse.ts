@@ -1,6 +1,9 @@
 import { z } from 'zod';
 import { browse } from '../browse.js';
 import { browseQuery } from './schemas.js';
+
+/** Browse's query schema lives in schemas.ts (the bulk selection reuses it); named here too for older importers. */
+export { browseQuery };
 import { tagGroups } from '../tags.js';
 import { listClusters } from '../../faces/index.js';
 import { defineRoute, queryBool } from '../../../http/route.js';
