@@ -70,6 +70,15 @@ t('saving a version refuses what is not an edit output, and unknown items', asyn
   });
   assert.is(unknown.status, 404);
   assert.equal(Object.keys(unknown.body).sort(), ['error', 'message']);
+  // A viewer may describe and tag (the AI routes take any role) but not add a version.
+  const viewer = await app.request('POST', '/api/keys', { body: { role: 'viewer', name: 'viewer' } });
+  const asViewer = await app.request('POST', `/api/media/${mediaId}/versions`, {
+    body: { image: edit.body.edited_image },
+    key: viewer.body.key,
+  });
+  assert.is(asViewer.status, 403, JSON.stringify(asViewer.body));
+  const tagged = await app.request('POST', '/api/ai/tag', { body: { image: blob }, key: viewer.body.key });
+  assert.is(tagged.status, 200);
 });
 
 t('a generation reports its progress as job.progress events with its jobId', async ({ app }) => {
