@@ -138,6 +138,8 @@ t('generate: progress from the event stream, then the picture saved into the cho
   await page.getByRole('button', { name: 'Generate', exact: true }).last().click();
   await page.locator('.ai-progress progress').waitFor();
   await page.locator('.ai-generated').waitFor({ timeout: 60_000 });
+  // The event stream reported on the job (the status route is only read every few seconds, and at the end).
+  await page.locator('.ai-progress[data-live="true"]').waitFor();
   assert.is(await page.locator('.ai-progress-value').textContent(), '100%');
   assert.ok(((await page.locator('.ai-generate .ai-model-name').textContent()) ?? '').length > 0);
   await page.getByLabel('Save into').selectOption(item.folderPath);

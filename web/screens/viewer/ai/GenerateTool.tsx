@@ -18,6 +18,8 @@ interface JobView {
   id: string;
   status: 'queued' | 'running' | 'succeeded' | 'failed';
   progress: number;
+  /** Whether an event of the stream has reported on this job (else only the status route has). */
+  live?: boolean;
   result?: { url: string; model: string; width: number; height: number };
   error?: { error: string; message: string };
 }
@@ -49,7 +51,7 @@ export function GenerateTool(props: { media: MediaItem }) {
     try {
       const view = await api<JobView>('GET', `/api/ai/jobs/${encodeURIComponent(id)}`);
       if (jobId.current !== id) return;
-      setJob(view);
+      setJob((j) => ({ ...view, live: j?.live }));
       if (view.status === 'failed') setFailure({ message: view.error?.message ?? 'the generation failed' });
     } catch (err) {
       setFailure(failureOf(err));
@@ -60,7 +62,10 @@ export function GenerateTool(props: { media: MediaItem }) {
       subscribe('job.progress', (d) => {
         if (d.job !== 'generate' || !jobId.current || d.jobId !== jobId.current) return;
         const progress = typeof d.progress === 'number' ? d.progress : 0;
-        setJob((j) => (j && j.status !== 'succeeded' ? { ...j, status: 'running', progress } : j));
+        setJob((j) => {
+          if (!j) return j;
+          return j.status === 'succeeded' ? { ...j, live: true } : { ...j, status: 'running', progress, live: true };
+        });
         if (d.status === 'succeeded' || d.status === 'failed') void check(jobId.current);
       }),
     [],
@@ -108,7 +113,7 @@ export function GenerateTool(props: { media: MediaItem }) {
         </button>
       </form>
       {job && job.status !== 'failed' && (
-        <div class="ai-progress">
+        <div class="ai-progress" data-live={job.live ? 'true' : 'false'}>
           <label>
             <span>{job.status === 'succeeded' ? 'Done' : job.status === 'queued' ? 'Waiting' : 'Generating'}</span>{' '}
             <progress max={1} value={job.status === 'succeeded' ? 1 : job.progress} />{' '}
