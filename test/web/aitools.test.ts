@@ -126,6 +126,8 @@ t('edit: steps with before/after, undo, and save as a new version that the versi
   // Only the rotation was kept (the grey step was undone): the version is 240 wide.
   const newest = versions.find((v: { id: string }) => v.id !== item.mediaId);
   assert.is(newest.width, 240);
+  await page.getByRole('link', { name: 'Open the new version' }).click();
+  await page.waitForFunction((id) => (globalThis as any).location.pathname === `/m/${id}`, newest.id);
 });
 
 t('generate: progress from the event stream, then the picture saved into the chosen folder', async (ctx) => {

@@ -4,7 +4,8 @@
  * (POST /api/media/:mediaId/versions): the versions list then shows it. Only for people who may change things.
  */
 import { useState } from 'preact/hooks';
-import { api } from '../../../lib/api';
+import { api, apiUrl } from '../../../lib/api';
+import { followLink } from '../../../lib/router';
 import type { MediaItem } from '../types';
 import { AiFailureNote } from './AiFailureNote';
 import { editSource, failureOf, type AiFailure } from './aiApi';
@@ -41,6 +42,7 @@ export function EditTool(props: { media: MediaItem; onChanged: () => void }) {
   const [busy, setBusy] = useState(false);
   const [failure, setFailure] = useState<AiFailure | null>(null);
   const [message, setMessage] = useState('');
+  const [saved, setSaved] = useState<string | null>(null);
   const current = steps.length ? steps[steps.length - 1].url : source;
   const apply = async (e: Event) => {
     e.preventDefault();
@@ -49,6 +51,7 @@ export function EditTool(props: { media: MediaItem; onChanged: () => void }) {
     setBusy(true);
     setFailure(null);
     setMessage('');
+    setSaved(null);
     try {
       const r = await api<EditAnswer>('POST', '/api/ai/edit', { body: { image: current, prompt: instruction } });
       const operations = (r.operations ?? []).map((o) => o.op);
@@ -68,8 +71,11 @@ export function EditTool(props: { media: MediaItem; onChanged: () => void }) {
     setBusy(true);
     setFailure(null);
     try {
-      await api('POST', `/api/media/${encodeURIComponent(media.id)}/versions`, { body: { image: current } });
+      const r = await api<{ media: { id: string } }>('POST', `/api/media/${encodeURIComponent(media.id)}/versions`, {
+        body: { image: current },
+      });
       setSteps([]);
+      setSaved(r.media.id);
       setMessage('Saved as a new version.');
       props.onChanged();
     } catch (err) {
@@ -131,7 +137,12 @@ export function EditTool(props: { media: MediaItem; onChanged: () => void }) {
         </>
       )}
       <p class="muted" role="status">
-        {message}
+        {message}{' '}
+        {saved && (
+          <a href={apiUrl(`/m/${encodeURIComponent(saved)}`)} onClick={followLink}>
+            Open the new version
+          </a>
+        )}
       </p>
     </div>
   );
