@@ -35,6 +35,8 @@ import { folderRoutes } from './features/library/routes/folders.js';
 import { generateRoutes } from './features/generate/routes.js';
 import { createGenerationQueue } from './features/generate/generate.js';
 import { mediaRoutes } from './features/library/routes/media.js';
+import { trashRoutes } from './features/library/routes/trash.js';
+import { registerTrashJobs } from './features/library/trashJobs.js';
 import { uploadRoutes } from './features/library/routes/upload.js';
 import { lookupRoutes } from './features/library/routes/lookup.js';
 import { createLogger, type Logger } from './platform/logger.js';
@@ -47,7 +49,13 @@ import { URGENT_JOBS } from './features/ingest/phases.js';
 import { startModelWatcher } from './features/ingest/catchUp.js';
 import { startRenditionBackfill } from './features/ingest/renditionJobs.js';
 import { createEventFeed, eventRoutes } from './features/events/index.js';
-import { applyEnvWatches, startWatchService, watchRoutes, type WatchService } from './features/watch/index.js';
+import {
+  applyEnvWatches,
+  noWatchService,
+  startWatchLeadership,
+  watchRoutes,
+  type WatchService,
+} from './features/watch/index.js';
 import { backupRoutes, startBackupService } from './features/backup/index.js';
 import { VERSION } from './platform/packageRoot.js';
 import { openStorage, type OpenedStorage } from './storage/openStorage.js';
@@ -60,6 +68,7 @@ export const ROUTES: AnyRoute[] = [
   ...collectionRoutes,
   ...browseRoutes,
   ...mediaRoutes,
+  ...trashRoutes,
   ...folderRoutes,
   ...uploadRoutes,
   ...lookupRoutes,
@@ -115,7 +124,9 @@ export async function createApp(config: Config, logger: Logger = createLogger(co
   sweepOrphanFiles(services);
   // Watched folders: WATCH_DIRS as configured now, then the service that imports what appears in them.
   await applyEnvWatches(services, logger);
-  const watches = startWatchService(services, logger.child({ component: 'watch' }));
+  // Served by the processes that run jobs, one at a time where several share a database (features/watch).
+  const watches =
+    config.role === 'api' ? noWatchService : startWatchLeadership(services, logger.child({ component: 'watch' }));
   // Backups into BACKUP_DIR: asked for through the admin API, and on the schedule (BACKUP_INTERVAL_HOURS).
   const backups = startBackupService({ ...services, logger: logger.child({ component: 'backup' }) });
   services.watchesChanged = () => watches.reload();
@@ -248,6 +259,7 @@ async function startJobRunner(services: Services): Promise<JobRunner | null> {
   });
   registerIngestJobs(runner, services);
   registerReindexJobs(runner, services);
+  registerTrashJobs(runner, services);
   await resumeUnfinished(services);
   await enqueueClustering(services, null); // faces committed while a previous run was stopping
   runner.start();

@@ -26,10 +26,12 @@ import type {
   StageRecord,
   User,
 } from './types.js';
+import type { TrashReads } from './trash.js';
 import type { JobStore } from '../jobs/types.js';
 import type { JobWakeups } from '../jobs/wakeups.js';
 import type { ClusterStore } from '../index/faces/types.js';
 import type { WatchStore } from './watchStore.js';
+import type { ExclusiveLock } from './exclusiveLock.js';
 
 /**
  * The storage layer: every read and write of the database goes through these
@@ -65,13 +67,19 @@ export interface Storage {
    * tool does it (PostgreSQL: pg_dump). Returns every blob key the copy references: what a backup must hold.
    */
   backupTo?(file: string, options?: { pagesPerStep?: number }): Promise<{ blobKeys: string[] }>;
+  /** One process's lock among those sharing the database (null: another holds it); absent on SQLite. */
+  tryExclusiveLock?(name: string): Promise<ExclusiveLock | null>;
   /** Flushes and closes. Further calls fail. */
   close(): Promise<void>;
 }
 
+
 export interface AccountStore {
   countOrganizations(): Promise<number>;
-  /** Creates the organization and makes `ownerUserId` its owner, atomically. */
+  /**
+   * Creates the organization and makes `ownerUserId` its owner, atomically. A slug another organization has (even
+   * one made a moment ago by a racing request) throws a `conflict` DomainError.
+   */
   createOrganization(
     org: { id: string; name: string; slug: string; createdByKeyId?: string | null },
     ownerUserId: string,
@@ -164,7 +172,7 @@ export interface CollectionStore {
   update(id: string, patch: { name?: string; icon?: string | null }, at: string): Promise<Collection | null>;
 }
 
-export interface MediaStore {
+export interface MediaStore extends TrashReads {
   /**
    * Inserts an item (and its frames) in one transaction, indexes its tags and
    * adds its size to the organization's storage counter. For a derived version
@@ -204,6 +212,15 @@ export interface MediaStore {
    * Returns how many media rows changed to deleted.
    */
   softDelete(id: string, userId: string): Promise<{ deletedCount: number }>;
+  /** Sets the flags of these active items (with their versions), one transaction; how many named items changed. */
+  setFlags(ids: string[], patch: { favorite?: boolean; archived?: boolean }): Promise<number>;
+  /** softDelete for many, one transaction, one trash entry each; ids naming nothing active are skipped. */
+  trash(ids: string[], userId: string): Promise<{ deletedCount: number }>;
+  /**
+   * Puts trash entries (the ids trash/softDelete named) back where they were, one transaction; folders on the
+   * way come back or are made again (same id and name); other ids are skipped. How many rows became active.
+   */
+  restore(ids: string[]): Promise<{ restoredCount: number }>;
   /** Moves the item (with its versions) or the folder's whole subtree under `destinationPath`; returns the new path. */
   move(id: string, destinationPath: string, userId: string): Promise<string>;
   browse(query: BrowseQuery): Promise<{ items: MediaRecord[]; total: number }>;

@@ -19,6 +19,7 @@ import { ViewerBar } from './ViewerBar';
 import { DetailsPanel } from './DetailsPanel';
 import { VideoStage } from './VideoStage';
 import { LiveMotion } from './LiveMotion';
+import { ItemFlags } from './ItemFlags';
 import './viewer.css';
 
 /** How close (seconds) a paused video must be to an analysed frame for its regions to be drawn. */
@@ -125,6 +126,7 @@ function ItemView(props: {
     text: () => toggle('text'),
     info: () => setDetails((d) => !d),
     copyText: () => document.querySelector<HTMLButtonElement>('.ocr-copy')?.click(),
+    favorite: () => document.querySelector<HTMLButtonElement>('.favorite-toggle')?.click(),
     nextFrame: isVideo ? () => step(1) : undefined,
     previousFrame: isVideo ? () => step(-1) : undefined,
   });
@@ -141,7 +143,9 @@ function ItemView(props: {
           details={details}
           onToggle={toggle}
           onDetails={() => setDetails((d) => !d)}
-        />
+        >
+          <ItemFlags media={media} back={back} setMedia={props.setMedia} />
+        </ViewerBar>
         {isVideo ? (
           <VideoStage
             media={media}

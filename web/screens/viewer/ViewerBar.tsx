@@ -3,6 +3,7 @@ import { followLink, navigate } from '../../lib/router';
 import { viewerUrl, type Neighbours } from './neighbours';
 import { LayerToggles, type LayerKey, type Layers } from './RegionLayer';
 import type { Frame } from './types';
+import type { ComponentChildren } from 'preact';
 
 export function ViewerBar(props: {
   name: string;
@@ -14,6 +15,8 @@ export function ViewerBar(props: {
   details: boolean;
   onToggle: (key: LayerKey) => void;
   onDetails: () => void;
+  /** More controls at the end of the bar (the item's flags). */
+  children?: ComponentChildren;
 }) {
   return (
     <div class="viewer-bar">
@@ -43,6 +46,7 @@ export function ViewerBar(props: {
       <button type="button" aria-pressed={props.details} aria-keyshortcuts="i" onClick={() => props.onDetails()}>
         Details
       </button>
+      {props.children}
     </div>
   );
 }
