@@ -30,6 +30,7 @@ import { jobRoutes } from './features/ingest/routes.js';
 import { correctionRoutes } from './features/library/routes/corrections.js';
 import { searchRoutes } from './features/search/routes.js';
 import { browseRoutes } from './features/library/routes/browse.js';
+import { peopleRoutes } from './features/faces/routes.js';
 import { collectionRoutes } from './features/library/routes/collections.js';
 import { folderRoutes } from './features/library/routes/folders.js';
 import { generateRoutes } from './features/generate/routes.js';
@@ -67,6 +68,7 @@ export const ROUTES: AnyRoute[] = [
   ...inviteRoutes,
   ...collectionRoutes,
   ...browseRoutes,
+  ...peopleRoutes,
   ...mediaRoutes,
   ...trashRoutes,
   ...folderRoutes,
