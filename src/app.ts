@@ -23,10 +23,12 @@ import { requestOriginMiddleware } from './http/requestOrigin.js';
 import { mountRoutes, type AnyRoute } from './http/route.js';
 import { accountRoutes } from './features/accounts/routes.js';
 import { inviteRoutes } from './features/accounts/inviteRoutes.js';
+import { memberRoutes } from './features/accounts/memberRoutes.js';
 import { sessionRoutes } from './features/accounts/sessionRoutes.js';
 import { aiRoutes } from './features/ai/routes.js';
 import { editRoutes } from './features/edit/routes.js';
 import { jobRoutes } from './features/ingest/routes.js';
+import { jobControlRoutes } from './features/ingest/jobControlRoutes.js';
 import { correctionRoutes } from './features/library/routes/corrections.js';
 import { searchRoutes } from './features/search/routes.js';
 import { browseRoutes } from './features/library/routes/browse.js';
@@ -37,7 +39,7 @@ import { generateRoutes } from './features/generate/routes.js';
 import { createGenerationQueue } from './features/generate/generate.js';
 import { mediaRoutes } from './features/library/routes/media.js';
 import { trashRoutes } from './features/library/routes/trash.js';
-import { registerTrashJobs } from './features/library/trashJobs.js';
+import { registerTrashJobs, startTrashSchedule } from './features/library/trashJobs.js';
 import { uploadRoutes } from './features/library/routes/upload.js';
 import { lookupRoutes } from './features/library/routes/lookup.js';
 import { createLogger, type Logger } from './platform/logger.js';
@@ -58,6 +60,10 @@ import {
   type WatchService,
 } from './features/watch/index.js';
 import { backupRoutes, startBackupService } from './features/backup/index.js';
+import { duplicateRoutes, registerDuplicateJobs } from './features/duplicates/index.js';
+import { searchByImageRoutes } from './features/library/routes/searchByImage.js';
+import { adminRoutes } from './features/admin/index.js';
+import { shareRoutes } from './features/share/index.js';
 import { VERSION } from './platform/packageRoot.js';
 import { openStorage, type OpenedStorage } from './storage/openStorage.js';
 
@@ -66,6 +72,7 @@ export const ROUTES: AnyRoute[] = [
   ...accountRoutes,
   ...sessionRoutes,
   ...inviteRoutes,
+  ...memberRoutes,
   ...collectionRoutes,
   ...browseRoutes,
   ...peopleRoutes,
@@ -78,12 +85,17 @@ export const ROUTES: AnyRoute[] = [
   ...editRoutes,
   ...generateRoutes,
   ...jobRoutes,
+  ...jobControlRoutes,
   ...correctionRoutes,
   ...searchRoutes,
   ...modelRoutes,
   ...eventRoutes,
   ...watchRoutes,
   ...backupRoutes,
+  ...duplicateRoutes,
+  ...searchByImageRoutes,
+  ...adminRoutes,
+  ...shareRoutes,
 ];
 
 export interface App {
@@ -120,6 +132,7 @@ export async function createApp(config: Config, logger: Logger = createLogger(co
   const stopWakeups = runner ? stores.storage.jobWakeups?.onJobQueued(() => runner?.notify()) : undefined;
   // Items stored before thumbnails existed get them in the background, after every other job.
   const backfill = runner ? startRenditionBackfill(services, logger.child({ component: 'renditions' })) : null;
+  const trashPurge = runner ? startTrashSchedule(services) : null; // TRASH_RETENTION_DAYS, hourly
   // Items waiting for a model are analysed again once it is installed (fetched, imported, dropped in).
   const modelWatcher = runner ? startModelWatcher(services, logger.child({ component: 'models' })) : null;
   services.modelsChanged = () => modelWatcher?.check();
@@ -157,6 +170,7 @@ export async function createApp(config: Config, logger: Logger = createLogger(co
       await watches.stop(); // first: the file in hand finishes its upload while the stores are open
       await backups.stop(); // a backup under way stops between two files, leaving no folder behind
       await backfill?.stop();
+      trashPurge?.stop();
       await services.modelFetch?.stop();
       await modelWatcher?.stop();
       stopWakeups?.();
@@ -257,10 +271,12 @@ async function startJobRunner(services: Services): Promise<JobRunner | null> {
     concurrency: config.ingestConcurrency,
     // A fresh item's first phases have a slot of their own: searchable in seconds during a long analysis.
     lane: config.ingestOrder === 'searchable-first' ? { types: URGENT_JOBS, slots: 1 } : undefined,
+    pausable: { keep: URGENT_JOBS }, // paused from /admin/jobs: uploads still become searchable
     leaseMs: config.jobLeaseSeconds * 1000,
   });
   registerIngestJobs(runner, services);
   registerReindexJobs(runner, services);
+  registerDuplicateJobs(runner, services);
   registerTrashJobs(runner, services);
   await resumeUnfinished(services);
   await enqueueClustering(services, null); // faces committed while a previous run was stopping

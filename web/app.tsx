@@ -19,6 +19,15 @@ import { Viewer } from './screens/viewer/Viewer';
 import { Trash } from './screens/trash/Trash';
 import { UploadPanel } from './screens/upload/UploadPanel';
 import { NotFound } from './screens/NotFound';
+import { Duplicates } from './screens/duplicates/Duplicates';
+import { AdminPeople } from './screens/admin/People';
+import { AdminKeys } from './screens/admin/Keys';
+import { AdminJobs } from './screens/admin/Jobs';
+import { AdminModels } from './screens/admin/Models';
+import { AdminStorage } from './screens/admin/Storage';
+import { Albums } from './screens/albums/Albums';
+import { AlbumView } from './screens/albums/AlbumView';
+import { Visitor } from './screens/share/Visitor';
 import { People } from './screens/people/People';
 import { Person } from './screens/people/Person';
 
@@ -28,6 +37,7 @@ type Screen = ComponentType<{ params: Record<string, string> }>;
 const PUBLIC_ROUTES: Array<[string, Screen]> = [
   ['/setup', Setup],
   ['/invite', AcceptInvite],
+  ['/s/:token', Visitor],
 ];
 
 /** Screens for signed-in people, first match wins. */
@@ -37,10 +47,19 @@ const ROUTES: Array<[string, Screen]> = [
   ['/search', Search],
   ['/c/:datasetId', Browse],
   ['/c/:datasetId/search', Search],
+  ['/c/:datasetId/duplicates', Duplicates],
+  ['/c/:datasetId/albums', Albums],
+  ['/c/:datasetId/albums/:albumId', AlbumView],
   ['/c/:datasetId/people', People],
   ['/c/:datasetId/people/:clusterId', Person],
   ['/c/:datasetId/trash', Trash],
   ['/m/:mediaId', Viewer],
+  ['/admin', AdminPeople],
+  ['/admin/people', AdminPeople],
+  ['/admin/keys', AdminKeys],
+  ['/admin/jobs', AdminJobs],
+  ['/admin/models', AdminModels],
+  ['/admin/storage', AdminStorage],
 ];
 
 function resolve(

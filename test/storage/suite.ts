@@ -29,6 +29,7 @@ import type {
   User,
 } from '../../src/storage/types.js';
 import { browseSuite } from './browseSuite.js';
+import { shareSuite } from './shareSuite.js';
 import { trashSuite } from './trashSuite.js';
 
 interface Fixture {
@@ -312,6 +313,7 @@ export function storageSuite(
       prefix: `pre${n}`,
       createdAt,
       revokedAt: null,
+      lastUsedAt: null, // read back as null until a request uses the key (touchApiKey)
     });
     const k1 = key(1, '2024-01-01T00:00:00.000Z');
     const k2 = key(2, '2024-01-02T00:00:00.000Z');
@@ -1888,5 +1890,6 @@ export function storageSuite(
 
   test.run();
   browseSuite(name, open, close);
+  shareSuite(name, open, close);
   trashSuite(name, open, close);
 }

@@ -1,8 +1,9 @@
 /** The bar on every signed-in screen: home, the search box, the account and sign-out. */
 import { useEffect, useRef } from 'preact/hooks';
 import { followLink, location, match, navigate } from '../lib/router';
-import { session, signOut } from '../lib/session';
+import { isAdmin, session, signOut } from '../lib/session';
 import { actionOf } from '../lib/keymap';
+import { ExamplePicker, exampleDrop } from '../screens/search/ExamplePicker';
 
 /** Where a search goes: the open collection's scored browse, else the whole organization. */
 function searchTarget(q: string): string {
@@ -34,6 +35,7 @@ export function Header() {
       <form
         class="search-form"
         role="search"
+        {...exampleDrop()}
         onSubmit={(e) => {
           e.preventDefault();
           const q = input.current?.value.trim() ?? '';
@@ -48,8 +50,14 @@ export function Header() {
           placeholder={inCollection ? 'Search this collection…' : 'Search everything…'}
           defaultValue={location.value.query.get('q') ?? ''}
         />
+        <ExamplePicker />
       </form>
       <nav class="header-actions" aria-label="Account">
+        {isAdmin() && (
+          <a href="/admin/people" onClick={followLink}>
+            Admin
+          </a>
+        )}
         <a href="/account" onClick={followLink}>
           {session.value?.user.name || session.value?.user.email}
         </a>

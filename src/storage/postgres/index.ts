@@ -1,4 +1,5 @@
 import type { SearchIndexes } from '../../index/searchIndexes.js';
+import { pgUsageStore } from './usageStore.js';
 import { pgTextIndex } from '../../index/text/postgres/pgTextIndex.js';
 import { pgVectorIndex } from '../../index/vector/postgres/pgVectorIndex.js';
 import { openPgDb, type PgDb } from '../../platform/pgDb.js';
@@ -18,6 +19,8 @@ import { LIBRARY_MIGRATIONS, migratePg, VECTOR_MIGRATIONS } from './migrate.js';
 import { pgSessionStore } from './sessionStore.js';
 import { checkServer, migrationStartupError } from './startupCheck.js';
 import { pgWatchStore } from './watchStore.js';
+import { pgDuplicateStore } from './duplicateStore.js';
+import { pgAlbumStore, pgShareStore } from './shareStore.js';
 
 export interface PostgresStorage extends Storage {
   /** The pool, for the modules that share the database (jobs wake-ups, tests). */
@@ -73,6 +76,10 @@ export async function openPostgresStorage(url: string, options: PostgresStorageO
     jobWakeups,
     events: pgEventLog(db, hub),
     watches: pgWatchStore(db),
+    duplicates: pgDuplicateStore(db),
+    usage: pgUsageStore(db),
+    albums: pgAlbumStore(db),
+    shares: pgShareStore(db),
     tryExclusiveLock: (name) => tryExclusiveLock(db, name),
     indexes: { vectors: pgVectorIndex(db, { enabled: vectorSearch }), text: pgTextIndex(db) },
     async close() {

@@ -1,4 +1,5 @@
 import type { SearchIndexes } from '../../index/searchIndexes.js';
+import { sqliteUsageStore } from './usageStore.js';
 import { sqliteVectorIndex } from '../../index/vector/sqlite/sqliteVectorIndex.js';
 import type { IndexWriters } from '../indexWriters.js';
 import type { Storage } from '../storage.js';
@@ -14,6 +15,8 @@ import { sqliteSessionStore } from './sessionStore.js';
 import { sqliteInviteStore } from './inviteStore.js';
 import { sqliteEventLog } from './eventLog.js';
 import { sqliteWatchStore } from './watchStore.js';
+import { sqliteDuplicateStore } from './duplicateStore.js';
+import { sqliteAlbumStore, sqliteShareStore } from './shareStore.js';
 import { backupDatabase } from './backup.js';
 import { sqliteTextIndex } from '../../index/text/sqlite/textIndex.js';
 import { threadedTextIndex, type ThreadedTextIndexOptions } from '../../index/text/sqlite/thread.js';
@@ -59,6 +62,10 @@ export function openSqliteStorage(file: string, options: SqliteStorageOptions = 
     jobs: sqliteJobStore(db),
     events: events.store,
     watches: sqliteWatchStore(db),
+    duplicates: sqliteDuplicateStore(db),
+    usage: sqliteUsageStore(db),
+    albums: sqliteAlbumStore(db),
+    shares: sqliteShareStore(db),
     backupTo: (target, options) => backupDatabase(db, target, options?.pagesPerStep),
     async close() {
       await text?.close();

@@ -35,8 +35,15 @@ export const TRANSFER_TABLES: TransferTable[] = [
   { name: 'trash', key: ['id'] },
   { name: 'watched_folders', key: ['id'] },
   { name: 'watched_files', key: ['watch_id', 'rel_path'] },
+  { name: 'albums', key: ['id'] },
+  { name: 'album_items', key: ['album_id', 'media_id'] },
+  { name: 'share_links', key: ['id'] },
+  { name: 'share_link_items', key: ['link_id', 'media_id'] },
+  { name: 'share_audit', key: ['id'] },
   { name: 'clusters', key: ['id'] },
   { name: 'cluster_members', key: ['object_id', 'model_id'] },
+  // People's "not duplicates" decisions (a scan's groups are made again by the next scan).
+  { name: 'duplicate_dismissals', key: ['dataset_id', 'media_ids'] },
   { name: 'cluster_pins', key: ['object_id', 'model_id'] },
   // Filled by PostgreSQL's trigger as face embeddings arrive; replaced by SQLite's own list (transfer.ts).
   { name: 'cluster_pending', key: ['seq'] },

@@ -137,7 +137,6 @@ function ItemView(props: {
     text: () => toggle('text'),
     info: () => setDetails((d) => !d),
     copyText: () => document.querySelector<HTMLButtonElement>('.ocr-copy')?.click(),
-    favorite: () => document.querySelector<HTMLButtonElement>('.favorite-toggle')?.click(),
     nextFrame: isVideo ? () => step(1) : undefined,
     previousFrame: isVideo ? () => step(-1) : undefined,
   });
@@ -145,6 +144,7 @@ function ItemView(props: {
     <div class={`viewer${details ? '' : ' details-hidden'}${selected ? ' with-similar' : ''}`}>
       <div class="viewer-main">
         <ViewerBar
+          datasetId={media.datasetId}
           name={media.name}
           back={back}
           from={from}
@@ -154,9 +154,8 @@ function ItemView(props: {
           details={details}
           onToggle={toggle}
           onDetails={() => setDetails((d) => !d)}
-        >
-          <ItemFlags media={media} back={back} setMedia={props.setMedia} />
-        </ViewerBar>
+          flags={<ItemFlags media={media} back={back} setMedia={props.setMedia} />}
+        />
         {isVideo ? (
           <VideoStage
             media={media}

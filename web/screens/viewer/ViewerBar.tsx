@@ -3,6 +3,7 @@ import { followLink, navigate } from '../../lib/router';
 import { viewerUrl, type Neighbours } from './neighbours';
 import { LayerToggles, type LayerKey, type Layers } from './RegionLayer';
 import type { Frame } from './types';
+import { MoreLikeThis } from './MoreLikeThis';
 import type { ComponentChildren } from 'preact';
 
 export function ViewerBar(props: {
@@ -15,8 +16,10 @@ export function ViewerBar(props: {
   details: boolean;
   onToggle: (key: LayerKey) => void;
   onDetails: () => void;
-  /** More controls at the end of the bar (the item's flags). */
-  children?: ComponentChildren;
+  /** The item's collection (for "More like this"). */
+  datasetId?: string;
+  /** More controls at the end of the bar (the item's flags, ItemFlags.tsx). */
+  flags?: ComponentChildren;
 }) {
   return (
     <div class="viewer-bar">
@@ -42,11 +45,12 @@ export function ViewerBar(props: {
       >
         →
       </button>
+      {props.datasetId && <MoreLikeThis datasetId={props.datasetId} frame={props.frame} />}
       <LayerToggles frame={props.frame} layers={props.layers} onToggle={props.onToggle} />
       <button type="button" aria-pressed={props.details} aria-keyshortcuts="i" onClick={() => props.onDetails()}>
         Details
       </button>
-      {props.children}
+      {props.flags}
     </div>
   );
 }
