@@ -47,7 +47,8 @@ export function errorMiddleware(logger: Logger) {
       if (err instanceof DomainError) {
         const [status, error] = STATUS[err.code];
         ctx.status = status;
-        ctx.body = { error, message: err.message };
+        // `model`: the model a 503 waits for (not installed), so a client can say which and link to it.
+        ctx.body = { error, message: err.message, ...(err.details.model ? { model: err.details.model } : {}) };
         if (err.details.retryAfterSeconds !== undefined) ctx.set('Retry-After', String(err.details.retryAfterSeconds));
         return;
       }

@@ -15,12 +15,18 @@ export type ErrorCode =
   | 'not_implemented'
   | 'unavailable';
 
+/** What an error may tell beyond its message: a wait (429), the missing model (503, answered as `model`). */
+export interface ErrorDetails {
+  retryAfterSeconds?: number;
+  model?: string;
+}
+
 export class DomainError extends Error {
   constructor(
     readonly code: ErrorCode,
     message: string,
     /** Extra response details, e.g. `retryAfterSeconds` for rate limiting. */
-    readonly details: { retryAfterSeconds?: number } = {},
+    readonly details: ErrorDetails = {},
   ) {
     super(message);
     this.name = 'DomainError';
@@ -31,7 +37,7 @@ export class DomainError extends Error {
 export interface SerializedError {
   code?: string;
   message: string;
-  details?: { retryAfterSeconds?: number };
+  details?: ErrorDetails;
 }
 
 export function serializeError(err: unknown): SerializedError {

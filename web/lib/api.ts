@@ -47,9 +47,9 @@ async function errorOf(res: Response): Promise<ApiError> {
 export async function api<T = unknown>(
   method: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE',
   path: string,
-  options: { query?: Query; body?: unknown; signal?: AbortSignal } = {},
+  options: { query?: Query; body?: unknown; signal?: AbortSignal; headers?: Record<string, string> } = {},
 ): Promise<T> {
-  const headers: Record<string, string> = { accept: 'application/json' };
+  const headers: Record<string, string> = { accept: 'application/json', ...options.headers };
   if (options.body !== undefined) headers['content-type'] = 'application/json';
   if (method !== 'GET' && csrfToken.value) headers['x-csrf-token'] = csrfToken.value;
   const res = await fetch(apiUrl(path, options.query), {

@@ -20,9 +20,11 @@ const round4 = (x: number) => Math.round(x * 10_000) / 10_000;
 export async function tagFree(deps: AiRequestDeps, input: { image: string; prompt?: string }) {
   const image = await loadAiImage(deps, input.image);
   let terms: string[] = [];
+  let captionModel: string | undefined;
   if (deps.models.roles().caption) {
     const [caption] = await deps.models.caption([image.buffer], DESCRIBE_TASK);
     terms = captionTerms(caption.text);
+    captionModel = caption.model;
   }
   const labels = [...new Set([...vocabulary(), ...terms])];
   const scores = await zeroShotMany(deps, image.buffer, labels);
@@ -30,7 +32,8 @@ export async function tagFree(deps: AiRequestDeps, input: { image: string; promp
     .filter((x) => x.score >= MIN_TAG_CONFIDENCE)
     .slice(0, MAX_TAGS)
     .map((x) => ({ tag: x.label, confidence: round4(x.score) }));
-  return { tags };
+  // Ours (beyond the spec's `tags`): the model that scored them, and the captioner whose words were candidates.
+  return { tags, model: deps.models.modelInfo().name, ...(captionModel ? { captionModel } : {}) };
 }
 
 /** Shape 1 with choices: zero-shot classification over the client's choices. */
@@ -44,6 +47,7 @@ export async function classify(deps: AiRequestDeps, input: { image: string; choi
     classification: best.label,
     confidence: round4(best.score),
     all_scores: all.map((x) => ({ choice: x.label, score: round4(x.score) })),
+    model: deps.models.modelInfo().name, // ours: the model that scored the choices
   };
 }
 

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ASPECT_RATIOS, editImage } from './edit.js';
+import { saveOutputAsVersion } from './version.js';
 import { defineRoute } from '../../http/route.js';
 
 export const editRoutes = [
@@ -44,5 +45,26 @@ export const editRoutes = [
         output_format: body.output_format === 'jpeg' ? 'jpg' : body.output_format,
         outputFormat: body.outputFormat === 'jpeg' ? 'jpg' : body.outputFormat,
       }),
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/api/media/:mediaId/versions',
+    tag: 'versions',
+    summary:
+      'Save an edited image (the edited_image / url of POST /api/ai/edit, after one or several edits) as the ' +
+      "item's new current version → {media: the new version}",
+    params: z.object({ mediaId: z.string() }),
+    body: z.object({
+      image: z.string().min(1, 'image is required').max(4000).describe("an output URL of this server's edits"),
+    }),
+    responses: {
+      400: 'image is not an edited image of this server, or the item is not an image',
+      403: 'viewers cannot add versions',
+      404: 'no such item in your organization',
+      422: 'the edited image is no longer kept',
+    },
+    handle: async ({ services, principal, params, body }) => ({
+      media: await saveOutputAsVersion(services, principal, params.mediaId, body.image),
+    }),
   }),
 ];

@@ -7,17 +7,18 @@
  * The edited file is stored first, then the row, like an upload: a crash in
  * between leaves only an unreferenced file for the orphan sweep.
  */
-import { rm, writeFile } from 'node:fs/promises';
-import { requireRole } from '../kernel/access.js';
+import { readFile, rm, writeFile } from 'node:fs/promises';
+import { loadMedia, requireRole } from '../kernel/access.js';
 import { presentOne } from '../kernel/present.js';
 import type { Principal, Services } from '../kernel/services.js';
-import { invalid, notFound } from '../../platform/errors.js';
+import { invalid, notFound, unprocessable } from '../../platform/errors.js';
 import { probeImage } from '../../files/imageProbe.js';
 import { newMediaId } from '../../platform/ids.js';
 import { enqueueIngest } from '../ingest/index.js';
 import type { MediaRecord, NewFrame } from '../../storage/types.js';
 import type { OutputFormat } from './types.js';
 
+const OUTPUT_FILE = /^\/files\/out\/([A-Za-z0-9_-]+)\/([0-9a-f]{64}\.(jpg|png|webp))(?:\/[^/]*)?$/;
 const LIBRARY_FILE = /^\/files\/([A-Za-z0-9_-]+)\/([0-9a-f]{64}\.[a-z0-9]{2,5})(?:\/[^/]*)?$/;
 
 /**
@@ -108,4 +109,33 @@ export async function saveVersion(
   } finally {
     await rm(temp, { force: true });
   }
+}
+
+/**
+ * POST /api/media/:mediaId/versions: an edited (or generated) image of this server's temporary outputs — the
+ * `edited_image` / `url` of POST /api/ai/edit, after one edit or several — stored as the item's new current
+ * version. Members and above; the image must be one of this server's signed output URLs, still kept.
+ */
+export async function saveOutputAsVersion(
+  deps: SaveVersionDeps & Pick<Services, 'outputs'>,
+  principal: Principal,
+  mediaId: string,
+  image: string,
+) {
+  const item = await loadMedia(deps, principal, mediaId, 'member');
+  if (item.type !== 'image') throw invalid('only an image can take an edited version');
+  let url: URL | null = null;
+  try {
+    url = new URL(image.trim());
+  } catch {
+    url = null;
+  }
+  const m = url && url.origin === new URL(deps.urls.origin()).origin ? OUTPUT_FILE.exec(url.pathname) : null;
+  if (!m || !deps.outputs.verify(m[1], m[2]))
+    throw invalid(
+      'image must be the URL of an edited or generated image of this server (edited_image of /api/ai/edit)',
+    );
+  const file = await deps.outputs.pathOf(m[2]);
+  if (!file) throw unprocessable('the edited image is no longer kept (OUTPUT_RETENTION_HOURS): edit it again');
+  return saveVersion(deps, principal, item, await readFile(file), m[3] as OutputFormat);
 }

@@ -8,7 +8,8 @@ EventSource sends). Each message has an \`id\` (increasing; resume with the \`La
 \`?lastEventId=\` where headers cannot be set), an \`event\` type and one \`data\` line of JSON:
 \`media.created\`, \`media.status\`, \`media.thumbnail\`, \`media.deleted\` (data: datasetId, mediaId, mediaType,
 name, path, parentPath, rootMediaId, status, reason, at; media.status adds \`waiting\` [{stage, model}];
-media.deleted adds \`deletedCount\`), \`job.progress\` (job, jobType, remaining, status), and the control
+media.deleted adds \`deletedCount\`), \`job.progress\` (job, jobType, remaining, status; a generation's: job
+\`generate\`, jobId, done, total, progress, status), and the control
 messages \`stream.open\` (the id it continues from) and \`reset\` (the Last-Event-ID is older than the log
 keeps: reload). A comment line \`: heartbeat\` comes every EVENTS_HEARTBEAT_SECONDS. See the README.`;
 

@@ -137,6 +137,7 @@ export async function prepareGeneration(
     throw new DomainError(
       'unavailable',
       `the image generation model ${model} is not installed: run \`npm run models -- fetch ${model}\` (about 1.8 GB), then retry`,
+      { model },
     );
   }
 
@@ -204,7 +205,42 @@ export function createGenerationQueue(
     leaseMs: deps.config.jobLeaseSeconds * 1000,
     initialSeconds: deps.config.modelProfile === 'test' ? 1 : 120,
     run: (payload, _ctx, progress) => runGeneration(deps, payload, progress),
+    onProgress: (job, report) => void reportProgress(deps, job, report),
   });
+}
+
+/** The `job.progress` name of a generation (`GET /api/events`): with its jobId, steps done and total. */
+export const GENERATE_PROGRESS = 'generate';
+
+/**
+ * A generation's progress as a `job.progress` event of its organization: `{job: 'generate', jobType, jobId,
+ * done, total, progress (0..1), status}`; `failed` is one attempt's end (the status URL says whether it retries).
+ */
+async function reportProgress(
+  deps: Pick<Services, 'storage' | 'logger'>,
+  job: Job<GeneratePayload>,
+  report: { done: number; total: number; status: 'running' | 'succeeded' | 'failed' },
+): Promise<void> {
+  const fraction = report.status === 'succeeded' ? 1 : report.total > 0 ? Math.min(1, report.done / report.total) : 0;
+  try {
+    await deps.storage.events.append({
+      type: 'job.progress',
+      organizationId: job.payload.organizationId,
+      collectionId: null,
+      mediaId: null,
+      data: {
+        job: GENERATE_PROGRESS,
+        jobType: GENERATE_JOB,
+        jobId: String(job.id),
+        done: report.done,
+        total: report.total,
+        progress: Math.round(fraction * 1000) / 1000,
+        status: report.status,
+      },
+    });
+  } catch (err) {
+    deps.logger.warn('generation progress event failed', { err });
+  }
 }
 
 const statusUrl = (deps: Pick<Services, 'urls'>, id: number) => `${deps.urls.origin()}/api/ai/jobs/${id}`;

@@ -40,6 +40,8 @@ export interface GenerationQueueOptions<P, R> {
   run(payload: P, ctx: JobContext, progress: (done: number, total: number) => void): Promise<R>;
   /** Typical seconds per generation before any has been measured (Retry-After estimates). */
   initialSeconds?: number;
+  /** Told of a job's progress as it is written, and once more when it succeeds or fails (e.g. to send events). */
+  onProgress?(job: Job<P>, report: { done: number; total: number; status: 'running' | 'succeeded' | 'failed' }): void;
 }
 
 const POLL_MS = 150;
@@ -117,6 +119,14 @@ export class GenerationQueue<P, R> {
     for (const w of [...(this.wakers.get(id) ?? [])]) w();
   }
 
+  private tell(job: Job<P>, report: { done: number; total: number; status: 'running' | 'succeeded' | 'failed' }) {
+    try {
+      this.opts.onProgress?.(job, report);
+    } catch (err) {
+      this.opts.logger.warn('generation progress report failed', { err });
+    }
+  }
+
   private async execute(job: Job<P>, ctx: JobContext): Promise<void> {
     const started = Date.now();
     let last = 0;
@@ -127,11 +137,14 @@ export class GenerationQueue<P, R> {
       if (now - last < PROGRESS_WRITE_MS && done < total) return;
       last = now;
       void ctx.progress(latest).catch(() => undefined);
+      this.tell(job, { ...latest, status: 'running' });
     };
     try {
       await ctx.progress(latest);
+      this.tell(job, { ...latest, status: 'running' });
       const result = await this.opts.run(job.payload, ctx, progress);
       await ctx.progress({ done: latest.total, total: latest.total, result } satisfies GenerationProgress);
+      this.tell(job, { done: latest.total, total: latest.total, status: 'succeeded' });
       this.avgSeconds = 0.7 * this.avgSeconds + 0.3 * ((Date.now() - started) / 1000);
     } catch (err) {
       // Keep the code for the status answer; the runner decides whether to retry.
@@ -139,6 +152,7 @@ export class GenerationQueue<P, R> {
       await ctx
         .progress({ ...latest, error: { code, message: err instanceof Error ? err.message : String(err) } })
         .catch(() => undefined);
+      this.tell(job, { ...latest, status: 'failed' });
       throw err;
     } finally {
       // The runner records the outcome right after this returns; waiters poll for it.

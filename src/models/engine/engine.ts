@@ -92,6 +92,7 @@ export class Engine {
         throw new DomainError(
           'unavailable',
           `model ${name} is missing ${missing.join(', ')} in ${folder}: run \`npm run models -- fetch ${name}\``,
+          { model: name },
         );
     }
     return e;

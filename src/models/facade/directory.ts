@@ -92,6 +92,7 @@ export function createModelDirectory(catalog: Catalog, config: Config): ModelDir
         test
           ? `model ${name} has no stand-in in the test profile`
           : `model ${name} is not installed: run \`npm run models -- fetch ${name}\``,
+        { model: name },
       );
     }
     return entry;

@@ -1,6 +1,7 @@
 /** The viewer's side panel (key i): captions, OCR text, tags, analysis state, versions and file facts. */
 import { canWrite } from '../../lib/session';
 import { Captions } from './Captions';
+import { AiTools } from './ai/AiTools';
 import { Facts } from './Facts';
 import { OcrText } from './OcrText';
 import { Reprocess } from './Reprocess';
@@ -25,6 +26,7 @@ export function DetailsPanel(props: {
       <OcrText media={media} />
       <TagEditor media={media} canWrite={writable} onMedia={props.setMedia} />
       <AddToAlbum datasetId={media.datasetId} mediaIds={[media.id]} />
+      <AiTools media={media} frame={props.frame} onChanged={reload} />
       <Reprocess media={media} canWrite={writable} onStarted={reload} onPoll={reload} />
       <Versions media={media} from={props.from} canWrite={writable} onChanged={reload} />
       <Facts media={media} />

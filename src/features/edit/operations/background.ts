@@ -37,6 +37,7 @@ export async function foregroundMatte(w: Work, ctx: EditContext): Promise<Buffer
     throw new DomainError(
       'unavailable',
       'background editing needs a background-removal model: install with npm run models -- fetch modnet',
+      { model: ctx.deps.models.roles().removeBackground ?? 'modnet' },
     );
   }
   ctx.models.matte = result.model;
