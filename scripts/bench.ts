@@ -38,6 +38,7 @@ import { runSearchableBench } from './bench/searchable.js';
 import { runScaleBench } from './bench/scale.js';
 import { runFormatsBench } from './bench/formats.js';
 import { runBackupBench } from './bench/backup.js';
+import { runBulkBench } from './bench/bulk.js';
 import { runPeopleBench } from './bench/people.js';
 
 const SECTIONS: Record<string, { describe: string; run: (opts: BenchOptions) => Promise<SectionResult> }> = {
@@ -108,6 +109,11 @@ const SECTIONS: Record<string, { describe: string; run: (opts: BenchOptions) => 
     describe:
       'a 10,000-item library: full, incremental and unchanged backups and a restore beside cp -a, the integrity pass, the re-hash rate, browse p99 beside a throttled re-hash (issue 29)',
     run: runBackupBench,
+  },
+  bulk: {
+    describe:
+      'POST /api/media/bulk: tag 10,000 and 100,000 items beside the single-item tag write, select all matching of 1,000,000 items beside a browse page, undo (issue 27)',
+    run: runBulkBench,
   },
   people: {
     describe:

@@ -36,6 +36,7 @@ import { folderRoutes } from './features/library/routes/folders.js';
 import { generateRoutes } from './features/generate/routes.js';
 import { createGenerationQueue } from './features/generate/generate.js';
 import { mediaRoutes } from './features/library/routes/media.js';
+import { bulkRoutes } from './features/library/routes/bulk.js';
 import { trashRoutes } from './features/library/routes/trash.js';
 import { registerTrashJobs } from './features/library/trashJobs.js';
 import { uploadRoutes } from './features/library/routes/upload.js';
@@ -68,6 +69,7 @@ export const ROUTES: AnyRoute[] = [
   ...inviteRoutes,
   ...collectionRoutes,
   ...browseRoutes,
+  ...bulkRoutes,
   ...peopleRoutes,
   ...mediaRoutes,
   ...trashRoutes,

@@ -1,5 +1,5 @@
 import { invalid } from '../../platform/errors.js';
-import { scoredBrowse, type SearchDeps } from '../search/index.js';
+import { scoredBrowse, scoredIds, type SearchDeps } from '../search/index.js';
 import type { ArchivedFilter, BrowseQuery, DateField, MediaType, SortField } from '../../storage/types.js';
 import { loadCollection } from '../kernel/access.js';
 import { resolveFolderPath } from './folders.js';
@@ -99,13 +99,15 @@ export function toBrowseQuery(collectionId: string, path: string, params: Browse
   };
 }
 
-export async function browse(
-  deps: SearchDeps & Pick<Services, 'urls'>,
+/** How browse lists for these parameters: scored (q, similarToObjectId) over a scope, or a plain listing. */
+async function planBrowse(
+  deps: Pick<Services, 'storage'>,
   principal: Principal,
   collectionId: string,
   params: BrowseParams,
+  role: 'viewer' | 'member',
 ) {
-  const collection = await loadCollection(deps, principal, collectionId, 'viewer');
+  const collection = await loadCollection(deps, principal, collectionId, role);
   const path = await resolveFolderPath(deps, collection, params.path);
   if (params.q !== undefined || params.similarToObjectId !== undefined) {
     // Scored mode searches the whole collection unless the client names a path
@@ -121,18 +123,48 @@ export async function browse(
       !!scope.tagValues ||
       !!scope.mediaId ||
       !!scope.clusterId;
-    return scoredBrowse(deps, principal.organizationId, scope, filtered, {
+    const scored = {
       q: params.q,
       similarToObjectId: params.similarToObjectId,
       similarToObjectModel: params.similarToObjectModel,
       minScore: params.minScore,
       explicitSort: params.sortExplicit ? params.sortBy : null,
-    });
+    };
+    return { scored, scope, filtered };
   }
-  const query = toBrowseQuery(collection.id, path, params);
+  return { scored: null, scope: toBrowseQuery(collection.id, path, params), filtered: true };
+}
+
+export async function browse(
+  deps: SearchDeps & Pick<Services, 'urls'>,
+  principal: Principal,
+  collectionId: string,
+  params: BrowseParams,
+) {
+  const { scored, scope, filtered } = await planBrowse(deps, principal, collectionId, params, 'viewer');
+  if (scored) return scoredBrowse(deps, principal.organizationId, scope, filtered, scored);
+  const query = scope;
   const { items, total } = await deps.storage.media.browse(query);
   return {
     media: await presentMany(deps, items),
     pagination: { total, limit: query.limit, offset: query.offset, hasMore: query.offset + items.length < total },
   };
+}
+
+/**
+ * The ids of every item browse lists for these parameters (all pages), at most `cap` (one more tells the caller
+ * there are more); the caller must be a member (a bulk selection by query, bulk.ts).
+ */
+export async function browseAllIds(
+  deps: SearchDeps,
+  principal: Principal,
+  collectionId: string,
+  params: BrowseParams,
+  cap: number,
+): Promise<{ ids: string[]; collectionId: string }> {
+  const { scored, scope, filtered } = await planBrowse(deps, principal, collectionId, params, 'member');
+  const ids = scored
+    ? await scoredIds(deps, principal.organizationId, scope, filtered, scored)
+    : await deps.storage.media.browseIds(scope, cap);
+  return { ids: ids.slice(0, cap), collectionId: scope.collectionId };
 }

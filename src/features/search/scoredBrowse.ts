@@ -51,6 +51,40 @@ export async function scoredBrowse(
   filtered: boolean,
   params: ScoredParams,
 ) {
+  const { records, perItem } = await rankedItems(deps, organizationId, scope, filtered, params);
+  const page = records.slice(scope.offset, scope.offset + scope.limit);
+  const presented = await presentMany(deps, page);
+  return {
+    media: presented.map((m) => {
+      const shown = new Map(m.frames.map((f) => [f.id, f]));
+      return {
+        ...m,
+        _score: round4(perItem.get(m.id)!.score),
+        // Each matching frame with its thumbnails, so a result grid shows the frame that matched.
+        _matchingFrames: perItem.get(m.id)!.frames.map((f) => ({
+          ...f,
+          thumbnailUrl: shown.get(f.id)?.thumbnailUrl ?? null,
+          previewUrl: shown.get(f.id)?.previewUrl ?? null,
+        })),
+      };
+    }),
+    pagination: {
+      total: records.length,
+      limit: scope.limit,
+      offset: scope.offset,
+      hasMore: scope.offset + page.length < records.length,
+    },
+  };
+}
+
+/** Every item scored mode lets through (above minScore, live, in scope), in the order it lists them. */
+async function rankedItems(
+  deps: SearchDeps,
+  organizationId: string,
+  scope: BrowseQuery,
+  filtered: boolean,
+  params: ScoredParams,
+) {
   const mediaIds = filtered ? await deps.storage.media.browseIds(scope, FILTER_CAP) : null;
   const frames = await scoreFrames(deps, {
     q: params.q,
@@ -94,27 +128,16 @@ export async function scoredBrowse(
   } else {
     records.sort((a, b) => perItem.get(b.id)!.score - perItem.get(a.id)!.score || (a.id < b.id ? -1 : 1));
   }
-  const page = records.slice(scope.offset, scope.offset + scope.limit);
-  const presented = await presentMany(deps, page);
-  return {
-    media: presented.map((m) => {
-      const shown = new Map(m.frames.map((f) => [f.id, f]));
-      return {
-        ...m,
-        _score: round4(perItem.get(m.id)!.score),
-        // Each matching frame with its thumbnails, so a result grid shows the frame that matched.
-        _matchingFrames: perItem.get(m.id)!.frames.map((f) => ({
-          ...f,
-          thumbnailUrl: shown.get(f.id)?.thumbnailUrl ?? null,
-          previewUrl: shown.get(f.id)?.previewUrl ?? null,
-        })),
-      };
-    }),
-    pagination: {
-      total: records.length,
-      limit: scope.limit,
-      offset: scope.offset,
-      hasMore: scope.offset + page.length < records.length,
-    },
-  };
+  return { records, perItem };
+}
+
+/** The ids of every item scored mode lists for this scope and query, in its order (bulk selections by query). */
+export async function scoredIds(
+  deps: SearchDeps,
+  organizationId: string,
+  scope: BrowseQuery,
+  filtered: boolean,
+  params: ScoredParams,
+): Promise<string[]> {
+  return (await rankedItems(deps, organizationId, scope, filtered, params)).records.map((m) => m.id);
 }

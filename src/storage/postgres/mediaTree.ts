@@ -85,32 +85,35 @@ export function mediaTree(db: PgDb, hub: PgEventHub): Pick<MediaStore, 'softDele
 
     // Paths are not searchable and a move stays in its collection: the indexes have nothing to hear of it.
     move: (id, destinationPath, userId) =>
-      db.tx(async (tx) => {
-        const row = await activeRow(tx, id, true);
-        const at = now();
-        if (row.type === 'folder') {
-          if (destinationPath === row.path || destinationPath.startsWith(`${row.path}.`)) {
-            throw invalid('a folder cannot be moved into itself or one of its own subfolders');
-          }
-          // One statement rewrites the prefix of the whole subtree (any status), found through the GiST
-          // index on path: `<dest>.<folder id>` replaces the folder's old path in every path below it.
-          await tx.query(
-            `UPDATE media SET
-               path = $2::ltree || subpath(path, nlevel($1::ltree) - 1),
-               parent_path = CASE WHEN id = $3 THEN $2::ltree ELSE $2::ltree || subpath(parent_path, nlevel($1::ltree) - 1) END
-             WHERE path <@ $1::ltree`,
-            [row.path, destinationPath, id],
-          );
-          await tx.query(`UPDATE media SET updated_at = $1, updated_by = $2 WHERE id = $3`, [at, userId, id]);
-          return `${destinationPath}.${row.id}`;
-        }
-        // An item moves with all its versions, which share its parent folder.
-        await tx.query(
-          `UPDATE media SET parent_path = $1::ltree, path = $1::ltree || text2ltree(id) WHERE root_id = $2`,
-          [destinationPath, row.root_id],
-        );
-        await tx.query(`UPDATE media SET updated_at = $1, updated_by = $2 WHERE id = $3`, [at, userId, id]);
-        return `${destinationPath}.${row.id}`;
-      }),
+      db.tx(async (tx) => moveRow(tx, await activeRow(tx, id, true), destinationPath, userId)),
   };
+}
+
+/** Moves one active row (an item with its versions, or a folder with its subtree); inside the caller's transaction. */
+export async function moveRow(tx: PgRunner, row: MediaRow, destinationPath: string, userId: string): Promise<string> {
+  const id = row.id;
+  const at = now();
+  if (row.type === 'folder') {
+    if (destinationPath === row.path || destinationPath.startsWith(`${row.path}.`)) {
+      throw invalid('a folder cannot be moved into itself or one of its own subfolders');
+    }
+    // One statement rewrites the prefix of the whole subtree (any status), found through the GiST
+    // index on path: `<dest>.<folder id>` replaces the folder's old path in every path below it.
+    await tx.query(
+      `UPDATE media SET
+           path = $2::ltree || subpath(path, nlevel($1::ltree) - 1),
+           parent_path = CASE WHEN id = $3 THEN $2::ltree ELSE $2::ltree || subpath(parent_path, nlevel($1::ltree) - 1) END
+         WHERE path <@ $1::ltree`,
+      [row.path, destinationPath, id],
+    );
+    await tx.query(`UPDATE media SET updated_at = $1, updated_by = $2 WHERE id = $3`, [at, userId, id]);
+    return `${destinationPath}.${row.id}`;
+  }
+  // An item moves with all its versions, which share its parent folder.
+  await tx.query(`UPDATE media SET parent_path = $1::ltree, path = $1::ltree || text2ltree(id) WHERE root_id = $2`, [
+    destinationPath,
+    row.root_id,
+  ]);
+  await tx.query(`UPDATE media SET updated_at = $1, updated_by = $2 WHERE id = $3`, [at, userId, id]);
+  return `${destinationPath}.${row.id}`;
 }

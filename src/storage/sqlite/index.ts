@@ -14,6 +14,7 @@ import { sqliteSessionStore } from './sessionStore.js';
 import { sqliteInviteStore } from './inviteStore.js';
 import { sqliteEventLog } from './eventLog.js';
 import { sqliteWatchStore } from './watchStore.js';
+import { sqliteBulkStore } from './bulkStore.js';
 import { backupDatabase } from './backup.js';
 import { sqliteTextIndex } from '../../index/text/sqlite/textIndex.js';
 import { threadedTextIndex, type ThreadedTextIndexOptions } from '../../index/text/sqlite/thread.js';
@@ -59,6 +60,7 @@ export function openSqliteStorage(file: string, options: SqliteStorageOptions = 
     jobs: sqliteJobStore(db),
     events: events.store,
     watches: sqliteWatchStore(db),
+    bulk: sqliteBulkStore(db, writers, events.writer),
     backupTo: (target, options) => backupDatabase(db, target, options?.pagesPerStep),
     async close() {
       await text?.close();

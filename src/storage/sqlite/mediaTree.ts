@@ -92,8 +92,24 @@ export function mediaTree(core: MediaCore, deleteRows: RowDeleter): Pick<MediaSt
 
   // Paths are not searchable and a move stays in its collection: the indexes have nothing to hear of it.
   // An item's browse scopes follow it by trigger (migration 017), a folder's subtree's in moveFolderScopes.
-  const move = db.transaction((id: string, destinationPath: string, userId: string) => {
-    const row = activeRow(id);
+  const moveOne = rowMover(core);
+  const move = db.transaction((id: string, destinationPath: string, userId: string) =>
+    moveOne(activeRow(id), destinationPath, userId),
+  );
+
+  return {
+    softDelete: async (id, userId) => softDelete(id, userId),
+    move: async (id, destinationPath, userId) => move(id, destinationPath, userId),
+  };
+}
+
+/** The columns of a row a move reads. */
+export type MovedRow = Pick<MediaRow, 'id' | 'type' | 'path' | 'parent_path' | 'root_id'>;
+
+/** Moves one active row (an item with its versions, or a folder with its subtree); inside the caller's transaction. */
+export function rowMover({ db }: MediaCore): (row: MovedRow, destinationPath: string, userId: string) => string {
+  return (row, destinationPath, userId) => {
+    const id = row.id;
     const at = now();
     if (row.type === 'folder') {
       if (destinationPath === row.path || destinationPath.startsWith(`${row.path}.`)) {
@@ -124,10 +140,5 @@ export function mediaTree(core: MediaCore, deleteRows: RowDeleter): Pick<MediaSt
     );
     db.prepare(`UPDATE media SET updated_at = ?, updated_by = ? WHERE id = ?`).run(at, userId, id);
     return `${destinationPath}.${row.id}`;
-  });
-
-  return {
-    softDelete: async (id, userId) => softDelete(id, userId),
-    move: async (id, destinationPath, userId) => move(id, destinationPath, userId),
   };
 }

@@ -5,7 +5,7 @@
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { describeError } from '../../lib/api';
 import { followLink, location, navigate } from '../../lib/router';
-import { isAdmin } from '../../lib/session';
+import { canWrite, isAdmin } from '../../lib/session';
 import { fetchCollection, fetchPage, fetchTagValues, type MediaItem } from './browseApi';
 import { CLEARED, hasFilters, listingKey, readState, stateUrl, type BrowseState } from './browseState';
 import { TrashLink } from '../trash/TrashLink';
@@ -18,6 +18,8 @@ import { FolderActions } from './FolderActions';
 import { VirtualGrid } from './VirtualGrid';
 import { followCollection } from './liveStatus';
 import { openUploadPicker, setUploadFolder } from '../upload/index';
+import { SelectionBar } from './selection/SelectionBar';
+import { bindListing, clickSelect } from './selection/selection';
 import './browse.css';
 
 /** The collection's name, and its tag values for the filter's autocomplete. */
@@ -63,6 +65,7 @@ export function Browse({ params }: { params: Record<string, string> }) {
   const state = readState(location.value.query);
   const info = useCollectionInfo(datasetId);
   const cache = useListing(datasetId, state);
+  bindListing(listingKey(datasetId, state));
   const store = useMemo(() => new FolderStore(datasetId), [datasetId]);
   useEffect(() => void store.open(state.path), [store, state.path]);
   // Files dropped on the page, and the upload panel's own buttons, go to the open folder.
@@ -78,7 +81,8 @@ export function Browse({ params }: { params: Record<string, string> }) {
     item.type === 'folder'
       ? folderHref(item.path)
       : `/m/${encodeURIComponent(item.id)}?from=${encodeURIComponent(here)}&at=${index}`;
-  const onOpen = (e: MouseEvent, href: string) => {
+  const onOpen = (e: MouseEvent, href: string, index?: number) => {
+    if (index !== undefined && clickSelect(e, index)) return;
     if (e.button !== 0 || e.metaKey || e.ctrlKey || e.shiftKey || e.altKey) return;
     e.preventDefault();
     navigate(href);
@@ -117,6 +121,17 @@ export function Browse({ params }: { params: Record<string, string> }) {
         </div>
         <Breadcrumbs rootName={rootName} crumbs={crumbs} hrefOf={folderHref} />
         <Filters state={state} tagValues={info.tagValues} onChange={go} />
+        <SelectionBar
+          datasetId={datasetId}
+          state={state}
+          cache={cache}
+          canWrite={canWrite()}
+          rootName={rootName}
+          onChanged={() => {
+            void store.refresh(state.path);
+            cache.refresh();
+          }}
+        />
         <ListingBody
           cache={cache}
           state={state}
@@ -139,7 +154,7 @@ function ListingBody(props: {
   openError: string | null;
   label: string;
   hrefOf: (item: MediaItem, index: number) => string;
-  onOpen: (e: MouseEvent, href: string) => void;
+  onOpen: (e: MouseEvent, href: string, index?: number) => void;
   onClear: () => void;
   rootHref: string;
 }) {

@@ -22,24 +22,27 @@ export interface TileProps {
   /** The one tile of the grid reachable with Tab (roving tabindex). */
   tabStop: boolean;
   style: CSSProperties;
-  onOpen: (event: MouseEvent, href: string) => void;
+  /** Whether the tile is in the selection (selection/selection.ts). */
+  selected: boolean;
+  onOpen: (event: MouseEvent, href: string, index: number) => void;
 }
 
-export function Tile({ index, item, href, tabStop, style, onOpen }: TileProps) {
+export function Tile({ index, item, href, tabStop, style, selected, onOpen }: TileProps) {
   if (!item)
     return (
-      <div role="gridcell" class="tile-cell" style={style}>
+      <div role="gridcell" class="tile-cell" style={style} aria-selected={selected}>
         <span class="tile tile-loading" data-index={index} tabIndex={tabStop ? 0 : -1} aria-label="Loading…" />
       </div>
     );
   return (
-    <div role="gridcell" class="tile-cell" style={style}>
+    <div role="gridcell" class="tile-cell" style={style} aria-selected={selected}>
+      <span class="tile-check" aria-hidden="true" />
       <a
         class={`tile tile-${item.type}`}
         href={href}
         data-index={index}
         tabIndex={tabStop ? 0 : -1}
-        onClick={(e) => onOpen(e, href)}
+        onClick={(e) => onOpen(e, href, index)}
         draggable={false}
       >
         <span class="tile-media">

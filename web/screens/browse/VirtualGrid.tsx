@@ -9,6 +9,9 @@ import { contentTop, geometry, ROW_HEIGHT, scrollTopFor, visibleRows, rowOffset,
 import { nextIndex } from './gridKeys';
 import type { PageCache } from './pageCache';
 import { Tile } from './Tile';
+import { gridSelectionKey } from './selection/keys';
+import { useRubberBand } from './selection/rubberBand';
+import { isSelected, isSelecting, selection } from './selection/selection';
 import type { MediaItem } from './browseApi';
 
 /** Scrolling must pause this long over a place before its pages are requested. */
@@ -18,7 +21,7 @@ export interface VirtualGridProps {
   cache: PageCache;
   label: string;
   hrefOf: (item: MediaItem, index: number) => string;
-  onOpen: (event: MouseEvent, href: string) => void;
+  onOpen: (event: MouseEvent, href: string, index: number) => void;
 }
 
 /** The scroller's size and scroll position, kept in state (scroll events coalesced to one per frame). */
@@ -94,11 +97,14 @@ export function VirtualGrid({ cache, label, hrefOf, onOpen }: VirtualGridProps) 
 
   const onKeyDown = (e: KeyboardEvent) => {
     const from = Number((e.target as HTMLElement).closest('[data-index]')?.getAttribute('data-index'));
-    if (!Number.isFinite(from) || e.altKey || e.metaKey) return;
+    if (!Number.isFinite(from) || e.altKey) return;
+    if (gridSelectionKey(e, from)) return e.preventDefault();
+    if (e.metaKey) return;
     const pageRows = Math.max(1, Math.floor(size.height / ROW_HEIGHT));
     const to = nextIndex(e.key, from, { columns: g.columns, total, pageRows, ctrl: e.ctrlKey });
     if (to === null) return;
     e.preventDefault();
+    if (e.shiftKey) gridSelectionKey(e, from, to);
     reveal(to);
     wantFocus.current = true;
     setFocused(to);
@@ -109,6 +115,8 @@ export function VirtualGrid({ cache, label, hrefOf, onOpen }: VirtualGridProps) 
     if (Number.isFinite(at) && at !== focused) setFocused(at);
   };
 
+  const band = useRubberBand(scroller);
+  const chosen = selection.value;
   const rows = [];
   for (let r = first; r <= last && total > 0; r++) {
     const cells = [];
@@ -123,6 +131,7 @@ export function VirtualGrid({ cache, label, hrefOf, onOpen }: VirtualGridProps) 
           item={item}
           href={item ? hrefOf(item, index) : ''}
           tabStop={index === tabStop}
+          selected={isSelected(index, chosen)}
           style={{ gridColumn: String(c + 1) }}
           onOpen={onOpen}
         />,
@@ -145,10 +154,23 @@ export function VirtualGrid({ cache, label, hrefOf, onOpen }: VirtualGridProps) 
   }
 
   return (
-    <div ref={scroller} class="grid-scroller">
+    <div ref={scroller} class={isSelecting.value ? 'grid-scroller selecting' : 'grid-scroller'}>
+      {band ? (
+        <div
+          class="rubber-band"
+          style={{
+            ...band,
+            left: `${band.left}px`,
+            top: `${band.top}px`,
+            width: `${band.width}px`,
+            height: `${band.height}px`,
+          }}
+        />
+      ) : null}
       <div
         role="grid"
         aria-label={label}
+        aria-multiselectable="true"
         aria-rowcount={g.rows}
         aria-colcount={g.columns}
         class="grid-space"
