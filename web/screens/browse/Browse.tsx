@@ -20,6 +20,7 @@ import { followCollection } from './liveStatus';
 import { openUploadPicker, setUploadFolder } from '../upload/index';
 import { SelectionBar } from './selection/SelectionBar';
 import { bindListing, clickSelect } from './selection/selection';
+import '../../components/selection-ai/register';
 import './browse.css';
 
 /** The collection's name, and its tag values for the filter's autocomplete. */
