@@ -157,6 +157,49 @@ t('generate: progress from the event stream, then the picture saved into the cho
   await screenshot(page, 'viewer-ai-generate');
 });
 
+t(
+  'a selection in browse: Describe / Tag runs per item with progress, the ticked tags saved in one action',
+  async (ctx) => {
+    if (!exe) return;
+    const { app } = ctx;
+    const { page, server } = app;
+    const datasetId = await server.collection('Selection');
+    const ids: string[] = [];
+    for (const [name, color] of [
+      ['red.jpg', { r: 220, g: 30, b: 20 }],
+      ['crimson.jpg', { r: 200, g: 20, b: 40 }],
+    ] as const) {
+      const bytes = await makeImage({ width: 160, height: 120, color, format: 'jpeg' });
+      const up = await server.upload({ datasetId }, { bytes, filename: name, type: 'image/jpeg' });
+      ids.push(up.body.mediaId);
+    }
+    for (const id of ids) await waitForProcessing(server, id, 60_000);
+    await page.goto(`${server.baseUrl}/c/${datasetId}`);
+    await page.waitForSelector('a.tile[data-index="1"]');
+    await page.click('a.tile[data-index="0"]', { modifiers: ['Control'] });
+    await page.click('a.tile[data-index="1"]', { modifiers: ['Control'] });
+    await page.waitForSelector('text=2 selected');
+    await page.getByRole('button', { name: 'Describe / Tag…' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Describe / Tag 2 items' });
+    await dialog.getByRole('button', { name: 'Describe and tag' }).click();
+    await dialog.getByText('2 of 2 done').waitFor();
+    await dialog.locator('.selection-ai-items li').nth(1).waitFor();
+    const picked = await dialog
+      .locator('.selection-ai-tags label:has(input:checked) .selection-ai-tag')
+      .allTextContents();
+    assert.ok(picked.length > 0, 'tags suggested for both are ticked');
+    assert.equal(await seriousA11yViolations(page), []);
+    await screenshot(page, 'browse-selection-ai');
+    await dialog.getByRole('button', { name: /^Add \d+ tags? to the selection$/ }).click();
+    await dialog.getByText(`to 2 items.`, { exact: false }).waitFor();
+    for (const id of ids) {
+      const tags = (await server.request('GET', `/api/media/${id}`)).body.media.metadata.tags.tags as string[];
+      for (const tag of picked) assert.ok(tags.includes(tag), `${tag} on ${id}`);
+    }
+    await dialog.getByRole('button', { name: 'Close' }).click();
+  },
+);
+
 t('a viewer can describe and tag but sees no save, edit or generate controls', async (ctx) => {
   if (!exe) return;
   const { app, item } = ctx;

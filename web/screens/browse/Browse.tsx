@@ -22,6 +22,7 @@ import { SelectionBar } from './selection/SelectionBar';
 import { bindListing, clickSelect } from './selection/selection';
 import { AlbumsLink } from '../albums/Albums';
 import { ShareFolderButton } from '../share/ShareFolderButton';
+import '../../components/selection-ai/register';
 import './browse.css';
 
 /** The collection's name, and its tag values for the filter's autocomplete. */
