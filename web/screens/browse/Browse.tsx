@@ -23,6 +23,7 @@ import { bindListing, clickSelect } from './selection/selection';
 import { AlbumsLink } from '../albums/Albums';
 import { ShareFolderButton } from '../share/ShareFolderButton';
 import '../../components/selection-ai/register';
+import '../albums/selectionActions';
 import './browse.css';
 
 /** The collection's name, and its tag values for the filter's autocomplete. */
