@@ -39,7 +39,7 @@ test('the manifest is served as application/manifest+json under the CSP, and is 
   assert.match(res.headers.get('content-type') ?? '', /^application\/manifest\+json/);
   assert.match(res.headers.get('content-security-policy') ?? '', /default-src 'self'/);
   assert.is(res.headers.get('cache-control'), 'no-cache');
-  const m = await res.json();
+  const m = (await res.json()) as any;
   assert.type(m.name, 'string');
   assert.ok(m.short_name.length > 0 && m.short_name.length <= 12, 'a short name fits under an icon');
   assert.is(m.start_url, '/');
