@@ -14,6 +14,7 @@ import {
   seedPhoneLibrary,
   smallTargets,
   touchDrag,
+  touchHold,
   type PhoneLibrary,
 } from './phone.js';
 
@@ -170,6 +171,31 @@ t('viewer: full screen; swipe to the next and back, double tap and pinch zoom, p
   await touchDrag(page, { x: d.x, y: d.y - 40 }, { x: d.x, y: d.y + 160 });
   await waitForPath(page, new RegExp(`^/c/${lib.datasetId}$`));
   await page.waitForSelector('.tile');
+});
+
+t('a long press on a tile fires tile-longpress (the selection hook); taken, it does not open the item', async (ctx) => {
+  if (!exe) return;
+  const { page, base, lib } = ctx;
+  await page.goto(`${base}/c/${lib.datasetId}`);
+  await page.waitForSelector('.tile:has-text("green.jpg")');
+  await page.evaluate(() => {
+    const w = window as any;
+    w.longPressed = [];
+    document.addEventListener('tile-longpress', (e: any) => {
+      e.preventDefault();
+      w.longPressed.push(e.detail.index);
+    });
+  });
+  const at = await centreOf(page, '.tile:has-text("green.jpg")');
+  const index = Number(await page.getAttribute('.tile:has-text("green.jpg")', 'data-index'));
+  await touchHold(page, at, 800);
+  await page.waitForFunction(() => (window as any).longPressed.length === 1);
+  assert.equal(await page.evaluate(() => (window as any).longPressed), [index]);
+  await page.waitForTimeout(300);
+  assert.match(new URL(page.url()).pathname, /^\/c\//, 'still browsing: the press did not open the item');
+  await touchHold(page, at, 80); // a short tap still opens it
+  await waitForPath(page, new RegExp(`/m/${lib.items[1]}\\?`));
+  assert.equal(await page.evaluate(() => (window as any).longPressed), [index], 'a tap is not a long press');
 });
 
 t('search from the header on a phone', async ({ page, base, lib }) => {

@@ -54,6 +54,15 @@ export async function touchDrag(page: Page, from: Pt, to: Pt, steps = 8): Promis
   await touches(page, [from], [to], steps);
 }
 
+/** One finger held still at `at` for `ms`, then lifted. */
+export async function touchHold(page: Page, at: Pt, ms: number): Promise<void> {
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send('Input.dispatchTouchEvent', { type: 'touchStart', touchPoints: [at] });
+  await new Promise((done) => setTimeout(done, ms));
+  await cdp.send('Input.dispatchTouchEvent', { type: 'touchEnd', touchPoints: [] });
+  await cdp.detach();
+}
+
 /** Two fingers moving from `from` to `to` together (a pinch when they spread). */
 export async function pinch(page: Page, from: [Pt, Pt], to: [Pt, Pt], steps = 8): Promise<void> {
   await touches(page, from, to, steps);
