@@ -3,6 +3,7 @@ import { createApp } from './app.js';
 import { loadConfig } from './config.js';
 import { createLogger } from './platform/logger.js';
 import { StartupError } from './platform/startupError.js';
+import { answerParserRefusals } from './http/parserRefusals.js';
 
 /**
  * `npm start`: read the configuration, open the library, serve HTTP, and shut
@@ -15,6 +16,7 @@ async function main() {
   const app = await createApp(config, logger);
   // ROLE=worker serves no API: /healthz only (for the orchestrator), every other path 404.
   const server = http.createServer(config.role === 'worker' ? healthzOnly(app.koa.callback()) : app.koa.callback());
+  answerParserRefusals(server);
   // Uploads of large videos can take a while on slow links; don't cut them off.
   server.requestTimeout = 0;
   server.headersTimeout = 60_000;

@@ -70,6 +70,8 @@ export class JobRunner {
   private woken = false;
   private idleWaiters: Array<() => void> = [];
   private lastClaimEmpty = false;
+  /** Claims failed in a row (only the first of a run is logged). */
+  private claimFailures = 0;
 
   constructor(opts: JobRunnerOptions) {
     this.store = opts.store;
@@ -203,10 +205,16 @@ export class JobRunner {
             lane === 'urgent' ? 'newest' : 'oldest',
           );
         } catch (err) {
-          // E.g. the database is busy beyond its timeout: try again after a poll interval.
-          this.logger.error('job claim failed', { err });
+          // E.g. the database is busy beyond its timeout or away: try again after a poll interval, logging
+          // the first failure of a run of them only (an outage would otherwise log once per poll).
+          if (this.claimFailures++ === 0)
+            this.logger.error('job claim failed; retrying quietly until it works', { err });
           failed = true;
           break;
+        }
+        if (this.claimFailures > 0) {
+          this.logger.info('job claims work again', { failedTries: this.claimFailures });
+          this.claimFailures = 0;
         }
         if (!job) {
           this.lastClaimEmpty = true;

@@ -63,6 +63,8 @@ export interface PgOptions {
   max?: number;
   /** Tables live in this schema (created if missing); default `public`. Extensions stay in `public`. */
   schema?: string;
+  /** How long opening a connection may take before it fails (default 10,000 ms). */
+  connectTimeoutMs?: number;
 }
 
 const SCHEMA_NAME = /^[a-z_][a-z0-9_]*$/;
@@ -75,6 +77,9 @@ export function openPgDb(url: string, options: PgOptions = {}): PgDb {
   const pool = new pg.Pool({
     connectionString: url,
     max: options.max ?? 10,
+    // Without a limit a connect to an unreachable host waits for the OS (minutes), holding the request or
+    // the job claim that needed a connection; a pool that cannot connect in 10 s answers "unavailable".
+    connectionTimeoutMillis: options.connectTimeoutMs ?? 10_000,
     // Startup parameters: every connection is in UTC and looks in `schema` first, before its first statement.
     options: `-c TimeZone=UTC -c search_path=${schema},public`,
   });

@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import sharp from 'sharp';
+import { answerParserRefusals } from '../../src/http/parserRefusals.js';
 import { createApp, type App } from '../../src/app.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import { createLogger } from '../../src/platform/logger.js';
@@ -71,6 +72,7 @@ export async function startTestApp(
 ): Promise<TestApp> {
   const dataDir = overrides.dataDir ?? mkdtempSync(path.join(os.tmpdir(), 'mlib-test-'));
   const server = http.createServer();
+  answerParserRefusals(server);
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const port = (server.address() as AddressInfo).port;
   const config = loadConfig(

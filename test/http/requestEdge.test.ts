@@ -216,4 +216,36 @@ t(
   },
 );
 
+t(
+  'a URL over the header limit, or a search text over its limit, gets a JSON refusal naming the limit',
+  async ({ app }) => {
+    const long = await fetch(app.baseUrl + '/api/search?q=' + 'a'.repeat(20_000), {
+      headers: { 'x-api-key': TEST_KEY },
+    });
+    assert.is(long.status, 431);
+    const body = (await long.json()) as { error: string; message: string };
+    assert.match(body.message, `over ${http.maxHeaderSize} bytes`);
+    const me = await app.request('GET', '/api/me');
+    const q = 'a'.repeat(10_000);
+    const search = await app.request('GET', `/api/search?organizationId=${me.body.organizationId}&q=${q}`);
+    assert.is(search.status, 400);
+    assert.match(search.body.message, 'at most 1,000 characters');
+  },
+);
+
+t('multipart fields named __proto__ or constructor are ignored, not merged into anything', async ({ app, ds }) => {
+  const form = new FormData();
+  form.append('datasetId', ds);
+  form.append('__proto__', '{"polluted":true}');
+  form.append('constructor', 'x');
+  form.append('file', new Blob([await makeImage({ format: 'png', color: { r: 7, g: 70, b: 170 } })]), 'proto.png');
+  const res = await fetch(app.baseUrl + '/api/upload/multipart', {
+    method: 'POST',
+    headers: { 'x-api-key': TEST_KEY },
+    body: form,
+  });
+  assert.is(res.status, 200, await res.text());
+  assert.is(({} as Record<string, unknown>).polluted, undefined);
+});
+
 t.run();

@@ -2,6 +2,10 @@ import { z } from 'zod';
 import { searchOrganization } from './orgSearch.js';
 import { defineRoute } from '../../http/route.js';
 
+/** A zod error map that words only the missing-field case, leaving every other check its own message. */
+const required = (name: string) => (issue: { input?: unknown }) =>
+  issue.input === undefined ? `${name} is required` : undefined;
+
 export const searchRoutes = [
   defineRoute({
     method: 'get',
@@ -9,8 +13,12 @@ export const searchRoutes = [
     tag: 'search',
     summary: 'Frame-level natural-language search across every collection of the organization',
     query: z.object({
-      q: z.string({ error: 'q is required' }).min(1, 'q is required').max(1000),
-      organizationId: z.string({ error: 'organizationId is required' }).min(1, 'organizationId is required'),
+      // `error` on the type would also replace the length message: name only the missing case there.
+      q: z
+        .string({ error: required('q') })
+        .min(1, 'q is required')
+        .max(1000, 'q is at most 1,000 characters'),
+      organizationId: z.string({ error: required('organizationId') }).min(1, 'organizationId is required'),
       limit: z.coerce.number().int().min(1).max(200).default(20),
       minScore: z.coerce.number().min(0).max(1).default(0).describe('leave out frames scoring below this (0..1)'),
       sortBy: z
