@@ -86,6 +86,7 @@ t('browse: the folder tree is a drawer (button, Esc, backdrop, focus); the grid 
   await page.waitForSelector('[role="tree"]', { state: 'visible' });
   await page.waitForFunction(() => document.activeElement?.getAttribute('role') === 'treeitem');
   assert.is(await page.getAttribute('.folders-button', 'aria-expanded'), 'true');
+  assert.ok(await page.evaluate(() => document.querySelector('.browse-main').inert), 'the page behind is inert');
   assert.equal(await smallTargets(page, '[role="treeitem"], .drawer-head button'), []);
   assert.equal(await seriousA11yViolations(page), []);
   await screenshot(page, 'phone-drawer');

@@ -18,11 +18,14 @@ export const filtersOpen = signal(false);
 export const actionsOpen = signal(false);
 
 const DRAWER_ID = 'folder-drawer';
+/** What the open drawer covers. */
+const BEHIND = '.app-header, .browse-main, .upload-panel';
 let opener: HTMLElement | null = null;
 
 export function closeFolderDrawer(): void {
   if (!folderDrawerOpen.value) return;
   folderDrawerOpen.value = false;
+  for (const el of document.querySelectorAll<HTMLElement>(BEHIND)) el.inert = false; // before focus can return
   opener?.focus();
 }
 
@@ -38,6 +41,9 @@ export function FolderDrawer({ label, children }: { label: string; children: Com
   useEffect(() => {
     if (!open) return;
     const root = aside.current;
+    // The rest of the page is out of reach (pointer, keyboard, screen reader) while the drawer is open.
+    const behind = [...document.querySelectorAll<HTMLElement>(BEHIND)];
+    for (const el of behind) el.inert = true;
     (root?.querySelector<HTMLElement>('[role="treeitem"][tabindex="0"]') ?? root)?.focus();
     const onKey = (e: KeyboardEvent) => {
       if (e.key === 'Escape') {
@@ -54,7 +60,10 @@ export function FolderDrawer({ label, children }: { label: string; children: Com
       }
     };
     window.addEventListener('keydown', onKey, true);
-    return () => window.removeEventListener('keydown', onKey, true);
+    return () => {
+      window.removeEventListener('keydown', onKey, true);
+      for (const el of behind) el.inert = false;
+    };
   }, [open]);
   return (
     <>
