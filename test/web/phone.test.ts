@@ -206,6 +206,9 @@ t('search from the header on a phone', async ({ page, base, lib }) => {
   await page.press('input[type="search"]', 'Enter');
   await waitForPath(page, /\/search\?q=red/);
   await page.waitForSelector('.result-tile');
+  assert.not.ok(await page.isVisible('.search-controls'), 'the options fold away');
+  await page.tap('button:text-is("Search options")');
+  await page.waitForSelector('.search-controls', { state: 'visible' });
   await noOverflow(page, 'search');
   assert.equal(await seriousA11yViolations(page), []);
   await screenshot(page, 'phone-search');

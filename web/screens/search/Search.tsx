@@ -13,6 +13,7 @@ import { queryTerms } from './highlight';
 import { ResultTile } from './ResultTile';
 import { SearchControls } from './SearchControls';
 import { apiRequest, readState, stateUrl, type SearchState } from './searchState';
+import { PhoneCollapse } from '../../components/PhoneCollapse';
 import './search.css';
 
 type Answer = { hits: SearchHit[]; total: number } | { error: string } | null;
@@ -66,7 +67,9 @@ export function Search(props: { params?: Record<string, string> }) {
         {state.q ? <>Results for “{state.q}”</> : 'Search'}
         <span class="muted search-scope">{datasetId ? ' in this collection' : ' in the whole library'}</span>
       </h1>
-      <SearchControls state={state} tagValues={tagValues} onChange={change} />
+      <PhoneCollapse label="Search options">
+        <SearchControls state={state} tagValues={tagValues} onChange={change} />
+      </PhoneCollapse>
       <Results answer={answer} state={state} terms={terms} from={here} />
     </section>
   );
