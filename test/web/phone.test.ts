@@ -103,6 +103,7 @@ t('browse: the folder tree is a drawer (button, Esc, backdrop, focus); the grid 
   await page.tap('[role="treeitem"]:has-text("Trips")');
   await page.waitForSelector('.tile-name:text("trip.jpg")');
   await page.waitForSelector('[role="tree"]', { state: 'hidden' });
+  assert.equal(await smallTargets(page, '.breadcrumbs a'), []);
 
   await page.tap('.filters-button');
   await page.waitForSelector('.browse-filters', { state: 'visible' });
