@@ -35,6 +35,8 @@ import { folderRoutes } from './features/library/routes/folders.js';
 import { generateRoutes } from './features/generate/routes.js';
 import { createGenerationQueue } from './features/generate/generate.js';
 import { mediaRoutes } from './features/library/routes/media.js';
+import { trashRoutes } from './features/library/routes/trash.js';
+import { registerTrashJobs } from './features/library/trashJobs.js';
 import { uploadRoutes } from './features/library/routes/upload.js';
 import { lookupRoutes } from './features/library/routes/lookup.js';
 import { createLogger, type Logger } from './platform/logger.js';
@@ -60,6 +62,7 @@ export const ROUTES: AnyRoute[] = [
   ...collectionRoutes,
   ...browseRoutes,
   ...mediaRoutes,
+  ...trashRoutes,
   ...folderRoutes,
   ...uploadRoutes,
   ...lookupRoutes,
@@ -248,6 +251,7 @@ async function startJobRunner(services: Services): Promise<JobRunner | null> {
   });
   registerIngestJobs(runner, services);
   registerReindexJobs(runner, services);
+  registerTrashJobs(runner, services);
   await resumeUnfinished(services);
   await enqueueClustering(services, null); // faces committed while a previous run was stopping
   runner.start();

@@ -116,6 +116,8 @@ const EnvSchema = z.object({
   INFERENCE_NICE: z.coerce.number().int().min(0).max(19).default(10),
   /** Hours an edited or generated image stays in the temporary output area after it was last written. */
   OUTPUT_RETENTION_HOURS: z.coerce.number().positive().default(24),
+  /** Days an item stays in the trash before the purge removes it for good (server-wide; 0: never). */
+  TRASH_RETENTION_DAYS: z.coerce.number().min(0).default(30),
   /** Image generations allowed to wait behind the running one; beyond: 429. */
   GENERATE_MAX_QUEUE: z.coerce.number().int().min(0).default(4),
   /** How long a request without `Prefer: respond-async` waits for its image before answering 202 with the job. */
@@ -194,6 +196,8 @@ export interface Config {
   faceClusterThresholds: Readonly<Record<string, number>>;
   inferenceNice: number;
   outputRetentionHours: number;
+  /** TRASH_RETENTION_DAYS: the automatic purge of the trash (0: off). */
+  trashRetentionDays: number;
   generateMaxQueue: number;
   generateSyncTimeoutSeconds: number;
   /** Folder of the built web application served at `/`. */
@@ -319,6 +323,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     faceClusterThresholds: parseThresholds(e.FACE_CLUSTER_THRESHOLDS),
     inferenceNice: e.INFERENCE_NICE,
     outputRetentionHours: e.OUTPUT_RETENTION_HOURS,
+    trashRetentionDays: e.TRASH_RETENTION_DAYS,
     generateMaxQueue: e.GENERATE_MAX_QUEUE,
     generateSyncTimeoutSeconds: e.GENERATE_SYNC_TIMEOUT_SECONDS,
     webDir: path.resolve(e.WEB_DIR ?? path.join(PACKAGE_ROOT, 'dist/web')),

@@ -16,6 +16,7 @@ import { Collections } from './screens/Collections';
 import { Browse } from './screens/browse/Browse';
 import { Search } from './screens/search/Search';
 import { Viewer } from './screens/viewer/Viewer';
+import { Trash } from './screens/trash/Trash';
 import { UploadPanel } from './screens/upload/UploadPanel';
 import { NotFound } from './screens/NotFound';
 
@@ -34,6 +35,7 @@ const ROUTES: Array<[string, Screen]> = [
   ['/search', Search],
   ['/c/:datasetId', Browse],
   ['/c/:datasetId/search', Search],
+  ['/c/:datasetId/trash', Trash],
   ['/m/:mediaId', Viewer],
 ];
 

@@ -1,7 +1,7 @@
 import type { Context, Next } from 'koa';
 import { DomainError, type ErrorCode } from '../platform/errors.js';
 import type { Logger } from '../platform/logger.js';
-import { databaseUnavailable, isDatabaseUnavailable } from '../platform/pgErrors.js';
+import { databaseUnavailable, isDatabaseUnavailable, isUnstorableText, unstorableText } from '../platform/pgErrors.js';
 
 /** The one place where domain error codes become HTTP statuses. */
 const STATUS: Record<ErrorCode, [number, string]> = {
@@ -43,6 +43,7 @@ export function errorMiddleware(logger: Logger) {
         logger.warn('database unavailable', { err, requestId: ctx.state.requestId, path: ctx.path });
         err = databaseUnavailable();
       }
+      if (isUnstorableText(err)) err = unstorableText();
       if (err instanceof DomainError) {
         const [status, error] = STATUS[err.code];
         ctx.status = status;

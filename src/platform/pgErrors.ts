@@ -32,3 +32,18 @@ export function databaseUnavailable(): DomainError {
     retryAfterSeconds: DATABASE_RETRY_AFTER_SECONDS,
   });
 }
+
+/**
+ * PostgreSQL refuses the NUL character (U+0000) in text (SQLSTATE 22021, character_not_in_repertoire; 22P05 where
+ * a conversion cannot express a character); SQLite stores it. Such text came from the client, so it is its error.
+ */
+export function isUnstorableText(err: unknown): boolean {
+  if (err instanceof DomainError || typeof err !== 'object' || err === null) return false;
+  const code = (err as { code?: unknown }).code;
+  return code === '22021' || code === '22P05';
+}
+
+/** The 400 a request gets for text PostgreSQL cannot store. */
+export function unstorableText(): DomainError {
+  return new DomainError('invalid_input', 'text may not contain the NUL character (U+0000) on this server');
+}

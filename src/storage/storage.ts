@@ -26,6 +26,7 @@ import type {
   StageRecord,
   User,
 } from './types.js';
+import type { TrashReads } from './trash.js';
 import type { JobStore } from '../jobs/types.js';
 import type { JobWakeups } from '../jobs/wakeups.js';
 import type { ClusterStore } from '../index/faces/types.js';
@@ -71,7 +72,10 @@ export interface Storage {
 
 export interface AccountStore {
   countOrganizations(): Promise<number>;
-  /** Creates the organization and makes `ownerUserId` its owner, atomically. */
+  /**
+   * Creates the organization and makes `ownerUserId` its owner, atomically. A slug another organization has (even
+   * one made a moment ago by a racing request) throws a `conflict` DomainError.
+   */
   createOrganization(
     org: { id: string; name: string; slug: string; createdByKeyId?: string | null },
     ownerUserId: string,
@@ -164,7 +168,7 @@ export interface CollectionStore {
   update(id: string, patch: { name?: string; icon?: string | null }, at: string): Promise<Collection | null>;
 }
 
-export interface MediaStore {
+export interface MediaStore extends TrashReads {
   /**
    * Inserts an item (and its frames) in one transaction, indexes its tags and
    * adds its size to the organization's storage counter. For a derived version
@@ -204,6 +208,15 @@ export interface MediaStore {
    * Returns how many media rows changed to deleted.
    */
   softDelete(id: string, userId: string): Promise<{ deletedCount: number }>;
+  /** Sets the flags of these active items (with their versions), one transaction; how many named items changed. */
+  setFlags(ids: string[], patch: { favorite?: boolean; archived?: boolean }): Promise<number>;
+  /** softDelete for many, one transaction, one trash entry each; ids naming nothing active are skipped. */
+  trash(ids: string[], userId: string): Promise<{ deletedCount: number }>;
+  /**
+   * Puts trash entries (the ids trash/softDelete named) back where they were, one transaction; folders on the
+   * way come back or are made again (same id and name); other ids are skipped. How many rows became active.
+   */
+  restore(ids: string[]): Promise<{ restoredCount: number }>;
   /** Moves the item (with its versions) or the folder's whole subtree under `destinationPath`; returns the new path. */
   move(id: string, destinationPath: string, userId: string): Promise<string>;
   browse(query: BrowseQuery): Promise<{ items: MediaRecord[]; total: number }>;

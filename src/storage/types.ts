@@ -128,6 +128,10 @@ export interface MediaRecord {
    * UTC; null when unknown (src/files/captureTime.ts). Browse sorts and filters by it, or createdAt without it.
    */
   takenAt: string | null;
+  /** Marked a favourite by a member (a flag of the item: every version carries it). */
+  favorite: boolean;
+  /** Archived: kept, but out of the default listings and search (`archived=include|only` asks for it). */
+  archived: boolean;
 }
 
 /**
@@ -148,6 +152,8 @@ export type MediaSummary = Pick<
   | 'status'
   | 'isCurrent'
   | 'createdAt'
+  | 'favorite'
+  | 'archived'
 >;
 
 export interface FrameRecord {
@@ -228,6 +234,9 @@ export interface FrameDetail extends FrameRecord {
 /** The spec's sort keys, and ours: `takenAt` (the capture time, or createdAt where it is unknown). */
 export type SortField = 'name' | 'createdAt' | 'type' | 'description' | 'prompt' | 'takenAt';
 
+/** How a listing treats archived items (BrowseQuery.archived). */
+export type ArchivedFilter = 'exclude' | 'include' | 'only';
+
 /** Which date createdFrom / createdBefore bound: createdAt, or the capture time as takenAt sorts it. */
 export type DateField = 'createdAt' | 'takenAt';
 
@@ -254,6 +263,10 @@ export interface BrowseQuery {
   mediaId: string | null;
   /** Items holding objects of this cluster (filled by the search issue). */
   clusterId: string | null;
+  /** true: only favourites; absent or null: any. */
+  favorite?: boolean | null;
+  /** Archived items: left out (absent, `exclude`: the default views), listed with the rest (`include`), or alone (`only`). */
+  archived?: ArchivedFilter;
   sortBy: SortField;
   sortDirection: 'asc' | 'desc';
   limit: number;

@@ -29,8 +29,16 @@ export function pglite(): Promise<TestPostgres> {
   return shared;
 }
 
-async function startPglite(): Promise<TestPostgres> {
-  const db = await PGlite.create({ extensions: { vector, ltree } });
+/**
+ * A PGlite of the caller's own (for an app server whose connections must not share a backend with another's),
+ * kept in `dir` when given: stopped and started again on the same folder, it has the same database (a restart).
+ */
+export function privatePglite(dir?: string): Promise<TestPostgres> {
+  return startPglite(dir);
+}
+
+async function startPglite(dir?: string): Promise<TestPostgres> {
+  const db = await PGlite.create({ ...(dir ? { dataDir: dir } : {}), extensions: { vector, ltree } });
   await db.exec(`CREATE EXTENSION IF NOT EXISTS vector; CREATE EXTENSION IF NOT EXISTS ltree;`);
   const port = await freePort();
   const server = new PGLiteSocketServer({ db, port, host: '127.0.0.1', maxConnections: 100 });

@@ -8,7 +8,7 @@ import { answerParserRefusals } from '../../src/http/parserRefusals.js';
 import { createApp, type App } from '../../src/app.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import { createLogger } from '../../src/platform/logger.js';
-import { freshSchema, pglite } from './pglite.js';
+import { freshSchema, privatePglite } from './pglite.js';
 import { postgresServer } from './postgresServer.js';
 
 export const TEST_KEY = 'test-owner-key-0123456789abcdef';
@@ -47,19 +47,30 @@ export interface TestApp {
  * on this file's PGlite; with TEST_DATABASE_URL, that server (TEST_DATABASE_VECTOR=off: one without pgvector).
  * Each app gets a schema of its own. `npm run test:pg` runs the suites this way.
  */
-async function testDatabaseEnv(): Promise<Record<string, string>> {
+async function testDatabaseEnv(dataDir: string, onClose: Array<() => Promise<void>>): Promise<Record<string, string>> {
   const external = process.env.TEST_DATABASE_URL;
   if (!external && process.env.TEST_DATABASE !== 'pglite') return {};
-  const server = external ? await postgresServer() : await pglite();
+  // A PGlite of its own per app, kept inside its DATA_DIR: its one backend holds one search_path, so two apps
+  // sharing one would read each other's schema (the last connection's startup options win); and an app started
+  // again on the same DATA_DIR (a restart) finds its database there.
+  const server = external ? await postgresServer() : await privatePglite(path.join(dataDir, 'pglite'));
+  if (!external) onClose.push(() => server.stop());
   return {
     DATABASE_URL: server.url,
-    DATABASE_SCHEMA: freshSchema('app'),
+    DATABASE_SCHEMA: external ? schemaFor(dataDir) : 'app',
     VECTOR_SEARCH: server.vector ? 'on' : 'off',
     // PGlite's socket runs every connection's messages on one backend, one message at a time: two connections'
     // Parse/Bind/Execute cycles interleave and clobber each other's unnamed statement. One connection keeps
     // each cycle whole (and, as n8n's CI does, would show any store that deadlocks waiting on its own pool).
     ...(external ? {} : { DATABASE_POOL_SIZE: '1' }),
   };
+}
+
+/** One schema per DATA_DIR on a shared server, so an app started again on the same DATA_DIR finds its tables. */
+const schemas = new Map<string, string>();
+function schemaFor(dataDir: string): string {
+  if (!schemas.has(dataDir)) schemas.set(dataDir, freshSchema('app'));
+  return schemas.get(dataDir)!;
 }
 
 /**
@@ -71,6 +82,7 @@ export async function startTestApp(
   env: Record<string, string> = {},
 ): Promise<TestApp> {
   const dataDir = overrides.dataDir ?? mkdtempSync(path.join(os.tmpdir(), 'mlib-test-'));
+  const stopAfterClose: Array<() => Promise<void>> = [];
   const server = http.createServer();
   answerParserRefusals(server);
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
@@ -78,7 +90,7 @@ export async function startTestApp(
   const config = loadConfig(
     // No test reaches the network: the background model download is off unless a test turns it on.
     {
-      ...(await testDatabaseEnv()),
+      ...(await testDatabaseEnv(dataDir, stopAfterClose)),
       DATA_DIR: dataDir,
       BOOTSTRAP_API_KEY: TEST_KEY,
       MODEL_PROFILE: 'test',
@@ -148,6 +160,7 @@ export async function startTestApp(
       server.closeAllConnections();
       await new Promise<void>((r) => server.close(() => r()));
       await app.close();
+      for (const stop of stopAfterClose) await stop();
       if (!overrides.dataDir) rmSync(dataDir, { recursive: true, force: true });
     },
   };

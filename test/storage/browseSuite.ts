@@ -144,6 +144,9 @@ function naive(all: MediaRecord[], q: BrowseQuery): { ids: string[]; total: numb
     if (q.createdFrom && dateOf(m, q) < q.createdFrom) return false;
     if (q.createdBefore && dateOf(m, q) >= q.createdBefore) return false;
     if (q.mediaId && m.id !== q.mediaId) return false;
+    if (q.favorite === true && !m.favorite) return false;
+    const archived = q.archived ?? 'exclude';
+    if (archived === 'exclude' ? m.archived : archived === 'only' && !m.archived) return false;
     const tags = tagsOf(m);
     for (const [group, values] of Object.entries(q.tagFilters ?? {})) {
       if (values.length && !values.some((v) => tags[group]?.includes(v))) return false;
@@ -161,6 +164,7 @@ async function randomChange(c: Ctx, all: MediaRecord[]): Promise<void> {
   const folders = live.filter((m) => m.type === 'folder');
   const items = live.filter((m) => m.type !== 'folder');
   const places = [c.root, ...folders.map((f) => f.path)];
+  if (c.rand() < 0.3) return flagOrTrash(c, live);
   const r = c.rand();
   if (r < 0.2 && folders.length) {
     const f = pick(c.rand, folders);
@@ -189,6 +193,20 @@ async function randomChange(c: Ctx, all: MediaRecord[]): Promise<void> {
     else await c.s.media.selectVersion(v.id, c.userId);
   } else {
     await addMedia(c, pick(c.rand, places), 'image');
+  }
+}
+
+/** Favourite and archive flags set or cleared on a few items, several trashed at once, or an entry restored. */
+async function flagOrTrash(c: Ctx, live: MediaRecord[]): Promise<void> {
+  const r = c.rand();
+  const some = () => Array.from({ length: 1 + Math.floor(c.rand() * 3) }, () => pick(c.rand, live).id);
+  if (r < 0.3) await c.s.media.setFlags(some(), { favorite: c.rand() < 0.6 });
+  else if (r < 0.55) await c.s.media.setFlags(some(), { archived: c.rand() < 0.6 });
+  else if (r < 0.65) await c.s.media.setFlags(some(), { favorite: true, archived: true });
+  else if (r < 0.8) await c.s.media.trash(some(), c.userId);
+  else {
+    const { entries } = await c.s.media.listTrash(c.collectionId, { limit: 50, offset: 0 });
+    if (entries.length) await c.s.media.restore([pick(c.rand, entries).id]);
   }
 }
 
@@ -224,6 +242,13 @@ function filterCombos(all: MediaRecord[]): Array<Partial<BrowseQuery>> {
     { dateField: 'takenAt', createdFrom: dayOf(TAKEN[2]), createdBefore: dayAfter(mid), tagValues: ['red'] },
     { dateField: 'takenAt', createdBefore: '2019-12-31T00:00:00.000Z', types: ['image'] },
     ...(someItem ? [{ mediaId: someItem.id }] : []),
+    // The flags (migration 027 / 060): favourites, archived items listed too or alone, with other filters.
+    { favorite: true },
+    { archived: 'include' },
+    { archived: 'only', types: ['image'] },
+    { favorite: true, archived: 'include', tagFilters: { color: ['red', 'blue'] } },
+    { archived: 'only', createdFrom: dayOf(mid) },
+    { favorite: true, dateField: 'takenAt', createdBefore: TAKEN[3] },
   ];
 }
 
@@ -305,10 +330,19 @@ async function checkSummaries(c: Ctx, all: MediaRecord[], liveFolders: MediaReco
 async function fill(c: Ctx): Promise<void> {
   const folders = [c.root];
   for (let i = 0; i < 7; i++) folders.push((await addMedia(c, pick(c.rand, folders), 'folder')).path);
+  const made: string[] = [];
   for (let i = 0; i < 45; i++) {
-    await addMedia(c, pick(c.rand, folders), c.rand() < 0.25 ? 'video' : 'image');
+    made.push((await addMedia(c, pick(c.rand, folders), c.rand() < 0.25 ? 'video' : 'image')).id);
     if (i % 6 === 0) await sleep(2); // createdAt: some ties, some not
   }
+  await c.s.media.setFlags(
+    made.filter(() => c.rand() < 0.3),
+    { favorite: true },
+  );
+  await c.s.media.setFlags(
+    made.filter(() => c.rand() < 0.2),
+    { archived: true },
+  );
 }
 
 export function browseSuite(

@@ -29,6 +29,7 @@ import type {
   User,
 } from '../../src/storage/types.js';
 import { browseSuite } from './browseSuite.js';
+import { trashSuite } from './trashSuite.js';
 
 interface Fixture {
   user: User;
@@ -289,6 +290,15 @@ export function storageSuite(
     );
     assert.is(fourth.createdByKeyId, keyId, 'the creating key is recorded');
     assert.equal(await s.accounts.getOrganization(fourth.id), fourth);
+
+    const dup = await s.accounts
+      .createOrganization({ id: newUuid(), name: 'Again', slug: 'fourth-org' }, fx.user.id)
+      .then(
+        () => null,
+        (err: { code?: string }) => err.code,
+      );
+    assert.is(dup, 'conflict', 'a slug another organization has is a conflict, and nothing is half made');
+    assert.is(await s.accounts.countOrganizations(), 4);
   });
 
   test('API keys: create, find by hash, revoke (revoked ones are not found), list', async () => {
@@ -1878,4 +1888,5 @@ export function storageSuite(
 
   test.run();
   browseSuite(name, open, close);
+  trashSuite(name, open, close);
 }

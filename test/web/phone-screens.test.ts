@@ -57,7 +57,7 @@ t('signed-out screens: sign-in, setup, invitation', async ({ page, base }) => {
   await checkScreen(page, `${base}/invite?token=not-a-token`, 'h1', 'invite');
 });
 
-t('signed-in screens: collections, account, browse, search, viewer, not found', async (ctx) => {
+t('signed-in screens: collections, account, browse, search, viewer, trash, not found', async (ctx) => {
   if (!exe) return;
   const { page, base } = ctx;
   await signInAsOwner(ctx.app);
@@ -71,6 +71,7 @@ t('signed-in screens: collections, account, browse, search, viewer, not found', 
     [`/c/${lib.datasetId}/search?q=red`, '.result-tile', 'search'],
     ['/search?q=blue', '.result-tile', 'search-everything'],
     [`/m/${lib.items[0]}?from=${from}`, '.image-stage img', 'viewer'],
+    [`/c/${lib.datasetId}/trash`, '.trash-entry', 'trash'],
     ['/no-such-page', 'main h1', 'not-found'],
   ];
   for (const [url, ready, name] of screens) await checkScreen(page, base + url, ready, name);

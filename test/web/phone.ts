@@ -24,7 +24,7 @@ export interface PhoneLibrary {
   trips: string;
 }
 
-/** A collection with a folder and four analysed pictures (three at the top level, one in Trips). */
+/** A collection with a folder and four analysed pictures (three at the top level, one in Trips), and one trashed. */
 export async function seedPhoneLibrary(t: TestApp): Promise<PhoneLibrary> {
   const datasetId = await t.collection('Phone pictures');
   const folder = await t.request('POST', '/api/folder', { body: { datasetId, name: 'Trips' } });
@@ -46,6 +46,14 @@ export async function seedPhoneLibrary(t: TestApp): Promise<PhoneLibrary> {
     await new Promise((done) => setTimeout(done, 20));
   }
   for (const id of ids) await waitForProcessing(t, id, 60_000);
+  // One in the trash, so the Trash screen has a row.
+  const gone = await t.upload(
+    { datasetId, name: 'gone.jpg' },
+    { bytes: await makeImage({ width: 64, height: 48 }), filename: 'gone.jpg', type: 'image/png' },
+  );
+  await waitForProcessing(t, gone.body.mediaId, 60_000);
+  const trashed = await t.request('DELETE', `/api/media/${gone.body.mediaId}`);
+  if (trashed.status >= 300) throw new Error(`trash: ${trashed.status}`);
   return { datasetId, items: ids.slice(0, 3).reverse(), trips };
 }
 

@@ -21,6 +21,7 @@ export const KEYMAP = {
   text: { keys: ['3'], scope: 'viewer', description: 'Show or hide text' },
   info: { keys: ['i'], scope: 'viewer', description: 'Show or hide details' },
   copyText: { keys: ['c'], scope: 'viewer', description: "Copy the item's text (OCR)" },
+  favorite: { keys: ['f'], scope: 'viewer', description: 'Add to or remove from favourites' },
   nextFrame: { keys: ['.'], scope: 'video', description: 'Next analysed frame' },
   previousFrame: { keys: [','], scope: 'video', description: 'Previous analysed frame' },
 } satisfies Record<string, Shortcut>;

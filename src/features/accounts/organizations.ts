@@ -1,6 +1,6 @@
 import { chmod, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { conflict, invalid, notFound } from '../../platform/errors.js';
+import { DomainError, invalid, notFound } from '../../platform/errors.js';
 import { newUuid, nowIso } from '../../platform/ids.js';
 import { hashKey, newKeySecret } from './auth.js';
 import { ensureSetupLink } from './setup.js';
@@ -80,16 +80,19 @@ export async function createOrganization(
   requireRole(principal, 'admin');
   const name = input.name.trim();
   if (!name) throw invalid('name must not be empty');
-  let slug = input.slug ? input.slug.trim().toLowerCase() : slugify(name);
+  const slug = input.slug ? input.slug.trim().toLowerCase() : slugify(name);
   if (!/^[a-z0-9][a-z0-9-]{0,62}$/.test(slug)) throw invalid('slug may hold lowercase letters, digits and hyphens');
-  if (await deps.storage.accounts.isSlugTaken(slug)) {
-    if (input.slug) throw conflict(`slug "${slug}" is taken`);
-    slug = `${slug}-${newUuid().slice(0, 6)}`;
-  }
-  const org = await deps.storage.accounts.createOrganization(
-    { id: newUuid(), name, slug, createdByKeyId: principal.keyId },
-    principal.userId,
-  );
+  const create = (s: string) =>
+    deps.storage.accounts.createOrganization(
+      { id: newUuid(), name, slug: s, createdByKeyId: principal.keyId },
+      principal.userId,
+    );
+  // A slug taken (or taken by a racing request: the store refuses it in its transaction) is the caller's conflict
+  // when they chose it; one made from the name gets a random suffix instead.
+  const org = await create(slug).catch((err: unknown) => {
+    if (input.slug || !(err instanceof DomainError && err.code === 'conflict')) throw err;
+    return create(`${slug}-${newUuid().slice(0, 6)}`);
+  });
   return { organization: { id: org.id, name: org.name, slug: org.slug } };
 }
 

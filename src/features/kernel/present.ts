@@ -98,6 +98,9 @@ export function presentMedia(urls: FileUrls, m: MediaRecord, extras: PresentExtr
     createdById: m.createdById,
     updatedById: m.updatedById,
     status: m.status,
+    // Ours: the item's flags (PATCH /api/media/{id} sets them); archived items are out of default listings.
+    favorite: m.favorite,
+    archived: m.archived,
     metadata: withTags(m.metadata),
     processingStatus: m.processingStatus,
     processingError: m.processingError,

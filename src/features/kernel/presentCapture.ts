@@ -99,6 +99,10 @@ export const mediaObjectSchema = z
     exif: z
       .record(z.string(), z.unknown())
       .describe("EXIF as JSON (the spec's), plus `capture`: the normalised facts ExifTool read"),
+    favorite: z.boolean().describe('ours: a favourite (set with PATCH /api/media/{id})'),
+    archived: z
+      .boolean()
+      .describe('ours: archived, left out of listings and search unless asked (archived=include|only)'),
     ...captureFields,
   })
   .describe("One item (the spec's Media object, with our fields)");

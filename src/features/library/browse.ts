@@ -1,6 +1,6 @@
 import { invalid } from '../../platform/errors.js';
 import { scoredBrowse, type SearchDeps } from '../search/index.js';
-import type { BrowseQuery, DateField, MediaType, SortField } from '../../storage/types.js';
+import type { ArchivedFilter, BrowseQuery, DateField, MediaType, SortField } from '../../storage/types.js';
 import { loadCollection } from '../kernel/access.js';
 import { resolveFolderPath } from './folders.js';
 import { presentMany } from '../kernel/present.js';
@@ -29,6 +29,10 @@ export interface BrowseParams {
   similarToObjectId?: string;
   similarToObjectModel?: 'faces' | 'objects' | 'shoeprints';
   minScore: number;
+  /** Ours: true lists favourites only. */
+  favorite?: boolean;
+  /** Ours: archived items are left out (`exclude`, the default), listed with the rest (`include`), or alone (`only`). */
+  archived?: ArchivedFilter;
   /** Whether the client named sortBy (scored mode then orders by it instead of by score). */
   sortExplicit?: boolean;
 }
@@ -86,6 +90,8 @@ export function toBrowseQuery(collectionId: string, path: string, params: Browse
       : null,
     mediaId: params.mediaId ? params.mediaId.toLowerCase() : null,
     clusterId: params.clusterId ?? null,
+    favorite: params.favorite === true ? true : null,
+    archived: params.archived ?? 'exclude',
     sortBy: params.sortBy,
     sortDirection: params.sortDirection,
     limit: params.limit,

@@ -10,16 +10,23 @@ export async function getMedia(deps: Pick<Services, 'storage' | 'urls'>, princip
   return presentOne(deps, await loadMedia(deps, principal, id, 'viewer'));
 }
 
-/** PATCH /api/media/{id}: rename and/or replace the whole metadata document (not merged). */
+/**
+ * PATCH /api/media/{id}: rename and/or replace the whole metadata document (not merged); ours: set the
+ * favourite and archived flags (of the item with its versions).
+ */
 export async function updateMedia(
   deps: Pick<Services, 'storage'>,
   principal: Principal,
   id: string,
-  patch: { name?: string; metadata?: Metadata },
+  patch: { name?: string; metadata?: Metadata; favorite?: boolean; archived?: boolean },
 ) {
-  if (patch.name === undefined && patch.metadata === undefined) throw invalid('give name or metadata (or both)');
+  const flagged = patch.favorite !== undefined || patch.archived !== undefined;
+  if (patch.name === undefined && patch.metadata === undefined && !flagged)
+    throw invalid('give name, metadata, favorite or archived');
   if (patch.name !== undefined && !patch.name.trim()) throw invalid('name must not be empty');
   const media = await loadMedia(deps, principal, id, 'member');
+  if (flagged) await deps.storage.media.setFlags([media.id], { favorite: patch.favorite, archived: patch.archived });
+  if (patch.name === undefined && patch.metadata === undefined) return (await deps.storage.media.get(media.id))!;
   const updated = await deps.storage.media.update(
     media.id,
     {

@@ -5,7 +5,7 @@ import { presentFrame } from '../kernel/present.js';
 import { round4 } from './ranking.js';
 import { scoreFrames, type FrameScore, type SearchDeps } from './scoring.js';
 import type { FrameDetail, MediaSummary } from '../../storage/types.js';
-import { itemFilter, type OrgSearchFilters } from './orgSearchFilters.js';
+import { archivedAllows, itemFilter, type OrgSearchFilters } from './orgSearchFilters.js';
 
 /**
  * GET /api/search: frame-level results across every collection of the
@@ -40,7 +40,7 @@ export async function searchOrganization(
     );
     positive = positive.filter((f) => allowed.has(f.mediaId));
   }
-  const { results, media, dead } = await readPage(deps, positive, input.limit);
+  const { results, media, dead } = await readPage(deps, positive, input.limit, input.archived);
   const page = results.slice(0, input.limit);
   if (input.sortBy === 'createdAt') {
     const dir = input.sortDirection === 'asc' ? 1 : -1;
@@ -81,7 +81,12 @@ function countFrames(positive: FrameScore[], shown: Array<{ f: FrameScore; frame
  * item-level text match stands for the item's first frame; a frame is shown once. Which frames a page
  * shows does not depend on the batch size (each candidate needs only its own item).
  */
-async function readPage(deps: Pick<Services, 'storage'>, positive: FrameScore[], limit: number) {
+async function readPage(
+  deps: Pick<Services, 'storage'>,
+  positive: FrameScore[],
+  limit: number,
+  archived: OrgSearchFilters['archived'],
+) {
   const media = new Map<string, MediaSummary>();
   const results: Array<{ f: FrameScore; frame: FrameDetail }> = [];
   const seen = new Set<string>();
@@ -96,7 +101,7 @@ async function readPage(deps: Pick<Services, 'storage'>, positive: FrameScore[],
       media.set(m.id, m);
     const live = batch.filter((f) => {
       const m = media.get(f.mediaId);
-      const ok = !!m && m.status === 'active' && m.isCurrent;
+      const ok = !!m && m.status === 'active' && m.isCurrent && archivedAllows(archived, m);
       if (!ok) dead.add(f.frameId ?? f.mediaId);
       return ok;
     });

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { searchOrganization } from './orgSearch.js';
-import { defineRoute } from '../../http/route.js';
+import { defineRoute, queryBool } from '../../http/route.js';
 
 /** A zod error map that words only the missing-field case, leaving every other check its own message. */
 const required = (name: string) => (issue: { input?: unknown }) =>
@@ -29,6 +29,11 @@ export const searchRoutes = [
       type: z.enum(['image', 'video', 'all']).default('all'),
       dateFrom: z.string().optional().describe('YYYY-MM-DD, inclusive (createdAt, UTC)'),
       dateTo: z.string().optional().describe('YYYY-MM-DD, inclusive (createdAt, UTC)'),
+      favorite: queryBool.optional().describe('ours: true finds favourites only'),
+      archived: z
+        .enum(['exclude', 'include', 'only'])
+        .default('exclude')
+        .describe('ours: archived items are left out unless `include` (with the rest) or `only`'),
     }),
     responses: {
       400: 'missing q or organizationId, or a bad date',

@@ -76,9 +76,16 @@ export async function scoredBrowse(
     perItem.set(f.mediaId, item);
   }
   const allowed = mediaIds ? new Set(mediaIds) : null;
+  // The flags are checked on the items read (the id list of the filters is asked only for the other filters).
+  const archived = scope.archived ?? 'exclude';
   const records = (await deps.storage.media.getMany([...perItem.keys()])).filter(
     (m) =>
-      m.status === 'active' && m.isCurrent && m.collectionId === scope.collectionId && (!allowed || allowed.has(m.id)),
+      m.status === 'active' &&
+      m.isCurrent &&
+      m.collectionId === scope.collectionId &&
+      (!allowed || allowed.has(m.id)) &&
+      (scope.favorite !== true || m.favorite) &&
+      (archived === 'include' || (archived === 'only' ? m.archived : !m.archived)),
   );
   const dir = scope.sortDirection === 'asc' ? 1 : -1;
   if (params.explicitSort) {

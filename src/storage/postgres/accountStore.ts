@@ -1,4 +1,5 @@
-import type { PgDb } from '../../platform/pgDb.js';
+import { isUniqueViolation, type PgDb } from '../../platform/pgDb.js';
+import { slugTaken } from '../storeErrors.js';
 import type { AccountStore } from '../storage.js';
 import type { Role } from '../types.js';
 import {
@@ -34,10 +35,14 @@ function organizations(db: PgDb): OrganizationPart {
     async createOrganization(org, ownerUserId) {
       const at = new Date().toISOString();
       await db.tx(async (tx) => {
-        await tx.query(
-          `INSERT INTO organizations (id, name, slug, created_at, created_by_key_id) VALUES ($1, $2, $3, $4, $5)`,
-          [org.id, org.name, org.slug, at, org.createdByKeyId ?? null],
-        );
+        await tx
+          .query(
+            `INSERT INTO organizations (id, name, slug, created_at, created_by_key_id) VALUES ($1, $2, $3, $4, $5)`,
+            [org.id, org.name, org.slug, at, org.createdByKeyId ?? null],
+          )
+          .catch((err: unknown) => {
+            throw isUniqueViolation(err) ? slugTaken(org.slug) : err;
+          });
         await tx.query(
           `INSERT INTO memberships (organization_id, user_id, role, created_at) VALUES ($1, $2, 'owner', $3)`,
           [org.id, ownerUserId, at],

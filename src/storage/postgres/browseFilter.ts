@@ -74,6 +74,11 @@ export function browseFilter(query: BrowseQuery): Filter | null {
     );
   }
   if (query.mediaId !== null) c.add(`m.id = ${c.p(query.mediaId)}`);
+  // Favourites only; archived items left out (the default views), listed too, or alone (migration 060).
+  if (query.favorite === true) c.add(`m.favorite`);
+  const archived = query.archived ?? 'exclude';
+  if (archived === 'exclude') c.add(`NOT m.archived`);
+  else if (archived === 'only') c.add(`m.archived`);
   // Tags: AND between groups, OR within one; each legacy value in any group. Only live items have tag rows.
   for (const [group, values] of Object.entries(query.tagFilters ?? {})) {
     if (values.length === 0) continue;

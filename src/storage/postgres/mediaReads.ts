@@ -17,6 +17,8 @@ interface SummaryRow {
   status: MediaSummary['status'];
   is_current: boolean;
   created_at: string;
+  favorite: boolean;
+  archived: boolean;
 }
 const toSummary = (row: SummaryRow): MediaSummary => ({
   id: row.id,
@@ -30,6 +32,8 @@ const toSummary = (row: SummaryRow): MediaSummary => ({
   status: row.status,
   isCurrent: row.is_current,
   createdAt: row.created_at,
+  favorite: row.favorite,
+  archived: row.archived,
 });
 
 /** The reads behind item pages, search, ingest recovery and blob collection: each one statement. */
@@ -55,8 +59,8 @@ export function mediaReads(
         ? []
         : (
             await db.many<SummaryRow>(
-              `SELECT id, dataset_id, type, name, blob_key, width, height, duration, status, is_current, created_at
-               FROM media WHERE id = ANY($1::text[])`,
+              `SELECT id, dataset_id, type, name, blob_key, width, height, duration, status, is_current, created_at,
+                 favorite, archived FROM media WHERE id = ANY($1::text[])`,
               [ids],
             )
           ).map(toSummary),

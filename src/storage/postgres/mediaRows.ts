@@ -17,7 +17,7 @@ export const mediaColumns = (alias = ''): string => {
     ${a}type, ${a}name, ${a}blob_key, ${a}mime_type, ${a}width, ${a}height, ${a}duration, ${a}size_bytes,
     ${a}exif::text AS exif, ${a}metadata::text AS metadata, ${a}status, ${a}processing_status, ${a}processing_error,
     ${a}root_id, ${a}is_current::int AS is_current, ${a}created_at, ${a}updated_at, ${a}created_by, ${a}updated_by,
-    ${a}taken_at, ${a}description`;
+    ${a}taken_at, ${a}description, ${a}favorite, ${a}archived`;
 };
 export const MEDIA_COLUMNS = mediaColumns();
 

@@ -18,6 +18,7 @@ import { mediaTree } from './mediaTree.js';
 import { mediaWrites } from './mediaWrites.js';
 import { tagGroups } from './tags.js';
 import { pgVersions } from './versions.js';
+import { pgTrash } from './trashStore.js';
 
 /** The media store on PostgreSQL; events it appends in its transactions are announced through `hub`. */
 export function pgMediaStore(db: PgDb, hub: PgEventHub): MediaStore {
@@ -31,6 +32,7 @@ export function pgMediaStore(db: PgDb, hub: PgEventHub): MediaStore {
     ...pgBrowse(db),
     ...pgFolders(db),
     ...pgVersions(db, hub),
+    ...pgTrash(db, hub),
     tagGroups: (collectionId) => tagGroups(db, collectionId),
   };
 }

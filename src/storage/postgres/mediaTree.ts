@@ -4,7 +4,7 @@ import { mediaEvent } from '../sqlite/eventLog.js';
 import type { MediaStore } from '../storage.js';
 import { appendEvent } from './eventAppend.js';
 import type { PgEventHub } from './eventHub.js';
-import { activeRow, addStorage, now } from './mediaRows.js';
+import { activeRow, addStorage, now, type MediaRow } from './mediaRows.js';
 import { dropTags } from './tags.js';
 
 /**
@@ -18,13 +18,17 @@ export async function deleteRows(
   params: unknown[],
   organizationId: string,
   userId: string,
+  trashId: string | null = null,
 ): Promise<string[]> {
   const at = now();
   const n = params.length;
+  // Frames, captions and objects deleted here carry the item's deleted_at as their updated_at: a restore
+  // brings back exactly those (trashStore.ts), not the ones deleted before. `trashId`: the trash entry.
   const rows = await tx.many<{ id: string; size_bytes: number }>(
-    `UPDATE media SET status = 'deleted', deleted_at = $${n + 1}, updated_at = $${n + 1}, updated_by = $${n + 2}
+    `UPDATE media SET status = 'deleted', deleted_at = $${n + 1}, updated_at = $${n + 1}, updated_by = $${n + 2},
+       trash_id = $${n + 3}
      WHERE status = 'active' AND (${which}) RETURNING id, size_bytes`,
-    [...params, at, userId],
+    [...params, at, userId, trashId],
   );
   if (rows.length === 0) return [];
   const ids = rows.map((row) => row.id);
@@ -39,22 +43,42 @@ export async function deleteRows(
   return ids;
 }
 
+/**
+ * Moves one active item (with its versions) or folder (with its subtree) to the trash: its rows deleted under
+ * one trash entry (its id), recorded with when, by whom and the folders it was in; one `media.deleted` event.
+ */
+export async function trashOne(tx: PgRunner, row: MediaRow, userId: string): Promise<number> {
+  const deleted =
+    row.type === 'folder'
+      ? await deleteRows(tx, `path <@ $1::ltree`, [row.path], row.organization_id, userId, row.id)
+      : await deleteRows(tx, `root_id = $1`, [row.root_id], row.organization_id, userId, row.id);
+  const folders = row.parent_path.split('.').slice(1);
+  const names = await tx.many<{ id: string; name: string }>(`SELECT id, name FROM media WHERE id = ANY($1::text[])`, [
+    folders,
+  ]);
+  const byId = new Map(names.map((f) => [f.id, f.name]));
+  const location = folders.map((id) => ({ id, name: byId.get(id) ?? '' }));
+  await tx.query(
+    `INSERT INTO trash (id, dataset_id, organization_id, deleted_at, deleted_by, location)
+     SELECT id, dataset_id, organization_id, deleted_at, $2, $3 FROM media WHERE id = $1
+     ON CONFLICT (id) DO UPDATE SET deleted_at = EXCLUDED.deleted_at, deleted_by = EXCLUDED.deleted_by,
+       location = EXCLUDED.location`,
+    [row.id, userId, JSON.stringify(location)],
+  );
+  const deletedCount = deleted.length;
+  // One event for what was deleted: a folder's subtree (paths under its path) and an item's versions
+  // (same rootMediaId) go with it.
+  await appendEvent(tx, mediaEvent('media.deleted', row, { status: 'deleted', reason: null, deletedCount }));
+  return deletedCount;
+}
+
 /** Deleting an item (with its versions) or a folder (with its subtree), and moving either. */
 export function mediaTree(db: PgDb, hub: PgEventHub): Pick<MediaStore, 'softDelete' | 'move'> {
   return {
     async softDelete(id, userId) {
-      const result = await db.tx(async (tx) => {
-        const row = await activeRow(tx, id, true);
-        const deleted =
-          row.type === 'folder'
-            ? await deleteRows(tx, `path <@ $1::ltree`, [row.path], row.organization_id, userId)
-            : await deleteRows(tx, `root_id = $1`, [row.root_id], row.organization_id, userId);
-        const deletedCount = deleted.length;
-        // One event for what was deleted: a folder's subtree (paths under its path) and an item's versions
-        // (same rootMediaId) go with it.
-        await appendEvent(tx, mediaEvent('media.deleted', row, { status: 'deleted', reason: null, deletedCount }));
-        return { deletedCount };
-      });
+      const result = await db.tx(async (tx) => ({
+        deletedCount: await trashOne(tx, await activeRow(tx, id, true), userId),
+      }));
       hub.appended();
       return result;
     },

@@ -158,6 +158,12 @@ export function mediaWrites(
           );
         }
         await insertMediaRow(tx, media, at);
+        // A new version keeps the item's favourite and archived flags (migration 060).
+        if (media.rootId)
+          await tx.query(
+            `UPDATE media SET (favorite, archived) = (SELECT favorite, archived FROM media WHERE id = $1) WHERE id = $2`,
+            [media.rootId, media.id],
+          );
         await insertFrames(tx, media.id, frames, at, media.createdById);
         await syncTags(tx, media.id, media.collectionId, true, media.metadata);
         await addStorage(tx, media.sizeBytes, media.organizationId);

@@ -1,3 +1,4 @@
+import { slugTaken } from '../storeErrors.js';
 import type { AccountStore } from '../storage.js';
 import type { ApiKeyRecord, Role, User } from '../types.js';
 import type { Db } from './database.js';
@@ -29,6 +30,7 @@ function organizations(
     async createOrganization(org, ownerUserId) {
       const at = now();
       db.transaction(() => {
+        if (db.prepare(`SELECT 1 FROM organizations WHERE slug = ?`).get(org.slug)) throw slugTaken(org.slug);
         db.prepare(
           `INSERT INTO organizations (id, name, slug, created_at, created_by_key_id) VALUES (?, ?, ?, ?, ?)`,
         ).run(org.id, org.name, org.slug, at, org.createdByKeyId ?? null);

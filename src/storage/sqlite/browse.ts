@@ -23,10 +23,17 @@ export function sqliteBrowse(
 ): Pick<MediaStore, 'browse' | 'browseIds' | 'folderSummaries' | 'tagGroups'> {
   const resolve = scopeResolver(db);
   const plan = browsePlanner(db, tuning);
+  // Leaving out archived items (the default) costs nothing where the collection has none (migration 027).
+  const anyArchived = db.prepare(`SELECT 1 FROM media WHERE dataset_id = ? AND archived = 1 LIMIT 1`).pluck();
+  const effective = (query: BrowseQuery): BrowseQuery =>
+    (query.archived ?? 'exclude') === 'exclude' && anyArchived.get(query.collectionId) === undefined
+      ? { ...query, archived: 'include' }
+      : query;
   const rowsByIds = rowReader<MediaRow>(db, MEDIA_COLUMNS, `FROM media WHERE id IN (SELECT value FROM json_each(?))`);
 
   /** The page's ids and the total, from one snapshot (`ranked`: not inside a caller's transaction). */
-  const listing = db.transaction((query: BrowseQuery, ranked: boolean): { ids: string[]; total: number } => {
+  const listing = db.transaction((asked: BrowseQuery, ranked: boolean): { ids: string[]; total: number } => {
+    const query = effective(asked);
     const scope = resolve(query);
     if (!scope) return { ids: [], total: 0 };
     const filter = scopeFilter(query);
@@ -56,7 +63,8 @@ export function sqliteBrowse(
       return { items: ids.map((id) => toMedia(byId.get(id)!)), total };
     },
 
-    async browseIds(query, cap) {
+    async browseIds(asked, cap) {
+      const query = effective(asked);
       const scope = resolve(query);
       if (!scope) return [];
       if (query.mediaId !== null) {

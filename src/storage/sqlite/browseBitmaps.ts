@@ -1,6 +1,6 @@
 import type { Statement } from 'better-sqlite3';
 import type { BrowseQuery } from '../types.js';
-import { SORT_COLUMN, type Scope } from './browseFilter.js';
+import { SORT_COLUMN, archivedMode, flagFiltered, type Scope } from './browseFilter.js';
 import { ItemSet, type ChunkRow } from './itemBitmap.js';
 
 /** An ISO time in UTC (the library layer passes `toISOString()`'s): its day and its time of day. */
@@ -74,9 +74,10 @@ const marks = (n: number) => Array.from({ length: n }, () => '?').join(', ');
  * tag group (any of its values), every tag value and the day range (whole
  * months from month_bits, the rest from day_bits; a bound inside a day keeps
  * that day and takes out, from the scope's date index, its items on the far
- * side of the bound). Its size is the exact total; a page tests its rows
+ * side of the bound), with the favourites (flag_bits, migration 027) and without
+ * the archived items, or with those alone, as the query asks. Its size is the exact total; a page tests its rows
  * against it (browsePlan.ts). Null when bitmaps do not answer the query: no
- * tag or date filter (the kept counters do), a face cluster, or a bound that
+ * tag, date or flag filter (the kept counters do), a face cluster, or a bound that
  * is not an ISO time.
  */
 export function bitmapCandidates(prepare: (sql: string) => Statement) {
@@ -109,7 +110,12 @@ export function bitmapCandidates(prepare: (sql: string) => Statement) {
     const days = dayRange(query);
     const groups = Object.entries(query.tagFilters ?? {}).filter(([, values]) => values.length > 0);
     const values = query.tagValues ?? [];
-    if (query.clusterId || days === undefined || (days === null && groups.length === 0 && values.length === 0))
+    const flags = flagFiltered(query);
+    if (
+      query.clusterId ||
+      days === undefined ||
+      (days === null && groups.length === 0 && values.length === 0 && !flags)
+    )
       return null;
     const types = query.types ?? [];
     const set = chunks(
@@ -133,6 +139,13 @@ export function bitmapCandidates(prepare: (sql: string) => Statement) {
         ]),
       );
     }
+    // Favourites and archived items (migration 027): their sets, per collection.
+    const flagSet = (flag: string) =>
+      chunks(`SELECT chunk, bits FROM flag_bits WHERE dataset_id = ? AND flag = ?`, [query.collectionId, flag]);
+    if (query.favorite === true) set.intersect(flagSet('favorite'));
+    const archived = archivedMode(query);
+    if (archived === 'only') set.intersect(flagSet('archived'));
+    else if (archived === 'exclude') set.subtract(flagSet('archived'));
     if (days) {
       const field = query.dateField ?? 'createdAt';
       set.intersect(dayUnion(query.collectionId, field, days.from, days.before));

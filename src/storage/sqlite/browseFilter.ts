@@ -72,13 +72,22 @@ export interface ScopeFilter {
   countable: boolean;
   /** The index whose range the date filter is (the capture time's or createdAt's): totals and id lists walk it. */
   dateIndex: string;
-  /** `where` and `params` without the date clauses (for a walk whose set has the dates already). */
+  /** `where` and `params` without the date and flag clauses (for a walk whose set has them already). */
   undated: { where: string; params: unknown[] };
+  /** `where` and `params` without the flag clauses (a walk whose set has them, and whose range is the dates). */
+  unflagged: { where: string; params: unknown[] };
 }
+
+/** How a query treats archived items: absent means the default views' `exclude`. */
+export const archivedMode = (query: BrowseQuery) => query.archived ?? 'exclude';
+
+/** Whether the query filters by the flags (migration 027): favourites only, or archived items left out or alone. */
+export const flagFiltered = (query: BrowseQuery): boolean =>
+  query.favorite === true || archivedMode(query) !== 'include';
 
 /** The filters of a browse query over media_scope; mediaId is the caller's (a single-row probe). */
 export function scopeFilter(query: BrowseQuery): ScopeFilter {
-  const clauses: Array<{ sql: string; params: unknown[]; date?: true }> = [];
+  const clauses: Array<{ sql: string; params: unknown[]; date?: true; flag?: true }> = [];
   if (query.types && query.types.length)
     clauses.push({ sql: `s.type IN (${query.types.map(() => '?').join(', ')})`, params: query.types });
   const date = SORT_COLUMN[query.dateField ?? 'createdAt'];
@@ -90,6 +99,14 @@ export function scopeFilter(query: BrowseQuery): ScopeFilter {
       params: [query.clusterId.toLowerCase().replace(/-/g, '')],
     });
   }
+  // The flags, probed per row where no set of items answers (a cluster, a single item, an id list).
+  const flagged = (column: string, on: boolean) => ({
+    sql: `${on ? '' : 'NOT '}EXISTS (SELECT 1 FROM media fm WHERE fm.id = ${ITEM_ID} AND fm.${column} = 1)`,
+    params: [],
+    flag: true as const,
+  });
+  if (query.favorite === true) clauses.push(flagged('favorite', true));
+  if (archivedMode(query) !== 'include') clauses.push(flagged('archived', archivedMode(query) === 'only'));
   const joined = (kept: typeof clauses) => ({
     where: kept.map((c) => ` AND ${c.sql}`).join(''),
     params: kept.flatMap((c) => c.params),
@@ -97,9 +114,11 @@ export function scopeFilter(query: BrowseQuery): ScopeFilter {
   const tags = tagTerms(query);
   return {
     ...joined(clauses),
-    undated: joined(clauses.filter((c) => !c.date)),
+    undated: joined(clauses.filter((c) => !c.date && !c.flag)),
+    unflagged: joined(clauses.filter((c) => !c.flag)),
     tags,
-    countable: !query.createdFrom && !query.createdBefore && !query.clusterId && tags.length === 0,
+    countable:
+      !query.createdFrom && !query.createdBefore && !query.clusterId && tags.length === 0 && !flagFiltered(query),
     dateIndex: date.index,
   };
 }

@@ -135,8 +135,18 @@ function pageWindow(query: BrowseQuery, total: number) {
 
 /** What decides a listing's set of items besides its SQL: the filters the bitmaps answer. */
 function setSignature(query: BrowseQuery): string {
-  const { tagFilters, tagValues, createdFrom, createdBefore, dateField, types, clusterId } = query;
-  return JSON.stringify([tagFilters, tagValues, createdFrom, createdBefore, dateField, types, clusterId]);
+  const { tagFilters, tagValues, createdFrom, createdBefore, dateField, types, clusterId, favorite, archived } = query;
+  return JSON.stringify([
+    tagFilters,
+    tagValues,
+    createdFrom,
+    createdBefore,
+    dateField,
+    types,
+    clusterId,
+    favorite,
+    archived,
+  ]);
 }
 
 /**
@@ -206,7 +216,7 @@ function pageOfSet(
   const rowsPerMatch = p.scopeSize(scope, query.types) / Math.max(total, 1);
   // The set has the dates already: their clauses stay only where they make the walk a range of the index.
   const dated = query.sortBy === (query.dateField ?? 'createdAt');
-  const { where, params } = dated ? filter : filter.undated;
+  const { where, params } = dated ? filter.unflagged : filter.undated;
   // Counting the set per block costs about a twentieth of walking a row per member. A walk that is a date
   // range of the index steps over fewer rows than the scope's share per match says: it leaps only for a small
   // set, whose counting costs little whatever the walk would have been.

@@ -148,6 +148,15 @@ export class ItemSet {
     return this;
   }
 
+  /** Takes out the members of `other`. */
+  subtract(other: ItemSet): this {
+    for (const [chunk, words] of this.chunks) {
+      const theirs = other.chunks.get(chunk);
+      if (theirs) for (let i = 0; i < WORDS; i++) words[i] &= ~theirs[i];
+    }
+    return this;
+  }
+
   /** Takes `ord` out (nothing when it is not a member). */
   remove(ord: number): void {
     const words = this.chunks.get(ord >>> CHUNK_SHIFT);

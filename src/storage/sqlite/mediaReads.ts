@@ -42,6 +42,8 @@ export const MEDIA_COLUMNS = columnsOf<MediaRow>({
   created_by: 1,
   updated_by: 1,
   taken_at: 1,
+  favorite: 1,
+  archived: 1,
 });
 type SummaryRow = Pick<
   MediaRow,
@@ -56,6 +58,8 @@ type SummaryRow = Pick<
   | 'status'
   | 'is_current'
   | 'created_at'
+  | 'favorite'
+  | 'archived'
 >;
 const SUMMARY_COLUMNS = columnsOf<SummaryRow>({
   id: 1,
@@ -69,6 +73,8 @@ const SUMMARY_COLUMNS = columnsOf<SummaryRow>({
   status: 1,
   is_current: 1,
   created_at: 1,
+  favorite: 1,
+  archived: 1,
 });
 const toSummary = (row: SummaryRow): MediaSummary => ({
   id: row.id,
@@ -82,6 +88,8 @@ const toSummary = (row: SummaryRow): MediaSummary => ({
   status: row.status,
   isCurrent: row.is_current === 1,
   createdAt: row.created_at,
+  favorite: Boolean(row.favorite),
+  archived: Boolean(row.archived),
 });
 const FRAME_COLUMNS = columnsOf<FrameRow>({
   id: 1,

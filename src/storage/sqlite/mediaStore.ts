@@ -20,6 +20,7 @@ import { mediaTree, rowDeleter } from './mediaTree.js';
 import { toMedia, type MediaRow } from './rows.js';
 import { dropTags, syncTags } from './tagIndex.js';
 import { sqliteVersions } from './versions.js';
+import { sqliteTrash } from './trashStore.js';
 import type { PlannerTuning } from './browsePlan.js';
 
 const textOrNull = (value: unknown): string | null => (typeof value === 'string' ? value : null);
@@ -41,6 +42,7 @@ export function sqliteMediaStore(
     ...sqliteBrowse(db, browse),
     ...sqliteFolderTree(db),
     ...sqliteVersions(db, { deleteRows, mustRow: core.mustRow, text: writers.text, events }),
+    ...sqliteTrash(core, deleteRows),
   };
 }
 
@@ -105,6 +107,11 @@ function mediaWrites(
       dropTags(db, text, previous);
     }
     writeMedia(media, at);
+    // A new version keeps the item's favourite and archived flags (migration 027).
+    if (media.rootId)
+      db.prepare(
+        `UPDATE media SET (favorite, archived) = (SELECT favorite, archived FROM media WHERE id = ?) WHERE id = ?`,
+      ).run(media.rootId, media.id);
     for (const frame of frames) insertFrame(media.id, frame, at, media.createdById);
     syncTags(db, text, media.id, media.collectionId, true, media.metadata);
     core.addStorage(media.sizeBytes, media.organizationId);

@@ -4,6 +4,8 @@ import { mediaEvent } from './eventLog.js';
 import { now, type MediaCore } from './mediaCore.js';
 import { dropTags } from './tagIndex.js';
 import { moveFolderScopes } from './scopeMove.js';
+import type { MediaRow } from './rows.js';
+import type { TrashPlace } from '../trash.js';
 
 /** `path > 'p.' AND path < 'p/'` selects every descendant of p: '/' is the character after '.'. */
 export const subtreeBounds = (path: string): [string, string] => [`${path}.`, `${path}/`];
@@ -11,20 +13,25 @@ export const subtreeBounds = (path: string): [string, string] => [`${path}.`, `$
 /** The rows a delete takes: their ids, and their bytes for the organization's storage total. */
 export type DeletedRow = { id: string; size_bytes: number };
 
-/** Marks these rows deleted with everything hanging off them; returns how many changed. */
-export type RowDeleter = (rows: DeletedRow[], organizationId: string, userId: string) => number;
+/**
+ * Marks these rows deleted with everything hanging off them; returns how many changed. `trashId` names the
+ * trash entry they go to (migration 027); without it (one version deleted) they belong to none.
+ */
+export type RowDeleter = (rows: DeletedRow[], organizationId: string, userId: string, trashId?: string) => number;
 
 export function rowDeleter({ db, writers, addStorage }: MediaCore): RowDeleter {
   const { vectors, text } = writers;
-  return (rows, organizationId, userId) => {
+  return (rows, organizationId, userId, trashId) => {
     if (rows.length === 0) return 0;
     const mediaIds = rows.map((row) => row.id);
     const ids = JSON.stringify(mediaIds);
     const at = now();
     db.prepare(
-      `UPDATE media SET status = 'deleted', deleted_at = ?, updated_at = ?, updated_by = ?
+      `UPDATE media SET status = 'deleted', deleted_at = ?, updated_at = ?, updated_by = ?, trash_id = ?
        WHERE id IN (SELECT value FROM json_each(?))`,
-    ).run(at, at, userId, ids);
+    ).run(at, at, userId, trashId ?? null, ids);
+    // Frames, captions and objects deleted here carry the item's deleted_at as their updated_at: a restore
+    // brings back exactly those (sqliteTrash), not the ones deleted before.
     // The items stop being live: every text index row of theirs goes, their frames', captions' and objects'
     // included, so the status changes below have nothing left to drop.
     text.reindexMedia(mediaIds);
@@ -40,29 +47,48 @@ export function rowDeleter({ db, writers, addStorage }: MediaCore): RowDeleter {
   };
 }
 
-/** Deleting an item (with its versions) or a folder (with its subtree), and moving either. */
-export function mediaTree(core: MediaCore, deleteRows: RowDeleter): Pick<MediaStore, 'softDelete' | 'move'> {
-  const { db, activeRow } = core;
-
-  const softDelete = db.transaction((id: string, userId: string) => {
-    const row = activeRow(id);
+/**
+ * Moves one active item (with its versions) or folder (with its subtree) to the trash: its rows deleted under
+ * one trash entry (its id), recorded with when, by whom and the folders it was in; one `media.deleted` event.
+ */
+export function trashOne(core: MediaCore, deleteRows: RowDeleter): (row: MediaRow, userId: string) => number {
+  const { db } = core;
+  const names = db.prepare(`SELECT id, name FROM media WHERE id IN (SELECT value FROM json_each(?))`);
+  const entry = db.prepare(
+    `INSERT OR REPLACE INTO trash (id, dataset_id, organization_id, deleted_at, deleted_by, location)
+     SELECT id, dataset_id, organization_id, deleted_at, ?, ? FROM media WHERE id = ?`,
+  );
+  return (row, userId) => {
     let rows: DeletedRow[];
     if (row.type === 'folder') {
       const [lo, hi] = subtreeBounds(row.path);
       rows = db
         .prepare(`SELECT id, size_bytes FROM media WHERE status = 'active' AND (id = ? OR (path > ? AND path < ?))`)
-        .all(id, lo, hi) as DeletedRow[];
+        .all(row.id, lo, hi) as DeletedRow[];
     } else {
       rows = db
         .prepare(`SELECT id, size_bytes FROM media WHERE status = 'active' AND root_id = ?`)
         .all(row.root_id) as DeletedRow[];
     }
-    const deletedCount = deleteRows(rows, row.organization_id, userId);
+    const folders = row.parent_path.split('.').slice(1);
+    const byId = new Map((names.all(JSON.stringify(folders)) as TrashPlace[]).map((f) => [f.id, f.name]));
+    const location = folders.map((id) => ({ id, name: byId.get(id) ?? '' }));
+    const deletedCount = deleteRows(rows, row.organization_id, userId, row.id);
+    entry.run(userId, JSON.stringify(location), row.id);
     // One event for what was deleted: a folder's subtree (paths under its path) and an item's versions
     // (same rootMediaId) go with it.
     core.events.append(mediaEvent('media.deleted', row, { status: 'deleted', reason: null, deletedCount }));
-    return { deletedCount };
-  });
+    return deletedCount;
+  };
+}
+
+/** Deleting an item (with its versions) or a folder (with its subtree), and moving either. */
+export function mediaTree(core: MediaCore, deleteRows: RowDeleter): Pick<MediaStore, 'softDelete' | 'move'> {
+  const { db, activeRow } = core;
+  const toTrash = trashOne(core, deleteRows);
+  const softDelete = db.transaction((id: string, userId: string) => ({
+    deletedCount: toTrash(activeRow(id), userId),
+  }));
 
   // Paths are not searchable and a move stays in its collection: the indexes have nothing to hear of it.
   // An item's browse scopes follow it by trigger (migration 017), a folder's subtree's in moveFolderScopes.

@@ -116,6 +116,9 @@ export interface MediaRow {
   created_by: string;
   updated_by: string | null;
   taken_at: string | null;
+  /** 0/1 (migration 027); absent from rows read before it, as 0. */
+  favorite?: number | boolean;
+  archived?: number | boolean;
 }
 export const toMedia = (r: MediaRow): MediaRecord => ({
   id: r.id,
@@ -143,6 +146,8 @@ export const toMedia = (r: MediaRow): MediaRecord => ({
   createdById: r.created_by,
   updatedById: r.updated_by,
   takenAt: r.taken_at,
+  favorite: Boolean(r.favorite),
+  archived: Boolean(r.archived),
 });
 
 export interface FrameRow {

@@ -32,6 +32,7 @@ export const TRANSFER_TABLES: TransferTable[] = [
   { name: 'detected_objects', key: ['id'] },
   { name: 'object_embeddings', key: ['object_id', 'model_id'] },
   { name: 'media_stages', key: ['media_id', 'stage'] },
+  { name: 'trash', key: ['id'] },
   { name: 'watched_folders', key: ['id'] },
   { name: 'watched_files', key: ['watch_id', 'rel_path'] },
   { name: 'clusters', key: ['id'] },

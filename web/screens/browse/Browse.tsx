@@ -7,7 +7,8 @@ import { describeError } from '../../lib/api';
 import { location, navigate } from '../../lib/router';
 import { isAdmin } from '../../lib/session';
 import { fetchCollection, fetchPage, fetchTagValues, type MediaItem } from './browseApi';
-import { hasFilters, listingKey, readState, stateUrl, type BrowseState } from './browseState';
+import { CLEARED, hasFilters, listingKey, readState, stateUrl, type BrowseState } from './browseState';
+import { TrashLink } from '../trash/TrashLink';
 import { PageCache } from './pageCache';
 import { FolderStore } from './folderStore';
 import { FolderTree } from './FolderTree';
@@ -116,6 +117,7 @@ export function Browse({ params }: { params: Record<string, string> }) {
                 }}
               />
             ) : null}
+            <TrashLink datasetId={datasetId} />
             <UploadButton onClick={() => openUploadPicker(datasetId, state.path || undefined)} />
           </div>
         </div>
@@ -129,7 +131,7 @@ export function Browse({ params }: { params: Record<string, string> }) {
           label={`Items in ${folderName}`}
           hrefOf={hrefOf}
           onOpen={onOpen}
-          onClear={() => go({ type: 'all', from: '', to: '', tags: [], recursive: false })}
+          onClear={() => go(CLEARED)}
           rootHref={folderHref('')}
         />
       </section>

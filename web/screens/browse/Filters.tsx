@@ -1,7 +1,8 @@
 /** The filter bar: type, date range, tags (chips with autocomplete), sort and direction, subfolders, clear all. */
 import { useState } from 'preact/hooks';
 import { TypeDateFilters } from '../../components/TypeDateFilters';
-import { DEFAULT_STATE, hasFilters, type BrowseState } from './browseState';
+import { CLEARED, hasFilters, type BrowseState } from './browseState';
+import { FlagFilters } from './FlagFilters';
 
 export interface FiltersProps {
   state: BrowseState;
@@ -50,11 +51,9 @@ export function Filters({ state, tagValues, onChange }: FiltersProps) {
         />{' '}
         Include subfolders
       </label>
+      <FlagFilters state={state} onChange={onChange} />
       {hasFilters(state) ? (
-        <button
-          type="button"
-          onClick={() => onChange({ type: DEFAULT_STATE.type, from: '', to: '', tags: [], recursive: false })}
-        >
+        <button type="button" onClick={() => onChange(CLEARED)}>
           Clear filters
         </button>
       ) : null}

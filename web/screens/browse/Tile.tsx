@@ -3,6 +3,7 @@ import type { CSSProperties } from 'preact';
 import { MediaThumb, VideoIcon } from '../../components/MediaThumb';
 import { ProcessingBadge } from '../../components/ProcessingBadge';
 import type { MediaItem } from './browseApi';
+import { FavoriteMark } from './FlagFilters';
 
 const DATE = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium' });
 
@@ -51,6 +52,7 @@ export function Tile({ index, item, href, tabStop, style, onOpen }: TileProps) {
             </span>
           ) : null}
           {item.type !== 'folder' ? <ProcessingBadge item={item} /> : null}
+          {item.favorite ? <FavoriteMark /> : null}
         </span>
         <span class="tile-name">{item.name}</span>
         <span class="tile-meta">

@@ -19,6 +19,9 @@ export interface MediaItem {
   analysis: Record<string, string>;
   folderItemCount: number | null;
   frames: Array<{ captions: Array<{ text: string }> }>;
+  /** Ours (issue #27); absent on servers before it. */
+  favorite?: boolean;
+  archived?: boolean;
 }
 
 export interface Page {

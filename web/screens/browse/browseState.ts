@@ -3,6 +3,7 @@
  * /c/:datasetId?path=…&type=…&sortBy=…&sortDirection=…&dateFrom=…&dateTo=…&tags=…&recursive=true.
  * The names and values are the browse API's own (GET /api/dataset/:id/media): the viewer, given this URL as
  * its `from`, copies them onto the same API call to step through the same list (viewer/neighbours.ts).
+ * Ours: favorite=true (favourites only) and archived=include|only (archived items are hidden unless asked).
  * The short spellings sort (date|taken|name|type), dir, from and to are read too. Sorted by the date taken
  * (sortBy=takenAt, the server's own), the date range is over the date taken as well.
  */
@@ -19,6 +20,10 @@ export interface BrowseState {
   to: string;
   tags: string[];
   recursive: boolean;
+  /** Favourites only. */
+  favorite: boolean;
+  /** Archived items: hidden (the default), shown with the rest, or alone. */
+  archived: 'exclude' | 'include' | 'only';
 }
 
 export const DEFAULT_STATE: BrowseState = {
@@ -30,6 +35,8 @@ export const DEFAULT_STATE: BrowseState = {
   to: '',
   tags: [],
   recursive: false,
+  favorite: false,
+  archived: 'exclude',
 };
 
 const DAY = /^\d{4}-\d{2}-\d{2}$/;
@@ -56,6 +63,8 @@ export function readState(query: URLSearchParams): BrowseState {
       .map((t) => t.trim())
       .filter(Boolean),
     recursive: ['true', '1'].includes(query.get('recursive') ?? ''),
+    favorite: ['true', '1'].includes(query.get('favorite') ?? ''),
+    archived: oneOf(query.get('archived'), ['exclude', 'include', 'only'] as const, 'exclude'),
   };
 }
 
@@ -71,7 +80,18 @@ export function stateUrl(datasetId: string, state: BrowseState): string {
 
 /** True when any filter narrows the listing (the clear-all button shows then). */
 export const hasFilters = (s: BrowseState): boolean =>
-  s.type !== 'all' || !!s.from || !!s.to || s.tags.length > 0 || s.recursive;
+  s.type !== 'all' || !!s.from || !!s.to || s.tags.length > 0 || s.recursive || s.favorite || s.archived !== 'exclude';
+
+/** What clearing every filter sets. */
+export const CLEARED: Partial<BrowseState> = {
+  type: 'all',
+  from: '',
+  to: '',
+  tags: [],
+  recursive: false,
+  favorite: false,
+  archived: 'exclude',
+};
 
 const SORT_FIELD = { date: 'createdAt', taken: 'takenAt', name: 'name', type: 'type' } as const;
 
@@ -86,6 +106,8 @@ export function browseParams(state: BrowseState): Record<string, string | undefi
     tags: state.tags.length ? state.tags.join(',') : undefined,
     sortBy: SORT_FIELD[state.sort],
     sortDirection: state.dir,
+    favorite: state.favorite ? 'true' : undefined,
+    archived: state.archived === 'exclude' ? undefined : state.archived,
   };
 }
 

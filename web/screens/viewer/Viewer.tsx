@@ -19,7 +19,8 @@ import { ViewerBar } from './ViewerBar';
 import { DetailsPanel } from './DetailsPanel';
 import { VideoStage } from './VideoStage';
 import { LiveMotion } from './LiveMotion';
-import { isPhoneLayout, useViewerTouch } from './useStageGestures';
+import { isPhoneLayout } from './useStageGestures';
+import { ItemFlags } from './ItemFlags';
 import './viewer.css';
 import './phone.css';
 
@@ -31,6 +32,11 @@ function frameAt(frames: Frame[], time: number): Frame | undefined {
   let found = frames[0];
   for (const f of frames) if (seconds(f) <= time + 0.05) found = f;
   return found;
+}
+
+/** The frame whose regions are drawn: an image's, or a paused video's when it is near an analysed frame. */
+function overlayOf(isVideo: boolean, paused: boolean, frame: Frame | undefined, time: number): Frame | undefined {
+  return !isVideo || (paused && frame && Math.abs(seconds(frame) - time) <= NEAR_FRAME_S) ? frame : undefined;
 }
 
 /** Neighbours in `from`, found in the background (none until known). */
@@ -103,8 +109,7 @@ function ItemView(props: {
   const [paused, setPaused] = useState(true);
   const video = useRef<HTMLVideoElement>(null);
   const frame = isVideo ? frameAt(media.frames, time) : (initial ?? media.frames[0]);
-  const overlayFrame =
-    !isVideo || (paused && frame && Math.abs(seconds(frame) - time) <= NEAR_FRAME_S) ? frame : undefined;
+  const overlayFrame = overlayOf(isVideo, paused, frame, time);
   const regions = visibleRegions(overlayFrame ?? frame, layers);
   const back = from ?? `/c/${encodeURIComponent(media.datasetId)}`;
   const here = location.value.path + (location.value.query.toString() ? `?${location.value.query}` : '');
@@ -127,13 +132,13 @@ function ItemView(props: {
     text: () => toggle('text'),
     info: () => setDetails((d) => !d),
     copyText: () => document.querySelector<HTMLButtonElement>('.ocr-copy')?.click(),
+    favorite: () => document.querySelector<HTMLButtonElement>('.favorite-toggle')?.click(),
     nextFrame: isVideo ? () => step(1) : undefined,
     previousFrame: isVideo ? () => step(-1) : undefined,
   });
-  const main = useViewerTouch(neighbours, from, back, !isVideo);
   return (
     <div class={`viewer${details ? '' : ' details-hidden'}${selected ? ' with-similar' : ''}`}>
-      <div class="viewer-main" ref={main}>
+      <div class="viewer-main">
         <ViewerBar
           name={media.name}
           back={back}
@@ -144,7 +149,9 @@ function ItemView(props: {
           details={details}
           onToggle={toggle}
           onDetails={() => setDetails((d) => !d)}
-        />
+        >
+          <ItemFlags media={media} back={back} setMedia={props.setMedia} />
+        </ViewerBar>
         {isVideo ? (
           <VideoStage
             media={media}

@@ -3,6 +3,8 @@ import { followLink, navigate } from '../../lib/router';
 import { viewerUrl, type Neighbours } from './neighbours';
 import { LayerToggles, type LayerKey, type Layers } from './RegionLayer';
 import type { Frame } from './types';
+import type { ComponentChildren } from 'preact';
+import { useViewerTouch } from './useStageGestures';
 
 export function ViewerBar(props: {
   name: string;
@@ -14,7 +16,10 @@ export function ViewerBar(props: {
   details: boolean;
   onToggle: (key: LayerKey) => void;
   onDetails: () => void;
+  /** More controls at the end of the bar (the item's flags). */
+  children?: ComponentChildren;
 }) {
+  useViewerTouch(props.neighbours, props.from, props.back); // swipe and pull down on the picture, as ←/→ and Esc
   return (
     <div class="viewer-bar">
       <a href={props.back} onClick={followLink} class="viewer-back" aria-keyshortcuts="Escape">
@@ -43,6 +48,7 @@ export function ViewerBar(props: {
       <button type="button" aria-pressed={props.details} aria-keyshortcuts="i" onClick={() => props.onDetails()}>
         Details
       </button>
+      {props.children}
     </div>
   );
 }

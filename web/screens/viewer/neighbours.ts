@@ -26,6 +26,8 @@ const BROWSE_PARAMS = [
   'tags',
   'tagFilters',
   'clusterId',
+  'favorite',
+  'archived',
 ];
 const PAGE = 100;
 /** Pages read at most before giving up (an item deep in a huge list has no ←/→). */

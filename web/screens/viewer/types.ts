@@ -69,6 +69,9 @@ export interface MediaItem {
   isCurrentVersion?: boolean;
   analysis?: Record<string, string>;
   frames: Frame[];
+  /** Ours (issue #27). */
+  favorite?: boolean;
+  archived?: boolean;
 }
 
 /** Scored browse adds these to each item. */

@@ -1,8 +1,9 @@
 /**
  * Touch on the viewer's stage (pointer events from a finger or pen; the mouse keeps its desktop behaviour):
  * swipe left/right for the next/previous item, pull down to close, pinch or double tap to zoom, drag to pan
- * while zoomed. Listens on the viewer's main column and acts on a touch that starts on the picture's
- * `.region-stage` (touch-action: none there, viewer.css), which it moves with CSS transforms (no re-render).
+ * while zoomed (images only: a video's own controls need their taps). Listens on the document and acts on a
+ * touch that starts on the viewer's picture, `.viewer .region-stage` (touch-action: none there, phone.css),
+ * which it moves with CSS transforms (no re-render).
  */
 import { useEffect, useRef } from 'preact/hooks';
 import { navigate } from '../../lib/router';
@@ -23,8 +24,6 @@ export interface StageGestureHandlers {
   next: () => void;
   previous: () => void;
   close: () => void;
-  /** Pinch and double tap zoom (images; a video's own controls need their taps). */
-  zoomable: boolean;
 }
 
 interface Point {
@@ -34,12 +33,11 @@ interface Point {
 
 const distance = (a: Point, b: Point) => Math.hypot(a.x - b.x, a.y - b.y);
 
-export function useStageGestures(root: { current: HTMLElement | null }, handlers: StageGestureHandlers): void {
+export function useStageGestures(handlers: StageGestureHandlers): void {
   const current = useRef(handlers);
   current.current = handlers;
   useEffect(() => {
-    const el = root.current;
-    if (!el) return;
+    const el = document;
     const pointers = new Map<number, Point>();
     let zoom: Zoom = NO_ZOOM;
     let stage: HTMLElement | null = null;
@@ -65,6 +63,7 @@ export function useStageGestures(root: { current: HTMLElement | null }, handlers
       stage.style.transform = transform;
       stage.style.opacity = opacity;
     };
+    const zoomable = () => !!stage?.classList.contains('image-stage');
     const setZoom = (z: Zoom) => {
       const b = box();
       zoom = clampZoom(z, b.width, b.height);
@@ -74,12 +73,12 @@ export function useStageGestures(root: { current: HTMLElement | null }, handlers
 
     const onDown = (e: PointerEvent) => {
       if (e.pointerType === 'mouse') return;
-      const on = (e.target as Element).closest<HTMLElement>('.region-stage');
+      const on = (e.target as Element).closest<HTMLElement>('.viewer .region-stage');
       if (!on || (stage && on !== stage && pointers.size > 0)) return;
       stage = on;
       pointers.set(e.pointerId, { x: e.clientX, y: e.clientY });
       if (pointers.size === 1) start = { x: e.clientX, y: e.clientY, t: e.timeStamp, zoom };
-      else if (pointers.size === 2 && current.current.zoomable) {
+      else if (pointers.size === 2 && zoomable()) {
         const [a, b] = [...pointers.values()];
         pinch = { d: distance(a, b), zoom, mid: centred({ x: (a.x + b.x) / 2, y: (a.y + b.y) / 2 }) };
         start = null;
@@ -123,7 +122,7 @@ export function useStageGestures(root: { current: HTMLElement | null }, handlers
     const onTap = (tap: Point & { t: number }) => {
       const double = lastTap && tap.t - lastTap.t < DOUBLE_TAP_MS && distance(tap, lastTap) < DOUBLE_TAP_PX;
       lastTap = double ? null : tap;
-      if (!double || !current.current.zoomable) return;
+      if (!double || !zoomable()) return;
       const p = centred(tap);
       const b = box();
       setZoom(doubleTapZoom(zoom, p.x, p.y, b.width, b.height));
@@ -145,13 +144,10 @@ export function useStageGestures(root: { current: HTMLElement | null }, handlers
 export const isPhoneLayout = (): boolean => window.matchMedia('(max-width: 720px)').matches;
 
 /** The viewer's gestures: swipes step through `from` as ←/→ do, pull down goes `back` as Esc does. */
-export function useViewerTouch(neighbours: Neighbours, from: string | null, back: string, zoomable: boolean) {
-  const main = useRef<HTMLDivElement>(null);
-  useStageGestures(main, {
+export function useViewerTouch(neighbours: Neighbours, from: string | null, back: string): void {
+  useStageGestures({
     next: () => neighbours.next && navigate(viewerUrl(neighbours.next, from)),
     previous: () => neighbours.previous && navigate(viewerUrl(neighbours.previous, from)),
     close: () => navigate(back),
-    zoomable,
   });
-  return main;
 }

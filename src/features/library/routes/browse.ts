@@ -35,6 +35,11 @@ export const browseQuery = z.object({
   similarToObjectId: z.string().optional(),
   similarToObjectModel: z.enum(['faces', 'objects', 'shoeprints']).optional(),
   minScore: z.coerce.number().min(0).max(1).default(0.05),
+  favorite: queryBool.optional().describe('ours: true lists favourites only (false or absent: any)'),
+  archived: z
+    .enum(['exclude', 'include', 'only'])
+    .default('exclude')
+    .describe('ours: archived items are left out of listings and search unless `include` (with the rest) or `only`'),
 });
 
 export const browseRoutes = [

@@ -4,7 +4,7 @@ import { presentOne } from '../../kernel/present.js';
 import { mediaObjectSchema } from '../../kernel/presentCapture.js';
 import { addTag, removeTag, renameTagGroup } from '../tags.js';
 import { defineRoute } from '../../../http/route.js';
-import { renameOrReplaceBody } from './schemas.js';
+import { itemPatchBody } from './schemas.js';
 
 const mediaParams = z.object({ mediaId: z.string() });
 
@@ -23,10 +23,10 @@ export const mediaRoutes = [
     method: 'patch',
     path: '/api/media/:mediaId',
     tag: 'library',
-    summary: 'Rename and/or replace the whole metadata document (also renames folders)',
+    summary: 'Rename and/or replace the whole metadata document (also renames folders); ours: favourite, archived',
     params: mediaParams,
-    body: renameOrReplaceBody(1024),
-    responses: { 400: 'neither name nor metadata', 404: 'not found' },
+    body: itemPatchBody(1024),
+    responses: { 400: 'neither name, metadata nor a flag', 403: 'role too low', 404: 'not found' },
     handle: async ({ services, principal, params, body }) => ({
       media: await presentOne(services, await updateMedia(services, principal, params.mediaId, body)),
     }),

@@ -16,3 +16,10 @@ const metadataDocument = z
  */
 export const renameOrReplaceBody = (nameMax: number) =>
   z.object({ name: z.string().max(nameMax).optional(), metadata: metadataDocument.optional() });
+
+/** The item PATCH body: renameOrReplaceBody's fields and ours, the favourite and archived flags. */
+export const itemPatchBody = (nameMax: number) =>
+  renameOrReplaceBody(nameMax).extend({
+    favorite: z.boolean().optional().describe('ours: mark or unmark a favourite'),
+    archived: z.boolean().optional().describe('ours: archive (out of default listings and search) or unarchive'),
+  });

@@ -1,0 +1,78 @@
+/**
+ * Ours (issue #27): the viewer's favourite (heart, key f) and archive toggles and "Move to trash" — PATCH
+ * /api/media/:id with `favorite` / `archived`, DELETE /api/media/:id. People who cannot write see only
+ * whether the item is a favourite or archived.
+ */
+import { useState } from 'preact/hooks';
+import { api, describeError } from '../../lib/api';
+import { navigate } from '../../lib/router';
+import { canWrite } from '../../lib/session';
+import type { MediaItem } from './types';
+import './flags.css';
+
+export function ItemFlags(props: { media: MediaItem; back: string; setMedia: (m: MediaItem) => void }) {
+  const { media } = props;
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const favorite = media.favorite === true;
+  const archived = media.archived === true;
+  if (!canWrite())
+    return (
+      <span class="item-flags muted">
+        {favorite ? <span>♥ Favourite</span> : null}
+        {archived ? <span>Archived</span> : null}
+      </span>
+    );
+  const run = async (work: () => Promise<void>) => {
+    setBusy(true);
+    setError(null);
+    try {
+      await work();
+    } catch (err) {
+      setError(describeError(err));
+    } finally {
+      setBusy(false);
+    }
+  };
+  const patch = (body: { favorite?: boolean; archived?: boolean }) =>
+    run(async () => {
+      const r = await api<{ media: MediaItem }>('PATCH', `/api/media/${encodeURIComponent(media.id)}`, { body });
+      props.setMedia({ ...media, favorite: r.media.favorite, archived: r.media.archived });
+    });
+  return (
+    <span class="item-flags" role="group" aria-label="Item actions">
+      <button
+        type="button"
+        class={`favorite-toggle${favorite ? ' on' : ''}`}
+        aria-pressed={favorite}
+        aria-label="Favourite"
+        aria-keyshortcuts="f"
+        title={favorite ? 'Remove from favourites (f)' : 'Add to favourites (f)'}
+        disabled={busy}
+        onClick={() => void patch({ favorite: !favorite })}
+      >
+        <span aria-hidden="true">{favorite ? '♥' : '♡'}</span>
+      </button>
+      <button type="button" aria-pressed={archived} disabled={busy} onClick={() => void patch({ archived: !archived })}>
+        {archived ? 'Archived' : 'Archive'}
+      </button>
+      <button
+        type="button"
+        disabled={busy}
+        onClick={() =>
+          void run(async () => {
+            await api('DELETE', `/api/media/${encodeURIComponent(media.id)}`);
+            navigate(props.back);
+          })
+        }
+      >
+        Move to trash
+      </button>
+      {error ? (
+        <span class="error" role="alert">
+          {error}
+        </span>
+      ) : null}
+    </span>
+  );
+}
