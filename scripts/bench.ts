@@ -38,6 +38,7 @@ import { runSearchableBench } from './bench/searchable.js';
 import { runScaleBench } from './bench/scale.js';
 import { runFormatsBench } from './bench/formats.js';
 import { runBackupBench } from './bench/backup.js';
+import { runPeopleBench } from './bench/people.js';
 
 const SECTIONS: Record<string, { describe: string; run: (opts: BenchOptions) => Promise<SectionResult> }> = {
   library: {
@@ -107,6 +108,11 @@ const SECTIONS: Record<string, { describe: string; run: (opts: BenchOptions) => 
     describe:
       'a 10,000-item library: full, incremental and unchanged backups and a restore beside cp -a, the integrity pass, the re-hash rate, browse p99 beside a throttled re-hash (issue 29)',
     run: runBackupBench,
+  },
+  people: {
+    describe:
+      'face clusters as people over HTTP on 5,000 people: merging 100 into one beside clustering their faces, the People page and suggestions beside a browse page (issue 27)',
+    run: runPeopleBench,
   },
   web: {
     describe:

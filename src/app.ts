@@ -30,6 +30,7 @@ import { jobRoutes } from './features/ingest/routes.js';
 import { correctionRoutes } from './features/library/routes/corrections.js';
 import { searchRoutes } from './features/search/routes.js';
 import { browseRoutes } from './features/library/routes/browse.js';
+import { peopleRoutes } from './features/faces/routes.js';
 import { collectionRoutes } from './features/library/routes/collections.js';
 import { folderRoutes } from './features/library/routes/folders.js';
 import { generateRoutes } from './features/generate/routes.js';
@@ -49,7 +50,13 @@ import { URGENT_JOBS } from './features/ingest/phases.js';
 import { startModelWatcher } from './features/ingest/catchUp.js';
 import { startRenditionBackfill } from './features/ingest/renditionJobs.js';
 import { createEventFeed, eventRoutes } from './features/events/index.js';
-import { applyEnvWatches, startWatchService, watchRoutes, type WatchService } from './features/watch/index.js';
+import {
+  applyEnvWatches,
+  noWatchService,
+  startWatchLeadership,
+  watchRoutes,
+  type WatchService,
+} from './features/watch/index.js';
 import { backupRoutes, startBackupService } from './features/backup/index.js';
 import { VERSION } from './platform/packageRoot.js';
 import { openStorage, type OpenedStorage } from './storage/openStorage.js';
@@ -61,6 +68,7 @@ export const ROUTES: AnyRoute[] = [
   ...inviteRoutes,
   ...collectionRoutes,
   ...browseRoutes,
+  ...peopleRoutes,
   ...mediaRoutes,
   ...trashRoutes,
   ...folderRoutes,
@@ -118,7 +126,9 @@ export async function createApp(config: Config, logger: Logger = createLogger(co
   sweepOrphanFiles(services);
   // Watched folders: WATCH_DIRS as configured now, then the service that imports what appears in them.
   await applyEnvWatches(services, logger);
-  const watches = startWatchService(services, logger.child({ component: 'watch' }));
+  // Served by the processes that run jobs, one at a time where several share a database (features/watch).
+  const watches =
+    config.role === 'api' ? noWatchService : startWatchLeadership(services, logger.child({ component: 'watch' }));
   // Backups into BACKUP_DIR: asked for through the admin API, and on the schedule (BACKUP_INTERVAL_HOURS).
   const backups = startBackupService({ ...services, logger: logger.child({ component: 'backup' }) });
   services.watchesChanged = () => watches.reload();

@@ -19,6 +19,8 @@ import { Viewer } from './screens/viewer/Viewer';
 import { Trash } from './screens/trash/Trash';
 import { UploadPanel } from './screens/upload/UploadPanel';
 import { NotFound } from './screens/NotFound';
+import { People } from './screens/people/People';
+import { Person } from './screens/people/Person';
 
 type Screen = ComponentType<{ params: Record<string, string> }>;
 
@@ -35,6 +37,8 @@ const ROUTES: Array<[string, Screen]> = [
   ['/search', Search],
   ['/c/:datasetId', Browse],
   ['/c/:datasetId/search', Search],
+  ['/c/:datasetId/people', People],
+  ['/c/:datasetId/people/:clusterId', Person],
   ['/c/:datasetId/trash', Trash],
   ['/m/:mediaId', Viewer],
 ];

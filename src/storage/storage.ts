@@ -31,6 +31,7 @@ import type { JobStore } from '../jobs/types.js';
 import type { JobWakeups } from '../jobs/wakeups.js';
 import type { ClusterStore } from '../index/faces/types.js';
 import type { WatchStore } from './watchStore.js';
+import type { ExclusiveLock } from './exclusiveLock.js';
 
 /**
  * The storage layer: every read and write of the database goes through these
@@ -66,9 +67,12 @@ export interface Storage {
    * tool does it (PostgreSQL: pg_dump). Returns every blob key the copy references: what a backup must hold.
    */
   backupTo?(file: string, options?: { pagesPerStep?: number }): Promise<{ blobKeys: string[] }>;
+  /** One process's lock among those sharing the database (null: another holds it); absent on SQLite. */
+  tryExclusiveLock?(name: string): Promise<ExclusiveLock | null>;
   /** Flushes and closes. Further calls fail. */
   close(): Promise<void>;
 }
+
 
 export interface AccountStore {
   countOrganizations(): Promise<number>;

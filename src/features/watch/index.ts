@@ -2,3 +2,4 @@
 export { watchRoutes } from './routes.js';
 export { applyEnvWatches } from './folders.js';
 export { startWatchService, type WatchService } from './watcher.js';
+export { noWatchService, startWatchLeadership } from './leadership.js';

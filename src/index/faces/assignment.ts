@@ -49,6 +49,8 @@ export interface StoredCluster {
   size: number;
   preview_object_id: string | null;
   preview_similarity: number;
+  /** Set by a person (1/true): see ClusterState.pinned. */
+  pinned: number | boolean;
 }
 
 /** A clusterer holding a group's clusters as stored, with the model's threshold. */
@@ -70,7 +72,17 @@ export function loadClusterer(
       size: cluster.size,
       previewObjectId: cluster.preview_object_id,
       previewSimilarity: cluster.preview_similarity,
+      pinned: Boolean(cluster.pinned),
     });
   }
   return clusterer;
+}
+
+/**
+ * Clusters one usable face: into the cluster a person placed it in (`pin`, table cluster_pins) while that
+ * cluster is in the group, so a face moved by hand and clustered again (its item restored) goes back there;
+ * else as the clusterer decides.
+ */
+export function placeFace(clusterer: OnlineClusterer, objectId: string, vector: Float32Array, pin: string | null) {
+  return pin !== null && clusterer.has(pin) ? clusterer.join(pin, objectId, vector) : clusterer.add(objectId, vector);
 }

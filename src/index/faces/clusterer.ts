@@ -59,6 +59,11 @@ export interface ClusterState {
   /** The member most like the centroid when it joined, and that cosine. */
   previewObjectId: string | null;
   previewSimilarity: number;
+  /**
+   * Set by a person (named, merged, split, hidden): two pinned clusters never merge on their own, and a
+   * pinned cluster merging with an unpinned one keeps its id (so a name and every manual decision stay).
+   */
+  pinned?: boolean;
 }
 
 export interface AddResult {
@@ -88,6 +93,8 @@ export class OnlineClusterer {
   private tight: Float64Array;
   private previews: Array<{ id: string | null; sim: number }> = [];
   private slotOf = new Map<string, number>();
+  /** Ids of pinned clusters (see ClusterState.pinned). */
+  private pinned = new Set<string>();
   private centroids: Float32Array;
   /** Per slot, the scores of the last scan. */
   private scratch: Float64Array;
@@ -116,6 +123,7 @@ export class OnlineClusterer {
     if (c.sum.length !== this.dims) throw new Error(`cluster ${c.id} has ${c.sum.length} dims, want ${this.dims}`);
     if (this.slotOf.has(c.id)) throw new Error(`cluster ${c.id} loaded twice`);
     this.push(c.id, Float64Array.from(c.sum), c.size, { id: c.previewObjectId, sim: c.previewSimilarity });
+    if (c.pinned) this.pinned.add(c.id);
   }
 
   has(id: string): boolean {
@@ -131,6 +139,7 @@ export class OnlineClusterer {
       size: this.sizes[s],
       previewObjectId: this.previews[s].id,
       previewSimilarity: this.previews[s].sim,
+      pinned: this.pinned.has(id),
     };
   }
 
@@ -149,7 +158,7 @@ export class OnlineClusterer {
    * members, v·sum/size = (v·centroid)·tightness. Leaves every score in
    * `scratch`; returns the best slot (-1 when there is none) and score.
    */
-  private scan(v: ArrayLike<number>, exceptSlot = -1): { slot: number; score: number } {
+  private scan(v: ArrayLike<number>, exceptSlot = -1, skipPinned = false): { slot: number; score: number } {
     const d = this.dims;
     const c = this.centroids;
     const t = this.tight;
@@ -161,7 +170,7 @@ export class OnlineClusterer {
     for (let s = 0; s < n; s++) {
       const score = dotRow(c, s, d, v) * t[s];
       scores[s] = score;
-      if (s !== exceptSlot && score > bestScore) {
+      if (s !== exceptSlot && score > bestScore && !(skipPinned && this.pinned.has(this.ids[s]))) {
         bestScore = score;
         best = s;
       }
@@ -194,18 +203,13 @@ export class OnlineClusterer {
     // hold — a threshold lowered, a cluster recomputed after deletions — a
     // merge may wait for a later face; nothing is ever merged wrongly.)
     const candidates: string[] = [];
+    const joinedPinned = this.pinned.has(this.ids[slot]);
     for (let s = 0; s < this.ids.length; s++) {
-      if (s !== slot && this.scratch[s] >= this.mergeThreshold - 1e-9) candidates.push(this.ids[s]);
+      if (s === slot || this.scratch[s] < this.mergeThreshold - 1e-9) continue;
+      if (!(joinedPinned && this.pinned.has(this.ids[s]))) candidates.push(this.ids[s]);
     }
-    const sum = this.sums[slot];
-    for (let i = 0; i < this.dims; i++) sum[i] += v[i];
-    this.sizes[slot]++;
-    this.writeCentroid(slot);
+    this.grow(slot, objectId, v);
     const id = this.ids[slot];
-    this.changed.add(id);
-    const own = this.centroidDot(slot, v);
-    if (this.previews[slot].id === null || own > this.previews[slot].sim)
-      this.previews[slot] = { id: objectId, sim: own };
 
     const merges: AddResult['merges'] = [];
     let current = id;
@@ -223,7 +227,7 @@ export class OnlineClusterer {
         }
       } else {
         // After a merge the centroid jumped: a full scan.
-        const r = this.scan(cen, cs);
+        const r = this.scan(cen, cs, this.pinned.has(current));
         [other, link] = [r.slot, r.score * this.tight[cs]];
       }
       first = false;
@@ -237,14 +241,29 @@ export class OnlineClusterer {
   }
 
   /**
+   * Puts a face into a named cluster, whatever its score (a face a person placed there, clustered again): no
+   * merge follows. Throws when the cluster is not loaded.
+   */
+  join(clusterId: string, objectId: string, v: ArrayLike<number>): AddResult {
+    const slot = this.slotOf.get(clusterId);
+    if (slot === undefined) throw new Error(`no cluster ${clusterId}`);
+    const linkage = this.centroidDot(slot, v) * this.tight[slot];
+    this.grow(slot, objectId, v);
+    return { clusterId, similarity: this.centroidDot(slot, v), linkage, created: false, merges: [] };
+  }
+
+  /**
    * Merges two clusters: the smaller (by size; on a tie the second) goes into
-   * the larger, whose id stays.
+   * the larger, whose id stays; a pinned one always stays (two pinned ones never merge).
    */
   merge(a: string, b: string): { from: string; into: string } {
     const sa = this.slotOf.get(a);
     const sb = this.slotOf.get(b);
     if (sa === undefined || sb === undefined || a === b) throw new Error(`cannot merge ${a} and ${b}`);
-    const [keep, gone] = this.sizes[sa] >= this.sizes[sb] ? [a, b] : [b, a];
+    const pa = this.pinned.has(a);
+    const pb = this.pinned.has(b);
+    if (pa && pb) throw new Error(`cannot merge pinned clusters ${a} and ${b}`);
+    const [keep, gone] = pa || (!pb && this.sizes[sa] >= this.sizes[sb]) ? [a, b] : [b, a];
     const sk = this.slotOf.get(keep)!;
     const sg = this.slotOf.get(gone)!;
     const sum = this.sums[sk];
@@ -296,6 +315,18 @@ export class OnlineClusterer {
     return { changed, removed };
   }
 
+  /** Adds a face to a slot's sum, centroid and preview. */
+  private grow(slot: number, objectId: string, v: ArrayLike<number>): void {
+    const sum = this.sums[slot];
+    for (let i = 0; i < this.dims; i++) sum[i] += v[i];
+    this.sizes[slot]++;
+    this.writeCentroid(slot);
+    this.changed.add(this.ids[slot]);
+    const own = this.centroidDot(slot, v);
+    if (this.previews[slot].id === null || own > this.previews[slot].sim)
+      this.previews[slot] = { id: objectId, sim: own };
+  }
+
   private centroidDot(slot: number, v: ArrayLike<number>): number {
     const c = this.centroids;
     const o = slot * this.dims;
@@ -344,6 +375,7 @@ export class OnlineClusterer {
     this.sizes.pop();
     this.previews.pop();
     this.slotOf.delete(id);
+    this.pinned.delete(id);
     this.changed.delete(id);
     this.removed.add(id);
   }

@@ -17,6 +17,12 @@ export interface ClusterSummary {
   previewBlobKey: string | null;
   previewMediaId: string | null;
   previewFrameId: string | null;
+  /** The person's name (null: not named yet), whether hidden from the People list, whether a person touched it. */
+  name: string | null;
+  hidden: boolean;
+  pinned: boolean;
+  /** The face a person chose to show (null: the preview face is shown); previewObjectId is it when set and still a member. */
+  coverObjectId: string | null;
   createdAt: string;
   updatedAt: string;
 }
@@ -67,15 +73,65 @@ export interface ClusterStore {
   assignPending(collectionId: string | null, limit: number, opts?: AssignOptions): Promise<AssignResult>;
   /** Faces waiting to be clustered in the collection (null: everywhere). */
   pendingCount(collectionId: string | null): Promise<number>;
-  /** Clusters of a collection, biggest first (ties by id). */
-  listClusters(
-    collectionId: string,
-    opts?: { limit?: number; offset?: number; minSize?: number; modelId?: string },
-  ): Promise<ClusterSummary[]>;
-  countClusters(collectionId: string, opts?: { minSize?: number; modelId?: string }): Promise<number>;
+  /** Clusters of a collection, named first, then biggest first (ties by id); hidden ones only when asked. */
+  listClusters(collectionId: string, opts?: ClusterListOptions): Promise<ClusterSummary[]>;
+  countClusters(collectionId: string, opts?: Omit<ClusterListOptions, 'limit' | 'offset'>): Promise<number>;
   getCluster(id: string): Promise<(ClusterSummary & { collectionId: string }) | null>;
   /** Distinct ids of the items holding faces of the cluster (any status; browse filters). */
   mediaIdsInCluster(clusterId: string): Promise<string[]>;
   /** The cluster of a face, or null while it is pending (or not a clustered face). */
   clusterOfObject(objectId: string): Promise<string | null>;
+  /** A cluster's faces, most like its centroid first: the person view's face strip. */
+  clusterFaces(clusterId: string, page: { limit: number; offset: number }): Promise<ClusterFace[]>;
+  /** The unit centroids of a collection's visible clusters, the biggest `limit` (suggestions compare them). */
+  clusterCentroids(collectionId: string, limit: number): Promise<ClusterCentroid[]>;
+  /**
+   * A person's edits of one cluster (each pins it): a name (null clears it; the text index follows), hidden
+   * or not, a cover face (null: the preview face). False when there is no such cluster.
+   */
+  updateCluster(id: string, patch: ClusterPatch): Promise<boolean>;
+  /**
+   * Merges clusters of one (collection, model) into `into`: their faces and pins move, sums add up, they are
+   * deleted; `into` is pinned and takes the first name among them when it has none. The caller checks that
+   * they share a collection and model.
+   */
+  mergeClusters(into: string, from: string[]): Promise<ClusterSummary>;
+  /**
+   * Moves faces of cluster `from` into cluster `to` (same collection and model), or into a new cluster when
+   * `to` is null ("not this person"): both are recomputed and pinned, the faces pinned where they went (so
+   * the clusterer never puts them back); `from` goes when it empties. Faces not in `from` are left alone.
+   * The cluster they went to, and how many moved.
+   */
+  moveFaces(from: string, objectIds: string[], to: string | null): Promise<{ clusterId: string; moved: number }>;
+}
+
+export interface ClusterListOptions {
+  limit?: number;
+  offset?: number;
+  minSize?: number;
+  modelId?: string;
+  /** Hidden clusters too (default false). */
+  includeHidden?: boolean;
+}
+
+export interface ClusterPatch {
+  name?: string | null;
+  hidden?: boolean;
+  coverObjectId?: string | null;
+}
+
+export interface ClusterFace {
+  objectId: string;
+  mediaId: string;
+  blobKey: string | null;
+  /** Placed here by a person. */
+  manual: boolean;
+}
+
+export interface ClusterCentroid {
+  id: string;
+  modelId: string;
+  size: number;
+  name: string | null;
+  centroid: Float32Array;
 }

@@ -10,12 +10,19 @@
  * no two runs start two clusters for one person. Locks are taken in the triggers' order (pending rows, then
  * clusters, then members), so a face deleted meanwhile waits for the batch instead of deadlocking with it.
  */
-import { DEFAULT_ASSIGN_BATCH, facesPerBatch, isUsableFace, loadClusterer } from '../../index/faces/assignment.js';
+import {
+  DEFAULT_ASSIGN_BATCH,
+  facesPerBatch,
+  isUsableFace,
+  loadClusterer,
+  placeFace,
+} from '../../index/faces/assignment.js';
 import type { OnlineClusterer } from '../../index/faces/clusterer.js';
 import type { AssignOptions, AssignResult, ClusterStore } from '../../index/faces/types.js';
 import { vectorFromBlob, vectorToBlob } from '../../index/faces/vectorBlob.js';
 import { unit } from '../../index/faces/vectorMath.js';
 import type { PgDb, PgRunner } from '../../platform/pgDb.js';
+import { pgClusterEdits } from './clusterEdits.js';
 import { pgClusterReads } from './clusterReads.js';
 import { lockGroup, refreshDirty, type Group } from './clusterRefresh.js';
 
@@ -27,6 +34,7 @@ interface ClusterRow {
   size: number;
   preview_object_id: string | null;
   preview_similarity: number;
+  pinned: number | boolean;
 }
 
 /** A pending face with what it needs: its embedding, whether it is active, any cluster it is already in. */
@@ -37,12 +45,15 @@ interface PendingRow {
   vector: Buffer | null;
   status: string | null;
   member: string | null;
+  /** The cluster a person placed the face in (cluster_pins), if any. */
+  pin: string | null;
 }
 
 const tick = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 export function pgClusterStore(db: PgDb): ClusterStore {
-  return { ...clusterAssignment(db), ...pgClusterReads(db) };
+  const reads = pgClusterReads(db);
+  return { ...clusterAssignment(db), ...reads, ...pgClusterEdits(db, reads.getCluster) };
 }
 
 /** Clusters the pending rows in memory; the members to insert, the merges to apply. Unusable rows are skipped. */
@@ -55,7 +66,7 @@ function assignRows(clusterer: OnlineClusterer, rows: PendingRow[], dims: number
       continue;
     }
     // Stored vectors are unit length; re-normalising guards against a writer that forgot.
-    const assigned = clusterer.add(row.object_id, unit(vectorFromBlob(row.vector!)));
+    const assigned = placeFace(clusterer, row.object_id, unit(vectorFromBlob(row.vector!)), row.pin);
     if (assigned.created) result.created++;
     for (const merge of assigned.merges) {
       merges.push(merge);
@@ -151,11 +162,12 @@ async function assignBatch(db: PgDb, group: Group, limit: number, opts: AssignOp
     // Each face costs one dot product per cluster: fewer faces per transaction when there are many clusters.
     const take = facesPerBatch(limit, count!.n);
     const rows = await tx.many<PendingRow>(
-      `SELECT p.seq, p.object_id, e.media_id, e.vector, o.status, cm.cluster_id AS member
+      `SELECT p.seq, p.object_id, e.media_id, e.vector, o.status, cm.cluster_id AS member, pin.cluster_id AS pin
          FROM cluster_pending p
          LEFT JOIN object_embeddings e ON e.object_id = p.object_id AND e.model_id = p.model_id
          LEFT JOIN detected_objects o ON o.id = p.object_id
          LEFT JOIN cluster_members cm ON cm.object_id = p.object_id AND cm.model_id = p.model_id
+         LEFT JOIN cluster_pins pin ON pin.object_id = p.object_id AND pin.model_id = p.model_id
         WHERE p.dataset_id = $1 AND p.model_id = $2
         ORDER BY p.seq LIMIT $3
         FOR UPDATE OF p`,
@@ -171,7 +183,7 @@ async function assignBatch(db: PgDb, group: Group, limit: number, opts: AssignOp
     await refreshDirty(tx, group, result);
     if (rows.length === 0) return 0;
     const loaded = await tx.many<ClusterRow>(
-      `SELECT id, dims, vector_sum, size, preview_object_id, preview_similarity FROM clusters
+      `SELECT id, dims, vector_sum, size, preview_object_id, preview_similarity, pinned FROM clusters
         WHERE dataset_id = $1 AND model_id = $2`,
       [collectionId, modelId],
     );

@@ -11,6 +11,7 @@ import { pgEventHub, pgEventLog } from './eventLog.js';
 import { pgInviteStore } from './inviteStore.js';
 import { pgJobStore } from './jobStore.js';
 import { pgJobWakeups } from './jobWakeups.js';
+import { tryExclusiveLock } from './exclusiveLock.js';
 import { pgListener, type PgListener } from '../../platform/pgListener.js';
 import { pgMediaStore } from './mediaStore.js';
 import { LIBRARY_MIGRATIONS, migratePg, VECTOR_MIGRATIONS } from './migrate.js';
@@ -72,6 +73,7 @@ export async function openPostgresStorage(url: string, options: PostgresStorageO
     jobWakeups,
     events: pgEventLog(db, hub),
     watches: pgWatchStore(db),
+    tryExclusiveLock: (name) => tryExclusiveLock(db, name),
     indexes: { vectors: pgVectorIndex(db, { enabled: vectorSearch }), text: pgTextIndex(db) },
     async close() {
       await hub.stop();

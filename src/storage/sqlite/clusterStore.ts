@@ -11,11 +11,18 @@
  * second sees only what the first left pending: no face is clustered twice.
  * The event loop gets a turn between batches. The reads are in clusterReads.ts.
  */
-import { DEFAULT_ASSIGN_BATCH, facesPerBatch, isUsableFace, loadClusterer } from '../../index/faces/assignment.js';
+import {
+  DEFAULT_ASSIGN_BATCH,
+  facesPerBatch,
+  isUsableFace,
+  loadClusterer,
+  placeFace,
+} from '../../index/faces/assignment.js';
 import type { OnlineClusterer } from '../../index/faces/clusterer.js';
 import type { AssignOptions, AssignResult, ClusterStore } from '../../index/faces/types.js';
 import { vectorFromBlob, vectorToBlob } from '../../index/faces/vectorBlob.js';
 import { summarise, unit } from '../../index/faces/vectorMath.js';
+import { clusterEdits } from './clusterEdits.js';
 import { clusterReads } from './clusterReads.js';
 import type { Db } from './database.js';
 
@@ -40,6 +47,7 @@ interface ClusterRow {
   size: number;
   preview_object_id: string | null;
   preview_similarity: number;
+  pinned: number | boolean;
 }
 
 /** A pending face with what it needs: its embedding, whether it is active, any cluster it is already in. */
@@ -50,6 +58,8 @@ interface PendingRow {
   vector: Buffer | null;
   status: string | null;
   member: string | null;
+  /** The cluster a person placed the face in (cluster_pins), if any. */
+  pin: string | null;
 }
 
 /** One (collection, model) with pending faces. */
@@ -58,7 +68,8 @@ type Group = { dataset_id: string; model_id: string };
 const tick = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 export function sqliteClusterStore(db: Db): ClusterStore {
-  return { ...clusterAssignment(db, clusterStatements(db)), ...clusterReads(db) };
+  const reads = clusterReads(db);
+  return { ...clusterAssignment(db, clusterStatements(db)), ...reads, ...clusterEdits(db, reads.getCluster) };
 }
 
 type Statements = ReturnType<typeof clusterStatements>;
@@ -71,17 +82,18 @@ function clusterStatements(db: Db) {
     ),
     firstGroupAny: db.prepare(`SELECT dataset_id, model_id FROM cluster_pending ORDER BY seq LIMIT 1`),
     pendingBatch: db.prepare(
-      `SELECT p.seq, p.object_id, e.media_id, e.vector, o.status, cm.cluster_id AS member
+      `SELECT p.seq, p.object_id, e.media_id, e.vector, o.status, cm.cluster_id AS member, pin.cluster_id AS pin
          FROM cluster_pending p
          LEFT JOIN object_embeddings e ON e.object_id = p.object_id AND e.model_id = p.model_id
          LEFT JOIN detected_objects o ON o.id = p.object_id
          LEFT JOIN cluster_members cm ON cm.object_id = p.object_id AND cm.model_id = p.model_id
+         LEFT JOIN cluster_pins pin ON pin.object_id = p.object_id AND pin.model_id = p.model_id
         WHERE p.dataset_id = ? AND p.model_id = ?
         ORDER BY p.seq LIMIT ?`,
     ),
     deletePending: db.prepare(`DELETE FROM cluster_pending WHERE seq = ?`),
     groupClusters: db.prepare(
-      `SELECT id, dataset_id, model_id, dims, vector_sum, size, preview_object_id, preview_similarity
+      `SELECT id, dataset_id, model_id, dims, vector_sum, size, preview_object_id, preview_similarity, pinned
        FROM clusters WHERE dataset_id = ? AND model_id = ?`,
     ),
     dirtyInGroup: db.prepare(`SELECT id FROM clusters WHERE dataset_id = ? AND dirty = 1 AND model_id = ?`),
@@ -157,7 +169,7 @@ function assignRows(
     }
     // Stored vectors are unit length; re-normalising guards against a writer that forgot.
     const vector = unit(vectorFromBlob(row.vector!));
-    const assigned = clusterer.add(row.object_id, vector);
+    const assigned = placeFace(clusterer, row.object_id, vector, row.pin);
     if (assigned.created) result.created++;
     for (const merge of assigned.merges) {
       st.moveMembers.run(merge.into, merge.from);

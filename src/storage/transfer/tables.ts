@@ -37,6 +37,7 @@ export const TRANSFER_TABLES: TransferTable[] = [
   { name: 'watched_files', key: ['watch_id', 'rel_path'] },
   { name: 'clusters', key: ['id'] },
   { name: 'cluster_members', key: ['object_id', 'model_id'] },
+  { name: 'cluster_pins', key: ['object_id', 'model_id'] },
   // Filled by PostgreSQL's trigger as face embeddings arrive; replaced by SQLite's own list (transfer.ts).
   { name: 'cluster_pending', key: ['seq'] },
   { name: 'jobs', key: ['id'], where: `status IN ('queued', 'running')` },

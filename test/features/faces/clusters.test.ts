@@ -13,7 +13,6 @@ import path from 'node:path';
 import sharp from 'sharp';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { newMediaId, newUuid, nowIso, pathLabel } from '../../../src/platform/ids.js';
 import { parseThresholds } from '../../../src/config.js';
 import { declaredThresholds } from '../../../src/features/faces/thresholds.js';
 import { OnlineClusterer } from '../../../src/index/faces/clusterer.js';
@@ -21,8 +20,8 @@ import { faceClusterThreshold } from '../../../src/index/faces/thresholds.js';
 import { unit } from '../../../src/index/faces/vectorMath.js';
 import { factsOf, loadCatalog } from '../../../src/models/catalog.js';
 import type { ModelInfo } from '../../../src/models/types.js';
-import { CLUSTER_BROWSE_CLAUSE, sqliteClusterStore } from '../../../src/storage/sqlite/clusterStore.js';
-import { openSqliteStorage, type SqliteStorage } from '../../../src/storage/sqlite/index.js';
+import { sqliteClusterStore } from '../../../src/storage/sqlite/clusterStore.js';
+import { openSqliteStorage } from '../../../src/storage/sqlite/index.js';
 import type { NewObject } from '../../../src/storage/types.js';
 import { loadFaceEmbedder, type FaceEmbedder } from '../../../src/models/vision/faceEmbedder.js';
 import { sfaceStandinModelId, writeSfaceStandin } from '../../../src/models/standins/vision/sface.js';
@@ -30,7 +29,8 @@ import type { Detection } from '../../../src/models/vision/types.js';
 import { loadUltraFaceDetector, toRawImage, type UltraFaceDetector } from '../../../src/models/vision/ultraface.js';
 import { clusterVectors, randIndex } from '../../helpers/clustering.js';
 import { D, dotp, faceOf, randomUnit, shuffle } from '../../helpers/faceVectors.js';
-import { clusterStoreSuite, faceObject, THRESHOLDS, writeFaces, type ClusterLib } from './clusterStoreSuite.js';
+import { clusterStoreSuite, faceObject, THRESHOLDS, writeFaces } from './clusterStoreSuite.js';
+import { addImage, memberCount, openSqliteClusterLib } from './sqliteClusterLib.js';
 import { sharedPath } from '../../helpers/skip.js';
 import { seededRandom } from '../../../src/platform/random.js';
 
@@ -196,106 +196,7 @@ pure.run();
 
 // ---------------------------------------------------------------- storage
 
-interface Lib extends ClusterLib {
-  s: SqliteStorage;
-  userId: string;
-  orgId: string;
-}
-
-async function openLib(file = tempDb()): Promise<Lib> {
-  const s = openSqliteStorage(file);
-  const user = await s.accounts.createUser({
-    id: newUuid(),
-    email: `u-${newUuid()}@example.com`,
-    name: 'U',
-    createdAt: nowIso(),
-  });
-  const orgId = newUuid();
-  await s.accounts.createOrganization({ id: orgId, name: 'Org', slug: `org-${orgId.slice(0, 8)}` }, user.id);
-  const collId = await addCollection(s, orgId, user.id);
-  const lib: Lib = {
-    s,
-    clusters: sqliteClusterStore(s.db),
-    analysis: s.analysis,
-    userId: user.id,
-    orgId,
-    collId,
-    addCollection: () => addCollection(s, orgId, user.id),
-    addImage: (coll = collId) => addImage(lib, coll),
-    deleteItem: async (mediaId) => void (await s.media.softDelete(mediaId, user.id)),
-    browseCluster: async (clusterId, coll = collId) =>
-      s.db
-        .prepare(
-          `SELECT m.id FROM media m WHERE m.status = 'active' AND m.is_current = 1 AND m.dataset_id = ? AND ${CLUSTER_BROWSE_CLAUSE} ORDER BY m.id`,
-        )
-        .pluck()
-        .all(coll, clusterId) as string[],
-    memberCount: async () => memberCount(lib),
-    memberSizes: async () =>
-      s.db
-        .prepare(`SELECT cluster_id, count(*) AS n FROM cluster_members GROUP BY cluster_id ORDER BY n DESC`)
-        .all() as Array<{ cluster_id: string; n: number }>,
-    clusterRow: async (id) => {
-      const row = s.db.prepare(`SELECT centroid, dims, dirty, preview_object_id FROM clusters WHERE id = ?`).get(id) as
-        { centroid: Buffer; dims: number; dirty: number; preview_object_id: string | null } | undefined;
-      return row
-        ? {
-            dims: row.dims,
-            centroidBytes: row.centroid.byteLength,
-            dirty: row.dirty === 1,
-            previewObjectId: row.preview_object_id,
-          }
-        : null;
-    },
-    close: () => s.close(),
-  };
-  return lib;
-}
-
-async function addCollection(s: SqliteStorage, orgId: string, userId: string): Promise<string> {
-  const at = nowIso();
-  const c = await s.collections.create({
-    id: newUuid(),
-    organizationId: orgId,
-    name: 'People',
-    icon: null,
-    type: 'media',
-    createdAt: at,
-    updatedAt: at,
-    createdById: userId,
-  });
-  return c.id;
-}
-
-/** An image item with one frame; returns its media and frame ids. */
-async function addImage(lib: Lib, collId = lib.collId): Promise<{ mediaId: string; frameId: string }> {
-  const id = newMediaId();
-  const frameId = newMediaId();
-  await lib.s.media.insert(
-    {
-      id,
-      collectionId: collId,
-      organizationId: lib.orgId,
-      parentPath: pathLabel(collId),
-      type: 'image',
-      name: `${id.slice(0, 6)}.jpg`,
-      blobKey: `blob-${id}`,
-      mimeType: 'image/jpeg',
-      width: 640,
-      height: 480,
-      duration: null,
-      sizeBytes: 1000,
-      exif: {},
-      metadata: {},
-      processingStatus: 'ready',
-      createdById: lib.userId,
-    },
-    [{ id: frameId, timestamp: '0', blobKey: `frame-${id}`, width: 640, height: 480 }],
-  );
-  return { mediaId: id, frameId };
-}
-
-const memberCount = (lib: Lib) => lib.s.db.prepare(`SELECT count(*) FROM cluster_members`).pluck().get() as number;
+const openLib = (file = tempDb()) => openSqliteClusterLib(file);
 
 clusterStoreSuite('sqlite', () => openLib());
 

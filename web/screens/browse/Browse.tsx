@@ -4,7 +4,7 @@
  */
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { describeError } from '../../lib/api';
-import { location, navigate } from '../../lib/router';
+import { followLink, location, navigate } from '../../lib/router';
 import { isAdmin } from '../../lib/session';
 import { fetchCollection, fetchPage, fetchTagValues, type MediaItem } from './browseApi';
 import { CLEARED, hasFilters, listingKey, readState, stateUrl, type BrowseState } from './browseState';
@@ -117,6 +117,9 @@ export function Browse({ params }: { params: Record<string, string> }) {
                 }}
               />
             ) : null}
+            <a class="button-link" href={`/c/${encodeURIComponent(datasetId)}/people`} onClick={followLink}>
+              People
+            </a>
             <TrashLink datasetId={datasetId} />
             <UploadButton onClick={() => openUploadPicker(datasetId, state.path || undefined)} />
           </div>

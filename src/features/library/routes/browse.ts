@@ -74,12 +74,13 @@ export const browseRoutes = [
     path: '/api/dataset/:datasetId/clusters',
     tag: 'library',
     summary:
-      'Face clusters (identities) of a collection, biggest first, with a preview face; browse one with clusterId',
+      'Face clusters (people) of a collection, named first, then biggest first, with a preview face; browse one with clusterId',
     params: datasetParams,
     query: z.object({
       limit: z.coerce.number().int().min(1).max(500).default(50),
       offset: z.coerce.number().int().min(0).default(0),
       minSize: z.coerce.number().int().min(1).default(1),
+      includeHidden: queryBool.default(false).describe('hidden people too (default: only visible ones)'),
     }),
     responses: { 403: 'no access', 404: 'collection not found' },
     handle: ({ services, principal, params, query }) => listClusters(services, principal, params.datasetId, query),

@@ -95,7 +95,9 @@ export function prepareStatements(db: Db): TextIndexStatements {
       `SELECT id, dataset_id, name, description FROM media WHERE id IN (SELECT value FROM json_each(?))`,
     ),
     tagText: db.prepare(
-      `SELECT media_id AS id, value AS text FROM media_tags WHERE media_id IN (SELECT value FROM json_each(?))`,
+      `SELECT media_id AS id, value AS text FROM media_tags WHERE media_id IN (SELECT value FROM json_each(?))
+       UNION ALL
+       SELECT media_id, name FROM people_text_rows WHERE media_id IN (SELECT value FROM json_each(?))`,
     ),
     // With the index's occurrences in hand: which rows match at all (collection filter), and the rowids of
     // frames and of items' own text (from text_index_docs' media index alone), the items' collections.

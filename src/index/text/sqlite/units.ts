@@ -91,7 +91,8 @@ export function analyseText(state: TextSearchState, { frames, items }: Units, te
       add(unit, 'name', r.name);
       add(unit, 'description', r.description);
     }
-    for (const r of sql.tagText.all(ids) as Array<{ id: string; text: string }>) add(items.get(r.id)!, 'tag', r.text);
+    for (const r of sql.tagText.all(ids, ids) as Array<{ id: string; text: string }>)
+      add(items.get(r.id)!, 'tag', r.text);
   }
   stemmer.warm(texts.flatMap(([, , words]) => words));
   for (const [unit, field, words] of texts) countWords(stemmer, unit, field, words, terms);

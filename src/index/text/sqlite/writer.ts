@@ -49,7 +49,8 @@ const TAG_SOURCE = `@mediaId || char(31) || @group || char(31) || @value`;
 
 export function sqliteTextIndexWriter(db: Db): TextIndexWriter {
   const statements = prepareWriter(db);
-  const { drop, add, addTag, dropTagsOf, sourcesOfFrame, dropFrame, itemOf, tagsOf, framesOf, dropMedia } = statements;
+  const { drop, add, addTag, dropTagsOf, sourcesOfFrame, dropFrame, itemOf, tagsOf, framesOf, dropMedia, addPeople } =
+    statements;
 
   const addSource = (kind: SourceKind, source: string) => {
     drop[kind].forEach((st) => st.run(source));
@@ -71,6 +72,7 @@ export function sqliteTextIndexWriter(db: Db): TextIndexWriter {
     for (const source of itemOf.all(mediaId) as string[]) addSource('item', source);
     for (const t of tagsOf.all(mediaId) as Array<{ grp: string; tag: string }>) addTagRow(mediaId, t.grp, t.tag);
     for (const frameId of framesOf.all(mediaId) as string[]) addFrame(frameId);
+    for (const st of addPeople) st.run(mediaId);
   };
 
   return {
@@ -142,6 +144,15 @@ function prepareWriter(db: Db) {
     itemOf: db.prepare(`SELECT source FROM text_index_items WHERE media_id = ?`).pluck(),
     tagsOf: db.prepare(`SELECT grp, tag FROM text_index_tags WHERE media_id = ?`),
     framesOf: db.prepare(`SELECT id FROM frames WHERE media_id = ? AND status = 'active'`).pluck(),
+    // The names of the people whose faces the item holds (migration 029: people_text_rows and the triggers
+    // that keep these rows otherwise), after dropMedia.
+    addPeople: prepare(
+      `INSERT INTO text_index_docs (kind, source, media_id, frame_id)
+       SELECT 'tag', source, media_id, NULL FROM people_text_rows WHERE media_id = ?`,
+      `INSERT INTO text_index (rowid, tag, scope)
+       SELECT d.id, p.name, ${scopeTokenSql('p.dataset_id')}
+       FROM people_text_rows p JOIN text_index_docs d ON d.source = p.source AND d.kind = 'tag' WHERE p.media_id = ?`,
+    ),
     dropMedia: prepare(
       `DELETE FROM text_index WHERE rowid IN (SELECT id FROM text_index_docs WHERE media_id = ?)`,
       `DELETE FROM text_index_docs WHERE media_id = ?`,

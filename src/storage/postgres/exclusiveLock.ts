@@ -1,0 +1,39 @@
+import type { PgDb } from '../../platform/pgDb.js';
+import type { ExclusiveLock } from '../exclusiveLock.js';
+
+/** The first key of our two-key advisory locks (the second names the work); 'lumx', apart from migrate.ts's. */
+const LOCK_SPACE = 0x6c756d78;
+
+/**
+ * Takes the session advisory lock named `name` on a connection of its own, held until release() or until that
+ * connection breaks (the database restarted, the network dropped: `lost` resolves, and another process may take
+ * it). Null when another process holds it now.
+ */
+export async function tryExclusiveLock(db: PgDb, name: string): Promise<ExclusiveLock | null> {
+  const client = await db.pool.connect();
+  let held = false;
+  try {
+    const row = await client.query<{ ok: boolean }>(`SELECT pg_try_advisory_lock($1, hashtext($2)) AS ok`, [
+      LOCK_SPACE,
+      name,
+    ]);
+    held = row.rows[0]?.ok === true;
+  } finally {
+    if (!held) client.release();
+  }
+  if (!held) return null;
+  let released = false;
+  const lost = new Promise<void>((resolve) => {
+    client.once('error', () => resolve());
+    client.once('end', () => resolve());
+  });
+  return {
+    lost,
+    async release() {
+      if (released) return;
+      released = true;
+      // Ending the connection ends its session, and with it the lock, whatever state the connection is in.
+      client.release(true);
+    },
+  };
+}
