@@ -89,6 +89,25 @@ export function Viewer(props: { params?: Record<string, string> }) {
   );
 }
 
+/** Seeking a video to a sampled frame, and stepping to the frame before or after the current one. */
+function frameSeeking(
+  frames: Frame[],
+  frame: Frame | undefined,
+  video: { current: HTMLVideoElement | null },
+  setTime: (t: number) => void,
+) {
+  const seek = (f: Frame) => {
+    if (video.current) video.current.currentTime = seconds(f);
+    setTime(seconds(f));
+  };
+  const step = (delta: number) => {
+    const at = frame ? frames.indexOf(frame) : 0;
+    const next = frames[Math.min(frames.length - 1, Math.max(0, at + delta))];
+    if (next) seek(next);
+  };
+  return { seek, step };
+}
+
 function ItemView(props: {
   media: MediaItem;
   from: string | null;
@@ -114,15 +133,7 @@ function ItemView(props: {
   const back = from ?? `/c/${encodeURIComponent(media.datasetId)}`;
   const here = location.value.path + (location.value.query.toString() ? `?${location.value.query}` : '');
   const toggle = (key: LayerKey) => setLayers((l) => ({ ...l, [key]: !l[key] }));
-  const seek = (f: Frame) => {
-    if (video.current) video.current.currentTime = seconds(f);
-    setTime(seconds(f));
-  };
-  const step = (delta: number) => {
-    const at = frame ? media.frames.indexOf(frame) : 0;
-    const next = media.frames[Math.min(media.frames.length - 1, Math.max(0, at + delta))];
-    if (next) seek(next);
-  };
+  const { seek, step } = frameSeeking(media.frames, frame, video, setTime);
   useViewerKeys({
     next: () => neighbours.next && navigate(viewerUrl(neighbours.next, from)),
     previous: () => neighbours.previous && navigate(viewerUrl(neighbours.previous, from)),
