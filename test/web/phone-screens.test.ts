@@ -57,7 +57,7 @@ t('signed-out screens: sign-in, setup, invitation', async ({ page, base }) => {
   await checkScreen(page, `${base}/invite?token=not-a-token`, 'h1', 'invite');
 });
 
-t('signed-in screens: collections, account, browse, search, viewer, trash, not found', async (ctx) => {
+t('signed-in screens: collections, account, browse, search, viewer, trash, people, not found', async (ctx) => {
   if (!exe) return;
   const { page, base } = ctx;
   await signInAsOwner(ctx.app);
@@ -72,6 +72,7 @@ t('signed-in screens: collections, account, browse, search, viewer, trash, not f
     ['/search?q=blue', '.result-tile', 'search-everything'],
     [`/m/${lib.items[0]}?from=${from}`, '.image-stage img', 'viewer'],
     [`/c/${lib.datasetId}/trash`, '.trash-entry', 'trash'],
+    [`/c/${lib.datasetId}/people`, '#people-title', 'people'],
     ['/no-such-page', 'main h1', 'not-found'],
   ];
   for (const [url, ready, name] of screens) await checkScreen(page, base + url, ready, name);

@@ -34,11 +34,6 @@ function frameAt(frames: Frame[], time: number): Frame | undefined {
   return found;
 }
 
-/** The frame whose regions are drawn: an image's, or a paused video's when it is near an analysed frame. */
-function overlayOf(isVideo: boolean, paused: boolean, frame: Frame | undefined, time: number): Frame | undefined {
-  return !isVideo || (paused && frame && Math.abs(seconds(frame) - time) <= NEAR_FRAME_S) ? frame : undefined;
-}
-
 /** Neighbours in `from`, found in the background (none until known). */
 function useNeighbours(from: string | null, mediaId: string): Neighbours {
   const [n, setN] = useState<Neighbours>({ previous: null, next: null });
@@ -128,7 +123,8 @@ function ItemView(props: {
   const [paused, setPaused] = useState(true);
   const video = useRef<HTMLVideoElement>(null);
   const frame = isVideo ? frameAt(media.frames, time) : (initial ?? media.frames[0]);
-  const overlayFrame = overlayOf(isVideo, paused, frame, time);
+  const overlayFrame =
+    !isVideo || (paused && frame && Math.abs(seconds(frame) - time) <= NEAR_FRAME_S) ? frame : undefined;
   const regions = visibleRegions(overlayFrame ?? frame, layers);
   const back = from ?? `/c/${encodeURIComponent(media.datasetId)}`;
   const here = location.value.path + (location.value.query.toString() ? `?${location.value.query}` : '');
