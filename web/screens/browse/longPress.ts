@@ -4,6 +4,9 @@
  * listing). Whoever takes it (selection mode) calls preventDefault(); the click that ends the press is then
  * swallowed, so the tile is selected rather than opened, and the system's context menu is not shown.
  * Nobody listening: the press behaves as before (the browser's own long-press menu, the click opens).
+ * Wiring for grid selection (branch `bulk`, selection/index.ts), once both are on main, in VirtualGrid:
+ *   scroller.addEventListener(TILE_LONG_PRESS, (e) => { e.preventDefault(); enterSelectionMode(e.detail.index); })
+ * test/web/phone.test.ts's long-press test then asserts the tile is selected (aria-selected) instead.
  */
 import { useEffect } from 'preact/hooks';
 
