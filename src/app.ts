@@ -37,7 +37,7 @@ import { generateRoutes } from './features/generate/routes.js';
 import { createGenerationQueue } from './features/generate/generate.js';
 import { mediaRoutes } from './features/library/routes/media.js';
 import { trashRoutes } from './features/library/routes/trash.js';
-import { registerTrashJobs } from './features/library/trashJobs.js';
+import { registerTrashJobs, startTrashSchedule } from './features/library/trashJobs.js';
 import { uploadRoutes } from './features/library/routes/upload.js';
 import { lookupRoutes } from './features/library/routes/lookup.js';
 import { createLogger, type Logger } from './platform/logger.js';
@@ -58,6 +58,7 @@ import {
   type WatchService,
 } from './features/watch/index.js';
 import { backupRoutes, startBackupService } from './features/backup/index.js';
+import { shareRoutes } from './features/share/index.js';
 import { VERSION } from './platform/packageRoot.js';
 import { openStorage, type OpenedStorage } from './storage/openStorage.js';
 
@@ -84,6 +85,7 @@ export const ROUTES: AnyRoute[] = [
   ...eventRoutes,
   ...watchRoutes,
   ...backupRoutes,
+  ...shareRoutes,
 ];
 
 export interface App {
@@ -120,6 +122,7 @@ export async function createApp(config: Config, logger: Logger = createLogger(co
   const stopWakeups = runner ? stores.storage.jobWakeups?.onJobQueued(() => runner?.notify()) : undefined;
   // Items stored before thumbnails existed get them in the background, after every other job.
   const backfill = runner ? startRenditionBackfill(services, logger.child({ component: 'renditions' })) : null;
+  const trashPurge = runner ? startTrashSchedule(services) : null; // TRASH_RETENTION_DAYS, hourly
   // Items waiting for a model are analysed again once it is installed (fetched, imported, dropped in).
   const modelWatcher = runner ? startModelWatcher(services, logger.child({ component: 'models' })) : null;
   services.modelsChanged = () => modelWatcher?.check();
@@ -157,6 +160,7 @@ export async function createApp(config: Config, logger: Logger = createLogger(co
       await watches.stop(); // first: the file in hand finishes its upload while the stores are open
       await backups.stop(); // a backup under way stops between two files, leaving no folder behind
       await backfill?.stop();
+      trashPurge?.stop();
       await services.modelFetch?.stop();
       await modelWatcher?.stop();
       stopWakeups?.();

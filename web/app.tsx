@@ -19,6 +19,9 @@ import { Viewer } from './screens/viewer/Viewer';
 import { Trash } from './screens/trash/Trash';
 import { UploadPanel } from './screens/upload/UploadPanel';
 import { NotFound } from './screens/NotFound';
+import { Albums } from './screens/albums/Albums';
+import { AlbumView } from './screens/albums/AlbumView';
+import { Visitor } from './screens/share/Visitor';
 import { People } from './screens/people/People';
 import { Person } from './screens/people/Person';
 
@@ -28,6 +31,7 @@ type Screen = ComponentType<{ params: Record<string, string> }>;
 const PUBLIC_ROUTES: Array<[string, Screen]> = [
   ['/setup', Setup],
   ['/invite', AcceptInvite],
+  ['/s/:token', Visitor],
 ];
 
 /** Screens for signed-in people, first match wins. */
@@ -37,6 +41,8 @@ const ROUTES: Array<[string, Screen]> = [
   ['/search', Search],
   ['/c/:datasetId', Browse],
   ['/c/:datasetId/search', Search],
+  ['/c/:datasetId/albums', Albums],
+  ['/c/:datasetId/albums/:albumId', AlbumView],
   ['/c/:datasetId/people', People],
   ['/c/:datasetId/people/:clusterId', Person],
   ['/c/:datasetId/trash', Trash],

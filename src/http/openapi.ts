@@ -70,7 +70,7 @@ export function buildOpenApi(routes: AnyRoute[], extra: { version: string; serve
         description: r.responses?.[200] ?? 'OK',
         content: { [r.produces]: { schema: { type: 'string' } } },
       };
-    const open = r.auth === 'none';
+    const open = r.auth === 'none' || r.auth === 'share';
     if (!open)
       responses[401] ??= {
         description: 'Invalid or missing API key',

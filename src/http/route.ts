@@ -13,13 +13,15 @@ export interface RequestGuards {
   rateLimit(ctx: Context, principal: Principal): void;
   /** A public route's request (no credentials read): limited per client address instead. */
   rateLimitAnonymous(ctx: Context): void;
+  /** A share link visitor's request (routes with `auth: 'share'`): limited per client address, as generously as a key. */
+  rateLimitVisitor(ctx: Context): void;
   /** A write request was handled: keys, roles and memberships may have changed, so no remembered key is trusted any more. */
   forgetKeys(): void;
 }
 
 export type Method = 'get' | 'post' | 'patch' | 'put' | 'delete';
 /** `required`: every route unless it says otherwise. `none`: a public route (signing in), see RouteDef.auth. */
-export type RouteAuth = 'required' | 'none';
+export type RouteAuth = 'required' | 'none' | 'share';
 type Schema = z.ZodType;
 
 /**
@@ -59,7 +61,9 @@ export interface RouteDef<
   /**
    * `none` for the few routes that sign people in: no credentials are read (the handler gets no principal),
    * requests are limited per client address, JSON bodies to PUBLIC_JSON_BYTES, and the OpenAPI document
-   * marks them `security: []`. Everything else authenticates first.
+   * marks them `security: []`. `share`: a share link visitor's route (features/share): no credentials are read
+   * either (the handler reads the link's token and share session itself), requests are limited per client
+   * address (as generously as a key's), JSON bodies to PUBLIC_JSON_BYTES. Everything else authenticates first.
    */
   auth?: A;
   /**
@@ -72,7 +76,7 @@ export interface RouteDef<
     query: Out<Q>;
     body: Out<B>;
     /** The caller; null on a public route. */
-    principal: A extends 'none' ? null : Principal;
+    principal: A extends 'none' | 'share' ? null : Principal;
     services: Services;
     ctx: Context;
   }): Promise<unknown> | unknown;
@@ -113,8 +117,9 @@ function parse<S extends Schema | undefined>(schema: S, value: unknown, where: s
  */
 function guardStage(def: AnyRoute, guards: RequestGuards): Middleware {
   return async (ctx, next) => {
-    if (def.auth === 'none') {
-      guards.rateLimitAnonymous(ctx);
+    if (def.auth === 'none' || def.auth === 'share') {
+      if (def.auth === 'share') guards.rateLimitVisitor(ctx);
+      else guards.rateLimitAnonymous(ctx);
       ctx.state.principal = null;
     } else {
       guards.rateLimit(ctx, await guards.authenticate(ctx));
@@ -138,7 +143,7 @@ export function mountRoutes(
 ): void {
   const publicJson = jsonBody(PUBLIC_JSON_BYTES);
   for (const def of routes) {
-    const json = def.auth === 'none' ? publicJson : parsers.json;
+    const json = def.auth === 'none' || def.auth === 'share' ? publicJson : parsers.json;
     const body = def.bodyType === 'multipart' ? parsers.multipart : def.method === 'get' ? undefined : json;
     const guard = guardStage(def, guards);
     const stages: Middleware[] = body ? [guard, body] : [guard];

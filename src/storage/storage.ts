@@ -31,6 +31,7 @@ import type { JobStore } from '../jobs/types.js';
 import type { JobWakeups } from '../jobs/wakeups.js';
 import type { ClusterStore } from '../index/faces/types.js';
 import type { WatchStore } from './watchStore.js';
+import type { AlbumStore, ShareStore } from './shareStore.js';
 import type { ExclusiveLock } from './exclusiveLock.js';
 
 /**
@@ -60,6 +61,8 @@ export interface Storage {
   jobWakeups?: JobWakeups;
   /** Watched folders and what their files became (features/watch). */
   watches: WatchStore;
+  albums: AlbumStore;
+  shares: ShareStore;
   /**
    * A consistent copy of the whole database as it is at one moment, written to `file` (SQLite: its online
    * backup API, `pagesPerStep` pages a step, the event loop free between steps; a step that sees another
@@ -72,7 +75,6 @@ export interface Storage {
   /** Flushes and closes. Further calls fail. */
   close(): Promise<void>;
 }
-
 
 export interface AccountStore {
   countOrganizations(): Promise<number>;

@@ -26,6 +26,8 @@ export interface TrashEntry {
   item: MediaRecord;
   /** Media rows the entry holds (the item's versions, or the folder with everything beneath). */
   rowCount: number;
+  /** The 256 px rendition of the item's first frame (its frames are deleted with it); null for folders or none. */
+  thumbnailKey: string | null;
 }
 
 export interface TrashReads {

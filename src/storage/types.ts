@@ -263,6 +263,8 @@ export interface BrowseQuery {
   mediaId: string | null;
   /** Items holding objects of this cluster (filled by the search issue). */
   clusterId: string | null;
+  /** Items in this album (ours, features/share); absent or null: no album filter. */
+  albumId?: string | null;
   /** true: only favourites; absent or null: any. */
   favorite?: boolean | null;
   /** Archived items: left out (absent, `exclude`: the default views), listed with the rest (`include`), or alone (`only`). */

@@ -9,6 +9,7 @@ import path from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { checkIntegrity } from '../../src/features/backup/integrity.js';
+import { startTrashSchedule } from '../../src/features/library/trashJobs.js';
 import { makeImage, startTestApp, waitForProcessing, type TestApp } from '../helpers/testApp.js';
 
 interface Ctx {
@@ -106,6 +107,7 @@ t(
     assert.equal(entry.location, [{ id: f.id, name: 'Trips' }]);
     assert.ok(entry.deletedBy.id && typeof entry.deletedAt === 'string');
     assert.is(entry.media.status, 'deleted', "the spec's soft-delete state");
+    assert.match(entry.media.thumbnailUrl ?? '', /^http/, 'with its thumbnail');
     // The folder goes as one entry; x stays its own; the folder path is purged, then x restored makes it again.
     assert.is((await app.request('DELETE', `/api/folder/${f.id}`)).body.deletedCount, 2);
     const listed = await app.request('GET', `/api/dataset/${ds}/trash`);
@@ -192,6 +194,25 @@ t('a crash between the purge’s halves: rows gone first; the orphan sweep remov
   await blobs.sweepOrphans((keys) => storage.media.referencedBlobKeys(keys), 0);
   assert.not.ok(await blobs.exists(key), 'the sweep removed it');
   assert.is((await checkIntegrity(services, 0)).counts.untracked, 0);
+});
+
+t('automatic purge: entries older than TRASH_RETENTION_DAYS go by the scheduled job; younger ones stay', async (c) => {
+  const { app } = c;
+  const ds = await app.collection('Auto');
+  const [old, young] = [await upload(app, ds), await upload(app, ds)];
+  await app.request('DELETE', `/api/media/${old}`);
+  await new Promise((r) => setTimeout(r, 1500));
+  await app.request('DELETE', `/api/media/${young}`);
+  const { services } = app.app;
+  // A retention of about 0.86 s: the first entry is older, the second not yet.
+  const schedule = startTrashSchedule({ ...services, config: { ...services.config, trashRetentionDays: 1e-5 } });
+  schedule.stop();
+  for (let i = 0; i < 100 && (await services.storage.media.get(old)); i++) await new Promise((r) => setTimeout(r, 50));
+  assert.is(await services.storage.media.get(old), null, 'purged');
+  assert.equal(
+    (await app.request('GET', `/api/dataset/${ds}/trash`)).body.entries.map((e: { id: string }) => e.id),
+    [young],
+  );
 });
 
 t.run();

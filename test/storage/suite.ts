@@ -29,6 +29,7 @@ import type {
   User,
 } from '../../src/storage/types.js';
 import { browseSuite } from './browseSuite.js';
+import { shareSuite } from './shareSuite.js';
 import { trashSuite } from './trashSuite.js';
 
 interface Fixture {
@@ -1888,5 +1889,6 @@ export function storageSuite(
 
   test.run();
   browseSuite(name, open, close);
+  shareSuite(name, open, close);
   trashSuite(name, open, close);
 }

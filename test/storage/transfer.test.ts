@@ -65,6 +65,28 @@ async function makeLibrary(s: SqliteStorage): Promise<void> {
     ...{ id: newUuid(), collectionId: coll.id, organizationId: org.id, dir: '/photos', into: '' },
     ...{ mirrorDeletions: true, source: 'api' as const, createdById: user.id, createdAt: nowIso() },
   });
+  const [first] = await s.media
+    .browse({
+      ...{ collectionId: coll.id, path: folder.path, recursive: false, types: ['image'], createdFrom: null },
+      ...{ createdBefore: null, tagFilters: null, tagValues: null, mediaId: null, clusterId: null },
+      ...{ sortBy: 'name', sortDirection: 'asc', limit: 1, offset: 0 },
+    })
+    .then((r) => r.items);
+  const album = { id: newUuid(), collectionId: coll.id, organizationId: org.id, name: 'Best', createdById: user.id };
+  await s.albums.create({ ...album, createdAt: nowIso() }, [first.rootId]);
+  const link = { id: newUuid(), organizationId: org.id, collectionId: coll.id, kind: 'selection' as const };
+  await s.shares.create(
+    {
+      ...{ ...link, targetId: null, tokenHash: 'f'.repeat(64), passwordHash: null, expiresAt: null },
+      ...{ canDownload: true, canUpload: false, showOrganization: false, name: 'L', viewCount: 2 },
+      ...{ createdById: user.id, createdAt: nowIso(), updatedAt: nowIso(), revokedAt: null },
+    },
+    [first.rootId],
+  );
+  await s.shares.audit({
+    ...{ id: newUuid(), organizationId: org.id, linkId: link.id, action: 'created', actorUserId: user.id },
+    ...{ clientAddress: null, detail: { kind: 'selection' }, at: nowIso() },
+  });
   await s.jobs.enqueue({ type: 'ingest', payload: { x: 1 }, key: 'k1' });
   await s.accounts.setSettingIfAbsent('token_key', 'secret');
 }

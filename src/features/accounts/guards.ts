@@ -86,6 +86,7 @@ export function createGuards(
 ): RequestGuards {
   const limiter = createRateLimiter(deps.config.rateLimitPerMinute);
   const anonymousLimiter = createRateLimiter(deps.config.signInRateLimitPerMinute);
+  const visitorLimiter = createRateLimiter(deps.config.rateLimitPerMinute);
   // SHA-256 of the credential header → the caller it named; never the secret itself.
   const remembered = new Map<string, { principal: Principal; until: number }>();
   return {
@@ -128,6 +129,10 @@ export function createGuards(
     rateLimitAnonymous(ctx) {
       const r = anonymousLimiter(`address:${clientAddress(ctx) ?? 'unknown'}`);
       if (!r.ok) throw rateLimited(deps.config.signInRateLimitPerMinute, r.retryAfterSeconds, 'sign-in requests');
+    },
+    rateLimitVisitor(ctx) {
+      const r = visitorLimiter(`address:${clientAddress(ctx) ?? 'unknown'}`);
+      if (!r.ok) throw rateLimited(deps.config.rateLimitPerMinute, r.retryAfterSeconds, 'requests');
     },
   };
 }

@@ -1,4 +1,4 @@
-import { invalid } from '../../platform/errors.js';
+import { invalid, notFound } from '../../platform/errors.js';
 import { scoredBrowse, type SearchDeps } from '../search/index.js';
 import type { ArchivedFilter, BrowseQuery, DateField, MediaType, SortField } from '../../storage/types.js';
 import { loadCollection } from '../kernel/access.js';
@@ -25,6 +25,8 @@ export interface BrowseParams {
   tagFilters?: string;
   mediaId?: string;
   clusterId?: string;
+  /** Ours: only items of this album (features/share); the listing then spans the whole collection. */
+  albumId?: string;
   q?: string;
   similarToObjectId?: string;
   similarToObjectModel?: 'faces' | 'objects' | 'shoeprints';
@@ -90,6 +92,7 @@ export function toBrowseQuery(collectionId: string, path: string, params: Browse
       : null,
     mediaId: params.mediaId ? params.mediaId.toLowerCase() : null,
     clusterId: params.clusterId ?? null,
+    albumId: params.albumId ?? null,
     favorite: params.favorite === true ? true : null,
     archived: params.archived ?? 'exclude',
     sortBy: params.sortBy,
@@ -107,6 +110,7 @@ export async function browse(
 ) {
   const collection = await loadCollection(deps, principal, collectionId, 'viewer');
   const path = await resolveFolderPath(deps, collection, params.path);
+  if (params.albumId !== undefined) params = await albumScope(deps, collection.id, params);
   if (params.q !== undefined || params.similarToObjectId !== undefined) {
     // Scored mode searches the whole collection unless the client names a path
     // (then `recursive` applies as in browse); every other filter still applies.
@@ -120,7 +124,8 @@ export async function browse(
       !!scope.tagFilters ||
       !!scope.tagValues ||
       !!scope.mediaId ||
-      !!scope.clusterId;
+      !!scope.clusterId ||
+      !!scope.albumId;
     return scoredBrowse(deps, principal.organizationId, scope, filtered, {
       q: params.q,
       similarToObjectId: params.similarToObjectId,
@@ -135,4 +140,14 @@ export async function browse(
     media: await presentMany(deps, items),
     pagination: { total, limit: query.limit, offset: query.offset, hasMore: query.offset + items.length < total },
   };
+}
+
+/** An albumId filter: the album must be the collection's (else 404); without a path it spans the whole collection. */
+async function albumScope(deps: Pick<Services, 'storage'>, collectionId: string, params: BrowseParams) {
+  const album = /^[0-9a-f-]{36}$/i.test(params.albumId!)
+    ? await deps.storage.albums.get(params.albumId!.toLowerCase())
+    : null;
+  if (!album || album.collectionId !== collectionId) throw notFound('album not found');
+  const pathGiven = params.path !== undefined && params.path.trim() !== '';
+  return { ...params, albumId: album.id, recursive: pathGiven ? params.recursive : true };
 }

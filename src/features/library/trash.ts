@@ -42,7 +42,8 @@ export async function listTrash(
       location: e.location,
       // The rows the entry holds: the item's versions, or the folder with everything beneath it.
       itemCount: e.rowCount,
-      media: media[i],
+      // Its frames are deleted with it: the thumbnail is read from the entry, not from active frames.
+      media: { ...media[i], thumbnailUrl: e.thumbnailKey ? deps.urls.urlFor(e.thumbnailKey) : media[i].thumbnailUrl },
     })),
     pagination: { total, limit: page.limit, offset: page.offset, hasMore: page.offset + entries.length < total },
   };

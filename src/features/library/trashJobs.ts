@@ -1,8 +1,8 @@
 /**
  * The `trash-purge` job: removes trash entries for good (durable, leased, retried like every job; running
  * it twice does nothing more). Named entries (the trash screen's "delete forever"), every entry of a
- * collection deleted before a time ("empty trash"), or, on its hourly schedule, every entry of the server
- * older than TRASH_RETENTION_DAYS.
+ * collection deleted before a time ("empty trash"), or every entry of the server older than
+ * TRASH_RETENTION_DAYS: startTrashSchedule looks hourly and queues a job only when some entry is that old.
  *
  * Crash safety, row first: the entries' rows go in one transaction (MediaStore.purgeTrash), then the files
  * no row references any more are removed. A crash in between leaves only unreferenced files, never a row
@@ -10,6 +10,7 @@
  * and the integrity report lists them as untracked until then (features/backup/integrity.ts, repair.ts).
  * A blob another item still references (content-addressed: same bytes, one file) is kept.
  */
+import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import type { Job } from '../../jobs/types.js';
 import type { JobRunner } from '../../jobs/runner.js';
@@ -29,30 +30,24 @@ const payload = z.object({
   ids: z.array(ID).optional(),
   collectionId: z.string().optional(),
   before: z.string().optional(),
-  /** The hourly purge of entries older than the retention (queues the next hour's run when done). */
-  scheduled: z.boolean().optional(),
 });
 export type PurgePayload = z.infer<typeof payload>;
 
 type PurgeDeps = Pick<Services, 'storage' | 'blobs' | 'config'>;
 
 /** Queues a purge and wakes the runner. Keyed: the same request twice while one waits is one job. */
-export async function enqueuePurge(
-  deps: Pick<Services, 'storage' | 'wakeJobs'>,
-  p: PurgePayload,
-  runAfter?: string,
-): Promise<Job> {
-  const key = p.scheduled
-    ? `scheduled:${runAfter ?? ''}`
-    : p.ids
-      ? `ids:${[...p.ids].sort().join(',')}`
-      : `all:${p.collectionId}:${p.before}`;
+export async function enqueuePurge(deps: Pick<Services, 'storage' | 'wakeJobs'>, p: PurgePayload): Promise<Job> {
+  const named = p.ids
+    ? createHash('sha256')
+        .update([...p.ids].sort().join(','))
+        .digest('hex')
+    : null;
+  const key = named ? `ids:${named}` : `before:${p.collectionId ?? '*'}:${p.before}`;
   const job = await deps.storage.jobs.enqueue({
     type: TRASH_PURGE_JOB,
     payload: p,
-    key: key.slice(0, 500),
+    key,
     priority: PRIORITY_PURGE,
-    ...(runAfter ? { runAfter } : {}),
   });
   deps.wakeJobs?.();
   return job;
@@ -81,10 +76,7 @@ async function purgeBefore(deps: PurgeDeps, before: string, collectionId: string
   }
 }
 
-/** The start of the next hour (the scheduled purge's key and run time). */
-const nextHour = (now = Date.now()) => new Date(Math.floor(now / HOUR_MS) * HOUR_MS + HOUR_MS).toISOString();
-
-export function registerTrashJobs(runner: JobRunner, deps: PurgeDeps & Pick<Services, 'wakeJobs' | 'logger'>): void {
+export function registerTrashJobs(runner: JobRunner, deps: PurgeDeps): void {
   runner.register<PurgePayload>(
     TRASH_PURGE_JOB,
     async (job, ctx) => {
@@ -92,19 +84,30 @@ export function registerTrashJobs(runner: JobRunner, deps: PurgeDeps & Pick<Serv
       let purged = 0;
       if (p.ids)
         for (let i = 0; i < p.ids.length; i += BATCH) purged += await purgeEntries(deps, p.ids.slice(i, i + BATCH));
-      else if (p.before && p.collectionId) purged = await purgeBefore(deps, p.before, p.collectionId);
-      else if (p.scheduled) {
-        const days = deps.config.trashRetentionDays;
-        if (days > 0) purged = await purgeBefore(deps, new Date(Date.now() - days * 86_400_000).toISOString(), null);
-        await enqueuePurge(deps, { scheduled: true }, nextHour());
-      }
+      else if (p.before) purged = await purgeBefore(deps, p.before, p.collectionId ?? null);
       if (purged) ctx.logger.info('purged trash entries', { count: purged });
     },
     { parse: (p) => payload.parse(p) },
   );
-  // The first scheduled run now; each queues the next hour's (keyed by its hour, so never twice).
-  const thisHour = new Date(Math.floor(Date.now() / HOUR_MS) * HOUR_MS).toISOString();
-  void enqueuePurge(deps, { scheduled: true }, thisHour).catch((err) =>
-    deps.logger.warn('could not schedule the trash purge', { err }),
-  );
+}
+
+/**
+ * The automatic purge (TRASH_RETENTION_DAYS, 0: off): now and every hour, a `trash-purge` job for the entries
+ * older than the retention, queued only when there is one (the queue stays empty otherwise). Started with the
+ * job runner; stop() on close.
+ */
+export function startTrashSchedule(deps: Pick<Services, 'storage' | 'wakeJobs' | 'config' | 'logger'>): {
+  stop(): void;
+} {
+  const tick = async () => {
+    const days = deps.config.trashRetentionDays;
+    if (days <= 0) return;
+    const before = new Date(Date.now() - days * 86_400_000).toISOString();
+    if ((await deps.storage.media.trashBefore(before, null, 1)).length > 0) await enqueuePurge(deps, { before });
+  };
+  const run = () => void tick().catch((err) => deps.logger.warn('could not schedule the trash purge', { err }));
+  run();
+  const timer = setInterval(run, HOUR_MS);
+  timer.unref();
+  return { stop: () => clearInterval(timer) };
 }

@@ -73,6 +73,8 @@ export function browseFilter(query: BrowseQuery): Filter | null {
       `m.id IN (SELECT media_id FROM cluster_members WHERE cluster_id = ${c.p(query.clusterId.toLowerCase().replace(/-/g, ''))})`,
     );
   }
+  if (query.albumId)
+    c.add(`EXISTS (SELECT 1 FROM album_items x WHERE x.album_id = ${c.p(query.albumId)} AND x.media_id = m.root_id)`);
   if (query.mediaId !== null) c.add(`m.id = ${c.p(query.mediaId)}`);
   // Favourites only; archived items left out (the default views), listed too, or alone (migration 060).
   if (query.favorite === true) c.add(`m.favorite`);

@@ -18,6 +18,7 @@ import { LIBRARY_MIGRATIONS, migratePg, VECTOR_MIGRATIONS } from './migrate.js';
 import { pgSessionStore } from './sessionStore.js';
 import { checkServer, migrationStartupError } from './startupCheck.js';
 import { pgWatchStore } from './watchStore.js';
+import { pgAlbumStore, pgShareStore } from './shareStore.js';
 
 export interface PostgresStorage extends Storage {
   /** The pool, for the modules that share the database (jobs wake-ups, tests). */
@@ -73,6 +74,8 @@ export async function openPostgresStorage(url: string, options: PostgresStorageO
     jobWakeups,
     events: pgEventLog(db, hub),
     watches: pgWatchStore(db),
+    albums: pgAlbumStore(db),
+    shares: pgShareStore(db),
     tryExclusiveLock: (name) => tryExclusiveLock(db, name),
     indexes: { vectors: pgVectorIndex(db, { enabled: vectorSearch }), text: pgTextIndex(db) },
     async close() {

@@ -1,6 +1,6 @@
 import type { Statement } from 'better-sqlite3';
 import type { BrowseQuery } from '../types.js';
-import { SORT_COLUMN, archivedMode, flagFiltered, type Scope } from './browseFilter.js';
+import { SORT_COLUMN, archivedMode, flagFiltered, idFiltered, type Scope } from './browseFilter.js';
 import { ItemSet, type ChunkRow } from './itemBitmap.js';
 
 /** An ISO time in UTC (the library layer passes `toISOString()`'s): its day and its time of day. */
@@ -112,7 +112,7 @@ export function bitmapCandidates(prepare: (sql: string) => Statement) {
     const values = query.tagValues ?? [];
     const flags = flagFiltered(query);
     if (
-      query.clusterId ||
+      idFiltered(query) ||
       days === undefined ||
       (days === null && groups.length === 0 && values.length === 0 && !flags)
     )

@@ -85,6 +85,9 @@ export const archivedMode = (query: BrowseQuery) => query.archived ?? 'exclude';
 export const flagFiltered = (query: BrowseQuery): boolean =>
   query.favorite === true || archivedMode(query) !== 'include';
 
+/** Whether a cluster or an album narrows the listing (sets of ids no bitmap holds). */
+export const idFiltered = (query: BrowseQuery): boolean => !!(query.clusterId || query.albumId);
+
 /** The filters of a browse query over media_scope; mediaId is the caller's (a single-row probe). */
 export function scopeFilter(query: BrowseQuery): ScopeFilter {
   const clauses: Array<{ sql: string; params: unknown[]; date?: true; flag?: true }> = [];
@@ -97,6 +100,12 @@ export function scopeFilter(query: BrowseQuery): ScopeFilter {
     clauses.push({
       sql: `${ITEM_ID} IN (SELECT media_id FROM cluster_members WHERE cluster_id = ?)`,
       params: [query.clusterId.toLowerCase().replace(/-/g, '')],
+    });
+  }
+  if (query.albumId) {
+    clauses.push({
+      sql: `EXISTS (SELECT 1 FROM album_items x JOIN media am ON am.root_id = x.media_id WHERE am.id = ${ITEM_ID} AND x.album_id = ?)`,
+      params: [query.albumId],
     });
   }
   // The flags, probed per row where no set of items answers (a cluster, a single item, an id list).
@@ -118,7 +127,12 @@ export function scopeFilter(query: BrowseQuery): ScopeFilter {
     unflagged: joined(clauses.filter((c) => !c.flag)),
     tags,
     countable:
-      !query.createdFrom && !query.createdBefore && !query.clusterId && tags.length === 0 && !flagFiltered(query),
+      !query.createdFrom &&
+      !query.createdBefore &&
+      !query.clusterId &&
+      tags.length === 0 &&
+      !flagFiltered(query) &&
+      !query.albumId,
     dateIndex: date.index,
   };
 }

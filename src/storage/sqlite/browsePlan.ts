@@ -135,7 +135,18 @@ function pageWindow(query: BrowseQuery, total: number) {
 
 /** What decides a listing's set of items besides its SQL: the filters the bitmaps answer. */
 function setSignature(query: BrowseQuery): string {
-  const { tagFilters, tagValues, createdFrom, createdBefore, dateField, types, clusterId, favorite, archived } = query;
+  const {
+    tagFilters,
+    tagValues,
+    createdFrom,
+    createdBefore,
+    dateField,
+    types,
+    clusterId,
+    favorite,
+    archived,
+    albumId,
+  } = query;
   return JSON.stringify([
     tagFilters,
     tagValues,
@@ -146,6 +157,7 @@ function setSignature(query: BrowseQuery): string {
     clusterId,
     favorite,
     archived,
+    albumId,
   ]);
 }
 

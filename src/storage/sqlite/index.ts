@@ -14,6 +14,7 @@ import { sqliteSessionStore } from './sessionStore.js';
 import { sqliteInviteStore } from './inviteStore.js';
 import { sqliteEventLog } from './eventLog.js';
 import { sqliteWatchStore } from './watchStore.js';
+import { sqliteAlbumStore, sqliteShareStore } from './shareStore.js';
 import { backupDatabase } from './backup.js';
 import { sqliteTextIndex } from '../../index/text/sqlite/textIndex.js';
 import { threadedTextIndex, type ThreadedTextIndexOptions } from '../../index/text/sqlite/thread.js';
@@ -59,6 +60,8 @@ export function openSqliteStorage(file: string, options: SqliteStorageOptions = 
     jobs: sqliteJobStore(db),
     events: events.store,
     watches: sqliteWatchStore(db),
+    albums: sqliteAlbumStore(db),
+    shares: sqliteShareStore(db),
     backupTo: (target, options) => backupDatabase(db, target, options?.pagesPerStep),
     async close() {
       await text?.close();

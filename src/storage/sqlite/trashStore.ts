@@ -22,10 +22,13 @@ type TrashRow = {
   deleted_by: string;
   location: string;
   row_count: number;
+  thumbnail_key: string | null;
 };
 
 const ENTRY_COLUMNS = `t.id, t.dataset_id, t.organization_id, t.deleted_at, t.deleted_by, t.location,
-  (SELECT count(*) FROM media r WHERE r.trash_id = t.id AND r.status = 'deleted') AS row_count`;
+  (SELECT count(*) FROM media r WHERE r.trash_id = t.id AND r.status = 'deleted') AS row_count,
+  (SELECT f.thumbnail_key FROM frames f WHERE f.media_id = t.id AND f.thumbnail_key IS NOT NULL
+   ORDER BY f.created_at, f.id LIMIT 1) AS thumbnail_key`;
 
 export function sqliteTrash(
   core: MediaCore,
@@ -92,6 +95,7 @@ function trashReads({ db, mustRow }: MediaCore): Omit<TrashReads, 'purgeTrash'> 
     location: JSON.parse(row.location) as TrashPlace[],
     item: toMedia(mustRow(row.id)),
     rowCount: row.row_count,
+    thumbnailKey: row.thumbnail_key,
   });
   return {
     async listTrash(collectionId, page) {

@@ -19,6 +19,8 @@ import { FolderActions } from './FolderActions';
 import { VirtualGrid } from './VirtualGrid';
 import { followCollection } from './liveStatus';
 import { openUploadPicker, setUploadFolder } from '../upload/index';
+import { AlbumsLink } from '../albums/Albums';
+import { ShareFolderButton } from '../share/ShareFolderButton';
 import './browse.css';
 
 /** The collection's name, and its tag values for the filter's autocomplete. */
@@ -117,6 +119,8 @@ export function Browse({ params }: { params: Record<string, string> }) {
                 }}
               />
             ) : null}
+            <AlbumsLink datasetId={datasetId} />
+            <ShareFolderButton datasetId={datasetId} path={state.path} name={folderName} />
             <a class="button-link" href={`/c/${encodeURIComponent(datasetId)}/people`} onClick={followLink}>
               People
             </a>

@@ -7,6 +7,7 @@ import { Reprocess } from './Reprocess';
 import { TagEditor } from './TagEditor';
 import type { Frame, MediaItem } from './types';
 import { Versions } from './Versions';
+import { AddToAlbum } from '../albums/AddToAlbum';
 
 export function DetailsPanel(props: {
   media: MediaItem;
@@ -23,6 +24,7 @@ export function DetailsPanel(props: {
       <Captions frame={props.frame} canWrite={writable} onChanged={reload} />
       <OcrText media={media} />
       <TagEditor media={media} canWrite={writable} onMedia={props.setMedia} />
+      <AddToAlbum datasetId={media.datasetId} mediaIds={[media.id]} />
       <Reprocess media={media} canWrite={writable} onStarted={reload} onPoll={reload} />
       <Versions media={media} from={props.from} canWrite={writable} onChanged={reload} />
       <Facts media={media} />

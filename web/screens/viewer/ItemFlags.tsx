@@ -8,6 +8,7 @@ import { api, describeError } from '../../lib/api';
 import { navigate } from '../../lib/router';
 import { canWrite } from '../../lib/session';
 import type { MediaItem } from './types';
+import { useViewerKeys } from './useViewerKeys';
 import './flags.css';
 
 export function ItemFlags(props: { media: MediaItem; back: string; setMedia: (m: MediaItem) => void }) {
@@ -16,6 +17,8 @@ export function ItemFlags(props: { media: MediaItem; back: string; setMedia: (m:
   const [error, setError] = useState<string | null>(null);
   const favorite = media.favorite === true;
   const archived = media.archived === true;
+  // Key f, as lib/keymap.ts declares it (the viewer's own listener leaves actions it has no handler for).
+  useViewerKeys({ favorite: () => document.querySelector<HTMLButtonElement>('.favorite-toggle')?.click() });
   if (!canWrite())
     return (
       <span class="item-flags muted">

@@ -139,7 +139,6 @@ function ItemView(props: {
     text: () => toggle('text'),
     info: () => setDetails((d) => !d),
     copyText: () => document.querySelector<HTMLButtonElement>('.ocr-copy')?.click(),
-    favorite: () => document.querySelector<HTMLButtonElement>('.favorite-toggle')?.click(),
     nextFrame: isVideo ? () => step(1) : undefined,
     previousFrame: isVideo ? () => step(-1) : undefined,
   });
@@ -156,9 +155,8 @@ function ItemView(props: {
           details={details}
           onToggle={toggle}
           onDetails={() => setDetails((d) => !d)}
-        >
-          <ItemFlags media={media} back={back} setMedia={props.setMedia} />
-        </ViewerBar>
+          flags={<ItemFlags media={media} back={back} setMedia={props.setMedia} />}
+        />
         {isVideo ? (
           <VideoStage
             media={media}

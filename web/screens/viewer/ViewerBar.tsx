@@ -16,8 +16,8 @@ export function ViewerBar(props: {
   details: boolean;
   onToggle: (key: LayerKey) => void;
   onDetails: () => void;
-  /** More controls at the end of the bar (the item's flags). */
-  children?: ComponentChildren;
+  /** More controls at the end of the bar (the item's flags, ItemFlags.tsx). */
+  flags?: ComponentChildren;
 }) {
   useViewerTouch(props.neighbours, props.from, props.back); // swipe and pull down on the picture, as ←/→ and Esc
   return (
@@ -48,7 +48,7 @@ export function ViewerBar(props: {
       <button type="button" aria-pressed={props.details} aria-keyshortcuts="i" onClick={() => props.onDetails()}>
         Details
       </button>
-      {props.children}
+      {props.flags}
     </div>
   );
 }

@@ -31,6 +31,7 @@ export const browseQuery = z.object({
   tagFilters: z.string().optional().describe('URL-encoded JSON {group: [values]}: AND between groups, OR within one'),
   mediaId: z.string().optional(),
   clusterId: z.string().optional(),
+  albumId: z.string().optional().describe('ours: only items in this album (any folder; recursive over the collection)'),
   q: z.string().optional().describe('natural-language query (scored mode)'),
   similarToObjectId: z.string().optional(),
   similarToObjectModel: z.enum(['faces', 'objects', 'shoeprints']).optional(),
