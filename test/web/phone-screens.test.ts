@@ -50,14 +50,15 @@ async function checkScreen(page: Page, url: string, ready: string, name: string)
   assert.equal(await smallTargets(page, CONTROLS), [], `${name}: 44 px targets`);
 }
 
-t('signed-out screens: sign-in, setup, invitation', async ({ page, base }) => {
+t('signed-out screens: sign-in, setup, invitation, share link', async ({ page, base }) => {
   if (!exe) return;
   await checkScreen(page, `${base}/`, 'input[name="email"]', 'sign-in');
   await checkScreen(page, `${base}/setup?token=not-a-token`, 'form, [role="alert"]', 'setup');
   await checkScreen(page, `${base}/invite?token=not-a-token`, 'h1', 'invite');
+  await checkScreen(page, `${base}/s/not-a-token`, 'h1', 'share-link');
 });
 
-t('signed-in screens: collections, account, browse, search, viewer, trash, people, not found', async (ctx) => {
+t('signed-in screens: collections, account, browse, search, viewer, trash, people, albums, not found', async (ctx) => {
   if (!exe) return;
   const { page, base } = ctx;
   await signInAsOwner(ctx.app);
@@ -73,6 +74,7 @@ t('signed-in screens: collections, account, browse, search, viewer, trash, peopl
     [`/m/${lib.items[0]}?from=${from}`, '.image-stage img', 'viewer'],
     [`/c/${lib.datasetId}/trash`, '.trash-entry', 'trash'],
     [`/c/${lib.datasetId}/people`, '#people-title', 'people'],
+    [`/c/${lib.datasetId}/albums`, 'main h1', 'albums'],
     ['/no-such-page', 'main h1', 'not-found'],
   ];
   for (const [url, ready, name] of screens) await checkScreen(page, base + url, ready, name);
