@@ -38,6 +38,7 @@ import { runSearchableBench } from './bench/searchable.js';
 import { runScaleBench } from './bench/scale.js';
 import { runFormatsBench } from './bench/formats.js';
 import { runBackupBench } from './bench/backup.js';
+import { runDuplicatesBench } from './bench/duplicates.js';
 import { runPeopleBench } from './bench/people.js';
 
 const SECTIONS: Record<string, { describe: string; run: (opts: BenchOptions) => Promise<SectionResult> }> = {
@@ -108,6 +109,11 @@ const SECTIONS: Record<string, { describe: string; run: (opts: BenchOptions) => 
     describe:
       'a 10,000-item library: full, incremental and unchanged backups and a restore beside cp -a, the integrity pass, the re-hash rate, browse p99 beside a throttled re-hash (issue 29)',
     run: runBackupBench,
+  },
+  duplicates: {
+    describe:
+      'near-duplicate scan of 100,000 synthetic 768-dim vectors (LSH) beside all-pairs cosine, recall; the scan job over a SQLite library (issue 27)',
+    run: runDuplicatesBench,
   },
   people: {
     describe:

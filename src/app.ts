@@ -58,6 +58,8 @@ import {
   type WatchService,
 } from './features/watch/index.js';
 import { backupRoutes, startBackupService } from './features/backup/index.js';
+import { duplicateRoutes, registerDuplicateJobs } from './features/duplicates/index.js';
+import { searchByImageRoutes } from './features/library/routes/searchByImage.js';
 import { shareRoutes } from './features/share/index.js';
 import { VERSION } from './platform/packageRoot.js';
 import { openStorage, type OpenedStorage } from './storage/openStorage.js';
@@ -85,6 +87,8 @@ export const ROUTES: AnyRoute[] = [
   ...eventRoutes,
   ...watchRoutes,
   ...backupRoutes,
+  ...duplicateRoutes,
+  ...searchByImageRoutes,
   ...shareRoutes,
 ];
 
@@ -265,6 +269,7 @@ async function startJobRunner(services: Services): Promise<JobRunner | null> {
   });
   registerIngestJobs(runner, services);
   registerReindexJobs(runner, services);
+  registerDuplicateJobs(runner, services);
   registerTrashJobs(runner, services);
   await resumeUnfinished(services);
   await enqueueClustering(services, null); // faces committed while a previous run was stopping

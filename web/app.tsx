@@ -19,6 +19,7 @@ import { Viewer } from './screens/viewer/Viewer';
 import { Trash } from './screens/trash/Trash';
 import { UploadPanel } from './screens/upload/UploadPanel';
 import { NotFound } from './screens/NotFound';
+import { Duplicates } from './screens/duplicates/Duplicates';
 import { Albums } from './screens/albums/Albums';
 import { AlbumView } from './screens/albums/AlbumView';
 import { Visitor } from './screens/share/Visitor';
@@ -41,6 +42,7 @@ const ROUTES: Array<[string, Screen]> = [
   ['/search', Search],
   ['/c/:datasetId', Browse],
   ['/c/:datasetId/search', Search],
+  ['/c/:datasetId/duplicates', Duplicates],
   ['/c/:datasetId/albums', Albums],
   ['/c/:datasetId/albums/:albumId', AlbumView],
   ['/c/:datasetId/people', People],

@@ -31,15 +31,14 @@ import type { JobStore } from '../jobs/types.js';
 import type { JobWakeups } from '../jobs/wakeups.js';
 import type { ClusterStore } from '../index/faces/types.js';
 import type { WatchStore } from './watchStore.js';
+import type { DuplicateStore } from './duplicateStore.js';
 import type { AlbumStore, ShareStore } from './shareStore.js';
 import type { ExclusiveLock } from './exclusiveLock.js';
 
 /**
- * The storage layer: every read and write of the database goes through these
- * interfaces. Each method is atomic on its own (one transaction), so domain code
- * never holds a transaction open across an await. SQLite implements them today
- * (src/storage/sqlite); a PostgreSQL implementation must pass the same suite
- * (test/storage/suite.ts).
+ * The storage layer: every read and write of the database goes through these interfaces. Each method is atomic on
+ * its own (one transaction), so domain code never holds a transaction open across an await. SQLite and PostgreSQL
+ * (src/storage/sqlite, src/storage/postgres) implement them and pass the same suite (test/storage/suite.ts).
  */
 export interface Storage {
   accounts: AccountStore;
@@ -61,6 +60,7 @@ export interface Storage {
   jobWakeups?: JobWakeups;
   /** Watched folders and what their files became (features/watch). */
   watches: WatchStore;
+  duplicates: DuplicateStore; // duplicate scans, groups, dismissals (duplicateStore.ts)
   albums: AlbumStore;
   shares: ShareStore;
   /**

@@ -7,6 +7,7 @@ import { openPostgresStorage } from '../../src/storage/postgres/index.js';
 import { freshSchema, pglite } from '../helpers/pglite.js';
 import { postgresServer } from '../helpers/postgresServer.js';
 import { importSuite } from './importSuite.js';
+import { duplicatesSuite } from './duplicatesSuite.js';
 import { storageSuite } from './suite.js';
 
 const server = process.env.TEST_DATABASE_URL ? await postgresServer() : await pglite();
@@ -14,3 +15,4 @@ const open = () => openPostgresStorage(server.url, { schema: freshSchema(), vect
 
 storageSuite('postgres', open);
 importSuite('postgres', open);
+duplicatesSuite('postgres', open);

@@ -22,6 +22,7 @@ import { migrate } from '../../src/storage/sqlite/migrate.js';
 import { registerBitmapFunctions } from '../../src/storage/sqlite/bitmapFunctions.js';
 import { storageSuite } from './suite.js';
 import { importSuite } from './importSuite.js';
+import { duplicatesSuite } from './duplicatesSuite.js';
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'storage-sqlite-'));
 process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
@@ -30,6 +31,7 @@ const tempFile = () => path.join(dir, `t${++n}.db`);
 
 storageSuite('sqlite', async () => openSqliteStorage(tempFile()));
 importSuite('sqlite', async () => openSqliteStorage(tempFile()));
+duplicatesSuite('sqlite', async () => openSqliteStorage(tempFile()));
 // Every filtered walk that can start at a block of a ranked sort order does (rankBlocks.ts), one item a block.
 browseSuite('sqlite, walks started by ranks', async () =>
   openSqliteStorage(tempFile(), { browse: { alwaysLeap: true } }),

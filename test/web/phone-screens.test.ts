@@ -58,26 +58,30 @@ t('signed-out screens: sign-in, setup, invitation, share link', async ({ page, b
   await checkScreen(page, `${base}/s/not-a-token`, 'h1', 'share-link');
 });
 
-t('signed-in screens: collections, account, browse, search, viewer, trash, people, albums, not found', async (ctx) => {
-  if (!exe) return;
-  const { page, base } = ctx;
-  await signInAsOwner(ctx.app);
-  const lib: PhoneLibrary = await seedPhoneLibrary(ctx.app.server);
-  const from = encodeURIComponent(`/c/${lib.datasetId}`);
-  const screens: Array<[string, string, string]> = [
-    ['/', '.collection-card', 'collections'],
-    ['/account', '.account-section', 'account'],
-    [`/c/${lib.datasetId}`, '.tile-name', 'browse'],
-    [`/c/${lib.datasetId}?path=${lib.trips}`, '.tile-name', 'browse-folder'],
-    [`/c/${lib.datasetId}/search?q=red`, '.result-tile', 'search'],
-    ['/search?q=blue', '.result-tile', 'search-everything'],
-    [`/m/${lib.items[0]}?from=${from}`, '.image-stage img', 'viewer'],
-    [`/c/${lib.datasetId}/trash`, '.trash-entry', 'trash'],
-    [`/c/${lib.datasetId}/people`, '#people-title', 'people'],
-    [`/c/${lib.datasetId}/albums`, 'main h1', 'albums'],
-    ['/no-such-page', 'main h1', 'not-found'],
-  ];
-  for (const [url, ready, name] of screens) await checkScreen(page, base + url, ready, name);
-});
+t(
+  'signed-in screens: collections, account, browse, search, viewer, trash, people, albums, duplicates, not found',
+  async (ctx) => {
+    if (!exe) return;
+    const { page, base } = ctx;
+    await signInAsOwner(ctx.app);
+    const lib: PhoneLibrary = await seedPhoneLibrary(ctx.app.server);
+    const from = encodeURIComponent(`/c/${lib.datasetId}`);
+    const screens: Array<[string, string, string]> = [
+      ['/', '.collection-card', 'collections'],
+      ['/account', '.account-section', 'account'],
+      [`/c/${lib.datasetId}`, '.tile-name', 'browse'],
+      [`/c/${lib.datasetId}?path=${lib.trips}`, '.tile-name', 'browse-folder'],
+      [`/c/${lib.datasetId}/search?q=red`, '.result-tile', 'search'],
+      ['/search?q=blue', '.result-tile', 'search-everything'],
+      [`/m/${lib.items[0]}?from=${from}`, '.image-stage img', 'viewer'],
+      [`/c/${lib.datasetId}/trash`, '.trash-entry', 'trash'],
+      [`/c/${lib.datasetId}/people`, '#people-title', 'people'],
+      [`/c/${lib.datasetId}/albums`, 'main h1', 'albums'],
+      [`/c/${lib.datasetId}/duplicates`, '#dup-title', 'duplicates'],
+      ['/no-such-page', 'main h1', 'not-found'],
+    ];
+    for (const [url, ready, name] of screens) await checkScreen(page, base + url, ready, name);
+  },
+);
 
 t.run();

@@ -227,9 +227,9 @@ t('the upload panel opens from Upload and fits the screen', async ({ page, base,
   );
   await (await chooser).setFiles({ name: 'dot.png', mimeType: 'image/png', buffer: png });
   await page.waitForSelector('.upload-row:has-text("dot.png")');
+  await noOverflow(page, 'upload panel');
   const panel = await page.locator('.upload-panel').boundingBox();
   assert.ok(panel && panel.x >= 0 && panel.x + panel.width <= 390, JSON.stringify(panel));
-  await noOverflow(page, 'upload panel');
   assert.equal(await smallTargets(page, '.upload-panel button'), []);
   assert.equal(await seriousA11yViolations(page), []);
   await screenshot(page, 'phone-upload');

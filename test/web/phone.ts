@@ -106,13 +106,14 @@ export async function centreOf(page: Page, selector: string): Promise<Pt> {
 /** How far the page scrolls sideways (0 when nothing is wider than the screen), and the widest culprit. */
 export async function horizontalOverflow(page: Page): Promise<{ overflow: number; culprit: string }> {
   return page.evaluate(() => {
-    const overflow = document.documentElement.scrollWidth - window.innerWidth;
+    // A phone zooms out to show a too-wide page (innerWidth grows past the screen's): that counts too.
+    const overflow = Math.max(document.documentElement.scrollWidth, window.innerWidth) - window.screen.width;
     let culprit = '';
     if (overflow > 0)
       for (const el of document.querySelectorAll('body *')) {
         const r = el.getBoundingClientRect();
-        if (r.right > window.innerWidth + 0.5 && r.width > 0) {
-          culprit = `${el.tagName.toLowerCase()}.${String(el.className)} right=${Math.round(r.right)}`;
+        if (r.right > window.screen.width + 0.5 && r.width > 0) {
+          culprit = `${el.tagName.toLowerCase()}.${String(el.className)} in .${String(el.parentElement?.className)} right=${Math.round(r.right)}`;
           break;
         }
       }

@@ -4,6 +4,7 @@ import { followLink, location, match, navigate } from '../lib/router';
 import { session, signOut } from '../lib/session';
 import { actionOf } from '../lib/keymap';
 import { HEADER_MENU_ID, HeaderMenuButton, useHeaderMenu } from './HeaderMenu';
+import { ExamplePicker, exampleDrop } from '../screens/search/ExamplePicker';
 
 /** Where a search goes: the open collection's scored browse, else the whole organization. */
 function searchTarget(q: string): string {
@@ -36,6 +37,7 @@ export function Header() {
       <form
         class="search-form"
         role="search"
+        {...exampleDrop()}
         onSubmit={(e) => {
           e.preventDefault();
           const q = input.current?.value.trim() ?? '';
@@ -50,6 +52,7 @@ export function Header() {
           placeholder={inCollection ? 'Search this collection…' : 'Search everything…'}
           defaultValue={location.value.query.get('q') ?? ''}
         />
+        <ExamplePicker />
       </form>
       <HeaderMenuButton menu={menu} />
       <nav class="header-actions" id={HEADER_MENU_ID} aria-label="Account">

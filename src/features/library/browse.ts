@@ -30,6 +30,8 @@ export interface BrowseParams {
   q?: string;
   similarToObjectId?: string;
   similarToObjectModel?: 'faces' | 'objects' | 'shoeprints';
+  /** Search by example (searchByImage.ts): an image's embedding, scored image to image. */
+  similarToVector?: { modelId: string; vector: Float32Array };
   minScore: number;
   /** Ours: true lists favourites only. */
   favorite?: boolean;
@@ -111,7 +113,7 @@ export async function browse(
   const collection = await loadCollection(deps, principal, collectionId, 'viewer');
   const path = await resolveFolderPath(deps, collection, params.path);
   if (params.albumId !== undefined) params = await albumScope(deps, collection.id, params);
-  if (params.q !== undefined || params.similarToObjectId !== undefined) {
+  if (params.q !== undefined || params.similarToObjectId !== undefined || params.similarToVector) {
     // Scored mode searches the whole collection unless the client names a path
     // (then `recursive` applies as in browse); every other filter still applies.
     const pathGiven = params.path !== undefined && params.path.trim() !== '';
@@ -130,6 +132,7 @@ export async function browse(
       q: params.q,
       similarToObjectId: params.similarToObjectId,
       similarToObjectModel: params.similarToObjectModel,
+      similarToVector: params.similarToVector,
       minScore: params.minScore,
       explicitSort: params.sortExplicit ? params.sortBy : null,
     });

@@ -12,6 +12,8 @@ export interface ScoredParams {
   q?: string;
   similarToObjectId?: string;
   similarToObjectModel?: SimilarityModel;
+  /** Search by example: an image's embedding under the model whose vectors cover the collection. */
+  similarToVector?: { modelId: string; vector: Float32Array };
   minScore: number;
   /** Set when the client asked for an order: items above minScore come back in it instead of by score. */
   explicitSort: SortField | null;
@@ -56,6 +58,7 @@ export async function scoredBrowse(
     q: params.q,
     similarToObjectId: params.similarToObjectId,
     similarToObjectModel: params.similarToObjectModel,
+    similarToVector: params.similarToVector,
     collectionIds: [scope.collectionId],
     mediaIds,
     organizationId,

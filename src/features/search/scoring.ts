@@ -111,6 +111,8 @@ export interface ScoreQuery {
   q?: string;
   similarToObjectId?: string;
   similarToObjectModel?: SimilarityModel;
+  /** An image's embedding (search by example): scored as similarToObjectId's vector is, image to image. */
+  similarToVector?: { modelId: string; vector: Float32Array };
   collectionIds: string[];
   /** Items the filters let through (null: every item of the collections). */
   mediaIds: string[] | null;
@@ -137,6 +139,7 @@ export async function scoreFrames(deps: SearchDeps, query: ScoreQuery): Promise<
   };
   if (query.collectionIds.length === 0) return [];
   if (query.similarToObjectId) await scoreSimilarTo(deps, query, query.similarToObjectId, entry);
+  if (query.similarToVector) await scoreByVector(deps, query, query.similarToVector, 'objects', entry);
   if (query.q !== undefined) await scoreText(deps, query, query.q, entry);
   return combineScores([...byFrame.values()]);
 }
@@ -158,6 +161,17 @@ async function scoreSimilarTo(deps: SearchDeps, query: ScoreQuery, objectId: str
   const similarityModel: SimilarityModel = query.similarToObjectModel ?? (object.type === 'face' ? 'faces' : 'objects');
   const stored = await vectorOfObject(deps, object, similarityModel);
   if (!stored) throw invalid(`object ${object.id} has no embedding for the ${similarityModel} model`);
+  await scoreByVector(deps, query, stored, similarityModel, entry);
+}
+
+/** Embedding ranks by similarity to a vector of a model, calibrated image to image. */
+async function scoreByVector(
+  deps: SearchDeps,
+  query: ScoreQuery,
+  stored: { modelId: string; vector: Float32Array },
+  similarityModel: SimilarityModel,
+  entry: EntryFor,
+): Promise<void> {
   const hits = await deps.indexes.vectors.search({
     modelId: stored.modelId,
     similarityModel,

@@ -1,3 +1,4 @@
+import pg from 'pg';
 import type { PgDb } from '../../platform/pgDb.js';
 import type { ExclusiveLock } from '../exclusiveLock.js';
 
@@ -10,30 +11,33 @@ const LOCK_SPACE = 0x6c756d78;
  * it). Null when another process holds it now.
  */
 export async function tryExclusiveLock(db: PgDb, name: string): Promise<ExclusiveLock | null> {
-  const client = await db.pool.connect();
+  // A connection of its own, outside the pool: held for as long as the lock, it must not take a pooled one
+  // from the requests (with a pool of one, they would wait for ever).
+  const client = new pg.Client({ ...db.pool.options });
+  const ended = new Promise<void>((resolve) => {
+    client.on('error', () => resolve());
+    client.on('end', () => resolve());
+  });
   let held = false;
   try {
+    await client.connect();
     const row = await client.query<{ ok: boolean }>(`SELECT pg_try_advisory_lock($1, hashtext($2)) AS ok`, [
       LOCK_SPACE,
       name,
     ]);
     held = row.rows[0]?.ok === true;
   } finally {
-    if (!held) client.release();
+    if (!held) await client.end().catch(() => {});
   }
   if (!held) return null;
   let released = false;
-  const lost = new Promise<void>((resolve) => {
-    client.once('error', () => resolve());
-    client.once('end', () => resolve());
-  });
   return {
-    lost,
+    lost: ended,
     async release() {
       if (released) return;
       released = true;
       // Ending the connection ends its session, and with it the lock, whatever state the connection is in.
-      client.release(true);
+      await client.end().catch(() => {});
     },
   };
 }

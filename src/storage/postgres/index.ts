@@ -18,6 +18,7 @@ import { LIBRARY_MIGRATIONS, migratePg, VECTOR_MIGRATIONS } from './migrate.js';
 import { pgSessionStore } from './sessionStore.js';
 import { checkServer, migrationStartupError } from './startupCheck.js';
 import { pgWatchStore } from './watchStore.js';
+import { pgDuplicateStore } from './duplicateStore.js';
 import { pgAlbumStore, pgShareStore } from './shareStore.js';
 
 export interface PostgresStorage extends Storage {
@@ -74,6 +75,7 @@ export async function openPostgresStorage(url: string, options: PostgresStorageO
     jobWakeups,
     events: pgEventLog(db, hub),
     watches: pgWatchStore(db),
+    duplicates: pgDuplicateStore(db),
     albums: pgAlbumStore(db),
     shares: pgShareStore(db),
     tryExclusiveLock: (name) => tryExclusiveLock(db, name),

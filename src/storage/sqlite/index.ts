@@ -14,6 +14,7 @@ import { sqliteSessionStore } from './sessionStore.js';
 import { sqliteInviteStore } from './inviteStore.js';
 import { sqliteEventLog } from './eventLog.js';
 import { sqliteWatchStore } from './watchStore.js';
+import { sqliteDuplicateStore } from './duplicateStore.js';
 import { sqliteAlbumStore, sqliteShareStore } from './shareStore.js';
 import { backupDatabase } from './backup.js';
 import { sqliteTextIndex } from '../../index/text/sqlite/textIndex.js';
@@ -60,6 +61,7 @@ export function openSqliteStorage(file: string, options: SqliteStorageOptions = 
     jobs: sqliteJobStore(db),
     events: events.store,
     watches: sqliteWatchStore(db),
+    duplicates: sqliteDuplicateStore(db),
     albums: sqliteAlbumStore(db),
     shares: sqliteShareStore(db),
     backupTo: (target, options) => backupDatabase(db, target, options?.pagesPerStep),

@@ -42,6 +42,8 @@ export const TRANSFER_TABLES: TransferTable[] = [
   { name: 'share_audit', key: ['id'] },
   { name: 'clusters', key: ['id'] },
   { name: 'cluster_members', key: ['object_id', 'model_id'] },
+  // People's "not duplicates" decisions (a scan's groups are made again by the next scan).
+  { name: 'duplicate_dismissals', key: ['dataset_id', 'media_ids'] },
   { name: 'cluster_pins', key: ['object_id', 'model_id'] },
   // Filled by PostgreSQL's trigger as face embeddings arrive; replaced by SQLite's own list (transfer.ts).
   { name: 'cluster_pending', key: ['seq'] },

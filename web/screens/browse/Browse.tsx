@@ -119,6 +119,9 @@ export function Browse({ params }: { params: Record<string, string> }) {
                 }}
               />
             ) : null}
+            <a class="dup-link" href={`/c/${encodeURIComponent(datasetId)}/duplicates`} onClick={followLink}>
+              Duplicates
+            </a>
             <AlbumsLink datasetId={datasetId} />
             <ShareFolderButton datasetId={datasetId} path={state.path} name={folderName} />
             <a class="button-link" href={`/c/${encodeURIComponent(datasetId)}/people`} onClick={followLink}>

@@ -14,6 +14,7 @@ import { ResultTile } from './ResultTile';
 import { SearchControls } from './SearchControls';
 import { apiRequest, readState, stateUrl, type SearchState } from './searchState';
 import { PhoneCollapse } from '../../components/PhoneCollapse';
+import { example } from './example';
 import './search.css';
 
 type Answer = { hits: SearchHit[]; total: number } | { error: string } | null;
@@ -21,16 +22,21 @@ type Answer = { hits: SearchHit[]; total: number } | { error: string } | null;
 /** Runs the search the URL describes; null while it runs. */
 function useSearch(state: SearchState, datasetId: string | null): Answer {
   const [answer, setAnswer] = useState<Answer>(null);
-  const key = JSON.stringify([state, datasetId]);
+  const image = state.by === 'image' ? example.value : null;
+  const key = JSON.stringify([state, datasetId, image?.name, image?.dataUri.length]);
   useEffect(() => {
-    if (!state.q) return setAnswer({ hits: [], total: 0 });
+    if (!asked(state) || (state.by === 'image' && !image)) return setAnswer({ hits: [], total: 0 });
     const abort = new AbortController();
     setAnswer(null);
     const [path, query] = apiRequest(state, datasetId, session.value?.organizationId ?? '');
+    const scored = image
+      ? api<{ media: ScoredItem[]; pagination: { total: number } }>('POST', `${path}/search-by-image`, {
+          body: { ...query, q: undefined, image: image.dataUri },
+          signal: abort.signal,
+        })
+      : api<{ media: ScoredItem[]; pagination: { total: number } }>('GET', path, { query, signal: abort.signal });
     const run = datasetId
-      ? api<{ media: ScoredItem[]; pagination: { total: number } }>('GET', path, { query, signal: abort.signal }).then(
-          (r) => ({ hits: hitsOfItems(r.media), total: r.pagination.total }),
-        )
+      ? scored.then((r) => ({ hits: hitsOfItems(r.media), total: r.pagination.total }))
       : api<{ results: OrgSearchResult[]; totalResults: number }>('GET', path, { query, signal: abort.signal }).then(
           (r) => ({ hits: hitsOfResults(r.results), total: r.results.length }),
         );
@@ -39,6 +45,9 @@ function useSearch(state: SearchState, datasetId: string | null): Answer {
   }, [key]);
   return answer;
 }
+
+/** Whether the state asks anything: words, an example image, or an object to find more like. */
+const asked = (s: SearchState) => (s.by === 'text' ? !!s.q : s.by === 'image' || !!s.like);
 
 /** The collection's tag values, for the tag filter. */
 function useTagValues(datasetId: string | null): string[] | null {
@@ -64,9 +73,18 @@ export function Search(props: { params?: Record<string, string> }) {
   return (
     <section class="search-screen" aria-labelledby="search-title">
       <h1 id="search-title">
-        {state.q ? <>Results for “{state.q}”</> : 'Search'}
-        <span class="muted search-scope">{datasetId ? ' in this collection' : ' in the whole library'}</span>
+        {state.by === 'image' ? 'Like this image' : state.by === 'like' ? 'More like this' : null}
+        {state.by === 'text' && (state.q ? <>Results for “{state.q}”</> : 'Search')}
+        <span class="muted search-scope">
+          {datasetId ? (state.path ? ' in this folder' : ' in this collection') : ' in the whole library'}
+        </span>
       </h1>
+      {state.by === 'image' && example.value && (
+        <figure class="example-shown">
+          <img src={example.value.dataUri} alt={`Example: ${example.value.name}`} />
+          <figcaption class="muted">Items like {example.value.name} (the image is not kept)</figcaption>
+        </figure>
+      )}
       <PhoneCollapse label="Search options">
         <SearchControls state={state} tagValues={tagValues} onChange={change} />
       </PhoneCollapse>
@@ -77,7 +95,13 @@ export function Search(props: { params?: Record<string, string> }) {
 
 function Results(props: { answer: Answer; state: SearchState; terms: string[]; from: string }) {
   const { answer, state } = props;
-  if (!state.q)
+  if (state.by === 'image' && !example.value)
+    return (
+      <p class="empty-state">
+        Drop, paste or choose the image again (camera button beside the search box): images searched with are not kept.
+      </p>
+    );
+  if (!asked(state))
     return (
       <p class="empty-state">Type words in the search box above: a colour, an object, words written in a picture.</p>
     );

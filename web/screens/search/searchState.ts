@@ -7,6 +7,10 @@ import { apiUrl } from '../../lib/api';
 
 export interface SearchState {
   q: string;
+  /** Search by example: `image` (the image held in example.ts), `like` (more like a region or whole frame). */
+  by: 'text' | 'image' | 'like';
+  /** The object (a region, or a frame's whole-frame object) that `by=like` searches with. */
+  like: string;
   /** Relevance cut-off, 0..1. */
   minScore: number;
   /** Newest first among the matches (instead of best first). */
@@ -16,6 +20,8 @@ export interface SearchState {
   dateTo: string;
   /** Tag values an item must all carry (collection search only). */
   tags: string[];
+  /** A folder of the collection (ltree path) whose subtree is searched; '' the whole collection. */
+  path: string;
 }
 
 /** The default cut-off: low enough to keep loose matches, high enough to drop noise. */
@@ -28,25 +34,31 @@ export function readState(query: URLSearchParams): SearchState {
   const type = query.get('type');
   return {
     q: query.get('q') ?? '',
+    by: query.get('by') === 'image' ? 'image' : query.get('like') ? 'like' : 'text',
+    like: query.get('like') ?? '',
     minScore: query.has('minScore') && Number.isFinite(min) ? Math.min(1, Math.max(0, min)) : DEFAULT_MIN_SCORE,
     newest: query.get('sort') === 'newest',
     type: type === 'image' || type === 'video' ? type : 'all',
     dateFrom: query.get('dateFrom') ?? '',
     dateTo: query.get('dateTo') ?? '',
     tags: (query.get('tags') ?? '').split(',').filter(Boolean),
+    path: query.get('path') ?? '',
   };
 }
 
 /** The screen's own URL for a state (defaults left out). */
 export function stateUrl(base: string, s: SearchState): string {
   return apiUrl(base, {
-    q: s.q,
+    q: s.by === 'text' ? s.q : undefined,
+    by: s.by === 'image' ? 'image' : undefined,
+    like: s.by === 'like' ? s.like : undefined,
     minScore: s.minScore === DEFAULT_MIN_SCORE ? undefined : s.minScore.toFixed(2),
     sort: s.newest ? 'newest' : undefined,
     type: s.type === 'all' ? undefined : s.type,
     dateFrom: s.dateFrom,
     dateTo: s.dateTo,
     tags: s.tags.join(','),
+    path: s.path,
   });
 }
 
@@ -68,8 +80,15 @@ export function apiRequest(
     limit: PAGE_SIZE,
   };
   if (!datasetId) return ['/api/search', { ...common, organizationId }];
+  if (s.by === 'like') Object.assign(common, { q: undefined, similarToObjectId: s.like });
   return [
     `/api/dataset/${encodeURIComponent(datasetId)}/media`,
-    { ...common, tags: s.tags.join(',') || undefined, offset },
+    {
+      ...common,
+      tags: s.tags.join(',') || undefined,
+      path: s.path || undefined,
+      recursive: s.path ? 'true' : undefined,
+      offset,
+    },
   ];
 }

@@ -146,6 +146,7 @@ function ItemView(props: {
     <div class={`viewer${details ? '' : ' details-hidden'}${selected ? ' with-similar' : ''}`}>
       <div class="viewer-main">
         <ViewerBar
+          datasetId={media.datasetId}
           name={media.name}
           back={back}
           from={from}

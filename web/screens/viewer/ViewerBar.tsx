@@ -3,6 +3,7 @@ import { followLink, navigate } from '../../lib/router';
 import { viewerUrl, type Neighbours } from './neighbours';
 import { LayerToggles, type LayerKey, type Layers } from './RegionLayer';
 import type { Frame } from './types';
+import { MoreLikeThis } from './MoreLikeThis';
 import type { ComponentChildren } from 'preact';
 import { useViewerTouch } from './useStageGestures';
 
@@ -16,6 +17,8 @@ export function ViewerBar(props: {
   details: boolean;
   onToggle: (key: LayerKey) => void;
   onDetails: () => void;
+  /** The item's collection (for "More like this"). */
+  datasetId?: string;
   /** More controls at the end of the bar (the item's flags, ItemFlags.tsx). */
   flags?: ComponentChildren;
 }) {
@@ -44,6 +47,7 @@ export function ViewerBar(props: {
       >
         →
       </button>
+      {props.datasetId && <MoreLikeThis datasetId={props.datasetId} frame={props.frame} />}
       <LayerToggles frame={props.frame} layers={props.layers} onToggle={props.onToggle} />
       <button type="button" aria-pressed={props.details} aria-keyshortcuts="i" onClick={() => props.onDetails()}>
         Details
