@@ -23,10 +23,12 @@ import { requestOriginMiddleware } from './http/requestOrigin.js';
 import { mountRoutes, type AnyRoute } from './http/route.js';
 import { accountRoutes } from './features/accounts/routes.js';
 import { inviteRoutes } from './features/accounts/inviteRoutes.js';
+import { memberRoutes } from './features/accounts/memberRoutes.js';
 import { sessionRoutes } from './features/accounts/sessionRoutes.js';
 import { aiRoutes } from './features/ai/routes.js';
 import { editRoutes } from './features/edit/routes.js';
 import { jobRoutes } from './features/ingest/routes.js';
+import { jobControlRoutes } from './features/ingest/jobControlRoutes.js';
 import { correctionRoutes } from './features/library/routes/corrections.js';
 import { searchRoutes } from './features/search/routes.js';
 import { browseRoutes } from './features/library/routes/browse.js';
@@ -60,6 +62,7 @@ import {
 import { backupRoutes, startBackupService } from './features/backup/index.js';
 import { duplicateRoutes, registerDuplicateJobs } from './features/duplicates/index.js';
 import { searchByImageRoutes } from './features/library/routes/searchByImage.js';
+import { adminRoutes } from './features/admin/index.js';
 import { shareRoutes } from './features/share/index.js';
 import { VERSION } from './platform/packageRoot.js';
 import { openStorage, type OpenedStorage } from './storage/openStorage.js';
@@ -69,6 +72,7 @@ export const ROUTES: AnyRoute[] = [
   ...accountRoutes,
   ...sessionRoutes,
   ...inviteRoutes,
+  ...memberRoutes,
   ...collectionRoutes,
   ...browseRoutes,
   ...peopleRoutes,
@@ -81,6 +85,7 @@ export const ROUTES: AnyRoute[] = [
   ...editRoutes,
   ...generateRoutes,
   ...jobRoutes,
+  ...jobControlRoutes,
   ...correctionRoutes,
   ...searchRoutes,
   ...modelRoutes,
@@ -89,6 +94,7 @@ export const ROUTES: AnyRoute[] = [
   ...backupRoutes,
   ...duplicateRoutes,
   ...searchByImageRoutes,
+  ...adminRoutes,
   ...shareRoutes,
 ];
 
@@ -265,6 +271,7 @@ async function startJobRunner(services: Services): Promise<JobRunner | null> {
     concurrency: config.ingestConcurrency,
     // A fresh item's first phases have a slot of their own: searchable in seconds during a long analysis.
     lane: config.ingestOrder === 'searchable-first' ? { types: URGENT_JOBS, slots: 1 } : undefined,
+    pausable: { keep: URGENT_JOBS }, // paused from /admin/jobs: uploads still become searchable
     leaseMs: config.jobLeaseSeconds * 1000,
   });
   registerIngestJobs(runner, services);

@@ -20,6 +20,11 @@ import { Trash } from './screens/trash/Trash';
 import { UploadPanel } from './screens/upload/UploadPanel';
 import { NotFound } from './screens/NotFound';
 import { Duplicates } from './screens/duplicates/Duplicates';
+import { AdminPeople } from './screens/admin/People';
+import { AdminKeys } from './screens/admin/Keys';
+import { AdminJobs } from './screens/admin/Jobs';
+import { AdminModels } from './screens/admin/Models';
+import { AdminStorage } from './screens/admin/Storage';
 import { Albums } from './screens/albums/Albums';
 import { AlbumView } from './screens/albums/AlbumView';
 import { Visitor } from './screens/share/Visitor';
@@ -49,6 +54,12 @@ const ROUTES: Array<[string, Screen]> = [
   ['/c/:datasetId/people/:clusterId', Person],
   ['/c/:datasetId/trash', Trash],
   ['/m/:mediaId', Viewer],
+  ['/admin', AdminPeople],
+  ['/admin/people', AdminPeople],
+  ['/admin/keys', AdminKeys],
+  ['/admin/jobs', AdminJobs],
+  ['/admin/models', AdminModels],
+  ['/admin/storage', AdminStorage],
 ];
 
 function resolve(

@@ -17,6 +17,8 @@ export interface RequestGuards {
   rateLimitVisitor(ctx: Context): void;
   /** A write request was handled: keys, roles and memberships may have changed, so no remembered key is trusted any more. */
   forgetKeys(): void;
+  /** The request is over (answered or refused): whatever authenticate registered for it ends. */
+  settle?(ctx: Context): void;
 }
 
 export type Method = 'get' | 'post' | 'patch' | 'put' | 'delete';
@@ -122,13 +124,19 @@ function guardStage(def: AnyRoute, guards: RequestGuards): Middleware {
       else guards.rateLimitAnonymous(ctx);
       ctx.state.principal = null;
     } else {
-      guards.rateLimit(ctx, await guards.authenticate(ctx));
+      try {
+        guards.rateLimit(ctx, await guards.authenticate(ctx));
+      } catch (err) {
+        guards.settle?.(ctx);
+        throw err;
+      }
     }
     if (def.method === 'get') return next();
     try {
       await next();
     } finally {
       guards.forgetKeys(); // a write may have revoked a key or changed a role (see KEY_MEMORY_MS)
+      guards.settle?.(ctx);
     }
   };
 }

@@ -43,6 +43,11 @@ export interface JobRunnerOptions {
    * for a long job of another type (a fresh upload's first phases while an import is analysed); they claim the
    * newest job first, the general slots the oldest, so a backlog is worked from both ends. Default none. */
   lane?: { types: readonly string[]; slots: number };
+  /**
+   * Honour the queue's pause (JobStore.setPaused): while paused, claim only the `keep` types (the first phases of
+   * ingest, so a fresh upload still becomes searchable). Read once per pass of the loop. Default: not pausable.
+   */
+  pausable?: { keep: readonly string[] };
   /** A fixed prefix for lease owners (default host:pid:processToken.random); a fresh suffix is added per claim. */
   ownerId?: string;
 }
@@ -58,6 +63,7 @@ export class JobRunner {
   private readonly logger: Logger;
   private readonly concurrency: number;
   private readonly lane: { types: readonly string[]; slots: number };
+  private readonly pausable: { keep: readonly string[] } | null;
   private readonly leaseMs: number;
   private readonly pollMs: number;
   private readonly backoff: (attempt: number) => number;
@@ -79,6 +85,7 @@ export class JobRunner {
     this.concurrency = Math.max(1, Math.floor(opts.concurrency ?? 1));
     this.lane = { types: opts.lane?.types ?? [], slots: Math.max(0, Math.floor(opts.lane?.slots ?? 0)) };
     this.leaseMs = opts.leaseMs ?? 60_000;
+    this.pausable = opts.pausable ?? null;
     this.pollMs = opts.pollMs ?? 500;
     const backoff = opts.backoff;
     this.backoff = typeof backoff === 'function' ? backoff : (attempt) => backoffDelay(attempt, backoff);
@@ -189,14 +196,16 @@ export class JobRunner {
   private async loop(): Promise<void> {
     await this.reclaimDead();
     while (this.state === 'running') {
-      const types = [...this.handlers.keys()]; // handlers registered after start() count too
+      const keep = await this.pausedKeep();
+      // Handlers registered after start() count too; while paused, only the kept types.
+      const types = [...this.handlers.keys()].filter((t) => !keep || keep.includes(t));
       this.woken = false;
       let failed = false;
       for (let lane = this.freeLane(); this.state === 'running' && lane; lane = this.freeLane()) {
         const owner = `${this.ownerId}:${++this.claimSeq}`;
         let job: Job | null;
         try {
-          const claimable = lane === 'general' ? types : this.lane.types.filter((t) => this.handlers.has(t));
+          const claimable = lane === 'general' ? types : this.lane.types.filter((t) => types.includes(t));
           job = await this.store.claim(
             owner,
             claimable,
@@ -238,6 +247,17 @@ export class JobRunner {
         this.wake = done;
       });
       this.wake = null;
+    }
+  }
+
+  /** The types kept running while the queue is paused; null when it is not paused (or not pausable here). */
+  private async pausedKeep(): Promise<readonly string[] | null> {
+    if (!this.pausable) return null;
+    try {
+      return (await this.store.isPaused()) ? this.pausable.keep : null;
+    } catch (err) {
+      this.logger.error('could not read whether the queue is paused; running everything', { err });
+      return null;
     }
   }
 

@@ -139,6 +139,15 @@ export interface JobStore {
    * this one as it is. Null when there is no such failed or cancelled job.
    */
   retry(id: number): Promise<Job | null>;
+  /** Every failed job (of these types; null: any) → queued now, as retry() does one by one; how many were queued. */
+  retryFailed(types: readonly string[] | null): Promise<number>;
+  /**
+   * Pauses (or resumes) background work for every runner sharing the queue that honours it (JobRunner's
+   * `pausable`): while paused they claim only the types they keep running. Jobs already running finish.
+   */
+  setPaused(paused: boolean): Promise<void>;
+  /** When background work was paused (ISO), or null while it runs. */
+  isPaused(): Promise<string | null>;
   /** Cancels the queued or running job; a running one's worker finds out at its next heartbeat. */
   cancel(id: number): Promise<boolean>;
   /** Cancels the queued or running job with this (type, key); how many (0 or 1). */

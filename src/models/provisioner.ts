@@ -66,6 +66,12 @@ export interface ModelProvisioner {
   report(): ModelReport[];
   /** Called after each model finished installing. */
   onInstalled(listener: (name: string) => void): void;
+  /**
+   * Queues one model for download now (a failed one again, or a missing one outside the profile's roles) and
+   * starts the background download if it had ended. What happened: queued (or already on its way), installed
+   * already, off (downloads are off: see summary().reason), unknown, or not_fetchable (no hub or URL to fetch from).
+   */
+  fetch(name: string): 'queued' | 'installed' | 'off' | 'unknown' | 'not_fetchable';
 }
 
 export interface ProvisionerOptions {
@@ -159,7 +165,7 @@ class Provisioner implements ModelProvisioner {
   }
 
   private async run(): Promise<void> {
-    const queue = [...this.live.values()];
+    const queue = [...this.live.values()].filter((m) => m.state === 'queued');
     const names = queue.map((m) => m.entry.name);
     this.log.info(`fetching ${names.length} missing model(s) in the background: ${names.join(', ')}`, {
       models: names,
@@ -170,10 +176,8 @@ class Provisioner implements ModelProvisioner {
         this.log.info(`model download: ${m.progress.describe()}`, progressFields(m));
     }, this.opts.progressIntervalMs ?? 10_000);
     this.ticker.unref();
-    for (const m of queue) {
-      if (this.controller.signal.aborted) break;
-      await this.fetchOne(m);
-    }
+    // Every queued model, those queued by fetch() meanwhile too (in the order they were added).
+    for (let m = this.nextQueued(); m && !this.controller.signal.aborted; m = this.nextQueued()) await this.fetchOne(m);
     this.current = null;
     this.finished = true;
     clearInterval(this.ticker);
@@ -224,6 +228,37 @@ class Provisioner implements ModelProvisioner {
         if (signal.aborted) return void (m.state = 'queued');
       }
     }
+  }
+
+  private nextQueued(): LiveModel | undefined {
+    return [...this.live.values()].find((m) => m.state === 'queued');
+  }
+
+  fetch(name: string): 'queued' | 'installed' | 'off' | 'unknown' | 'not_fetchable' {
+    const { catalog, config } = this.opts;
+    const entry = catalog.models.get(name);
+    if (!entry) return 'unknown';
+    if (this.off) return 'off';
+    if (!fetchable(entry)) return 'not_fetchable';
+    const m = this.live.get(name);
+    if (m?.state === 'queued' || m?.state === 'downloading') return 'queued';
+    const lock = safeLock(config.modelsDir);
+    if ((!m || m.state === 'installed') && modelStatus(entry, config.modelsDir, lock).presence === 'installed')
+      return 'installed';
+    if (m) Object.assign(m, { state: 'queued', error: null });
+    else
+      this.live.set(name, {
+        entry,
+        state: 'queued',
+        error: null,
+        progress: new ModelProgress(entry, knownSizes(entry, lock)),
+      });
+    if (this.finished) {
+      this.finished = false;
+      this.running = null;
+      this.start();
+    }
+    return 'queued';
   }
 
   private failed(): string[] {

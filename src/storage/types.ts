@@ -74,7 +74,23 @@ export interface ApiKeyRecord {
   prefix: string;
   createdAt: string;
   revokedAt: string | null;
+  /** When the key last authenticated a request (recorded at most once a minute); null or absent: never. */
+  lastUsedAt?: string | null;
 }
+
+/** A member of an organization as the people screen lists them (AccountStore.listMembers). */
+export interface MemberRecord {
+  user: User;
+  role: Role;
+  joinedAt: string;
+  /** The latest activity of the user's live or ended sessions acting in the organization; null when none. */
+  lastSeenAt: string | null;
+  /** The latest use of the user's keys in the organization; null when none recorded. */
+  keyLastUsedAt: string | null;
+}
+
+/** What a change of membership did: `last_owner` when it would leave the organization without an owner. */
+export type MembershipChange = 'ok' | 'not_member' | 'last_owner';
 
 export interface Collection {
   id: string;

@@ -268,6 +268,8 @@ const VIEWER_MAY = new Set([
   'POST /api/ai/tag',
   'POST /api/ai/embed',
   'POST /api/ai/embeddings',
+  // A read sent as POST (a list of hashes): which of them the collection holds; open to viewers.
+  'POST /api/dataset/{datasetId}/media/lookup',
 ]);
 
 interface Failure {

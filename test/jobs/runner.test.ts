@@ -385,6 +385,27 @@ test('stop() gives up on a handler that ignores its signal after killMs; its lea
   }
 });
 
+test('pausable: while the queue is paused only the kept types run; resume runs the rest', async () => {
+  const t = setup({ pausable: { keep: ['urgent'] }, concurrency: 2 });
+  try {
+    const ran: string[] = [];
+    for (const type of ['urgent', 'slow']) t.runner.register(type, async () => void ran.push(type));
+    await t.jobs.setPaused(true);
+    await t.jobs.enqueue({ type: 'slow', payload: {} });
+    await t.jobs.enqueue({ type: 'urgent', payload: {}, priority: 5 });
+    t.runner.start();
+    await waitFor(() => ran.length === 1);
+    await sleep(100);
+    assert.equal(ran, ['urgent'], 'the slow job waits while paused');
+    await t.jobs.setPaused(false);
+    t.runner.notify();
+    await waitFor(() => ran.length === 2);
+    assert.equal(ran, ['urgent', 'slow']);
+  } finally {
+    await t.close();
+  }
+});
+
 test('a runner claims only its registered types', async () => {
   const t = setup();
   try {

@@ -244,6 +244,59 @@ export function jobStoreSuite(name: string, open: OpenJobStore): void {
     }
   });
 
+  test('retryFailed: every failed job (of the types) queued again; a taken key and other states are left', async () => {
+    const { jobs, close } = await open();
+    try {
+      const failed = async (type: string, key: string | null) => {
+        const job = await jobs.enqueue({ type, payload: {}, key, maxAttempts: 1 });
+        const claimed = await jobs.claim('A', [type], LEASE);
+        assert.is(claimed?.id, job.id);
+        await jobs.fail(job.id, 'A', `bad ${type}`, null);
+        return job.id;
+      };
+      const a1 = await failed('a', null);
+      const a2 = await failed('a', 'k');
+      const b1 = await failed('b', null);
+      const taken = await failed('b', 'k2');
+      await jobs.enqueue({ type: 'b', payload: {}, key: 'k2' });
+      const queued = await jobs.enqueue({ type: 'c', payload: {} });
+      assert.is(await jobs.retryFailed(['a']), 2);
+      for (const id of [a1, a2]) {
+        const job = await jobs.get(id);
+        assert.is(job?.status, 'queued');
+        assert.is(job?.attempts, 0);
+      }
+      assert.is((await jobs.get(b1))?.status, 'failed', 'another type is left');
+      assert.is(await jobs.retryFailed(null), 1, 'the one whose key is taken stays failed');
+      assert.is((await jobs.get(b1))?.status, 'queued');
+      assert.is((await jobs.get(taken))?.status, 'failed');
+      assert.is((await jobs.get(queued.id))?.status, 'queued');
+      assert.is(await jobs.retryFailed([]), 0);
+      assert.is((await jobs.stats()).failed, 1);
+    } finally {
+      await close();
+    }
+  });
+
+  test('setPaused / isPaused: the pause is stored (with when) until resumed', async () => {
+    const { jobs, close } = await open();
+    try {
+      assert.is(await jobs.isPaused(), null);
+      const before = Date.now();
+      await jobs.setPaused(true);
+      const since = await jobs.isPaused();
+      assert.ok(since && Date.parse(since) >= before - 1000, `paused since ${since}`);
+      await jobs.setPaused(true);
+      assert.ok(await jobs.isPaused(), 'pausing twice keeps it paused');
+      await jobs.setPaused(false);
+      assert.is(await jobs.isPaused(), null);
+      await jobs.setPaused(false);
+      assert.is(await jobs.isPaused(), null);
+    } finally {
+      await close();
+    }
+  });
+
   test('cancel and cancelByKey: queued and running jobs; a running one loses its lease', async () => {
     const { jobs, close } = await open();
     try {

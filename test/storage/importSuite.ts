@@ -1,5 +1,5 @@
 /**
- * Part of the storage contract (run by ./sqlite.test.ts beside ./suite.ts): items by content hash
+ * Part of the storage contract (run by ./sqlite.test.ts beside ./suite.ts): items by content hash, usage counts
  * (media.findByContent) and the watched-folder store (storage.watches). Talks to the store only through
  * the Storage interface.
  */
@@ -69,6 +69,26 @@ export function importSuite(name: string, open: () => Promise<Storage>): void {
     const found = await s.media.findByContent(colls[0], [sha('a'), sha('b'), sha('c'), sha('d'), 'nothex', sha('a')]);
     assert.equal(found, [{ sha256: sha('a'), mediaId: a.id, path: a.path, parentPath: a.parentPath, name: 'x.jpg' }]);
     assert.equal(await s.media.findByContent(colls[0], []), []);
+  });
+
+  test('usage: items and original bytes per collection, record and processing status; the database size', async () => {
+    const big = { ...item(colls[0], `${sha('1')}.jpg`), sizeBytes: 1000 };
+    await s.media.insert(big, []);
+    await s.media.insert({ ...item(colls[0], `${sha('2')}.jpg`), sizeBytes: 24, processingStatus: 'pending' }, []);
+    const gone = await s.media.insert({ ...item(colls[1], `${sha('3')}.jpg`), sizeBytes: 7 }, []);
+    await s.media.softDelete(gone.id, userId);
+    const other = newUuid();
+    await s.accounts.createOrganization({ id: other, name: 'Other', slug: `o-${other.slice(0, 8)}` }, userId);
+    const rows = await s.usage.byCollection(orgId);
+    const key = (r: { collectionId: string; status: string; processingStatus: string }) =>
+      `${colls.indexOf(r.collectionId)}:${r.status}:${r.processingStatus}`;
+    assert.equal(Object.fromEntries(rows.map((r) => [key(r), [r.items, r.bytes]])), {
+      '0:active:pending': [1, 24],
+      '0:active:ready': [1, 1000],
+      '1:deleted:ready': [1, 7],
+    });
+    assert.equal(await s.usage.byCollection(other), []);
+    assert.ok((await s.usage.databaseBytes()) > 0);
   });
 
   test('watches: add (idempotent per collection and dir), list, file records, remove with its files', async () => {

@@ -8,6 +8,7 @@ import { freshSchema, pglite } from '../helpers/pglite.js';
 import { postgresServer } from '../helpers/postgresServer.js';
 import { importSuite } from './importSuite.js';
 import { duplicatesSuite } from './duplicatesSuite.js';
+import { memberSuite } from './memberSuite.js';
 import { storageSuite } from './suite.js';
 
 const server = process.env.TEST_DATABASE_URL ? await postgresServer() : await pglite();
@@ -16,3 +17,4 @@ const open = () => openPostgresStorage(server.url, { schema: freshSchema(), vect
 storageSuite('postgres', open);
 importSuite('postgres', open);
 duplicatesSuite('postgres', open);
+memberSuite('postgres', open);

@@ -23,6 +23,7 @@ import { registerBitmapFunctions } from '../../src/storage/sqlite/bitmapFunction
 import { storageSuite } from './suite.js';
 import { importSuite } from './importSuite.js';
 import { duplicatesSuite } from './duplicatesSuite.js';
+import { memberSuite } from './memberSuite.js';
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'storage-sqlite-'));
 process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
@@ -32,6 +33,7 @@ const tempFile = () => path.join(dir, `t${++n}.db`);
 storageSuite('sqlite', async () => openSqliteStorage(tempFile()));
 importSuite('sqlite', async () => openSqliteStorage(tempFile()));
 duplicatesSuite('sqlite', async () => openSqliteStorage(tempFile()));
+memberSuite('sqlite', async () => openSqliteStorage(tempFile()));
 // Every filtered walk that can start at a block of a ranked sort order does (rankBlocks.ts), one item a block.
 browseSuite('sqlite, walks started by ranks', async () =>
   openSqliteStorage(tempFile(), { browse: { alwaysLeap: true } }),

@@ -313,6 +313,7 @@ export function storageSuite(
       prefix: `pre${n}`,
       createdAt,
       revokedAt: null,
+      lastUsedAt: null, // read back as null until a request uses the key (touchApiKey)
     });
     const k1 = key(1, '2024-01-01T00:00:00.000Z');
     const k2 = key(2, '2024-01-02T00:00:00.000Z');

@@ -59,7 +59,7 @@ t('signed-out screens: sign-in, setup, invitation, share link', async ({ page, b
 });
 
 t(
-  'signed-in screens: collections, account, browse, search, viewer, trash, people, albums, duplicates, not found',
+  'signed-in screens: collections, account, browse, search, viewer, trash, people, albums, duplicates, admin, not found',
   async (ctx) => {
     if (!exe) return;
     const { page, base } = ctx;
@@ -78,6 +78,11 @@ t(
       [`/c/${lib.datasetId}/people`, '#people-title', 'people'],
       [`/c/${lib.datasetId}/albums`, 'main h1', 'albums'],
       [`/c/${lib.datasetId}/duplicates`, '#dup-title', 'duplicates'],
+      ...['people', 'keys', 'jobs', 'models', 'storage'].map((a): [string, string, string] => [
+        `/admin/${a}`,
+        'main h1',
+        `admin-${a}`,
+      ]),
       ['/no-such-page', 'main h1', 'not-found'],
     ];
     for (const [url, ready, name] of screens) await checkScreen(page, base + url, ready, name);

@@ -1,7 +1,7 @@
 /** The bar on every signed-in screen: home, the search box, the account and sign-out. */
 import { useEffect, useRef } from 'preact/hooks';
 import { followLink, location, match, navigate } from '../lib/router';
-import { session, signOut } from '../lib/session';
+import { isAdmin, session, signOut } from '../lib/session';
 import { actionOf } from '../lib/keymap';
 import { HEADER_MENU_ID, HeaderMenuButton, useHeaderMenu } from './HeaderMenu';
 import { ExamplePicker, exampleDrop } from '../screens/search/ExamplePicker';
@@ -56,6 +56,11 @@ export function Header() {
       </form>
       <HeaderMenuButton menu={menu} />
       <nav class="header-actions" id={HEADER_MENU_ID} aria-label="Account">
+        {isAdmin() && (
+          <a href="/admin/people" onClick={followLink}>
+            Admin
+          </a>
+        )}
         <a href="/account" onClick={followLink}>
           {session.value?.user.name || session.value?.user.email}
         </a>

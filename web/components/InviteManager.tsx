@@ -1,6 +1,6 @@
 /**
  * Inviting people (Account screen, admins and owners): choose an email and a role, get a one-time link to
- * hand over (shown once, with its expiry), and see or revoke the invitations not yet accepted.
+ * hand over (shown once, with its expiry), and see, resend (a new link) or revoke the invitations not yet accepted.
  */
 import { useState } from 'preact/hooks';
 import { api, describeError } from '../lib/api';
@@ -69,7 +69,15 @@ function InviteForm({ onCreated }: { onCreated(invite: CreatedInvite): void }) {
   );
 }
 
-function PendingInvites({ invites, onRevoke }: { invites: Invite[]; onRevoke(id: string): void }) {
+function PendingInvites({
+  invites,
+  onRevoke,
+  onResend,
+}: {
+  invites: Invite[];
+  onRevoke(id: string): void;
+  onResend(id: string): void;
+}) {
   if (invites.length === 0) return <p class="muted">No pending invitations.</p>;
   return (
     <table class="data-table">
@@ -91,6 +99,9 @@ function PendingInvites({ invites, onRevoke }: { invites: Invite[]; onRevoke(id:
             <td>{i.role}</td>
             <td>{formatDate(i.expiresAt)}</td>
             <td>
+              <button type="button" aria-label={`Resend invitation for ${i.email}`} onClick={() => onResend(i.id)}>
+                Resend
+              </button>{' '}
               <button
                 type="button"
                 class="danger"
@@ -124,6 +135,15 @@ export function InviteManager() {
       setError(describeError(err));
     }
   };
+  const resend = async (id: string) => {
+    try {
+      setCreated(await api<CreatedInvite>('POST', `/api/invites/${encodeURIComponent(id)}/resend`));
+      setError(null);
+      invites.reload();
+    } catch (err) {
+      setError(describeError(err));
+    }
+  };
   return (
     <section class="account-section" aria-labelledby="invites-title">
       <h2 id="invites-title">Invite people</h2>
@@ -145,7 +165,9 @@ export function InviteManager() {
       <h3>Pending invitations</h3>
       <Alert message={error ?? invites.error} />
       {invites.loading && !invites.data && <p role="status">Loading invitations…</p>}
-      {invites.data && <PendingInvites invites={invites.data} onRevoke={(id) => void revoke(id)} />}
+      {invites.data && (
+        <PendingInvites invites={invites.data} onRevoke={(id) => void revoke(id)} onResend={(id) => void resend(id)} />
+      )}
     </section>
   );
 }

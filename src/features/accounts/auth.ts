@@ -1,5 +1,5 @@
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import { DomainError, forbidden, notFound } from '../../platform/errors.js';
+import { DomainError, forbidden, invalid, notFound } from '../../platform/errors.js';
 import { newUuid, nowIso, parseUuid } from '../../platform/ids.js';
 import { roleAtLeast, type ApiKeyRecord, type Role } from '../../storage/types.js';
 import { requireInOrganization, requireRole } from '../kernel/access.js';
@@ -7,6 +7,8 @@ import type { Principal, Services } from '../kernel/services.js';
 
 /** The exact 401 message the spec prescribes. */
 export const UNAUTHORIZED_MESSAGE = 'Invalid or missing API key';
+/** A key's last use is written at most this often: a read request should not cost a write. */
+const KEY_TOUCH_EVERY_MS = 60_000;
 const unauthenticated = () => new DomainError('unauthenticated', UNAUTHORIZED_MESSAGE);
 
 export const hashKey = (secret: string): string => createHash('sha256').update(secret).digest('hex');
@@ -27,6 +29,9 @@ async function principalOf(deps: Pick<Services, 'storage'>, key: ApiKeyRecord): 
   const membership = await deps.storage.accounts.getMembershipRole(key.organizationId, key.userId);
   if (!membership) throw unauthenticated();
   const role = roleAtLeast(membership, key.role) ? key.role : membership;
+  const at = Date.now();
+  if (!key.lastUsedAt || at - Date.parse(key.lastUsedAt) >= KEY_TOUCH_EVERY_MS)
+    await deps.storage.accounts.touchApiKey(key.id, new Date(at).toISOString());
   return { userId: key.userId, organizationId: key.organizationId, role, keyId: key.id, sessionId: null };
 }
 
@@ -157,8 +162,20 @@ export async function listKeys(deps: Pick<Services, 'storage'>, principal: Princ
     role: k.role,
     prefix: k.prefix,
     createdAt: k.createdAt,
+    lastUsedAt: k.lastUsedAt ?? null,
     userId: k.userId,
   }));
+}
+
+/** PATCH /api/keys/:keyId: renames a key of the caller's organization (admin). */
+export async function renameKey(deps: Pick<Services, 'storage'>, principal: Principal, id: string, name: string) {
+  requireRole(principal, 'admin');
+  const key = await deps.storage.accounts.getApiKey(id);
+  requireInOrganization(principal, key?.revokedAt ? null : key, 'API key not found');
+  const trimmed = name.trim();
+  if (!trimmed) throw invalid('name must not be empty');
+  await deps.storage.accounts.renameApiKey(id, trimmed);
+  return { id, name: trimmed };
 }
 
 export async function revokeKey(deps: Pick<Services, 'storage'>, principal: Principal, id: string): Promise<void> {

@@ -3,6 +3,7 @@ import { authenticate, hashKey } from './auth.js';
 import { authenticateSession, checkCsrf } from './sessions.js';
 import type { Principal, Services } from '../kernel/services.js';
 import { DomainError } from '../../platform/errors.js';
+import { beginWrite, endWrite } from './writeGate.js';
 import type { RequestGuards } from '../../http/route.js';
 import { clearSessionCookie, CSRF_HEADER, readSessionCookie } from '../../http/sessionCookie.js';
 
@@ -89,36 +90,44 @@ export function createGuards(
   const visitorLimiter = createRateLimiter(deps.config.rateLimitPerMinute);
   // SHA-256 of the credential header → the caller it named; never the secret itself.
   const remembered = new Map<string, { principal: Principal; until: number }>();
+  async function identify(ctx: Context): Promise<Principal> {
+    const apiKey = ctx.get('x-api-key') || undefined;
+    const authorization = ctx.get('authorization') || undefined;
+    // A key or token wins over a cookie: programs behave the same whatever cookies their client keeps.
+    const sessionSecret = apiKey || authorization ? undefined : readSessionCookie(ctx);
+    if (sessionSecret) return (ctx.state.principal = await sessionCaller(deps, ctx, sessionSecret));
+    // An API key (x-api-key, or a Bearer credential that is not a three-part token) on a read; writes always check afresh.
+    const reads = ctx.method === 'GET' || ctx.method === 'HEAD';
+    const keyHeader = !reads
+      ? undefined
+      : (apiKey ?? (authorization && /^Bearer\s+[^.\s]+$/i.test(authorization) ? authorization : undefined));
+    const memoryKey =
+      keyHeader === undefined
+        ? undefined
+        : hashKey(`${apiKey === undefined ? 'authorization' : 'x-api-key'}\n${keyHeader}`);
+    const hit = memoryKey === undefined ? undefined : remembered.get(memoryKey);
+    let principal: Principal;
+    if (hit && hit.until > now()) {
+      principal = { ...hit.principal };
+    } else {
+      principal = await authenticate(deps, apiKey, authorization);
+      if (memoryKey !== undefined) {
+        if (remembered.size >= KEY_MEMORY_MAX) remembered.clear();
+        remembered.set(memoryKey, { principal: { ...principal }, until: now() + KEY_MEMORY_MS });
+      }
+    }
+    ctx.state.principal = principal;
+    return principal;
+  }
   return {
     async authenticate(ctx) {
-      const apiKey = ctx.get('x-api-key') || undefined;
-      const authorization = ctx.get('authorization') || undefined;
-      // A key or token wins over a cookie: programs behave the same whatever cookies their client keeps.
-      const sessionSecret = apiKey || authorization ? undefined : readSessionCookie(ctx);
-      if (sessionSecret) return (ctx.state.principal = await sessionCaller(deps, ctx, sessionSecret));
-      // An API key (x-api-key, or a Bearer credential that is not a three-part token) on a read; writes always check afresh.
-      const reads = ctx.method === 'GET' || ctx.method === 'HEAD';
-      const keyHeader = !reads
-        ? undefined
-        : (apiKey ?? (authorization && /^Bearer\s+[^.\s]+$/i.test(authorization) ? authorization : undefined));
-      const memoryKey =
-        keyHeader === undefined
-          ? undefined
-          : hashKey(`${apiKey === undefined ? 'authorization' : 'x-api-key'}\n${keyHeader}`);
-      const hit = memoryKey === undefined ? undefined : remembered.get(memoryKey);
-      let principal: Principal;
-      if (hit && hit.until > now()) {
-        principal = { ...hit.principal };
-      } else {
-        principal = await authenticate(deps, apiKey, authorization);
-        if (memoryKey !== undefined) {
-          if (remembered.size >= KEY_MEMORY_MAX) remembered.clear();
-          remembered.set(memoryKey, { principal: { ...principal }, until: now() + KEY_MEMORY_MS });
-        }
-      }
-      ctx.state.principal = principal;
+      // A write registers before it authenticates: a role change waits for it (writeGate.ts).
+      const write = ctx.method === 'GET' || ctx.method === 'HEAD' ? null : beginWrite(ctx);
+      const principal = await identify(ctx);
+      write?.identify(principal.userId);
       return principal;
     },
+    settle: endWrite,
     forgetKeys() {
       remembered.clear();
     },

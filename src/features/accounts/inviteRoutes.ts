@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineRoute } from '../../http/route.js';
-import { acceptInvite, createInvite, describeInvite, listInvites, revokeInvite } from './invites.js';
+import { acceptInvite, createInvite, describeInvite, listInvites, resendInvite, revokeInvite } from './invites.js';
 import { clientOf, signedInReply, signInPassword } from './sessionRoutes.js';
 
 const role = z.enum(['owner', 'admin', 'member', 'viewer']);
@@ -39,6 +39,15 @@ export const inviteRoutes = [
       await revokeInvite(services, principal, params.inviteId);
       return { id: params.inviteId, revoked: true };
     },
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/api/invites/:inviteId/resend',
+    tag: 'account',
+    summary: 'A new one-time link for a pending invite (admin): the old link stops working',
+    params: z.object({ inviteId: z.string().max(64) }),
+    responses: { 403: 'below admin, or a role above your own', 404: 'no such pending invite' },
+    handle: ({ services, principal, params }) => resendInvite(services, principal, params.inviteId),
   }),
   defineRoute({
     method: 'get',

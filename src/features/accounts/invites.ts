@@ -72,6 +72,18 @@ export async function revokeInvite(deps: Pick<Services, 'storage'>, principal: P
   if (!(await deps.storage.invites.revoke(id, nowIso()))) throw notFound('invite not found');
 }
 
+/**
+ * POST /api/invites/:inviteId/resend: a new link for a pending invite of the caller's organization (admin, up to
+ * their role): the old link stops working, the new one has the same email and role and a fresh expiry.
+ */
+export async function resendInvite(deps: Pick<Services, 'storage' | 'urls'>, principal: Principal, id: string) {
+  requireRole(principal, 'admin');
+  const invite = requireInOrganization(principal, await deps.storage.invites.get(id), 'invite not found');
+  if (invite.acceptedAt || invite.revokedAt || Date.parse(invite.expiresAt) <= Date.now())
+    throw notFound('invite not found');
+  return createInvite(deps, principal, { email: invite.email, role: invite.role });
+}
+
 /** The pending invite a token names; 404 for an unknown token, 403 saying why for one that is no longer usable. */
 async function pendingInvite(deps: Pick<Services, 'storage'>, token: string): Promise<InviteRecord> {
   const invite = await deps.storage.invites.findByTokenHash(hashKey(token));

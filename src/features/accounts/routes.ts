@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { createKey, issueToken, listKeys, revokeKey } from './auth.js';
+import { createKey, issueToken, listKeys, renameKey, revokeKey } from './auth.js';
 import { createOrganization, listOrganizations, me } from './organizations.js';
 import { defineRoute } from '../../http/route.js';
 
@@ -55,6 +55,16 @@ export const accountRoutes = [
     tag: 'account',
     summary: "List the organization's API keys (no secrets)",
     handle: async ({ services, principal }) => ({ keys: await listKeys(services, principal) }),
+  }),
+  defineRoute({
+    method: 'patch',
+    path: '/api/keys/:keyId',
+    tag: 'account',
+    summary: 'Rename an API key (admin)',
+    params: z.object({ keyId: z.string().max(64) }),
+    body: z.object({ name: z.string().min(1).max(200) }),
+    responses: { 404: 'no such key' },
+    handle: ({ services, principal, params, body }) => renameKey(services, principal, params.keyId, body.name),
   }),
   defineRoute({
     method: 'delete',

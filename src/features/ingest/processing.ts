@@ -68,6 +68,7 @@ export async function listJobs(
   }
   return {
     stats,
+    paused: await deps.storage.jobs.isPaused(),
     ingest,
     jobs,
     pagination: {

@@ -12,6 +12,7 @@ export const jobsResponse = z.object({
     oldestQueuedAt: z.string().nullable(),
     byType: z.record(z.string(), jobCounts),
   }),
+  paused: z.string().nullable().describe('when background work was paused (POST /api/jobs/pause); null while it runs'),
   ingest: z
     .object({
       phases: z.array(

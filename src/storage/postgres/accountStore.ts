@@ -10,10 +10,11 @@ import {
   type OrganizationRow,
   type UserRow,
 } from '../sqlite/rows.js';
+import { pgMembers } from './memberStore.js';
 
 /** Accounts on PostgreSQL, in parts as on SQLite: organizations, users and memberships, credentials, API keys, settings. */
 export function pgAccountStore(db: PgDb): AccountStore {
-  return { ...organizations(db), ...users(db), ...credentials(db), ...apiKeys(db), ...settings(db) };
+  return { ...organizations(db), ...users(db), ...credentials(db), ...apiKeys(db), ...settings(db), ...pgMembers(db) };
 }
 
 type OrganizationPart = Pick<

@@ -1,4 +1,5 @@
 import type { SearchIndexes } from '../../index/searchIndexes.js';
+import { pgUsageStore } from './usageStore.js';
 import { pgTextIndex } from '../../index/text/postgres/pgTextIndex.js';
 import { pgVectorIndex } from '../../index/vector/postgres/pgVectorIndex.js';
 import { openPgDb, type PgDb } from '../../platform/pgDb.js';
@@ -76,6 +77,7 @@ export async function openPostgresStorage(url: string, options: PostgresStorageO
     events: pgEventLog(db, hub),
     watches: pgWatchStore(db),
     duplicates: pgDuplicateStore(db),
+    usage: pgUsageStore(db),
     albums: pgAlbumStore(db),
     shares: pgShareStore(db),
     tryExclusiveLock: (name) => tryExclusiveLock(db, name),

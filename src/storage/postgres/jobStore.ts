@@ -11,6 +11,7 @@ import {
 } from '../../jobs/types.js';
 import { checkIso, checkNewJob, iso, toJob, UNFINISHED, type JobRow } from '../sqlite/jobRows.js';
 import { JOB_COLUMNS, pgJobClaims, pgJobLeases } from './jobClaim.js';
+import { pgJobPause } from './jobPause.js';
 
 const emptyCounts = (): JobCounts => ({ queued: 0, running: 0, succeeded: 0, failed: 0, cancelled: 0 });
 
@@ -25,12 +26,14 @@ const unfinishedByKey = (q: PgRunner, type: string, key: string) =>
  * An enqueue wakes idle runners in other processes through the NOTIFY of migration 020 (./jobWakeups.ts).
  */
 export function pgJobStore(db: PgDb): JobStore {
+  const admin = pgJobAdmin(db);
   return {
     ...pgJobEnqueue(db),
     ...pgJobClaims(db),
     ...pgJobLeases(db),
     ...pgJobReports(db),
-    ...pgJobAdmin(db),
+    ...admin,
+    ...pgJobPause(db, admin.retry),
   };
 }
 

@@ -3,12 +3,20 @@ import type { AccountStore } from '../storage.js';
 import type { ApiKeyRecord, Role, User } from '../types.js';
 import type { Db } from './database.js';
 import { toApiKey, toOrganization, toUser, type ApiKeyRow, type OrganizationRow, type UserRow } from './rows.js';
+import { sqliteMembers } from './memberStore.js';
 
 const now = () => new Date().toISOString();
 
 /** Accounts on SQLite, in parts: organizations, users and memberships, credentials, API keys, settings. */
 export function sqliteAccountStore(db: Db): AccountStore {
-  return { ...organizations(db), ...users(db), ...credentials(db), ...apiKeys(db), ...settings(db) };
+  return {
+    ...organizations(db),
+    ...users(db),
+    ...credentials(db),
+    ...apiKeys(db),
+    ...settings(db),
+    ...sqliteMembers(db),
+  };
 }
 
 function organizations(

@@ -1,4 +1,5 @@
 import type { SearchIndexes } from '../../index/searchIndexes.js';
+import { sqliteUsageStore } from './usageStore.js';
 import { sqliteVectorIndex } from '../../index/vector/sqlite/sqliteVectorIndex.js';
 import type { IndexWriters } from '../indexWriters.js';
 import type { Storage } from '../storage.js';
@@ -62,6 +63,7 @@ export function openSqliteStorage(file: string, options: SqliteStorageOptions = 
     events: events.store,
     watches: sqliteWatchStore(db),
     duplicates: sqliteDuplicateStore(db),
+    usage: sqliteUsageStore(db),
     albums: sqliteAlbumStore(db),
     shares: sqliteShareStore(db),
     backupTo: (target, options) => backupDatabase(db, target, options?.pagesPerStep),

@@ -10,6 +10,7 @@ import {
 } from '../../jobs/types.js';
 import type { Db } from './database.js';
 import { jobClaims, jobLeases } from './jobLeases.js';
+import { sqliteJobPause } from './jobPause.js';
 import { checkIso, checkNewJob, iso, toJob, UNFINISHED, type JobRow } from './jobRows.js';
 
 const emptyCounts = (): JobCounts => ({ queued: 0, running: 0, succeeded: 0, failed: 0, cancelled: 0 });
@@ -37,12 +38,14 @@ export function sqliteJobStore(db: Db): JobStore {
     fetch: (id) => getRow.get(id) as JobRow | undefined,
     unfinishedByKey: (type, key) => unfinishedByKey.get(type, key) as JobRow | undefined,
   };
+  const admin = jobAdmin(core);
   return {
     ...jobEnqueue(core),
     ...jobClaims(db),
     ...jobLeases(db),
     ...jobReports(db),
-    ...jobAdmin(core),
+    ...admin,
+    ...sqliteJobPause(db, admin.retry),
   };
 }
 

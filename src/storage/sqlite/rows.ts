@@ -56,6 +56,7 @@ export interface ApiKeyRow {
   prefix: string;
   created_at: string;
   revoked_at: string | null;
+  last_used_at?: string | null;
 }
 export const toApiKey = (r: ApiKeyRow): ApiKeyRecord => ({
   id: r.id,
@@ -67,6 +68,7 @@ export const toApiKey = (r: ApiKeyRow): ApiKeyRecord => ({
   prefix: r.prefix,
   createdAt: r.created_at,
   revokedAt: r.revoked_at,
+  lastUsedAt: r.last_used_at ?? null,
 });
 
 export interface CollectionRow {

@@ -135,6 +135,17 @@ test('fresh start: answers at once, /api/models shows bytes progressing, then in
     const end = (await app.request('GET', '/healthz', { key: null })).body.models.fetch;
     assert.is(end.state, 'failed');
     assert.equal(end.failed, ['tiny-matte']);
+    // Retried from the admin screen (issue #28): downloaded again, refused again for its checksum.
+    const asked = hub.requests.length;
+    const again = await app.request('POST', '/api/models/tiny-matte/fetch');
+    assert.equal(again.body, { name: 'tiny-matte', state: 'queued' });
+    const refusedAgain = await until('tiny-matte retried', async () => {
+      const m = await model(app, 'tiny-matte');
+      return hub.requests.length > asked && m.state === 'failed' ? m : undefined;
+    });
+    assert.match(refusedAgain.error, /checksum mismatch/);
+    const installed = await app.request('POST', '/api/models/tiny-embed/fetch');
+    assert.equal(installed.body, { name: 'tiny-embed', state: 'installed' });
     const shipped = await model(app, 'florence-2-base');
     assert.is(shipped.state, 'missing', 'models outside the default profile are not fetched');
   } finally {
