@@ -9,6 +9,7 @@ import { build } from 'esbuild';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
+import { writeAppIcons } from './web-icons.js';
 
 const root = path.resolve(import.meta.dirname, '..');
 /** The initial JavaScript may not exceed this many gzip bytes. */
@@ -49,7 +50,7 @@ export async function buildWeb(outdir = path.join(root, 'dist/web')): Promise<We
   const template = await readFile(path.join(root, 'web/index.html'), 'utf8');
   const html = template.replace('%SCRIPT%', url(js)).replace('%STYLESHEET%', url(css));
   await writeFile(path.join(outdir, 'index.html'), html);
-  await writeFile(path.join(outdir, 'favicon.svg'), await readFile(path.join(root, 'web/favicon.svg')));
+  await writeAppIcons(root, outdir);
   const jsGzipBytes = gzipSync(await readFile(js)).length;
   const cssGzipBytes = gzipSync(await readFile(css)).length;
   if (jsGzipBytes > JS_BUDGET_GZIP_BYTES)

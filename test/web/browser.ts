@@ -64,6 +64,8 @@ export interface StartOptions {
   config?: Partial<Config>;
   env?: Record<string, string>;
   viewport?: { width: number; height: number };
+  /** A phone's traits (touch, mobile viewport meta) and the system's colour scheme. */
+  device?: { hasTouch?: boolean; isMobile?: boolean; colorScheme?: 'light' | 'dark'; deviceScaleFactor?: number };
 }
 
 /** Starts the server and a fresh Chromium (its own user-data dir) with one page. */
@@ -75,6 +77,7 @@ export async function startBrowserApp(exe: string, options: StartOptions = {}): 
     headless: true,
     args: LAUNCH_ARGS,
     viewport: options.viewport ?? { width: 1280, height: 800 },
+    ...options.device,
   });
   const browser = context.browser() as Browser;
   const foreignRequests: string[] = [];

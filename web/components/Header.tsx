@@ -3,6 +3,7 @@ import { useEffect, useRef } from 'preact/hooks';
 import { followLink, location, match, navigate } from '../lib/router';
 import { isAdmin, session, signOut } from '../lib/session';
 import { actionOf } from '../lib/keymap';
+import { HEADER_MENU_ID, HeaderMenuButton, useHeaderMenu } from './HeaderMenu';
 import { ExamplePicker, exampleDrop } from '../screens/search/ExamplePicker';
 
 /** Where a search goes: the open collection's scored browse, else the whole organization. */
@@ -15,6 +16,7 @@ function searchTarget(q: string): string {
 
 export function Header() {
   const input = useRef<HTMLInputElement>(null);
+  const menu = useHeaderMenu();
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
       if (actionOf(e) !== 'search') return;
@@ -28,7 +30,7 @@ export function Header() {
     match('/c/:datasetId', location.value.path) ?? match('/c/:datasetId/search', location.value.path)
   );
   return (
-    <header class="app-header">
+    <header class={menu.open ? 'app-header menu-open' : 'app-header'}>
       <a href="/" class="brand" onClick={followLink}>
         Lumen
       </a>
@@ -52,7 +54,8 @@ export function Header() {
         />
         <ExamplePicker />
       </form>
-      <nav class="header-actions" aria-label="Account">
+      <HeaderMenuButton menu={menu} />
+      <nav class="header-actions" id={HEADER_MENU_ID} aria-label="Account">
         {isAdmin() && (
           <a href="/admin/people" onClick={followLink}>
             Admin

@@ -12,6 +12,7 @@ import { TrashLink } from '../trash/TrashLink';
 import { PageCache } from './pageCache';
 import { FolderStore } from './folderStore';
 import { FolderTree } from './FolderTree';
+import { activeFilterCount, closeFolderDrawer, FolderDrawer, phoneClasses, PhoneBar } from './FolderDrawer';
 import { Breadcrumbs } from './Breadcrumbs';
 import { Filters } from './Filters';
 import { FolderActions } from './FolderActions';
@@ -95,10 +96,18 @@ export function Browse({ params }: { params: Record<string, string> }) {
   const folderName = state.path ? (crumbs[crumbs.length - 1]?.name ?? '') : rootName;
 
   return (
-    <div class="browse">
-      <aside class="browse-sidebar" aria-label="Folder tree">
-        <FolderTree store={store} rootName={rootName} current={state.path} onOpen={(path) => go({ path })} />
-      </aside>
+    <div class={`browse${phoneClasses()}`}>
+      <FolderDrawer label="Folder tree">
+        <FolderTree
+          store={store}
+          rootName={rootName}
+          current={state.path}
+          onOpen={(path) => {
+            closeFolderDrawer();
+            go({ path });
+          }}
+        />
+      </FolderDrawer>
       <section class="browse-main" aria-labelledby="browse-title">
         <div class="browse-head">
           <h1 id="browse-title">{rootName}</h1>
@@ -128,6 +137,7 @@ export function Browse({ params }: { params: Record<string, string> }) {
             <UploadButton onClick={() => openUploadPicker(datasetId, state.path || undefined)} />
           </div>
         </div>
+        <PhoneBar folderName={folderName} activeFilters={activeFilterCount(state)} hasActions={isAdmin()} />
         <Breadcrumbs rootName={rootName} crumbs={crumbs} hrefOf={folderHref} />
         <Filters state={state} tagValues={info.tagValues} onChange={go} />
         <SelectionBar

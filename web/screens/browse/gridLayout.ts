@@ -14,6 +14,9 @@
 export const MAX_SCROLL_PX = 8_000_000;
 export const ROW_HEIGHT = 232;
 export const MIN_TILE_WIDTH = 176;
+/** Below COMPACT_WIDTH (a phone) tiles may be this narrow, so two or more columns fit from 300 px up. */
+export const MIN_TILE_WIDTH_COMPACT = 132;
+export const COMPACT_WIDTH = 600;
 export const GAP = 12;
 /** Rows rendered above and below the viewport. */
 export const OVERSCAN_ROWS = 2;
@@ -28,7 +31,8 @@ export interface Geometry {
 }
 
 export function geometry(total: number, width: number): Geometry {
-  const columns = Math.max(1, Math.floor((width + GAP) / (MIN_TILE_WIDTH + GAP)));
+  const minTile = width < COMPACT_WIDTH ? MIN_TILE_WIDTH_COMPACT : MIN_TILE_WIDTH;
+  const columns = Math.max(1, Math.floor((width + GAP) / (minTile + GAP)));
   const rows = Math.ceil(total / columns);
   const contentHeight = rows * ROW_HEIGHT;
   return { columns, rows, contentHeight, scrollHeight: Math.min(contentHeight, MAX_SCROLL_PX) };

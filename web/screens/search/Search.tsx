@@ -13,6 +13,7 @@ import { queryTerms } from './highlight';
 import { ResultTile } from './ResultTile';
 import { SearchControls } from './SearchControls';
 import { apiRequest, readState, stateUrl, type SearchState } from './searchState';
+import { PhoneCollapse } from '../../components/PhoneCollapse';
 import { example } from './example';
 import './search.css';
 
@@ -84,7 +85,9 @@ export function Search(props: { params?: Record<string, string> }) {
           <figcaption class="muted">Items like {example.value.name} (the image is not kept)</figcaption>
         </figure>
       )}
-      <SearchControls state={state} tagValues={tagValues} onChange={change} />
+      <PhoneCollapse label="Search options">
+        <SearchControls state={state} tagValues={tagValues} onChange={change} />
+      </PhoneCollapse>
       <Results answer={answer} state={state} terms={terms} from={here} />
     </section>
   );

@@ -19,8 +19,10 @@ import { ViewerBar } from './ViewerBar';
 import { DetailsPanel } from './DetailsPanel';
 import { VideoStage } from './VideoStage';
 import { LiveMotion } from './LiveMotion';
+import { isPhoneLayout } from './useStageGestures';
 import { ItemFlags } from './ItemFlags';
 import './viewer.css';
+import './phone.css';
 
 /** How close (seconds) a paused video must be to an analysed frame for its regions to be drawn. */
 const NEAR_FRAME_S = 0.6;
@@ -115,7 +117,7 @@ function ItemView(props: {
   const [layers, setLayers] = useState<Layers>({ object: true, face: true, text: true });
   const [activeId, setActiveId] = useState<string | null>(null);
   const [selected, setSelected] = useState<Region | null>(null);
-  const [details, setDetails] = useState(true);
+  const [details, setDetails] = useState(() => !isPhoneLayout());
   const initial = media.frames.find((f) => f.id === props.frameParam);
   const [time, setTime] = useState(props.startAt ?? (initial ? seconds(initial) : 0));
   const [paused, setPaused] = useState(true);

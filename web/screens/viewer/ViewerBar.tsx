@@ -5,6 +5,7 @@ import { LayerToggles, type LayerKey, type Layers } from './RegionLayer';
 import type { Frame } from './types';
 import { MoreLikeThis } from './MoreLikeThis';
 import type { ComponentChildren } from 'preact';
+import { useViewerTouch } from './useStageGestures';
 
 export function ViewerBar(props: {
   name: string;
@@ -21,6 +22,7 @@ export function ViewerBar(props: {
   /** More controls at the end of the bar (the item's flags, ItemFlags.tsx). */
   flags?: ComponentChildren;
 }) {
+  useViewerTouch(props.neighbours, props.from, props.back); // swipe and pull down on the picture, as ←/→ and Esc
   return (
     <div class="viewer-bar">
       <a href={props.back} onClick={followLink} class="viewer-back" aria-keyshortcuts="Escape">
