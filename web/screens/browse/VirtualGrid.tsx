@@ -7,7 +7,7 @@
 import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { contentTop, geometry, ROW_HEIGHT, scrollTopFor, visibleRows, rowOffset, type Geometry } from './gridLayout';
 import { nextIndex } from './gridKeys';
-import { useTileLongPress } from './longPress';
+import { useLongPressSelects, useTileLongPress } from './longPress';
 import type { PageCache } from './pageCache';
 import { Tile } from './Tile';
 import { gridSelectionKey } from './selection/keys';
@@ -64,6 +64,7 @@ export function VirtualGrid({ cache, label, hrefOf, onOpen }: VirtualGridProps) 
   const scroller = useRef<HTMLDivElement>(null);
   const { size, scrollTop, setScrollTop } = useViewport(scroller);
   useTileLongPress(scroller); // a finger held on a tile fires `tile-longpress` (longPress.ts): selection mode's way in
+  useLongPressSelects(scroller);
   const [focused, setFocused] = useState(0);
   const wantFocus = useRef(false);
   void cache.version.value; // re-render when pages arrive

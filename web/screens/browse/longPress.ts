@@ -4,11 +4,10 @@
  * listing). Whoever takes it (selection mode) calls preventDefault(); the click that ends the press is then
  * swallowed, so the tile is selected rather than opened, and the system's context menu is not shown.
  * Nobody listening: the press behaves as before (the browser's own long-press menu, the click opens).
- * Wiring for grid selection (branch `bulk`, selection/index.ts), once both are on main, in VirtualGrid:
- *   scroller.addEventListener(TILE_LONG_PRESS, (e) => { e.preventDefault(); enterSelectionMode(e.detail.index); })
- * test/web/phone.test.ts's long-press test then asserts the tile is selected (aria-selected) instead.
+ * VirtualGrid takes it: the press enters selection mode with that tile selected (selection/selection.ts).
  */
 import { useEffect } from 'preact/hooks';
+import { enterSelectionMode } from './selection/selection';
 
 export const LONG_PRESS_MS = 500;
 /** A finger that moves further than this (px) is scrolling, not pressing. */
@@ -56,16 +55,31 @@ export function useTileLongPress(root: { current: HTMLElement | null }): void {
     el.addEventListener('pointermove', onMove);
     el.addEventListener('pointerup', cancel);
     el.addEventListener('pointercancel', cancel);
-    el.addEventListener('contextmenu', swallow, true);
-    el.addEventListener('click', swallow, true);
+    // On the window: the press may change the layout under the finger (the selection bar appears), so the click
+    // that ends it can land outside the grid, e.g. on one of the bar's buttons.
+    window.addEventListener('contextmenu', swallow, true);
+    window.addEventListener('click', swallow, true);
     return () => {
       cancel();
       el.removeEventListener('pointerdown', onDown);
       el.removeEventListener('pointermove', onMove);
       el.removeEventListener('pointerup', cancel);
       el.removeEventListener('pointercancel', cancel);
-      el.removeEventListener('contextmenu', swallow, true);
-      el.removeEventListener('click', swallow, true);
+      window.removeEventListener('contextmenu', swallow, true);
+      window.removeEventListener('click', swallow, true);
     };
+  }, []);
+}
+
+/** Takes the grid's long presses: selection mode starts with the pressed tile selected. */
+export function useLongPressSelects(root: { current: HTMLElement | null }): void {
+  useEffect(() => {
+    const el = root.current;
+    const onPress = (e: Event) => {
+      e.preventDefault(); // taken: the click that ends the press is swallowed, it does not open the item
+      enterSelectionMode((e as CustomEvent<TileLongPressDetail>).detail.index);
+    };
+    el?.addEventListener(TILE_LONG_PRESS, onPress);
+    return () => el?.removeEventListener(TILE_LONG_PRESS, onPress);
   }, []);
 }
