@@ -8,7 +8,7 @@ import { answerParserRefusals } from '../../src/http/parserRefusals.js';
 import { createApp, type App } from '../../src/app.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import { createLogger } from '../../src/platform/logger.js';
-import { freshSchema, privatePglite } from './pglite.js';
+import { freshSchema, privatePglite, type TestPostgres } from './pglite.js';
 import { postgresServer } from './postgresServer.js';
 
 export const TEST_KEY = 'test-owner-key-0123456789abcdef';
@@ -53,8 +53,7 @@ async function testDatabaseEnv(dataDir: string, onClose: Array<() => Promise<voi
   // A PGlite of its own per app, kept inside its DATA_DIR: its one backend holds one search_path, so two apps
   // sharing one would read each other's schema (the last connection's startup options win); and an app started
   // again on the same DATA_DIR (a restart) finds its database there.
-  const server = external ? await postgresServer() : await privatePglite(path.join(dataDir, 'pglite'));
-  if (!external) onClose.push(() => server.stop());
+  const server = external ? await postgresServer() : await dataDirPglite(dataDir, onClose);
   return {
     DATABASE_URL: server.url,
     DATABASE_SCHEMA: external ? schemaFor(dataDir) : 'app',
@@ -64,6 +63,21 @@ async function testDatabaseEnv(dataDir: string, onClose: Array<() => Promise<voi
     // each cycle whole (and, as n8n's CI does, would show any store that deadlocks waiting on its own pool).
     ...(external ? {} : { DATABASE_POOL_SIZE: '1' }),
   };
+}
+
+/** The PGlite of each DATA_DIR while an app runs on it: two apps on one DATA_DIR (a second server) share it. */
+const running = new Map<string, { server: Promise<TestPostgres>; apps: number }>();
+async function dataDirPglite(dataDir: string, onClose: Array<() => Promise<void>>): Promise<TestPostgres> {
+  let entry = running.get(dataDir);
+  if (!entry) running.set(dataDir, (entry = { server: privatePglite(path.join(dataDir, 'pglite')), apps: 0 }));
+  entry.apps++;
+  const held = entry;
+  onClose.push(async () => {
+    if (--held.apps > 0) return;
+    running.delete(dataDir);
+    await (await held.server).stop();
+  });
+  return held.server;
 }
 
 /** One schema per DATA_DIR on a shared server, so an app started again on the same DATA_DIR finds its tables. */

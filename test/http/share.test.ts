@@ -233,6 +233,15 @@ t('share: wrong passwords lock the link (even the right one waits), per address 
   const a = visitor(app, '192.0.2.250');
   for (let i = 0; i < 20; i++) await a.request('POST', `/api/share/${'q'.repeat(43)}/unlock`, { password: 'x' });
   fails(await a.request('POST', `/api/share/${token}/unlock`, { password: 'right one' }), 429, 'locked address');
+  // The counts live in the database: a second server on the same library (another process, or this one
+  // restarted) refuses too.
+  const second = await startTestApp({ ingestConcurrency: 0, dataDir: app.dataDir });
+  try {
+    const elsewhere = visitor(second, '192.0.2.201');
+    fails(await elsewhere.request('POST', `/api/share/${token}/unlock`, { password: 'right one' }), 429, 'elsewhere');
+  } finally {
+    await second.close();
+  }
   const audit = await app.request('GET', `/api/organization/${app.orgId}/share-audit`);
   ok(audit, 'audit');
   assert.ok(

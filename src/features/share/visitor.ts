@@ -12,9 +12,11 @@ import { verifyPassword } from '../accounts/index.js';
 import type { Services } from '../kernel/services.js';
 import { inOrder } from './albums.js';
 import {
-  createAttemptLimiter,
+  addressAttemptKey,
+  linkAttemptKey,
   SHARE_FAILURES_PER_ADDRESS,
   SHARE_FAILURES_PER_LINK,
+  storedAttemptLimiter,
   type AttemptLimiter,
 } from './limits.js';
 import { auditShare, linkState } from './links.js';
@@ -34,13 +36,7 @@ export interface VisitorRequest {
 export const linkGone = () => notFound('share link not found');
 const locked = () => new DomainError('unauthenticated', 'this link needs its password');
 
-/** One attempt limiter per server (the stores are per server; tests run several in one process). */
-const limiters = new WeakMap<object, AttemptLimiter>();
-const limiterOf = (deps: Pick<Services, 'storage'>): AttemptLimiter => {
-  let l = limiters.get(deps.storage);
-  if (!l) limiters.set(deps.storage, (l = createAttemptLimiter()));
-  return l;
-};
+const limiterOf = (deps: Pick<Services, 'storage'>): AttemptLimiter => storedAttemptLimiter(deps.storage.sessions);
 
 /** The live link the token names, else linkGone. */
 export async function liveLink(deps: Pick<Services, 'storage'>, token: string): Promise<ShareLink> {
@@ -69,22 +65,22 @@ const tooMany = (seconds: number) =>
  */
 export async function unlock(deps: Deps, req: VisitorRequest, password: string): Promise<string> {
   const limiter = limiterOf(deps);
-  const addressKey = `address:${req.client ?? 'unknown'}`;
-  const addressWait = limiter.lockedFor(addressKey, SHARE_FAILURES_PER_ADDRESS);
+  const addressKey = addressAttemptKey(req.client);
+  const addressWait = await limiter.lockedFor(addressKey, SHARE_FAILURES_PER_ADDRESS);
   if (addressWait) throw tooMany(addressWait);
   let link: ShareLink;
   try {
     link = await liveLink(deps, req.token);
   } catch (err) {
-    limiter.fail(addressKey, SHARE_FAILURES_PER_ADDRESS); // guessing tokens counts as guessing passwords
+    await limiter.fail(addressKey, SHARE_FAILURES_PER_ADDRESS); // guessing tokens counts as guessing passwords
     throw err;
   }
-  const linkKey = `link:${link.id}`;
-  const linkWait = limiter.lockedFor(linkKey, SHARE_FAILURES_PER_LINK);
+  const linkKey = linkAttemptKey(link.id);
+  const linkWait = await limiter.lockedFor(linkKey, SHARE_FAILURES_PER_LINK);
   if (linkWait) throw tooMany(linkWait);
   if (link.passwordHash !== null && !(await verifyPassword(password, link.passwordHash))) {
-    const lockedNow = limiter.fail(linkKey, SHARE_FAILURES_PER_LINK);
-    const addressLocked = limiter.fail(addressKey, SHARE_FAILURES_PER_ADDRESS);
+    const lockedNow = await limiter.fail(linkKey, SHARE_FAILURES_PER_LINK);
+    const addressLocked = await limiter.fail(addressKey, SHARE_FAILURES_PER_ADDRESS);
     if (lockedNow || addressLocked)
       await auditShare(
         deps,
