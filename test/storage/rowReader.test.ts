@@ -165,6 +165,8 @@ test('getMany, summaries, frames and pickFrames read what SELECT * and the rows.
       status: m.status,
       isCurrent: m.isCurrent,
       createdAt: m.createdAt,
+      favorite: m.favorite,
+      archived: m.archived,
     });
     assert.equal((await s.media.summaries(ids)).sort(byId), expectedMedia.map(summary));
     assert.equal(await s.media.summaries([]), []);
