@@ -142,3 +142,28 @@ declare module './storage.js' {
     bulk: BulkStore;
   }
 }
+
+/** A `bulk_actions` row as both engines read it (timestamps as text). */
+export interface BulkActionRow {
+  id: string;
+  organization_id: string;
+  user_id: string;
+  operation: string;
+  changed_count: number;
+  changes: string;
+  created_at: string;
+  undone_at: string | null;
+}
+
+/** The record of a `bulk_actions` row; `toIso` turns the engine's timestamp text into ISO 8601 (SQLite's already is). */
+export function toBulkAction(r: BulkActionRow, toIso: (at: string) => string = (at) => at): BulkActionRecord {
+  return {
+    id: r.id,
+    organizationId: r.organization_id,
+    userId: r.user_id,
+    operation: JSON.parse(r.operation) as Record<string, unknown>,
+    changedCount: r.changed_count,
+    createdAt: toIso(r.created_at),
+    undoneAt: r.undone_at ? toIso(r.undone_at) : null,
+  };
+}

@@ -9,7 +9,8 @@ import {
   revertDelta,
   tagMap,
   withTags,
-  type BulkActionRecord,
+  toBulkAction,
+  type BulkActionRow as ActionRow,
   type BulkStore,
   type NewBulkAction,
   type RecordedChange,
@@ -21,29 +22,8 @@ import { moveRow } from './mediaTree.js';
 
 const CHUNK = 5000;
 
-interface ActionRow {
-  id: string;
-  organization_id: string;
-  user_id: string;
-  operation: string;
-  changed_count: number;
-  changes: string;
-  created_at: string;
-  undone_at: string | null;
-}
-
 const ACTION_COLUMNS = `id, organization_id, user_id, operation, changed_count, changes, created_at::text AS created_at,
   undone_at::text AS undone_at`;
-
-const toAction = (r: ActionRow): BulkActionRecord => ({
-  id: r.id,
-  organizationId: r.organization_id,
-  userId: r.user_id,
-  operation: JSON.parse(r.operation) as Record<string, unknown>,
-  changedCount: r.changed_count,
-  createdAt: pgTimestampToIso(r.created_at),
-  undoneAt: r.undone_at ? pgTimestampToIso(r.undone_at) : null,
-});
 
 /** The rows of these ids, a chunk at a time, locked; each active and in the organization, else not found. */
 async function* rowsOf(
@@ -191,7 +171,7 @@ export function pgBulkStore(db: PgDb): BulkStore {
          ORDER BY created_at DESC LIMIT 1`,
         [organizationId, userId],
       );
-      return row ? toAction(row) : null;
+      return row ? toBulkAction(row, pgTimestampToIso) : null;
     },
 
     undo: (actionId, organizationId, userId) =>

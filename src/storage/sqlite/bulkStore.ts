@@ -9,7 +9,8 @@ import {
   revertDelta,
   tagMap,
   withTags,
-  type BulkActionRecord,
+  toBulkAction,
+  type BulkActionRow as ActionRow,
   type BulkStore,
   type NewBulkAction,
   type RecordedChange,
@@ -51,27 +52,6 @@ const COLUMNS = columnsOf<MediaRow>({
   status: 1,
   root_id: 1,
   is_current: 1,
-});
-
-interface ActionRow {
-  id: string;
-  organization_id: string;
-  user_id: string;
-  operation: string;
-  changed_count: number;
-  changes: string;
-  created_at: string;
-  undone_at: string | null;
-}
-
-const toAction = (r: ActionRow): BulkActionRecord => ({
-  id: r.id,
-  organizationId: r.organization_id,
-  userId: r.user_id,
-  operation: JSON.parse(r.operation) as Record<string, unknown>,
-  changedCount: r.changed_count,
-  createdAt: r.created_at,
-  undoneAt: r.undone_at,
 });
 
 /** The rows of these ids, in chunks; each active and in the organization, else not found (nothing is written). */
@@ -189,7 +169,7 @@ export function sqliteBulkStore(db: Db, writers: IndexWriters, events: EventWrit
           `SELECT * FROM bulk_actions WHERE organization_id = ? AND user_id = ? ORDER BY created_at DESC LIMIT 1`,
         )
         .get(organizationId, userId) as ActionRow | undefined;
-      return row ? toAction(row) : null;
+      return row ? toBulkAction(row) : null;
     },
     undo: async (actionId, organizationId, userId) => undo(actionId, organizationId, userId),
   };
