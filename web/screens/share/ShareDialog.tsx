@@ -22,6 +22,7 @@ export function ShareDialog(props: { datasetId: string; target: ShareTarget; onC
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
   const [url, setUrl] = useState<string | null>(null);
+  const [withPassword, setWithPassword] = useState(false);
   useEffect(() => {
     if (!dialog.current?.open) dialog.current?.showModal();
   }, []);
@@ -53,6 +54,7 @@ export function ShareDialog(props: { datasetId: string; target: ShareTarget; onC
         },
       );
       setUrl(made.url);
+      setWithPassword(password !== '');
       setError(null);
       props.onCreated?.();
     } catch (err) {
@@ -66,7 +68,10 @@ export function ShareDialog(props: { datasetId: string; target: ShareTarget; onC
       <h2 id="share-title">Share “{props.target.name}”</h2>
       {url ? (
         <div class="share-made">
-          <p>Anyone with this link can open it{props.target.kind === 'folder' ? ', new items included' : ''}.</p>
+          <p>
+            Anyone with this link{withPassword ? ' and its password' : ''} can open it
+            {props.target.kind === 'folder' ? ', new items included' : ''}.
+          </p>
           <CopyLink label="Share link" url={url} />
         </div>
       ) : (
