@@ -28,7 +28,7 @@ async function add(
   ds: string,
   name: string,
   takenAt: string | null,
-  o: { type?: 'video'; tags?: object } = {},
+  o: { type?: 'video'; tags?: Record<string, string[]> } = {},
 ) {
   const id = newMediaId();
   await c.app.app.services.storage.media.insert(

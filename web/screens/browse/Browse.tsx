@@ -133,6 +133,9 @@ export function Browse({ params }: { params: Record<string, string> }) {
             <a class="button-link" href={`/c/${encodeURIComponent(datasetId)}/people`} onClick={followLink}>
               People
             </a>
+            <a class="button-link" href={`/c/${encodeURIComponent(datasetId)}/timeline`} onClick={followLink}>
+              Timeline
+            </a>
             <TrashLink datasetId={datasetId} />
             <UploadButton onClick={() => openUploadPicker(datasetId, state.path || undefined)} />
           </div>
