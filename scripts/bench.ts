@@ -41,6 +41,7 @@ import { runBackupBench } from './bench/backup.js';
 import { runBulkBench } from './bench/bulk.js';
 import { runDuplicatesBench } from './bench/duplicates.js';
 import { runPeopleBench } from './bench/people.js';
+import { runTimelineBench } from './bench/timeline.js';
 
 const SECTIONS: Record<string, { describe: string; run: (opts: BenchOptions) => Promise<SectionResult> }> = {
   library: {
@@ -130,6 +131,11 @@ const SECTIONS: Record<string, { describe: string; run: (opts: BenchOptions) => 
     describe:
       'the web app in Chromium: first paint of a 100k-item folder and of a search, opening an item, scrolling 10k/100k items (issue 15)',
     run: runWebBench,
+  },
+  timeline: {
+    describe:
+      'the timeline over HTTP at 100,000 items on SQLite and PGlite: month buckets and a month jump (a date-range page) beside a browse first page (issue 26)',
+    run: runTimelineBench,
   },
 };
 
