@@ -99,7 +99,7 @@ t(
   },
 );
 
-t('a tile opens the viewer; Back returns to its month', async (ctx) => {
+t('a tile opens the viewer; → steps through its month; Back returns to it', async (ctx) => {
   if (!exe) return;
   const { page, ds } = ctx;
   await page.goto(`${ctx.app.server.baseUrl}/c/${ds}/timeline?month=2017-06`);
@@ -108,6 +108,13 @@ t('a tile opens the viewer; Back returns to its month', async (ctx) => {
   await tile.click();
   await page.waitForURL(/\/m\/[0-9a-f]{32}\?from=/);
   assert.match(decodeURIComponent(page.url()), /from=\/c\/[0-9a-f-]+\/timeline\?month=2017-06/);
+  const next = page.getByRole('button', { name: 'Next item' });
+  await page.waitForFunction(() => !(globalThis as any).document.querySelector('[aria-label="Next item"]')?.disabled);
+  const opened = page.url();
+  await next.click();
+  await page.waitForFunction((u) => (globalThis as any).location.href !== u, opened);
+  assert.match(decodeURIComponent(page.url()), /month=2017-06/, '→ steps through the month');
+  await page.goBack();
   await page.goBack();
   await page.waitForSelector('.tl-month-head:text("June 2017")');
   assert.is(await slider(page).getAttribute('aria-valuetext'), 'June 2017');

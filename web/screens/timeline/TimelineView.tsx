@@ -119,7 +119,6 @@ export function TimelineView({ scope, buckets, startMonth, hrefOf, onOpen }: Tim
   const lastBlock = l.months[l.months.length - 1];
   const pad = lastBlock ? Math.max(0, size.height - lastBlock.height) : 0;
   const shown = l.months.length ? monthAt(l, top + 1) : 0;
-  const here = l.months[shown]?.month ?? '';
   return (
     <div class="tl-body">
       <div ref={scroller} class="tl-scroller" tabIndex={-1}>
@@ -133,8 +132,8 @@ export function TimelineView({ scope, buckets, startMonth, hrefOf, onOpen }: Tim
               error={store.error(b.month)}
               viewTop={top - OVERSCAN - b.top}
               viewBottom={top + size.height + OVERSCAN - b.top}
-              hrefOf={(item) => hrefOf(item, here)}
-              onOpen={(e, href) => onOpen(e, href, here)}
+              hrefOf={(item) => hrefOf(item, b.month)}
+              onOpen={(e, href) => onOpen(e, href, b.month)}
               onRetry={() => store.retry(b.month)}
             />
           ))}

@@ -54,3 +54,17 @@ export function fetchMonth(
 
 /** The UTC day (`YYYY-MM-DD`) an item sits on: its capture time, else its upload time (as the buckets count). */
 export const dayOf = (item: TimelineItem): string => (item.takenAt ?? item.createdAt).slice(0, 10);
+
+/**
+ * The ids of the month a timeline URL (`/timeline?month=…`, `/c/:id/timeline?month=…`) was showing, page by page,
+ * for the viewer's ←/→ (viewer/neighbours.ts); nothing without a month.
+ */
+export async function* timelineIds(url: URL, orgId: string, datasetId?: string): AsyncGenerator<string[]> {
+  const month = url.searchParams.get('month');
+  if (!month || !/^\d{4}-\d{2}$/.test(month)) return;
+  for (let offset = 0; offset < 5000; offset += 500) {
+    const page = await fetchMonth({ orgId, datasetId }, month, offset, 500);
+    yield page.media.map((m) => m.id);
+    if (offset + page.media.length >= page.pagination.total) return;
+  }
+}
