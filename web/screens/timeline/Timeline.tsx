@@ -61,7 +61,7 @@ export function Timeline(props: { params?: Record<string, string> }) {
             Try again
           </button>
         </p>
-      ) : !data ? (
+      ) : !data || loaded.loading ? (
         <p class="loading" role="status">
           Loading the timeline…
         </p>
@@ -69,6 +69,7 @@ export function Timeline(props: { params?: Record<string, string> }) {
         <Empty datasetId={datasetId} />
       ) : (
         <TimelineView
+          key={base}
           scope={scope}
           buckets={data.buckets}
           startMonth={startMonth}
