@@ -47,6 +47,7 @@ import { createLogger, type Logger } from './platform/logger.js';
 import { createModelProvisioner, createVisionModels, loadCatalog } from './models/index.js';
 import { modelRoutes } from './features/models/routes.js';
 import { JobRunner } from './jobs/runner.js';
+import { DiskSpace } from './platform/diskSpace.js';
 import { enqueueClustering, registerIngestJobs, resumeUnfinished } from './features/ingest/jobs.js';
 import { registerReindexJobs } from './features/ingest/reindex.js';
 import { URGENT_JOBS } from './features/ingest/phases.js';
@@ -123,6 +124,7 @@ export async function createApp(config: Config, logger: Logger = createLogger(co
   let runner: JobRunner | null = null;
   const services = buildServices(config, logger, stores, () => runner?.notify());
   await bootstrap(services);
+  services.disk?.start(); // free space on DATA_DIR: jobs pause while it is below MIN_FREE_BYTES (issue #29)
   const events = (services.events = createEventFeed(services, {
     heartbeatMs: config.eventsHeartbeatSeconds * 1000,
     retentionMs: config.eventsRetentionHours * 3_600_000,
@@ -177,6 +179,7 @@ export async function createApp(config: Config, logger: Logger = createLogger(co
       await modelWatcher?.stop();
       stopWakeups?.();
       await runner?.stop({ graceMs: config.shutdownGraceSeconds * 1000 });
+      services.disk?.stop();
       await services.generation?.stop(config.shutdownGraceSeconds * 1000);
       await events.stop(); // after the jobs: their last progress reports are written
       stores.outputs.stop();
@@ -240,6 +243,11 @@ function buildServices(config: Config, logger: Logger, stores: Stores, wakeJobs:
     modelFetch,
     tokenKey: Buffer.from(tokenKey, 'hex'),
     wakeJobs,
+    disk: new DiskSpace({
+      dir: config.dataDir,
+      minFreeBytes: config.minFreeBytes,
+      logger: logger.child({ component: 'disk' }),
+    }),
   };
 }
 
@@ -275,6 +283,7 @@ async function startJobRunner(services: Services): Promise<JobRunner | null> {
     lane: config.ingestOrder === 'searchable-first' ? { types: URGENT_JOBS, slots: 1 } : undefined,
     pausable: { keep: URGENT_JOBS }, // paused from /admin/jobs: uploads still become searchable
     leaseMs: config.jobLeaseSeconds * 1000,
+    diskSpace: services.disk, // nothing is claimed while the disk is full; it resumes by itself
   });
   registerIngestJobs(runner, services);
   registerReindexJobs(runner, services);
@@ -343,6 +352,7 @@ function buildRouter(
         loaded: services.models.loadedModels().map((m) => ({ name: m.name, part: m.part, device: m.device })),
         fetch: healthzFetch(services),
       },
+      disk: services.disk?.state(), // full: background jobs paused, with the reason
     };
   });
   router.get('/api/openapi.json', (ctx) => {
@@ -353,6 +363,7 @@ function buildRouter(
       tmpDir: services.blobs.tmpDir,
       maxUploadBytes: config.maxUploadBytes,
       uploadIdleSeconds: config.uploadIdleSeconds,
+      space: services.disk,
     }),
     json: jsonBody(config.maxJsonBytes),
   });

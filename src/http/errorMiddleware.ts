@@ -1,5 +1,6 @@
 import type { Context, Next } from 'koa';
 import { DomainError, type ErrorCode } from '../platform/errors.js';
+import { insufficientStorage, isDiskFull } from '../platform/diskSpace.js';
 import type { Logger } from '../platform/logger.js';
 import { databaseUnavailable, isDatabaseUnavailable, isUnstorableText, unstorableText } from '../platform/pgErrors.js';
 
@@ -16,6 +17,8 @@ const STATUS: Record<ErrorCode, [number, string]> = {
   rate_limited: [429, 'Too Many Requests'],
   not_implemented: [501, 'Not Implemented'],
   unavailable: [503, 'Service Unavailable'],
+  // A full disk (platform/diskSpace.ts): named by its code, as issue #29 asks, so a client can tell it apart.
+  insufficient_storage: [507, 'insufficient_storage'],
 };
 
 /** The `error` name a domain error code is answered with (e.g. inside a failed job's status). */
@@ -44,6 +47,11 @@ export function errorMiddleware(logger: Logger) {
         err = databaseUnavailable();
       }
       if (isUnstorableText(err)) err = unstorableText();
+      // ENOSPC or SQLITE_FULL under DATA_DIR (never PostgreSQL's or S3's own): 507, never a 500.
+      if (!(err instanceof DomainError) && isDiskFull(err)) {
+        logger.warn('disk full', { err, requestId: ctx.state.requestId, path: ctx.path });
+        err = insufficientStorage();
+      }
       if (err instanceof DomainError) {
         const [status, error] = STATUS[err.code];
         ctx.status = status;
