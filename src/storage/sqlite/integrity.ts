@@ -1,4 +1,5 @@
 import { existsSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 import Database from 'better-sqlite3';
 import { StartupError } from '../../platform/startupError.js';
 
@@ -45,8 +46,9 @@ export function checkDatabaseFile(file: string, when: StartCheck = 'always'): vo
   if (problems.length === 1 && problems[0] === 'ok') return;
   throw new StartupError(
     `${file} is damaged (SQLite quick_check: ${problems.join('; ').slice(0, 300)}); nothing was written to it. ` +
-      `Restore: stop the server, move library.db, library.db-wal and library.db-shm aside, put the library.db of ` +
-      `your latest backup in their place and start again (without a backup, \`sqlite3 ${file} .recover | ` +
-      `sqlite3 recovered.db\` saves what is readable, to put in place of library.db)`,
+      `Restore: stop the server, run \`npm run restore -- --from <your latest backup folder> --to ` +
+      `${path.dirname(file)} --force\` (the damaged file is moved aside, not deleted) and start again ` +
+      `(without a backup, \`sqlite3 ${file} .recover | sqlite3 recovered.db\` saves what is readable, to put ` +
+      `in place of library.db)`,
   );
 }
