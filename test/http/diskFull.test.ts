@@ -9,7 +9,7 @@
  *   resumes by itself and the item becomes ready. Uploads work again.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmdirSync, rmSync, statfsSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, readdirSync, rmdirSync, rmSync, statfsSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { suite } from 'uvu';
@@ -48,6 +48,16 @@ function fillTo(dir: string, leave: number): void {
   rmSync(filler, { force: true });
   writeFileSync(filler, Buffer.alloc(Math.max(0, free(dir) - leave)));
 }
+/** Appends to `file` until the file system refuses a single byte more. */
+function topUp(file: string): void {
+  for (const size of [65536, 4096, 512, 1]) {
+    try {
+      for (;;) appendFileSync(file, Buffer.alloc(size));
+    } catch {
+      /* ENOSPC: try smaller */
+    }
+  }
+}
 const scratch = (dir: string) => readdirSync(path.join(dir, 'tmp'));
 const files = (dir: string): string[] =>
   readdirSync(path.join(dir, 'files'), { recursive: true, withFileTypes: true })
@@ -80,6 +90,7 @@ t.before(async (ctx) => {
 t.after(async (ctx) => {
   if ('skip' in mounted) return;
   ctx.events?.close();
+  rmSync(path.join(mounted.dir, 'filler'), { force: true }); // a test that failed half-way left it
   await ctx.app?.close();
   execFileSync('umount', ['--lazy', mounted.dir]); // lazy: a handle the app's workers still close
   rmdirSync(mounted.dir);
@@ -178,6 +189,33 @@ if ('skip' in mounted) {
       late.close();
     }
   });
+
+  t(
+    'a database write with no byte left (SQLITE_FULL) answers 507, never a 500; writes work once space frees',
+    async (ctx) => {
+      const { app, dir } = ctx;
+      fillTo(dir, 0);
+      topUp(path.join(dir, 'filler'));
+      const statuses = new Set<number>();
+      let full: { status: number; body: { error: string } } | null = null;
+      // The WAL reuses its pages for a while: write until one needs a new page.
+      for (let i = 0; i < 400 && !full; i++) {
+        const r = await app.request('POST', `/api/organization/${app.orgId}/datasets`, {
+          body: { name: `full ${i} ${'x'.repeat(180)}` },
+        });
+        statuses.add(r.status);
+        if (r.status !== 200) full = r;
+      }
+      assert.ok(full, 'every write found room');
+      assert.is(full!.status, 507, JSON.stringify(full!.body));
+      assert.is(full!.body.error, 'insufficient_storage');
+      assert.not.ok(statuses.has(500));
+      rmSync(path.join(dir, 'filler'));
+      const after = await app.request('POST', `/api/organization/${app.orgId}/datasets`, { body: { name: 'after' } });
+      assert.is(after.status, 200, JSON.stringify(after.body));
+      await waitUntil(async () => (await health(app)).disk.full === false, 8000, 'the resume');
+    },
+  );
 }
 
 t.run();

@@ -11,7 +11,11 @@ const closedMark = (file: string) => `${file}.closed-cleanly`;
 
 /** Records that the database was closed cleanly: the next start may skip its check (`unclean`). */
 export function markClosedCleanly(file: string): void {
-  if (existsSync(file)) writeFileSync(closedMark(file), '');
+  try {
+    if (existsSync(file)) writeFileSync(closedMark(file), '');
+  } catch {
+    // A full disk: the next start checks the file, as after an unclean stop.
+  }
 }
 
 /**
