@@ -7,6 +7,8 @@
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { throwIfDiskFull } from '../../src/features/ingest/ffmpegRun.js';
+import { isPermanent } from '../../src/jobs/failures.js';
 import { JobRunner } from '../../src/jobs/runner.js';
 import { DiskSpace, isDiskFull } from '../../src/platform/diskSpace.js';
 import { DomainError } from '../../src/platform/errors.js';
@@ -34,6 +36,22 @@ test('isDiskFull: ENOSPC, EDQUOT, SQLITE_FULL and tools saying so; not PostgreSQ
   assert.not.ok(isDiskFull(Object.assign(new Error('busy'), { code: 'SQLITE_BUSY' })));
   assert.not.ok(isDiskFull(new DomainError('unavailable', 'No space left on device')));
   assert.not.ok(isDiskFull(null));
+});
+
+test('ffmpeg out of space is a full disk, not an undecodable video (which would fail the item for good)', () => {
+  const lines = ['[image2 @ 0x55] Could not write frame: No space left on device', 'Conversion failed!'];
+  const err = (() => {
+    try {
+      throwIfDiskFull(lines);
+    } catch (e) {
+      return e;
+    }
+  })();
+  assert.instance(err, DomainError);
+  assert.is((err as DomainError).code, 'insufficient_storage');
+  assert.ok(isDiskFull(err));
+  assert.not.ok(isPermanent(err));
+  throwIfDiskFull(['Invalid data found when processing input']); // not a full disk: no throw
 });
 
 test('a job that hits a full disk is queued again, attempt refunded; nothing runs until there is room', async () => {
