@@ -47,7 +47,7 @@ import { createLogger, type Logger } from './platform/logger.js';
 import { createModelProvisioner, createVisionModels, loadCatalog } from './models/index.js';
 import { modelRoutes } from './features/models/routes.js';
 import { JobRunner } from './jobs/runner.js';
-import { DiskSpace } from './platform/diskSpace.js';
+import { DiskSpace, explainStartFailure } from './platform/diskSpace.js';
 import { enqueueClustering, registerIngestJobs, resumeUnfinished } from './features/ingest/jobs.js';
 import { registerReindexJobs } from './features/ingest/reindex.js';
 import { URGENT_JOBS } from './features/ingest/phases.js';
@@ -120,7 +120,9 @@ export interface App {
 export async function createApp(config: Config, logger: Logger = createLogger(config.logLevel)): Promise<App> {
   // One line naming the fix, before anything writes: DATA_DIR this user cannot write, a damaged database file.
   await checkDataDir(config.dataDir);
-  const stores = await openStores(config, logger);
+  const stores = await openStores(config, logger).catch((err) =>
+    explainStartFailure(err, config.dataDir, config.minFreeBytes),
+  );
   let runner: JobRunner | null = null;
   const services = buildServices(config, logger, stores, () => runner?.notify());
   await bootstrap(services);

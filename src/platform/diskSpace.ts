@@ -7,6 +7,7 @@
 import { statfs } from 'node:fs/promises';
 import { DomainError } from './errors.js';
 import type { Logger } from './logger.js';
+import { StartupError } from './startupError.js';
 
 /** errno codes of a full disk or quota, and SQLite's full-database code (better-sqlite3's `code`). */
 const FULL_CODES = new Set(['ENOSPC', 'EDQUOT', 'SQLITE_FULL']);
@@ -168,4 +169,21 @@ export class DiskSpace {
     const state = this.state();
     for (const fn of this.listeners) fn(state);
   }
+}
+
+/**
+ * The start failed while DATA_DIR's disk has less than `minFreeBytes` free (SQLite cannot even make its WAL and
+ * shared-memory files on a full disk, and says "disk I/O error"): one line naming the fix instead of a stack trace.
+ * Any other failure is rethrown as it was.
+ */
+export async function explainStartFailure(err: unknown, dataDir: string, minFreeBytes: number): Promise<never> {
+  if (err instanceof StartupError) throw err;
+  const free = await new DiskSpace({ dir: dataDir, minFreeBytes }).freeBytes();
+  if (free === null || (free >= minFreeBytes && !isDiskFull(err))) throw err;
+  const what = err instanceof Error ? err.message : String(err);
+  throw new StartupError(
+    `the disk of DATA_DIR ${dataDir} is full (${mb(free)} free, MIN_FREE_BYTES is ${mb(minFreeBytes)}), and ` +
+      `opening the library failed (${what.slice(0, 120)}): free some space on it, or grow it, and start again`,
+    { cause: err },
+  );
 }

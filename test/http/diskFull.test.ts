@@ -7,6 +7,9 @@
  * - Below MIN_FREE_BYTES background jobs pause, with the reason on /healthz and on the event stream; a queued
  *   item waits (pending, its job queued with no attempt spent, nothing failed) and, once the filler goes, ingest
  *   resumes by itself and the item becomes ready. Uploads work again.
+ * - A database write with not a byte left (SQLITE_FULL) answers 507, never 500.
+ * - A stop on a full disk closes without throwing; a start on it stops with one line saying the disk is full; once
+ *   space frees it starts and every item is there.
  */
 import { execFileSync } from 'node:child_process';
 import { appendFileSync, mkdtempSync, readdirSync, rmdirSync, rmSync, statfsSync, writeFileSync } from 'node:fs';
@@ -14,6 +17,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { createApp } from '../../src/app.js';
+import { loadConfig } from '../../src/config.js';
+import { createLogger } from '../../src/platform/logger.js';
+import { StartupError } from '../../src/platform/startupError.js';
 import { openSse, type SseClient } from '../helpers/sse.js';
 import { makeImage, startTestApp, TEST_KEY, waitForProcessing, type TestApp } from '../helpers/testApp.js';
 
@@ -214,6 +221,36 @@ if ('skip' in mounted) {
       const after = await app.request('POST', `/api/organization/${app.orgId}/datasets`, { body: { name: 'after' } });
       assert.is(after.status, 200, JSON.stringify(after.body));
       await waitUntil(async () => (await health(app)).disk.full === false, 8000, 'the resume');
+    },
+  );
+
+  t(
+    'a stop on a full disk closes cleanly; a start on it says so in one line; with room it starts, all there',
+    async (ctx) => {
+      const { dir } = ctx;
+      const items = await count(ctx);
+      ctx.events.close();
+      fillTo(dir, 0);
+      topUp(path.join(dir, 'filler'));
+      await ctx.app.close(); // the WAL cannot be checkpointed into a full disk: it stays for the next open
+      ctx.app = undefined as unknown as TestApp;
+      const config = loadConfig(
+        { DATA_DIR: dir, MODEL_PROFILE: 'test', AUTO_FETCH_MODELS: '0', MIN_FREE_BYTES: String(MIN_FREE) },
+        { dataDir: dir },
+      );
+      const failed = await createApp(config, createLogger('silent')).then(
+        async (app) => {
+          await app.close();
+          return null;
+        },
+        (err: unknown) => err,
+      );
+      assert.instance(failed, StartupError);
+      assert.match((failed as Error).message, `the disk of DATA_DIR ${dir} is full`);
+      assert.not.match((failed as Error).message, /\n/);
+      rmSync(path.join(dir, 'filler'));
+      ctx.app = await startTestApp({ dataDir: dir }, { MIN_FREE_BYTES: String(MIN_FREE) });
+      assert.is(await count(ctx), items);
     },
   );
 }
