@@ -120,9 +120,7 @@ export interface App {
 export async function createApp(config: Config, logger: Logger = createLogger(config.logLevel)): Promise<App> {
   // One line naming the fix, before anything writes: DATA_DIR this user cannot write, a damaged database file.
   await checkDataDir(config.dataDir);
-  const stores = await openStores(config, logger).catch((err) =>
-    explainStartFailure(err, config.dataDir, config.minFreeBytes),
-  );
+  const stores = await openStores(config, logger).catch((err) => explainStartFailure(err, config));
   let runner: JobRunner | null = null;
   const services = buildServices(config, logger, stores, () => runner?.notify());
   await bootstrap(services);
@@ -245,11 +243,7 @@ function buildServices(config: Config, logger: Logger, stores: Stores, wakeJobs:
     modelFetch,
     tokenKey: Buffer.from(tokenKey, 'hex'),
     wakeJobs,
-    disk: new DiskSpace({
-      dir: config.dataDir,
-      minFreeBytes: config.minFreeBytes,
-      logger: logger.child({ component: 'disk' }),
-    }),
+    disk: new DiskSpace({ dir: config.dataDir, minFreeBytes: config.minFreeBytes, logger }),
   };
 }
 
@@ -309,7 +303,7 @@ function sweepOrphanFiles({ blobs, storage, logger }: Services): void {
 }
 
 /** The Koa app with its middleware in order: request log, the request's origin (for URLs), errors, signed file URLs. */
-function createKoa({ logger, blobs, urls, outputs }: Services): Koa {
+function createKoa({ logger, blobs, urls, outputs, disk }: Services): Koa {
   const koa = new Koa();
   koa.proxy = true;
   // Koa prints stream errors itself unless someone listens. A client that stops a
@@ -324,7 +318,7 @@ function createKoa({ logger, blobs, urls, outputs }: Services): Koa {
   });
   koa.use(requestLog(logger));
   koa.use(requestOriginMiddleware());
-  koa.use(errorMiddleware(logger));
+  koa.use(errorMiddleware(logger, (err) => disk?.reportFull(err)));
   koa.use(fileServerMiddleware({ store: blobs, urls, outputs, logger }));
   // Bodies are read per route, after authentication (http/route.ts): JSON by http/bodies.ts, uploads by multipartBody.
   return koa;

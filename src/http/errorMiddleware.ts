@@ -27,7 +27,7 @@ export const errorName = (code: string): string => STATUS[code as ErrorCode]?.[1
 const NAMES: Record<number, string> = Object.fromEntries(Object.values(STATUS).map(([code, name]) => [code, name]));
 
 /** Every error leaves as `{error, message}`; unexpected ones are logged and answered 500 without internals. */
-export function errorMiddleware(logger: Logger) {
+export function errorMiddleware(logger: Logger, onDiskFull?: (err: unknown) => void) {
   return async (ctx: Context, next: Next) => {
     try {
       await next();
@@ -50,6 +50,7 @@ export function errorMiddleware(logger: Logger) {
       // ENOSPC or SQLITE_FULL under DATA_DIR (never PostgreSQL's or S3's own): 507, never a 500.
       if (!(err instanceof DomainError) && isDiskFull(err)) {
         logger.warn('disk full', { err, requestId: ctx.state.requestId, path: ctx.path });
+        onDiskFull?.(err); // background jobs pause too, until space frees
         err = insufficientStorage();
       }
       if (err instanceof DomainError) {

@@ -176,7 +176,10 @@ export class DiskSpace {
  * shared-memory files on a full disk, and says "disk I/O error"): one line naming the fix instead of a stack trace.
  * Any other failure is rethrown as it was.
  */
-export async function explainStartFailure(err: unknown, dataDir: string, minFreeBytes: number): Promise<never> {
+export async function explainStartFailure(
+  err: unknown,
+  { dataDir, minFreeBytes }: { dataDir: string; minFreeBytes: number },
+): Promise<never> {
   if (err instanceof StartupError) throw err;
   const free = await new DiskSpace({ dir: dataDir, minFreeBytes }).freeBytes();
   if (free === null || (free >= minFreeBytes && !isDiskFull(err))) throw err;
