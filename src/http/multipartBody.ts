@@ -53,7 +53,7 @@ export function multipartBody(config: MultipartOptions): Koa.Middleware {
     // its scratch file for ever (requests have no overall timeout: big uploads are slow). Silence ends it.
     // Once the body is read the handler may take its time (probing a long video): the timer stops there.
     ctx.req.setTimeout(config.uploadIdleSeconds * 1000, () => ctx.req.destroy());
-    await refuseWhatWouldNotFit(ctx, config.space);
+    await refuseWhatWouldNotFit(ctx, config);
     let read = false;
     try {
       await multipart(ctx, () => {
@@ -92,9 +92,10 @@ export function multipartBody(config: MultipartOptions): Koa.Middleware {
 }
 
 /** 507 before reading a body whose declared length (the whole request: near enough) would not leave the reserve. */
-async function refuseWhatWouldNotFit(ctx: Koa.Context, space: MultipartOptions['space']): Promise<void> {
-  if (!space) return;
+async function refuseWhatWouldNotFit(ctx: Koa.Context, { space, maxUploadBytes }: MultipartOptions): Promise<void> {
   const declared = Number(ctx.get('content-length'));
+  // Over MAX_UPLOAD_BYTES: the parser's 413 says what the client can change; the disk is not the problem.
+  if (!space || declared > maxUploadBytes) return;
   try {
     await space.ensureRoom(Number.isFinite(declared) && declared > 0 ? declared : 0);
   } catch (err) {
