@@ -207,6 +207,7 @@ async function openStores(config: Config, logger: Logger): Promise<Stores> {
     vectorSearch: config.vectorSearch,
     poolSize: config.databasePoolSize,
     checkAtStart: config.dbCheckAtStart,
+    backupDir: config.backupDir, // named in the restore line a damaged database gets
   });
   const tokenKey = await storage.accounts.setSettingIfAbsent('token_key', randomBytes(32).toString('hex'));
   const urlKey = await storage.accounts.setSettingIfAbsent('file_url_key', randomBytes(32).toString('hex'));
