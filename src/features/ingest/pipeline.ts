@@ -4,6 +4,7 @@ import { newMediaId } from '../../platform/ids.js';
 import { resolveFfmpeg } from '../../files/binaries.js';
 import type { JobContext } from '../../jobs/handler.js';
 import type { FrameRecord, MediaRecord, StageRecord } from '../../storage/types.js';
+import { checkpointAfter, doneFrameInputs, planKey, resumeFrom } from './checkpoint.js';
 import { analyzeFrame, newFrameSequence } from './frameAnalysis.js';
 import { embedMedia } from './frameEmbedding.js';
 import { moderate } from './moderation.js';
@@ -17,7 +18,8 @@ export type IngestDeps = Pick<Services, 'config' | 'storage' | 'blobs' | 'models
 
 export { INGEST_JOB, PRIORITY_FRESH, PRIORITY_REINDEX, type IngestPayload } from './phases.js';
 
-type PhaseContext = Pick<JobContext, 'signal' | 'progress' | 'logger'>;
+/** A phase's job context; `checkpoint`: the job's stored progress, where an interrupted run got to. */
+type PhaseContext = Pick<JobContext, 'signal' | 'progress' | 'logger'> & { checkpoint?: unknown };
 
 /**
  * Analyses one item in one go, the three phases one after another (phases.ts): frames and renditions,
@@ -97,21 +99,26 @@ export async function analyzeItem(
   deps: IngestDeps,
   media: MediaRecord,
   frames: FrameRecord[],
-  ctx: Pick<JobContext, 'signal' | 'progress'>,
+  ctx: Pick<PhaseContext, 'signal' | 'progress' | 'checkpoint'>,
 ): Promise<StageRecord[]> {
   const plan = { ...planStages(deps.models), textVectors: deps.config.ingestTextVectors === 'eager' };
+  const key = planKey(plan.stages);
+  // A run stopped half-way (shutdown, crash, failure) left its frames done: they are read, not analysed again.
+  const start = resumeFrom(ctx.checkpoint, frames, key);
+  const embedId = plan.embed ? deps.models.modelInfo().id : null;
+  const resumed = await doneFrameInputs(deps, media, frames.slice(0, start), embedId);
   // Per frame for moderation: the frame's vector when analysis made or read one, else its bytes.
-  const frameInputs: Array<Buffer | Float32Array> = [];
-  let firstCaption: string | null = null;
+  const frameInputs: Array<Buffer | Float32Array> = resumed.inputs;
+  let firstCaption: string | null = resumed.firstCaption;
   const sequence = media.type === 'video' ? newFrameSequence() : undefined;
-  for (let i = 0; i < frames.length; i++) {
-    if (ctx.signal.aborted) throw ctx.signal.reason;
+  for (let i = start; i < frames.length; i++) {
+    if (ctx.signal.aborted) throw ctx.signal.reason; // the safe point: between two frames
     const bytes = await deps.blobs.readBuffer(frames[i].blobKey);
     const result = await analyzeFrame(deps, frames[i], bytes, plan, sequence);
     frameInputs.push(result.objects.find((o) => o.type === 'frame')?.embedding?.vector ?? bytes);
     await deps.storage.analysis.replaceFrameAnalysis(frames[i].id, result);
     firstCaption ??= result.captionText;
-    await ctx.progress({ frames: frames.length, done: i + 1 });
+    await ctx.progress(checkpointAfter(frames, i, key));
   }
   await describeItem(deps, media, plan.embed ? frameInputs : [], firstCaption);
   await deps.storage.analysis.setStages(media.id, plan.stages);
