@@ -22,9 +22,10 @@ const sleep = (ms: number, signal: AbortSignal) =>
     }
   });
 
-const register = JobRunner.prototype.register;
+type Register = (this: JobRunner, type: string, handler: JobHandler<any>, opts?: HandlerOptions<any>) => JobRunner;
+const register = JobRunner.prototype.register as Register;
 JobRunner.prototype.register = function <T>(type: string, handler: JobHandler<T>, opts?: HandlerOptions<T>) {
-  if (type !== 'ingest-analyze') return register.call(this, type, handler, opts) as JobRunner;
+  if (type !== 'ingest-analyze') return register.call(this, type, handler, opts);
   const slow: JobHandler<T> = (job, ctx) =>
     handler(job, {
       ...ctx,
@@ -34,5 +35,5 @@ JobRunner.prototype.register = function <T>(type: string, handler: JobHandler<T>
         await sleep(frameMs, ctx.signal);
       },
     });
-  return register.call(this, type, slow, opts) as JobRunner;
+  return register.call(this, type, slow, opts);
 };

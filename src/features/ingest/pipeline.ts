@@ -11,7 +11,7 @@ import { moderate } from './moderation.js';
 import { enqueueRenditions } from './renditionJobs.js';
 import { renderFrames } from './renditions.js';
 import { planStages } from './stages.js';
-import { sampleVideoFrames } from './videoFrames.js';
+import { sampleInWindows } from './videoSegments.js';
 
 /** What analysing an item uses: limits and binaries, the library, the file store, the models. */
 export type IngestDeps = Pick<Services, 'config' | 'storage' | 'blobs' | 'models'>;
@@ -48,7 +48,7 @@ export async function prepareMedia(deps: IngestDeps, mediaId: string, ctx: Phase
   if (!media) return 'gone';
   await deps.storage.media.setProcessingStatus(mediaId, 'processing', null);
   const frames =
-    media.type === 'video' ? await videoFrames(deps, media, ctx.signal) : await deps.storage.analysis.framesOf(mediaId);
+    media.type === 'video' ? await videoFrames(deps, media, ctx) : await deps.storage.analysis.framesOf(mediaId);
   if (frames.length === 0) throw new DomainError('unprocessable', 'the item has no frame to analyse');
   await renditionStage(deps, media, frames, ctx);
   return 'done';
@@ -154,31 +154,35 @@ async function describeItem(
   });
 }
 
-/** Samples a video's frames with ffmpeg and makes them the item's frames (poster = frame 0). */
+/**
+ * Samples a video's frames with ffmpeg and makes them the item's frames (poster = frame 0). A long video is
+ * sampled window by window, the frames stored so far kept as the job's progress: a stopped run resumes there.
+ */
 async function videoFrames(
   deps: Pick<Services, 'config' | 'storage' | 'blobs'>,
   media: MediaRecord,
-  signal: AbortSignal,
+  ctx: Pick<PhaseContext, 'signal' | 'progress' | 'checkpoint'>,
 ): Promise<FrameRecord[]> {
   // ffmpeg reads a path: with S3 a temporary copy of the video, removed once the frames are out.
   const video = await deps.blobs.materialize(media.blobKey!);
-  const sampled = await sampleVideoFrames(video.path, {
+  const sampled = await sampleInWindows(video.path, {
     ffmpegPath: resolveFfmpeg(deps.config.ffmpegPath),
     duration: media.duration,
     workDir: deps.blobs.tmpDir,
-    signal,
+    signal: ctx.signal,
+    id: media.blobKey!,
+    checkpoint: ctx.checkpoint,
+    store: async (f) => (await deps.blobs.putBuffer(f.jpeg, 'jpg')).key,
+    exists: (key) => deps.blobs.exists(key),
+    save: (checkpoint) => ctx.progress(checkpoint),
   }).finally(() => video.release());
-  const frames = [];
-  for (const f of sampled) {
-    const stored = await deps.blobs.putBuffer(f.jpeg, 'jpg');
-    frames.push({
-      id: newMediaId(),
-      timestamp: formatTimestamp(f.timestamp),
-      blobKey: stored.key,
-      width: f.width,
-      height: f.height,
-    });
-  }
+  const frames = sampled.map((f) => ({
+    id: newMediaId(),
+    timestamp: formatTimestamp(f.timestamp),
+    blobKey: f.key,
+    width: f.width,
+    height: f.height,
+  }));
   return deps.storage.analysis.syncFrames(media.id, frames, media.createdById);
 }
 

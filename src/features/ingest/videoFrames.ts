@@ -76,6 +76,12 @@ export interface FrameSamplingOptions {
   signal?: AbortSignal;
   /** Time limit in ms. Default defaultFrameTimeoutMs(duration). */
   timeoutMs?: number;
+  /**
+   * Only this stretch of the video, at most `maxFrames` of it (the intervals stay the whole video's): from
+   * `from` seconds (the frame there is selected again, as the poster is), `seconds` long. Timestamps stay the
+   * video's own. videoSegments.ts samples a long video window by window.
+   */
+  window?: { from: number; seconds: number; maxFrames: number };
 }
 
 export type PosterOptions = Pick<
@@ -170,7 +176,7 @@ export async function sampleVideoFrames(file: string, opts: FrameSamplingOptions
   const plan = samplingPlan(opts);
   const filters = [`select='${selectExpression(plan, threshold)}'`, scaleFilter(opts.maxSide), 'showinfo'];
   const sync = await vfrOption(opts.ffmpegPath);
-  return runFfmpeg(file, opts, filters, [...sync, '-frames:v', String(plan.maxFrames)]);
+  return runFfmpeg(file, opts, filters, [...sync, '-frames:v', String(opts.window?.maxFrames ?? plan.maxFrames)]);
 }
 
 /** The first decodable frame (the poster), scaled like sampled frames. Cheap: decodes one frame. */
@@ -193,12 +199,17 @@ const NOT_VIDEO_CODECS = new Set(['ansi', 'bintext', 'xbin', 'idf']);
 
 async function runFfmpeg(
   file: string,
-  opts: PosterOptions,
+  opts: PosterOptions & Pick<FrameSamplingOptions, 'window'>,
   filters: string[],
   outputArgs: string[],
 ): Promise<SampledFrame[]> {
   const { signal } = opts;
   if (signal?.aborted) throw abortReason(signal);
+  const { window } = opts;
+  // Accurate input seeking (decodes from the keyframe before, drops what precedes) to just before `from`, the
+  // stream's own timestamps kept (-copyts) so the select filter sees the times a whole pass would.
+  const seek = !window ? [] : ['-ss', num(Math.max(0, window.from - 0.0005)), '-t', num(window.seconds), '-copyts'];
+  if (window?.from === 0) seek.splice(0, 2, '-copyts'); // the first window: from the start, as a whole pass
   const abs = path.resolve(file);
   const timeoutMs = opts.timeoutMs ?? defaultFrameTimeoutMs(opts.duration);
   const tmp = await mkdtemp(path.join(opts.workDir, 'frames-'));
@@ -209,6 +220,7 @@ async function runFfmpeg(
       '-hide_banner',
       '-nostdin',
       '-nostats',
+      ...seek,
       '-i',
       `file:${abs}`,
       '-map',
@@ -247,9 +259,16 @@ async function runFfmpeg(
     if (count === 0) throw unprocessable('the video could not be decoded: ffmpeg reported no frame times');
     const frames: SampledFrame[] = [];
     let last = -Infinity;
+    const rawTime = (i: number) => {
+      const shown = run.frames[i];
+      return shown.pts !== null && run.timeBase !== null ? shown.pts * run.timeBase : shown.ptsTime;
+    };
+    // A whole pass counts from the stream's start time, -copyts from zero: the window's first frame is the one
+    // at `from`, which says by how much (0 for most files; 1.4 s for a typical MPEG-TS).
+    const shift = window && Math.abs(rawTime(0) - window.from) >= 0.002 ? rawTime(0) - window.from : 0;
     for (let i = 0; i < count; i++) {
       const shown = run.frames[i];
-      let t = shown.pts !== null && run.timeBase !== null ? shown.pts * run.timeBase : shown.ptsTime;
+      let t = rawTime(i) - shift;
       if (!Number.isFinite(t)) continue;
       t = round6(Math.max(0, t));
       if (opts.duration !== null && Number.isFinite(opts.duration) && opts.duration > 0)
