@@ -206,10 +206,6 @@ async function runFfmpeg(
   const { signal } = opts;
   if (signal?.aborted) throw abortReason(signal);
   const { window } = opts;
-  // Accurate input seeking (decodes from the keyframe before, drops what precedes) to just before `from`, the
-  // stream's own timestamps kept (-copyts) so the select filter sees the times a whole pass would.
-  const seek = !window ? [] : ['-ss', num(Math.max(0, window.from - 0.0005)), '-t', num(window.seconds), '-copyts'];
-  if (window?.from === 0) seek.splice(0, 2, '-copyts'); // the first window: from the start, as a whole pass
   const abs = path.resolve(file);
   const timeoutMs = opts.timeoutMs ?? defaultFrameTimeoutMs(opts.duration);
   const tmp = await mkdtemp(path.join(opts.workDir, 'frames-'));
@@ -220,7 +216,7 @@ async function runFfmpeg(
       '-hide_banner',
       '-nostdin',
       '-nostats',
-      ...seek,
+      ...seekArgs(window),
       '-i',
       `file:${abs}`,
       '-map',
@@ -259,10 +255,7 @@ async function runFfmpeg(
     if (count === 0) throw unprocessable('the video could not be decoded: ffmpeg reported no frame times');
     const frames: SampledFrame[] = [];
     let last = -Infinity;
-    const rawTime = (i: number) => {
-      const shown = run.frames[i];
-      return shown.pts !== null && run.timeBase !== null ? shown.pts * run.timeBase : shown.ptsTime;
-    };
+    const rawTime = (i: number) => frameTime(run.frames[i], run.timeBase);
     // A whole pass counts from the stream's start time, -copyts from zero: the window's first frame is the one
     // at `from`, which says by how much (0 for most files; 1.4 s for a typical MPEG-TS).
     const shift = window && Math.abs(rawTime(0) - window.from) >= 0.002 ? rawTime(0) - window.from : 0;
@@ -285,6 +278,22 @@ async function runFfmpeg(
   } finally {
     await rm(tmp, { recursive: true, force: true });
   }
+}
+
+/** A shown frame's time in seconds: exact from its pts and the time base, else showinfo's rounded pts_time. */
+function frameTime(shown: { pts: number | null; ptsTime: number }, timeBase: number | null): number {
+  return shown.pts !== null && timeBase !== null ? shown.pts * timeBase : shown.ptsTime;
+}
+
+/**
+ * A window's input options: accurate seeking (decodes from the keyframe before, drops what precedes) to just
+ * before `from`, and the stream's own timestamps kept (-copyts) so the select filter sees the times a whole
+ * pass would; the first window starts at the beginning.
+ */
+function seekArgs(window: FrameSamplingOptions['window']): string[] {
+  if (!window) return [];
+  const at = window.from > 0 ? ['-ss', num(Math.max(0, window.from - 0.0005))] : [];
+  return [...at, '-t', num(window.seconds), '-copyts'];
 }
 
 /** Long side ≤ maxSide, aspect kept, never enlarged; even sizes for the encoder. */
