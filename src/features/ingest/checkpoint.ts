@@ -11,6 +11,8 @@ import type { FrameRecord, MediaRecord, StageRecord } from '../../storage/types.
 export interface AnalysisCheckpoint {
   frames: number;
   done: number;
+  /** The same as `frames`: for a progress display's "done of total". */
+  total: number;
   /** The last frame done: a checkpoint names these frames only (a re-extraction gives new ids). */
   lastFrameId: string;
   /** The stages the frames were analysed under: a model installed meanwhile means starting again. */
@@ -25,7 +27,7 @@ export function planKey(stages: StageRecord[]): string {
 
 /** The progress to store after frame `index` (0-based) of `frames`. */
 export function checkpointAfter(frames: FrameRecord[], index: number, plan: string): AnalysisCheckpoint {
-  return { frames: frames.length, done: index + 1, lastFrameId: frames[index].id, plan };
+  return { frames: frames.length, done: index + 1, total: frames.length, lastFrameId: frames[index].id, plan };
 }
 
 /** How many leading frames a stored checkpoint says are done under the same frames and plan; 0 otherwise. */
