@@ -161,7 +161,7 @@ async function describeItem(
 async function videoFrames(
   deps: Pick<Services, 'config' | 'storage' | 'blobs'>,
   media: MediaRecord,
-  ctx: Pick<PhaseContext, 'signal' | 'progress' | 'checkpoint'>,
+  ctx: Pick<PhaseContext, 'signal' | 'progress' | 'checkpoint' | 'logger'>,
 ): Promise<FrameRecord[]> {
   // ffmpeg reads a path: with S3 a temporary copy of the video, removed once the frames are out.
   const video = await deps.blobs.materialize(media.blobKey!);
@@ -175,6 +175,7 @@ async function videoFrames(
     store: async (f) => (await deps.blobs.putBuffer(f.jpeg, 'jpg')).key,
     exists: (key) => deps.blobs.exists(key),
     save: (checkpoint) => ctx.progress(checkpoint),
+    logger: ctx.logger,
   }).finally(() => video.release());
   const frames = sampled.map((f) => ({
     id: newMediaId(),

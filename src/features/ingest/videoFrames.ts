@@ -77,11 +77,11 @@ export interface FrameSamplingOptions {
   /** Time limit in ms. Default defaultFrameTimeoutMs(duration). */
   timeoutMs?: number;
   /**
-   * Only this stretch of the video, at most `maxFrames` of it (the intervals stay the whole video's): from
-   * `from` seconds (the frame there is selected again, as the poster is), `seconds` long. Timestamps stay the
-   * video's own. videoSegments.ts samples a long video window by window.
+   * Only `maxFrames` frames from `from` seconds (the frame there is selected again, as the poster is), the
+   * intervals staying the whole video's; timestamps as a whole pass gives them. videoSegments.ts samples a long
+   * video window by window.
    */
-  window?: { from: number; seconds: number; maxFrames: number };
+  window?: { from: number; maxFrames: number };
 }
 
 export type PosterOptions = Pick<
@@ -256,12 +256,11 @@ async function runFfmpeg(
     const frames: SampledFrame[] = [];
     let last = -Infinity;
     const rawTime = (i: number) => frameTime(run.frames[i], run.timeBase);
-    // A whole pass counts from the stream's start time, -copyts from zero: the window's first frame is the one
-    // at `from`, which says by how much (0 for most files; 1.4 s for a typical MPEG-TS).
-    const shift = window && Math.abs(rawTime(0) - window.from) >= 0.002 ? rawTime(0) - window.from : 0;
+    if (window && window.from > 0 && !(Math.abs(rawTime(0) - window.from) < 0.002))
+      throw new SeekMissed(`the window from ${window.from} s began at ${rawTime(0)} s`);
     for (let i = 0; i < count; i++) {
       const shown = run.frames[i];
-      let t = rawTime(i) - shift;
+      let t = rawTime(i);
       if (!Number.isFinite(t)) continue;
       t = round6(Math.max(0, t));
       if (opts.duration !== null && Number.isFinite(opts.duration) && opts.duration > 0)
@@ -286,14 +285,20 @@ function frameTime(shown: { pts: number | null; ptsTime: number }, timeBase: num
 }
 
 /**
- * A window's input options: accurate seeking (decodes from the keyframe before, drops what precedes) to just
- * before `from`, and the stream's own timestamps kept (-copyts) so the select filter sees the times a whole
- * pass would; the first window starts at the beginning.
+ * A window's seek did not land on the frame at `from`: a container without an index (MPEG-TS), or timestamps
+ * that do not start at 0. videoSegments.ts then samples the rest in one whole pass.
+ */
+export class SeekMissed extends Error {}
+
+/**
+ * A later window's input options: accurate seeking (decodes from the keyframe before, drops what precedes) to
+ * just before `from`, the stream's own timestamps kept (-copyts) so the select filter sees the times a whole pass
+ * would; runFfmpeg checks the first frame is the one at `from` (SeekMissed). The first window is the start of a
+ * whole pass.
  */
 function seekArgs(window: FrameSamplingOptions['window']): string[] {
-  if (!window) return [];
-  const at = window.from > 0 ? ['-ss', num(Math.max(0, window.from - 0.0005))] : [];
-  return [...at, '-t', num(window.seconds), '-copyts'];
+  if (!window || window.from <= 0) return [];
+  return ['-ss', num(Math.max(0, window.from - 0.0005)), '-copyts'];
 }
 
 /** Long side ≤ maxSide, aspect kept, never enlarged; even sizes for the encoder. */

@@ -1,13 +1,15 @@
 /**
  * A long video's frame extraction resumes where it stopped (issue #29; src/features/ingest/videoSegments.ts):
  * window by window, each window's frames stored and the list saved as the job's progress. With the real ffmpeg
- * on ../shared's 30 s and 40 s clips (a frame at least every 2 s, windows of 5 s):
+ * on ../shared's 30 s and 40 s clips, a frame at least every 2 s, windows of 3 frames:
  * - the windows give exactly the frames one whole pass gives (same timestamps, none twice);
  * - stopped after two windows and run again with the saved progress, no frame is extracted or stored twice
  *   (the store is counted) and the result is the whole pass's;
+ * - a file whose seeking misses (the 30 s clip as MPEG-TS) gets the rest from one whole pass: the same frames;
  * - progress of another file or other settings, or naming a frame no longer stored, is ignored.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { suite } from 'uvu';
@@ -29,7 +31,25 @@ const CLIPS: Array<[string, number]> = [
 const t = suite<{ dir: string }>('video extraction resumes');
 t.before((ctx) => {
   ctx.dir = mkdtempSync(path.join(os.tmpdir(), 'video-resume-'));
+  const mp4 = sharedPath('fixtures/videos/car-detection.mp4', 'the video resume test');
+  const ts = [
+    '-v',
+    'error',
+    '-i',
+    `file:${mp4}`,
+    '-c',
+    'copy',
+    '-f',
+    'mpegts',
+    `file:${clip(ctx.dir, 'car-detection.ts')}`,
+  ];
+  if (mp4) execFileSync(resolveFfmpeg(), ts);
 });
+
+/** A clip's path: ../shared's, or the one made in the test's folder. */
+function clip(dir: string, name: string): string | null {
+  return name.endsWith('.ts') ? path.join(dir, name) : sharedPath(`fixtures/videos/${name}`, 'the video resume test');
+}
 t.after((ctx) => rmSync(ctx.dir, { recursive: true, force: true }));
 
 /** A store in memory that counts what it is asked to keep. */
@@ -56,7 +76,8 @@ function options(dir: string, duration: number, extra: Partial<WindowedSampling>
     duration,
     workDir: dir,
     maxInterval: 2,
-    windowSeconds: 5,
+    longVideoSeconds: 0,
+    windowFrames: 3,
     id: 'clip',
     store: async () => 'unused',
     exists: async () => true,
@@ -69,8 +90,8 @@ for (const [name, duration] of CLIPS) {
   t(
     `${name}: windows give the whole pass's frames; a stop after two windows resumes without a frame twice`,
     async (ctx) => {
-      const file = sharedPath(`fixtures/videos/${name}`, 'the video resume test');
-      if (!file) return;
+      const file = clip(ctx.dir, name);
+      if (!file || !existsSync(file)) return;
       const whole = (
         await sampleVideoFrames(file, { ffmpegPath: resolveFfmpeg(), duration, workDir: ctx.dir, maxInterval: 2 })
       ).map((f) => f.timestamp);
@@ -123,6 +144,22 @@ for (const [name, duration] of CLIPS) {
     },
   );
 }
+
+t('MPEG-TS (timestamps from 1.4 s, no index): a window that misses its frame, the rest in one pass', async (ctx) => {
+  const file = clip(ctx.dir, 'car-detection.ts');
+  if (!file || !existsSync(file)) return;
+  const duration = 30.16;
+  const whole = (
+    await sampleVideoFrames(file, { ffmpegPath: resolveFfmpeg(), duration, workDir: ctx.dir, maxInterval: 2 })
+  ).map((f) => f.timestamp);
+  const mem = memoryStore();
+  const windowed = await sampleInWindows(file, options(ctx.dir, duration, { ...mem }));
+  assert.equal(
+    windowed.map((f) => f.timestamp),
+    whole,
+  );
+  assert.is(mem.stored, whole.length, 'each frame stored once');
+});
 
 t('progress of another file, other settings or naming a missing frame is ignored', async (ctx) => {
   const [name, duration] = CLIPS[0];
