@@ -17,7 +17,7 @@ import { DEFAULT_FRAME_SAMPLING, sampleVideoFrames, samplingPlan } from './video
 /** Videos longer than this are sampled in windows. */
 export const LONG_VIDEO_SECONDS = 60;
 /** Frames per window (the first of a later window is the previous one's last, again). */
-export const WINDOW_FRAMES = 12;
+export const WINDOW_FRAMES = 24;
 
 /** A sampled frame once stored. */
 export interface StoredSample {
