@@ -33,7 +33,11 @@ const payload = z.object({ mediaId: z.string().regex(/^[0-9a-f]{32}$/) });
 export type JobQueueDeps = Pick<Services, 'storage' | 'wakeJobs'>;
 
 /** What a phase's job runs (pipeline.ts, frameEmbedding.ts): 'gone' when the item is no longer there. */
-type PhaseRun = (deps: IngestDeps, mediaId: string, ctx: JobContext) => Promise<'done' | 'gone'>;
+type PhaseRun = (
+  deps: IngestDeps,
+  mediaId: string,
+  ctx: JobContext & { checkpoint?: unknown },
+) => Promise<'done' | 'gone'>;
 type IngestJobDeps = IngestDeps & JobQueueDeps & Pick<Services, 'events'>;
 
 /**
@@ -80,7 +84,7 @@ function registerPhase(
     async (job, ctx) => {
       const { mediaId } = job.payload;
       try {
-        if ((await run(deps, mediaId, ctx)) === 'done') await next(mediaId);
+        if ((await run(deps, mediaId, { ...ctx, checkpoint: job.progress })) === 'done') await next(mediaId);
       } catch (err) {
         if (err instanceof JobAbort || ctx.signal.aborted) throw err; // shutdown or lost lease: the job runs again
         // A full disk is not the item's fault: the job goes back to the queue (jobs/execution.ts), the item waits.
