@@ -17,8 +17,7 @@ const STATUS: Record<ErrorCode, [number, string]> = {
   rate_limited: [429, 'Too Many Requests'],
   not_implemented: [501, 'Not Implemented'],
   unavailable: [503, 'Service Unavailable'],
-  // A full disk (platform/diskSpace.ts): named by its code, as issue #29 asks, so a client can tell it apart.
-  insufficient_storage: [507, 'insufficient_storage'],
+  insufficient_storage: [507, 'Insufficient Storage'], // a full disk (platform/diskSpace.ts)
 };
 
 /** The `error` name a domain error code is answered with (e.g. inside a failed job's status). */

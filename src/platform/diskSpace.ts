@@ -1,7 +1,7 @@
 /**
  * A full disk (issue #29). DATA_DIR holds the local blob store, its scratch folder and the SQLite database, so one
  * file system fills for all of them. An upload that would not fit (or that hits ENOSPC or SQLITE_FULL on the way)
- * is answered 507 `insufficient_storage`; background jobs stop claiming while free space is below MIN_FREE_BYTES
+ * is answered 507 `Insufficient Storage`; background jobs stop claiming while free space is below MIN_FREE_BYTES
  * (or since a job hit a full disk) and take up again by themselves once statfs says there is room again.
  */
 import { statfs } from 'node:fs/promises';

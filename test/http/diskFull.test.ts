@@ -1,7 +1,7 @@
 /**
  * A full disk, for real (issue #29): DATA_DIR is a small tmpfs the test mounts (as root; skipped with a message
  * otherwise), holding the database, the blob store and its scratch folder. A filler file takes the space away.
- * - An upload whose declared size would not leave MIN_FREE_BYTES answers 507 `insufficient_storage` before its
+ * - An upload whose declared size would not leave MIN_FREE_BYTES answers 507 `Insufficient Storage` before its
  *   body is read; one without a declared size (chunked) that runs into ENOSPC half-way answers 507 too. Neither
  *   leaves a scratch file, a stored file or a row, and neither is a 500 or an error-level log line.
  * - Below MIN_FREE_BYTES background jobs pause, with the reason on /healthz and on the event stream; a queued
@@ -115,7 +115,7 @@ if ('skip' in mounted) {
     const big = Buffer.alloc(free(dir) - 2 * MB, 1);
     const r = await app.upload({ datasetId: ctx.datasetId }, { bytes: big, filename: 'big.png', type: 'image/png' });
     assert.is(r.status, 507, JSON.stringify(r.body));
-    assert.is(r.body.error, 'insufficient_storage');
+    assert.is(r.body.error, 'Insufficient Storage');
     assert.match(r.body.message, /MIN_FREE_BYTES/);
     assert.equal(scratch(dir), []);
     assert.is(await count(ctx), before.items);
@@ -141,7 +141,7 @@ if ('skip' in mounted) {
     } as RequestInit);
     const body = (await res.json()) as { error: string; message: string };
     assert.is(res.status, 507, JSON.stringify(body));
-    assert.is(body.error, 'insufficient_storage');
+    assert.is(body.error, 'Insufficient Storage');
     assert.equal(scratch(dir), []);
     assert.is(await count(ctx), before.items);
     assert.is(files(dir).length, before.files);
@@ -215,7 +215,7 @@ if ('skip' in mounted) {
       }
       assert.ok(full, 'every write found room');
       assert.is(full!.status, 507, JSON.stringify(full!.body));
-      assert.is(full!.body.error, 'insufficient_storage');
+      assert.is(full!.body.error, 'Insufficient Storage');
       assert.not.ok(statuses.has(500));
       rmSync(path.join(dir, 'filler'));
       const after = await app.request('POST', `/api/organization/${app.orgId}/datasets`, { body: { name: 'after' } });
