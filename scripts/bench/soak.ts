@@ -118,7 +118,7 @@ async function idlePhase(s: Setup, seconds: number, uploads: number, log: (l: st
   const routes = new Map<string, Outcome>();
   for (const r of soakRoutes(s.datasetId, s.mediaIds, s.mediaIds.length)) {
     routes.set(r.id, await cannon(s.server.baseUrl, r, seconds, true));
-    log(`idle ${r.id}: p50 ${routes.get(r.id)!.stats.p50} ms`);
+    log(`idle ${r.id}: p50 ${routes.get(r.id)!.stats.p50.toFixed(2)} ms`);
   }
   const probes = await streamProbes(s.server.baseUrl, 50, now() + seconds * 1000);
   const plan = { baseUrl: s.server.baseUrl, datasetId: s.datasetId, base: s.base, clients: 1, pauseMs: 0 };

@@ -205,9 +205,10 @@ export interface MediaStore extends TrashReads {
   /**
    * Sets top-level keys of an item's `exif` document (server-derived facts, such as `webVideo`, the
    * web-playable copy of a video), keeping the others; updatedAt is not changed (nobody edited the item).
+   * `takenAt`, when given, sets the capture time too (metadata read again: files/sidecar.ts).
    * Null when the item is not there or not active.
    */
-  mergeExif(id: string, patch: Record<string, unknown>): Promise<MediaRecord | null>;
+  mergeExif(id: string, patch: Record<string, unknown>, takenAt?: string | null): Promise<MediaRecord | null>;
   /**
    * Soft-deletes the item with all its versions, frames and objects, and for a
    * folder everything beneath it; decrements the storage counter.
