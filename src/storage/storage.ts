@@ -204,8 +204,7 @@ export interface MediaStore extends TrashReads {
   mutateMetadata(id: string, userId: string, mutate: (metadata: Metadata) => Metadata): Promise<MediaRecord>;
   /**
    * Sets top-level keys of an item's `exif` document (server-derived facts, such as `webVideo`, the
-   * web-playable copy of a video), keeping the others; updatedAt is not changed (nobody edited the item).
-   * `takenAt`, when given, sets the capture time too (metadata read again: files/sidecar.ts).
+   * web-playable copy of a video), keeping the others; updatedAt kept (nobody edited it). `takenAt`: the capture time.
    * Null when the item is not there or not active.
    */
   mergeExif(id: string, patch: Record<string, unknown>, takenAt?: string | null): Promise<MediaRecord | null>;
