@@ -30,6 +30,8 @@ import { AlbumView } from './screens/albums/AlbumView';
 import { Visitor } from './screens/share/Visitor';
 import { People } from './screens/people/People';
 import { Person } from './screens/people/Person';
+import { MapScreen } from './screens/map/MapScreen';
+import { Places } from './screens/places/Places';
 
 type Screen = ComponentType<{ params: Record<string, string> }>;
 
@@ -53,6 +55,8 @@ const ROUTES: Array<[string, Screen]> = [
   ['/c/:datasetId/people', People],
   ['/c/:datasetId/people/:clusterId', Person],
   ['/c/:datasetId/trash', Trash],
+  ['/c/:datasetId/map', MapScreen],
+  ['/c/:datasetId/places', Places],
   ['/m/:mediaId', Viewer],
   ['/admin', AdminPeople],
   ['/admin/people', AdminPeople],

@@ -1,0 +1,172 @@
+/**
+ * The interactive map (loaded as its own chunk by MapScreen): the world on a canvas, clustered markers as
+ * buttons above it (focusable, named by their counts), zoom buttons, and a link to the items in view. The view
+ * lives in a ref; changes are drawn once per animation frame.
+ */
+import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
+import { navigate } from '../../lib/router';
+import { coarseAtlas, detailedAtlas, DETAIL_ZOOM, type Atlas } from './atlas';
+import { bboxParam, buildIndex, clusterAction, markersIn, type Marker } from './clusters';
+import { drawMap } from './draw';
+import { browseHref, type MapPoints } from './mapApi';
+import { useMapGestures, type ViewControl } from './mapGestures';
+import { clampView, fitPoints, MAX_ZOOM, toWorld, viewBounds, zoomAt, type View } from './projection';
+
+export interface MapCanvasProps {
+  datasetId: string;
+  points: MapPoints;
+  /** The browse filters the map shows (kept on the links it makes). */
+  filters: Record<string, string>;
+}
+
+export function MapCanvas({ datasetId, points, filters }: MapCanvasProps) {
+  const stage = useRef<HTMLDivElement>(null);
+  const canvas = useRef<HTMLCanvasElement>(null);
+  const index = useMemo(() => buildIndex(points), [points]);
+  const [markers, setMarkers] = useState<Marker[]>([]);
+  const [zoom, setZoom] = useState(0);
+  const state = useRef<{ view: View | null; atlas: Atlas | null; detail: Atlas | null; frame: number }>({
+    view: null,
+    atlas: null,
+    detail: null,
+    frame: 0,
+  });
+
+  const control = useMemo<ViewControl>(() => {
+    const render = () => {
+      const s = state.current;
+      s.frame = 0;
+      const v = s.view;
+      if (!v || !canvas.current) return;
+      if (v.zoom >= DETAIL_ZOOM && !s.detail)
+        void detailedAtlas().then((a) => {
+          s.detail = a;
+          control.set(s.view!);
+        });
+      drawMap(canvas.current, v, v.zoom >= DETAIL_ZOOM && s.detail ? s.detail : s.atlas);
+      setMarkers(markersIn(index, v));
+      setZoom(v.zoom);
+    };
+    return {
+      get: () => state.current.view!,
+      set: (v: View) => {
+        state.current.view = v;
+        state.current.frame ||= requestAnimationFrame(render);
+      },
+    };
+  }, [index]);
+  useMapGestures(stage, control);
+
+  useEffect(() => {
+    const el = stage.current;
+    if (!el) return;
+    const resize = () => {
+      const width = el.clientWidth;
+      const height = el.clientHeight;
+      const dpr = window.devicePixelRatio || 1;
+      canvas.current!.width = Math.round(width * dpr);
+      canvas.current!.height = Math.round(height * dpr);
+      const v = state.current.view;
+      control.set(
+        v ? clampView({ ...v, width, height }) : fitPoints(points.latitudes, points.longitudes, width, height),
+      );
+    };
+    resize();
+    const observer = new ResizeObserver(resize);
+    observer.observe(el);
+    void coarseAtlas().then((a) => {
+      state.current.atlas = a;
+      control.set(state.current.view!);
+    });
+    const scheme = window.matchMedia('(prefers-color-scheme: dark)');
+    const redraw = () => control.set(state.current.view!);
+    scheme.addEventListener('change', redraw);
+    return () => {
+      observer.disconnect();
+      scheme.removeEventListener('change', redraw);
+      cancelAnimationFrame(state.current.frame);
+      state.current.frame = 0;
+    };
+  }, [control, points]);
+
+  const open = (m: Marker) => {
+    const v = control.get();
+    if (m.itemId) return navigate(`/m/${encodeURIComponent(m.itemId)}`);
+    const action = clusterAction(index, m.clusterId!);
+    if ('bbox' in action) return navigate(browseHref(datasetId, { ...filters, bbox: bboxParam(action.bbox) }));
+    const [cx, cy] = toWorld(v, m.x, m.y);
+    control.set(clampView({ ...v, zoom: Math.max(action.zoom, v.zoom + 0.5), cx, cy }));
+  };
+  const inView = () => {
+    const v = state.current.view;
+    return browseHref(datasetId, v ? { ...filters, bbox: bboxParam(viewBounds(v)) } : filters);
+  };
+
+  return (
+    <div class="map-wrap">
+      <div
+        ref={stage}
+        class="map-stage"
+        tabIndex={0}
+        role="application"
+        aria-roledescription="map"
+        aria-label="Map of the collection's geotagged items. Drag or use the arrow keys to pan, + and − to zoom."
+      >
+        <canvas ref={canvas} class="map-canvas" aria-hidden="true" />
+        {markers.map((m) => (
+          <button
+            key={m.key}
+            type="button"
+            class={markerClass(m)}
+            style={{ left: `${m.x}px`, top: `${m.y}px` }}
+            aria-label={m.itemId ? 'One item: open it' : `${m.count.toLocaleString()} items: zoom in`}
+            onClick={() => open(m)}
+          >
+            {m.count > 1 ? compact(m.count) : ''}
+          </button>
+        ))}
+      </div>
+      <div class="map-controls" role="group" aria-label="Zoom">
+        <button
+          type="button"
+          aria-label="Zoom in"
+          disabled={zoom >= MAX_ZOOM}
+          onClick={() => control.set(zoomAt(control.get(), 1))}
+        >
+          +
+        </button>
+        <button type="button" aria-label="Zoom out" onClick={() => control.set(zoomAt(control.get(), -1))}>
+          −
+        </button>
+        <button
+          type="button"
+          aria-label="Show every item"
+          onClick={() => {
+            const v = control.get();
+            control.set(fitPoints(points.latitudes, points.longitudes, v.width, v.height));
+          }}
+        >
+          ⤢
+        </button>
+      </div>
+      <a
+        class="button-link map-in-view"
+        href={inView()}
+        onClick={(e) => {
+          e.preventDefault();
+          navigate(inView());
+        }}
+      >
+        List the items in view
+      </a>
+    </div>
+  );
+}
+
+const compact = (n: number) =>
+  n < 1000 ? String(n) : n < 100_000 ? `${(n / 1000).toFixed(n < 10_000 ? 1 : 0)}k` : `${Math.round(n / 1000)}k`;
+
+function markerClass(m: Marker): string {
+  if (m.itemId) return 'map-marker map-point';
+  return `map-marker ${m.count < 10 ? 'small' : m.count < 100 ? 'medium' : m.count < 1000 ? 'large' : 'huge'}`;
+}

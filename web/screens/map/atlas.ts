@@ -1,0 +1,65 @@
+/**
+ * The world drawn with no tile server: Natural Earth land and country borders from the `world-atlas` package
+ * (public domain data, TopoJSON), bundled into chunks of our own build and fetched from our origin only when
+ * the map opens. The coarse 1:110m atlas draws the world; the 1:50m one is loaded on the first zoom past
+ * DETAIL_ZOOM. Each becomes two Path2D objects in world coordinates ([0, 1]², projection.ts), projected once:
+ * a frame only sets a transform and fills.
+ */
+import { feature, mesh } from 'topojson-client';
+import type { GeometryCollection, Topology } from 'topojson-specification';
+import type { MultiLineString, MultiPolygon, Polygon, Position } from 'geojson';
+import { worldX, worldY } from './projection';
+
+/** From this zoom on, the detailed atlas is drawn (once it has loaded). */
+export const DETAIL_ZOOM = 3;
+
+export interface Atlas {
+  land: Path2D;
+  borders: Path2D;
+}
+
+type WorldTopology = Topology<{ land?: GeometryCollection; countries: GeometryCollection }>;
+
+function addRing(path: Path2D, ring: Position[]): void {
+  ring.forEach(([lon, lat], i) =>
+    i === 0 ? path.moveTo(worldX(lon), worldY(lat)) : path.lineTo(worldX(lon), worldY(lat)),
+  );
+}
+
+/** Land as one path (even-odd fill keeps the lakes open) and the borders between countries as another. */
+export function buildAtlas(land: WorldTopology, countries: WorldTopology): Atlas {
+  const landPath = new Path2D();
+  const shapes = feature(land, land.objects.land as GeometryCollection);
+  for (const f of shapes.features) {
+    const g = f.geometry as Polygon | MultiPolygon;
+    const polygons = g.type === 'Polygon' ? [g.coordinates] : g.coordinates;
+    for (const polygon of polygons)
+      for (const ring of polygon) {
+        addRing(landPath, ring);
+        landPath.closePath();
+      }
+  }
+  const borders = new Path2D();
+  const lines = mesh(countries, countries.objects.countries, (a, b) => a !== b) as MultiLineString;
+  for (const line of lines.coordinates) addRing(borders, line);
+  return { land: landPath, borders };
+}
+
+let coarse: Promise<Atlas> | null = null;
+let detailed: Promise<Atlas> | null = null;
+
+/** The 1:110m world (about 60 kB gzip). */
+export function coarseAtlas(): Promise<Atlas> {
+  coarse ??= Promise.all([import('world-atlas/land-110m.json'), import('world-atlas/countries-110m.json')]).then(
+    ([l, c]) => buildAtlas(l.default as unknown as WorldTopology, c.default as unknown as WorldTopology),
+  );
+  return coarse;
+}
+
+/** The 1:50m world (about 400 kB gzip), for closer views. */
+export function detailedAtlas(): Promise<Atlas> {
+  detailed ??= Promise.all([import('world-atlas/land-50m.json'), import('world-atlas/countries-50m.json')]).then(
+    ([l, c]) => buildAtlas(l.default as unknown as WorldTopology, c.default as unknown as WorldTopology),
+  );
+  return detailed;
+}
