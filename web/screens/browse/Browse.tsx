@@ -133,13 +133,19 @@ export function Browse({ params }: { params: Record<string, string> }) {
             <a class="button-link" href={`/c/${encodeURIComponent(datasetId)}/people`} onClick={followLink}>
               People
             </a>
+            <a class="button-link" href={`/c/${encodeURIComponent(datasetId)}/map`} onClick={followLink}>
+              Map
+            </a>
+            <a class="button-link" href={`/c/${encodeURIComponent(datasetId)}/places`} onClick={followLink}>
+              Places
+            </a>
             <TrashLink datasetId={datasetId} />
             <UploadButton onClick={() => openUploadPicker(datasetId, state.path || undefined)} />
           </div>
         </div>
         <PhoneBar folderName={folderName} activeFilters={activeFilterCount(state)} hasActions={isAdmin()} />
         <Breadcrumbs rootName={rootName} crumbs={crumbs} hrefOf={folderHref} />
-        <Filters state={state} tagValues={info.tagValues} onChange={go} />
+        <Filters datasetId={datasetId} state={state} tagValues={info.tagValues} onChange={go} />
         <SelectionBar
           datasetId={datasetId}
           state={state}
