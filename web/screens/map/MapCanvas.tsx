@@ -61,11 +61,12 @@ export function MapCanvas({ datasetId, points, filters }: MapCanvasProps) {
     const el = stage.current;
     if (!el) return;
     const resize = () => {
+      if (!canvas.current) return;
       const width = el.clientWidth;
       const height = el.clientHeight;
       const dpr = window.devicePixelRatio || 1;
-      canvas.current!.width = Math.round(width * dpr);
-      canvas.current!.height = Math.round(height * dpr);
+      canvas.current.width = Math.round(width * dpr);
+      canvas.current.height = Math.round(height * dpr);
       const v = state.current.view;
       control.set(
         v ? clampView({ ...v, width, height }) : fitPoints(points.latitudes, points.longitudes, width, height),
@@ -119,6 +120,8 @@ export function MapCanvas({ datasetId, points, filters }: MapCanvasProps) {
             type="button"
             class={markerClass(m)}
             style={{ left: `${m.x}px`, top: `${m.y}px` }}
+            data-count={m.count}
+            data-position={`${m.latitude.toFixed(5)},${m.longitude.toFixed(5)}`}
             aria-label={m.itemId ? 'One item: open it' : `${m.count.toLocaleString()} items: zoom in`}
             onClick={() => open(m)}
           >

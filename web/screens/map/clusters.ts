@@ -13,6 +13,8 @@ export interface Marker {
   key: string;
   x: number;
   y: number;
+  longitude: number;
+  latitude: number;
   count: number;
   clusterId?: number;
   itemId?: string;
@@ -37,8 +39,9 @@ export function markersIn(index: PointIndex, view: View): Marker[] {
     const [lon, lat] = f.geometry.coordinates;
     const [x, y] = toScreen(view, worldX(lon), worldY(lat));
     const p = f.properties as { cluster?: boolean; cluster_id?: number; point_count?: number; id?: string };
-    if (p.cluster) markers.push({ key: `c${p.cluster_id}`, x, y, count: p.point_count ?? 0, clusterId: p.cluster_id });
-    else markers.push({ key: `p${p.id}`, x, y, count: 1, itemId: p.id });
+    const at = { x, y, longitude: lon, latitude: lat };
+    if (p.cluster) markers.push({ key: `c${p.cluster_id}`, ...at, count: p.point_count ?? 0, clusterId: p.cluster_id });
+    else markers.push({ key: `p${p.id}`, ...at, count: 1, itemId: p.id });
   }
   return markers;
 }

@@ -35,11 +35,27 @@ export function drawMap(canvas: HTMLCanvasElement, view: View, atlas: Atlas | nu
   ctx.fillStyle = colors.sea;
   ctx.fillRect(left, top, size, size);
   if (!atlas) return;
-  ctx.setTransform(dpr * size, 0, 0, dpr * size, dpr * left, dpr * top);
+  ctx.save();
+  ctx.beginPath();
+  ctx.rect(left, top, size, size);
+  ctx.clip();
   ctx.fillStyle = colors.land;
-  ctx.fill(atlas.land, 'evenodd');
-  ctx.lineWidth = 1 / size;
   ctx.strokeStyle = colors.border;
+  ctx.lineWidth = 1 / size;
+  const at = (shift: number) => ctx.setTransform(dpr * size, 0, 0, dpr * size, dpr * (left + shift * size), dpr * top);
+  // Fills first, then borders. The rings across the antimeridian go where they are and a world over each side.
+  at(0);
+  ctx.fill(atlas.land, 'evenodd');
+  for (const shift of [-1, 0, 1]) {
+    at(shift);
+    ctx.fill(atlas.landAcross, 'evenodd');
+  }
+  at(0);
   ctx.stroke(atlas.borders);
+  for (const shift of [-1, 0, 1]) {
+    at(shift);
+    ctx.stroke(atlas.bordersAcross);
+  }
+  ctx.restore();
   ctx.setTransform(1, 0, 0, 1, 0, 0);
 }

@@ -1,0 +1,223 @@
+/**
+ * The map and places screens in Chromium against the real server, with geotagged photos uploaded through the
+ * API (geoSeed.ts): the world drawn from our own bundled atlas, clusters with counts that split as the map
+ * zooms, a cluster opening its items in browse, keyboard panning, the places page and its links, the
+ * country/place/camera filter chips in the URL, dark mode and the phone layout, 50,000 points (frame times
+ * printed), and no request leaving 127.0.0.1.
+ */
+import * as assert from 'uvu/assert';
+import type { Page } from 'playwright-core';
+import { browserSuite, screenshot, seriousA11yViolations, type BrowserCtx } from './browser.js';
+import { seedGeo, stubGeoApi, type GeoSeed } from './geoSeed.js';
+import { mapFrameTimes } from './mapFrames.js';
+
+type Ctx = BrowserCtx<{ page: Page; geo: GeoSeed; base: string }>;
+
+const { exe, t } = browserSuite<{ page: Page; geo: GeoSeed; base: string }>('web: map and places', {
+  setup: async (ctx) => {
+    ctx.page = ctx.app.page;
+    ctx.geo = await seedGeo(ctx.app.server);
+    ctx.base = ctx.app.server.baseUrl;
+    if (!ctx.geo.realApi) await stubGeoApi(ctx.page, ctx.geo.datasetId, ctx.geo.points);
+  },
+});
+
+interface MarkerFact {
+  count: number;
+  lat: number;
+  lon: number;
+  x: number;
+  y: number;
+}
+const markers = (page: Page): Promise<MarkerFact[]> =>
+  page.$$eval('.map-marker', (els) =>
+    els.map((e) => {
+      const [lat, lon] = (e.getAttribute('data-position') ?? '0,0').split(',').map(Number);
+      const r = e.getBoundingClientRect();
+      return { count: Number(e.getAttribute('data-count')), lat, lon, x: r.x + r.width / 2, y: r.y + r.height / 2 };
+    }),
+  );
+const total = (ms: MarkerFact[]) => ms.reduce((n, m) => n + m.count, 0);
+
+/** Distinct colours among a grid of the canvas's pixels (space, sea, land, borders: the world is drawn). */
+const canvasColours = (page: Page): Promise<number> =>
+  page.$eval('.map-canvas', (c) => {
+    const canvas = c as any;
+    const data = canvas.getContext('2d')!.getImageData(0, 0, canvas.width, canvas.height).data;
+    const seen = new Set<number>();
+    for (let y = 0; y < canvas.height; y += 7)
+      for (let x = 0; x < canvas.width; x += 7) {
+        const i = (y * canvas.width + x) * 4;
+        seen.add((data[i] << 16) | (data[i + 1] << 8) | data[i + 2]);
+      }
+    return seen.size;
+  });
+
+async function openMap(ctx: Ctx): Promise<void> {
+  await ctx.page.goto(`${ctx.base}/c/${ctx.geo.datasetId}/map`);
+  await ctx.page.waitForSelector('.map-marker', { timeout: 15_000 });
+}
+
+t('the map draws the world from our own atlas, with clusters that count every geotagged item', async (ctx) => {
+  if (!exe) return;
+  await openMap(ctx);
+  await ctx.page.waitForFunction(() => (globalThis as any).document.querySelector('.map-stage') !== null);
+  await ctx.page.waitForTimeout(300);
+  assert.ok((await canvasColours(ctx.page)) >= 4, 'sea, land and borders are drawn');
+  const shown = await markers(ctx.page);
+  assert.is(total(shown), ctx.geo.points.length, 'the markers count every geotagged item, no more');
+  assert.ok(
+    shown.some((m) => m.count > 1),
+    'some markers are clusters',
+  );
+  const status = await ctx.page.textContent('.map-head [role="status"]');
+  assert.match(status ?? '', new RegExp(`^${ctx.geo.points.length} items have a location`));
+  assert.equal(await seriousA11yViolations(ctx.page), []);
+  await screenshot(ctx.page, 'map');
+  assert.equal(ctx.app.foreignRequests, [], 'nothing requested outside 127.0.0.1');
+  const scripts = await ctx.page.evaluate(() => performance.getEntriesByType('resource').map((e) => e.name));
+  assert.ok(
+    scripts.some((u) => /\/assets\/chunk-/.test(u)),
+    'the map code and atlas came as chunks of our build',
+  );
+});
+
+t('clicking a cluster zooms in until it splits; keys pan; a lone item opens the viewer', async (ctx) => {
+  if (!exe) return;
+  await openMap(ctx);
+  const tokyo = (await markers(ctx.page)).reduce((a, b) => (b.lon > a.lon ? b : a));
+  assert.is(tokyo.count, 3, 'Tokyo is one cluster of three at first');
+  await ctx.page.mouse.click(tokyo.x, tokyo.y);
+  await ctx.page.waitForFunction(
+    () => (globalThis as any).document.querySelectorAll('.map-marker').length >= 2,
+    undefined,
+    {
+      timeout: 5000,
+    },
+  );
+  let shown = await markers(ctx.page);
+  assert.ok(
+    shown.every((m) => m.count < 3),
+    'the cluster split',
+  );
+  assert.is(total(shown.filter((m) => m.lon > 139)), 3, 'into its three items');
+  // Arrow keys pan by 100 px: the markers move the other way.
+  await ctx.page.focus('.map-stage');
+  const before = (await markers(ctx.page))[0];
+  await ctx.page.keyboard.press('ArrowLeft');
+  await ctx.page.waitForTimeout(100);
+  const after = (await markers(ctx.page)).find((m) => m.lat === before.lat && m.lon === before.lon)!;
+  assert.ok(Math.abs(after.x - before.x - 100) < 2, `panned by ${after.x - before.x}px`);
+  await ctx.page.keyboard.press('ArrowRight');
+  for (let i = 0; i < 8 && !(await ctx.page.$('.map-point')); i++) {
+    await ctx.page.getByRole('button', { name: 'Zoom in' }).click();
+    await ctx.page.waitForTimeout(60);
+  }
+  await ctx.page.click('.map-point');
+  await ctx.page.waitForURL(/\/m\//);
+  shown = [];
+  const id = new URL(ctx.page.url()).pathname.split('/')[2];
+  assert.ok(
+    ctx.geo.points.some((p) => p.id === id && p.city === 'Tokyo'),
+    'a Tokyo item opened',
+  );
+});
+
+t('a cluster that never splits opens its items in browse, with the map-area chip', async (ctx) => {
+  if (!exe) return;
+  await openMap(ctx);
+  const paris = { lat: 48.8584, lon: 2.2945 };
+  for (let i = 0; i < 14 && new URL(ctx.page.url()).pathname.endsWith('/map'); i++) {
+    const near = (await markers(ctx.page)).reduce((a, b) =>
+      Math.hypot(b.lat - paris.lat, b.lon - paris.lon) < Math.hypot(a.lat - paris.lat, a.lon - paris.lon) ? b : a,
+    );
+    await ctx.page.mouse.click(near.x, near.y);
+    await ctx.page.waitForTimeout(150);
+  }
+  await ctx.page.waitForURL(/\/c\/[^/]+\?.*bbox=/);
+  const url = new URL(ctx.page.url());
+  const [w, s, e, n] = url.searchParams.get('bbox')!.split(',').map(Number);
+  assert.ok(w <= paris.lon && paris.lon <= e && s <= paris.lat && paris.lat <= n, 'the box holds the pair');
+  assert.ok(e - w < 0.01 && n - s < 0.01, 'and little else');
+  await ctx.page.getByText('Area on the map').waitFor();
+  if (ctx.geo.realApi) await ctx.page.getByText(/^2 items/).waitFor();
+  await ctx.page.getByRole('button', { name: 'Remove map area filter' }).click();
+  await ctx.page.waitForFunction(() => !(globalThis as any).location.search.includes('bbox='));
+});
+
+t('the places page lists countries and places with counts, each opening filtered browse', async (ctx) => {
+  if (!exe) return;
+  await ctx.page.goto(`${ctx.base}/c/${ctx.geo.datasetId}/places`);
+  await ctx.page.waitForSelector('.places-country');
+  const text = (await ctx.page.textContent('.places-countries')) ?? '';
+  for (const country of ['Portugal', 'Japan', 'France']) assert.match(text, country);
+  assert.match(text, /5 items/);
+  assert.equal(await seriousA11yViolations(ctx.page), []);
+  await screenshot(ctx.page, 'places');
+  await ctx.page.getByRole('link', { name: 'Portugal' }).click();
+  await ctx.page.waitForURL(/country=PT/);
+  await ctx.page.getByText('Country: Portugal').waitFor();
+  if (ctx.geo.realApi) await ctx.page.getByText(/^5 items/).waitFor();
+});
+
+t('camera and place filters: chips, kept in the URL, removed by their buttons', async (ctx) => {
+  if (!exe) return;
+  await ctx.page.goto(`${ctx.base}/c/${ctx.geo.datasetId}?recursive=true`);
+  await ctx.page.getByLabel('Camera').selectOption('Pixel 8');
+  await ctx.page.waitForURL(/camera=Pixel\+8/);
+  await ctx.page.getByText('Camera: Pixel 8').waitFor();
+  if (ctx.geo.realApi) await ctx.page.getByText(/^10 items/).waitFor();
+  await ctx.page.reload();
+  await ctx.page.getByText('Camera: Pixel 8').waitFor();
+  await ctx.page.getByRole('button', { name: 'Remove camera filter Pixel 8' }).click();
+  await ctx.page.waitForFunction(() => !(globalThis as any).location.search.includes('camera='));
+  await ctx.page.goto(`${ctx.base}/c/${ctx.geo.datasetId}?recursive=true&place=Tokyo`);
+  await ctx.page.getByText('Place: Tokyo').waitFor();
+  if (ctx.geo.realApi) await ctx.page.getByText(/^3 items/).waitFor();
+  await ctx.page.goBack();
+  await ctx.page.waitForFunction(() => !(globalThis as any).location.search.includes('place='));
+});
+
+t('dark mode and a phone: the map is drawn in dark colours and fits the screen', async (ctx) => {
+  if (!exe) return;
+  await ctx.page.emulateMedia({ colorScheme: 'dark' });
+  await ctx.page.setViewportSize({ width: 390, height: 780 });
+  await openMap(ctx);
+  await ctx.page.waitForTimeout(300);
+  const corner = await ctx.page.$eval('.map-canvas', (c) => {
+    const canvas = c as any;
+    const d = canvas.getContext('2d')!.getImageData(2, 2, 1, 1).data;
+    return d[0] + d[1] + d[2];
+  });
+  assert.ok(corner < 200, 'a dark background');
+  const width = await ctx.page.$eval('.map-stage', (e) => e.getBoundingClientRect().width);
+  assert.ok(width <= 390 && width > 300, `the map fills the phone (${width}px)`);
+  assert.equal(await seriousA11yViolations(ctx.page), []);
+  await screenshot(ctx.page, 'map-phone-dark');
+  await ctx.page.emulateMedia({ colorScheme: 'light' });
+  await ctx.page.setViewportSize({ width: 1280, height: 800 });
+});
+
+t('50,000 points: clusters at once, and panning and zooming stay smooth (frame times printed)', async (ctx) => {
+  if (!exe) return;
+  const big = await ctx.app.server.collection('Everywhere');
+  const figures = await mapFrameTimes(ctx.page, ctx.base, big, 50_000);
+  console.log(
+    `map, 50,000 points: index + first draw ${figures.firstDrawMs.toFixed(0)} ms; ` +
+      `frames while dragging p50 ${figures.dragP50.toFixed(1)} ms, p95 ${figures.dragP95.toFixed(1)} ms; ` +
+      `while zooming p50 ${figures.zoomP50.toFixed(1)} ms, p95 ${figures.zoomP95.toFixed(1)} ms; ${figures.markers} markers`,
+  );
+  assert.ok(figures.dragP50 < 50, 'dragging keeps at least 20 frames a second');
+  assert.ok(figures.zoomP50 < 50, 'zooming too');
+});
+
+t('a collection with nothing geotagged shows the empty state', async (ctx) => {
+  if (!exe) return;
+  const empty = await ctx.app.server.collection('Nowhere');
+  if (!ctx.geo.realApi) await stubGeoApi(ctx.page, empty, []);
+  await ctx.page.goto(`${ctx.base}/c/${empty}/map`);
+  await ctx.page.getByText('No item in this collection has a location yet.', { exact: false }).waitFor();
+  assert.equal(ctx.app.foreignRequests, [], 'nothing requested outside 127.0.0.1');
+});
+
+t.run();
