@@ -1,16 +1,14 @@
 /**
  * The interactive map (loaded as its own chunk by MapScreen): the world on a canvas, clustered markers as
- * buttons above it (focusable, named by their counts), zoom buttons, and a link to the items in view. The view
- * lives in a ref; changes are drawn once per animation frame.
+ * buttons above it (focusable, named by their counts), zoom buttons, and a link to the items in view
+ * (useMapView.ts keeps the view and draws it).
  */
-import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
+import { useMemo, useRef } from 'preact/hooks';
 import { navigate } from '../../lib/router';
-import { coarseAtlas, detailedAtlas, DETAIL_ZOOM, type Atlas } from './atlas';
-import { bboxParam, buildIndex, clusterAction, markersIn, type Marker } from './clusters';
-import { drawMap } from './draw';
+import { bboxParam, buildIndex, clusterAction, type Marker } from './clusters';
 import { browseHref, type MapPoints } from './mapApi';
-import { useMapGestures, type ViewControl } from './mapGestures';
-import { clampView, fitPoints, MAX_ZOOM, toWorld, viewBounds, zoomAt, type View } from './projection';
+import { clampView, fitPoints, MAX_ZOOM, toWorld, viewBounds, zoomAt } from './projection';
+import { useMapView } from './useMapView';
 
 export interface MapCanvasProps {
   datasetId: string;
@@ -23,72 +21,7 @@ export function MapCanvas({ datasetId, points, filters }: MapCanvasProps) {
   const stage = useRef<HTMLDivElement>(null);
   const canvas = useRef<HTMLCanvasElement>(null);
   const index = useMemo(() => buildIndex(points), [points]);
-  const [markers, setMarkers] = useState<Marker[]>([]);
-  const [zoom, setZoom] = useState(0);
-  const state = useRef<{ view: View | null; atlas: Atlas | null; detail: Atlas | null; frame: number }>({
-    view: null,
-    atlas: null,
-    detail: null,
-    frame: 0,
-  });
-
-  const control = useMemo<ViewControl>(() => {
-    const render = () => {
-      const s = state.current;
-      s.frame = 0;
-      const v = s.view;
-      if (!v || !canvas.current) return;
-      if (v.zoom >= DETAIL_ZOOM && !s.detail)
-        void detailedAtlas().then((a) => {
-          s.detail = a;
-          control.set(s.view!);
-        });
-      drawMap(canvas.current, v, v.zoom >= DETAIL_ZOOM && s.detail ? s.detail : s.atlas);
-      setMarkers(markersIn(index, v));
-      setZoom(v.zoom);
-    };
-    return {
-      get: () => state.current.view!,
-      set: (v: View) => {
-        state.current.view = v;
-        state.current.frame ||= requestAnimationFrame(render);
-      },
-    };
-  }, [index]);
-  useMapGestures(stage, control);
-
-  useEffect(() => {
-    const el = stage.current;
-    if (!el) return;
-    const resize = () => {
-      if (!canvas.current) return;
-      const width = el.clientWidth;
-      const height = el.clientHeight;
-      const dpr = window.devicePixelRatio || 1;
-      canvas.current.width = Math.round(width * dpr);
-      canvas.current.height = Math.round(height * dpr);
-      const v = state.current.view;
-      control.set(
-        v ? clampView({ ...v, width, height }) : fitPoints(points.latitudes, points.longitudes, width, height),
-      );
-    };
-    resize();
-    const observer = new ResizeObserver(resize);
-    observer.observe(el);
-    void coarseAtlas().then((a) => {
-      state.current.atlas = a;
-      control.set(state.current.view!);
-    });
-    const scheme = window.matchMedia('(prefers-color-scheme: dark)');
-    const redraw = () => control.set(state.current.view!);
-    scheme.addEventListener('change', redraw);
-    return () => {
-      observer.disconnect();
-      scheme.removeEventListener('change', redraw);
-      cancelAnimationFrame(state.current.frame);
-      state.current.frame = 0;
-    };
-  }, [control, points]);
+  const { control, markers, zoom, view } = useMapView(stage, canvas, index, points);
 
   const open = (m: Marker) => {
     const v = control.get();
@@ -99,7 +32,7 @@ export function MapCanvas({ datasetId, points, filters }: MapCanvasProps) {
     control.set(clampView({ ...v, zoom: Math.max(action.zoom, v.zoom + 0.5), cx, cy }));
   };
   const inView = () => {
-    const v = state.current.view;
+    const v = view();
     return browseHref(datasetId, v ? { ...filters, bbox: bboxParam(viewBounds(v)) } : filters);
   };
 

@@ -1,0 +1,88 @@
+/**
+ * The map's view and its drawing: the view lives in a ref, and every change (gestures, buttons, a resize, an
+ * atlas arriving, the colour scheme changing) is drawn once, at the next animation frame: the canvas, then the
+ * markers of that view (a state, so Preact renders them as buttons).
+ */
+import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
+import type { RefObject } from 'preact';
+import { coarseAtlas, detailedAtlas, DETAIL_ZOOM, type Atlas } from './atlas';
+import { markersIn, type Marker, type PointIndex } from './clusters';
+import { drawMap } from './draw';
+import type { MapPoints } from './mapApi';
+import { useMapGestures, type ViewControl } from './mapGestures';
+import { clampView, fitPoints, type View } from './projection';
+
+export function useMapView(
+  stage: RefObject<HTMLDivElement | null>,
+  canvas: RefObject<HTMLCanvasElement | null>,
+  index: PointIndex,
+  points: MapPoints,
+) {
+  const [markers, setMarkers] = useState<Marker[]>([]);
+  const [zoom, setZoom] = useState(0);
+  const state = useRef<{ view: View | null; atlas: Atlas | null; detail: Atlas | null; frame: number }>({
+    view: null,
+    atlas: null,
+    detail: null,
+    frame: 0,
+  });
+  const control = useMemo<ViewControl>(() => {
+    const render = () => {
+      const s = state.current;
+      s.frame = 0;
+      const v = s.view;
+      if (!v || !canvas.current) return;
+      if (v.zoom >= DETAIL_ZOOM && !s.detail)
+        void detailedAtlas().then((a) => {
+          s.detail = a;
+          control.set(s.view!);
+        });
+      drawMap(canvas.current, v, v.zoom >= DETAIL_ZOOM && s.detail ? s.detail : s.atlas);
+      setMarkers(markersIn(index, v));
+      setZoom(v.zoom);
+    };
+    return {
+      get: () => state.current.view!,
+      set: (v: View) => {
+        state.current.view = v;
+        state.current.frame ||= requestAnimationFrame(render);
+      },
+    };
+  }, [index]);
+  useMapGestures(stage, control);
+
+  useEffect(() => {
+    const el = stage.current;
+    if (!el) return;
+    const resize = () => {
+      if (!canvas.current) return;
+      const width = el.clientWidth;
+      const height = el.clientHeight;
+      const dpr = window.devicePixelRatio || 1;
+      canvas.current.width = Math.round(width * dpr);
+      canvas.current.height = Math.round(height * dpr);
+      const v = state.current.view;
+      control.set(
+        v ? clampView({ ...v, width, height }) : fitPoints(points.latitudes, points.longitudes, width, height),
+      );
+    };
+    resize();
+    const observer = new ResizeObserver(resize);
+    observer.observe(el);
+    void coarseAtlas().then((a) => {
+      state.current.atlas = a;
+      control.set(state.current.view!);
+    });
+    const scheme = window.matchMedia('(prefers-color-scheme: dark)');
+    const redraw = () => control.set(state.current.view!);
+    scheme.addEventListener('change', redraw);
+    return () => {
+      observer.disconnect();
+      scheme.removeEventListener('change', redraw);
+      cancelAnimationFrame(state.current.frame);
+      state.current.frame = 0;
+    };
+  }, [control, points]);
+
+  return { control, markers, zoom, view: () => state.current.view };
+}
