@@ -1,4 +1,4 @@
-/** The map's arithmetic without a browser: Web Mercator, pan and zoom, clusters, and the new browse filters in the URL. */
+/** The map's arithmetic without a browser: Web Mercator, pan and zoom, and (clusters: map.test.ts in the browser) the new browse filters in the URL. */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import {
@@ -13,9 +13,8 @@ import {
   worldX,
   worldY,
   zoomAt,
+  keyToView,
 } from '../../web/screens/map/projection.js';
-import { buildIndex, clusterAction, markersIn } from '../../web/screens/map/clusters.js';
-import { keyToView } from '../../web/screens/map/mapGestures.js';
 import { browseParams, hasFilters, readState, stateUrl } from '../../web/screens/browse/browseState.js';
 
 const near = (a: number, b: number, eps = 1e-6) => Math.abs(a - b) < eps;
@@ -53,31 +52,6 @@ test('fitPoints shows every point', () => {
   const v = fitPoints(lats, lons, 1000, 700);
   const [w, s, e, n] = viewBounds(v);
   lats.forEach((lat, i) => assert.ok(lat > s && lat < n && lons[i] > w && lons[i] < e, `point ${i}`));
-});
-
-test('clusters split as the zoom grows; a pile at one spot opens as a small box', () => {
-  const points = {
-    total: 5,
-    ids: ['a', 'b', 'c', 'd', 'e'],
-    latitudes: [48.8584, 48.8584, 38.72, 38.71, 38.7],
-    longitudes: [2.2945, 2.2945, -9.14, -9.13, -9.12],
-  };
-  const index = buildIndex(points);
-  const world = clampView({ cx: 0.5, cy: 0.5, zoom: 1, width: 1000, height: 700 });
-  const few = markersIn(index, world);
-  assert.is(
-    few.reduce((n, m) => n + m.count, 0),
-    5,
-  );
-  assert.ok(few.length <= 2);
-  const lisbon = clampView({ cx: worldX(-9.13), cy: worldY(38.71), zoom: 14, width: 1000, height: 700 });
-  assert.is(markersIn(index, lisbon).length, 3, 'three items apart at zoom 14');
-  const pile = markersIn(index, clampView({ ...lisbon, cx: worldX(2.2945), cy: worldY(48.8584) })).find(
-    (m) => m.clusterId !== undefined,
-  )!;
-  const action = clusterAction(index, pile.clusterId!);
-  assert.ok('bbox' in action, 'two items at one spot never split: the cluster opens its items');
-  if ('bbox' in action) assert.ok(action.bbox[2] - action.bbox[0] < 0.001);
 });
 
 test('country, place, camera and bbox filters read from and write to the URL; junk is dropped', () => {

@@ -5,36 +5,13 @@
  */
 import { useEffect } from 'preact/hooks';
 import type { RefObject } from 'preact';
-import { panBy, zoomAt, type View } from './projection';
+import { keyToView, panBy, zoomAt, type View } from './projection';
 
 const DRAG_THRESHOLD = 4;
-const KEY_PAN = 100;
 
 export interface ViewControl {
   get(): View;
   set(view: View): void;
-}
-
-/** A key's change to the view, or null when the map does not use the key. */
-export function keyToView(view: View, key: string): View | null {
-  switch (key) {
-    case 'ArrowLeft':
-      return panBy(view, KEY_PAN, 0);
-    case 'ArrowRight':
-      return panBy(view, -KEY_PAN, 0);
-    case 'ArrowUp':
-      return panBy(view, 0, KEY_PAN);
-    case 'ArrowDown':
-      return panBy(view, 0, -KEY_PAN);
-    case '+':
-    case '=':
-      return zoomAt(view, 1);
-    case '-':
-    case '_':
-      return zoomAt(view, -1);
-    default:
-      return null;
-  }
 }
 
 export function useMapGestures(stage: RefObject<HTMLElement | null>, control: ViewControl): void {

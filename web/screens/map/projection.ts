@@ -76,6 +76,30 @@ export function zoomAt(v: View, delta: number, sx = v.width / 2, sy = v.height /
   return clampView({ ...v, zoom, cx: wx - (sx - v.width / 2) / size, cy: wy - (sy - v.height / 2) / size });
 }
 
+const KEY_PAN = 100;
+
+/** A key's change to the view, or null when the map does not use the key. */
+export function keyToView(view: View, key: string): View | null {
+  switch (key) {
+    case 'ArrowLeft':
+      return panBy(view, KEY_PAN, 0);
+    case 'ArrowRight':
+      return panBy(view, -KEY_PAN, 0);
+    case 'ArrowUp':
+      return panBy(view, 0, KEY_PAN);
+    case 'ArrowDown':
+      return panBy(view, 0, -KEY_PAN);
+    case '+':
+    case '=':
+      return zoomAt(view, 1);
+    case '-':
+    case '_':
+      return zoomAt(view, -1);
+    default:
+      return null;
+  }
+}
+
 /** The visible area as [west, south, east, north] degrees (supercluster's and the API's bbox order). */
 export function viewBounds(v: View): [number, number, number, number] {
   const [x0, y0] = toWorld(v, 0, 0);
