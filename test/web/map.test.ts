@@ -178,6 +178,19 @@ t('camera and place filters: chips, kept in the URL, removed by their buttons', 
   await ctx.page.waitForFunction(() => !(globalThis as any).location.search.includes('place='));
 });
 
+t('the viewer names where and with what an item was taken, linking to filtered browse', async (ctx) => {
+  if (!exe) return;
+  const lisbon = ctx.geo.points.find((p) => p.name === 'lisbon-1.jpg')!;
+  await ctx.page.goto(`${ctx.base}/m/${lisbon.id}`);
+  await ctx.page.waitForSelector('#capture-title');
+  const section = ctx.page.locator('section[aria-labelledby="capture-title"]');
+  await section.getByText('38.72230, -9.13930').waitFor();
+  if (ctx.geo.realApi) await section.getByRole('link', { name: 'Portugal' }).waitFor();
+  await section.getByRole('link', { name: 'Google Pixel 8' }).click();
+  await ctx.page.waitForURL(/camera=Pixel\+8/);
+  await ctx.page.getByText('Camera: Pixel 8').waitFor();
+});
+
 t('dark mode and a phone: the map is drawn in dark colours and fits the screen', async (ctx) => {
   if (!exe) return;
   await ctx.page.emulateMedia({ colorScheme: 'dark' });
