@@ -7,6 +7,9 @@ import { useEffect, useState } from 'preact/hooks';
 import { fetchCameras, fetchPlaces, type Places } from '../map/mapApi';
 import type { BrowseState } from './browseState';
 
+/** The four filters (browse's and search's states both hold them). */
+type Where = Pick<BrowseState, 'country' | 'place' | 'camera' | 'bbox'>;
+
 interface Choices {
   places: Places;
   cameras: Array<{ make: string | null; model: string; count: number }>;
@@ -32,11 +35,7 @@ function useChoices(datasetId: string): Choices {
   return choices;
 }
 
-export function PlaceFilters(props: {
-  datasetId: string;
-  state: BrowseState;
-  onChange: (patch: Partial<BrowseState>) => void;
-}) {
+export function PlaceFilters(props: { datasetId: string; state: Where; onChange: (patch: Partial<Where>) => void }) {
   const { state, onChange } = props;
   const { places, cameras } = useChoices(props.datasetId);
   const countryName = places.countries.find((c) => c.countryCode === state.country)?.country ?? state.country;
