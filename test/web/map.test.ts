@@ -123,6 +123,61 @@ t('clicking a cluster zooms in until it splits; keys pan; a lone item opens the 
   );
 });
 
+t('a drag pans, the wheel zooms at the cursor, two fingers pinch', async (ctx) => {
+  if (!exe) return;
+  await openMap(ctx);
+  const page = ctx.page;
+  const first = async () => (await markers(page)).reduce((a, b) => (b.lon > a.lon ? b : a));
+  const a = await first();
+  await page.mouse.move(600, 500);
+  await page.mouse.down();
+  await page.mouse.move(560, 470, { steps: 5 });
+  await page.mouse.up();
+  await page.waitForTimeout(100);
+  const b = await first();
+  assert.ok(Math.abs(b.x - a.x + 40) < 2 && Math.abs(b.y - a.y + 30) < 2, `dragged by ${b.x - a.x}, ${b.y - a.y}`);
+  assert.match(page.url(), /\/map$/, 'a drag ending anywhere opens nothing');
+  // The wheel zooms in about the cursor: the marker under it stays put, the others move away.
+  await page.mouse.move(b.x, b.y);
+  await page.mouse.wheel(0, -250);
+  await page.waitForTimeout(150);
+  const c = (await markers(page)).find((m) => m.lon > 139)!;
+  assert.ok(Math.hypot(c.x - b.x, c.y - b.y) < 25, 'the point under the cursor stays under it');
+  // Two fingers moving apart zoom in (pointer events, as a touch screen sends them).
+  // Paris and Arezzo's markers, which stay apart and in view: their distance doubles with one level of zoom.
+  const gap = async () => {
+    const ms = await markers(page);
+    const paris = ms.find((m) => Math.abs(m.lon - 2.29) < 0.5);
+    const arezzo = ms.find((m) => Math.abs(m.lon - 11.88) < 0.5);
+    return {
+      mid: ((paris?.x ?? 0) + (arezzo?.x ?? 0)) / 2,
+      midY: ((paris?.y ?? 0) + (arezzo?.y ?? 0)) / 2,
+      d: Math.hypot((paris?.x ?? 0) - (arezzo?.x ?? 0), (paris?.y ?? 0) - (arezzo?.y ?? 0)),
+    };
+  };
+  await page.getByRole('button', { name: 'Show every item' }).click();
+  await page.waitForTimeout(100);
+  const before = await gap();
+  assert.ok(before.d > 20, 'two markers apart');
+  await page.evaluate(
+    `(([x, y]) => {
+    const stage = document.querySelector('.map-stage');
+    const at = (id, x, type) => stage.dispatchEvent(new PointerEvent(type, { pointerId: id, pointerType: 'touch', clientX: x, clientY: y, bubbles: true }));
+    at(11, x - 50, 'pointerdown');
+    at(12, x + 50, 'pointerdown');
+    for (let d = 60; d <= 150; d += 10) { at(11, x - d, 'pointermove'); at(12, x + d, 'pointermove'); }
+    at(12, x + 150, 'pointerup');
+    at(11, x - 150, 'pointerup');
+  })(${JSON.stringify([before.mid, before.midY])})`,
+  );
+  await page.waitForTimeout(150);
+  const after = await gap();
+  assert.ok(
+    after.d > before.d * 2.2,
+    `the markers spread (${before.d.toFixed(0)} → ${after.d.toFixed(0)} px): zoomed in`,
+  );
+});
+
 t('a cluster that never splits opens its items in browse, with the map-area chip', async (ctx) => {
   if (!exe) return;
   await openMap(ctx);

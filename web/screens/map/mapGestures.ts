@@ -50,7 +50,8 @@ export function useMapGestures(stage: RefObject<HTMLElement | null>, control: Vi
         pointers.set(e.pointerId, now);
         travelled += Math.hypot(now.x - last.x, now.y - last.y);
         if (travelled < DRAG_THRESHOLD) return;
-        if (!el.hasPointerCapture(e.pointerId)) el.setPointerCapture(e.pointerId);
+        // Keep the drag when the pointer leaves the map (a pointer the browser no longer knows cannot be captured).
+        if (!el.hasPointerCapture(e.pointerId)) el.setPointerCapture?.(e.pointerId);
         control.set(panBy(control.get(), now.x - last.x, now.y - last.y));
       }
       el.classList.add('dragging');
