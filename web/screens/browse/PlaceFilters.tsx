@@ -12,7 +12,7 @@ type Where = Pick<BrowseState, 'country' | 'place' | 'camera' | 'bbox'>;
 
 interface Choices {
   places: Places;
-  cameras: Array<{ make: string | null; model: string; count: number }>;
+  cameras: Array<{ make: string | null; model: string | null; count: number }>;
 }
 const NONE: Choices = { places: { countries: [], places: [] }, cameras: [] };
 
@@ -75,7 +75,7 @@ export function PlaceFilters(props: { datasetId: string; state: Where; onChange:
       ) : (
         <Choice
           label="Camera"
-          options={cameras.map((c) => [c.model, `${c.model} (${c.count})`])}
+          options={cameras.flatMap((c) => (c.model ? [[c.model, `${c.model} (${c.count})`] as [string, string]] : []))}
           onPick={(camera) => onChange({ camera })}
         />
       )}

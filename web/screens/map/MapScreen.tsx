@@ -47,6 +47,9 @@ export function MapScreen({ params }: { params: Record<string, string> }) {
         {total !== undefined ? (
           <p class="muted" role="status">
             {total.toLocaleString()} {total === 1 ? 'item has' : 'items have'} a location
+            {loaded.data && loaded.data.ids.length < total
+              ? ` (the map shows ${loaded.data.ids.length.toLocaleString()} of them)`
+              : ''}
           </p>
         ) : null}
         <a href={`${collection}/places`} onClick={followLink}>

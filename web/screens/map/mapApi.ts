@@ -1,7 +1,8 @@
 /** The map and places screens' calls to the JSON API (GET /api/dataset/:id/map, /places, /cameras). */
 import { api } from '../../lib/api';
 
-/** Every geotagged live item of a collection, as parallel arrays (compact for 50,000 points). */
+/** The geotagged live items of a collection, as parallel arrays (compact for 50,000 points); `total` counts
+ * them all when the server sends fewer (it caps the points it sends). */
 export interface MapPoints {
   total: number;
   ids: string[];
@@ -34,9 +35,13 @@ export const fetchPlaces = (datasetId: string, signal?: AbortSignal) =>
   api<Places>('GET', `${base(datasetId)}/places`, { signal });
 
 export const fetchCameras = (datasetId: string, signal?: AbortSignal) =>
-  api<{ cameras: Array<{ make: string | null; model: string; count: number }> }>('GET', `${base(datasetId)}/cameras`, {
-    signal,
-  });
+  api<{ cameras: Array<{ make: string | null; model: string | null; count: number }> }>(
+    'GET',
+    `${base(datasetId)}/cameras`,
+    {
+      signal,
+    },
+  );
 
 /** The browse URL of a collection's items filtered by `filters` (all folders: recursive). */
 export function browseHref(datasetId: string, filters: Record<string, string>): string {
