@@ -222,6 +222,8 @@ t('camera and place filters: chips, kept in the URL, removed by their buttons', 
   await ctx.page.waitForURL(/camera=Pixel\+8/);
   await ctx.page.getByText('Camera: Pixel 8').waitFor();
   if (ctx.geo.realApi) await ctx.page.getByText(/^10 items/).waitFor();
+  const mapLink = await ctx.page.getByRole('link', { name: 'Map', exact: true }).getAttribute('href');
+  assert.match(mapLink ?? '', /\/map\?.*camera=Pixel\+8/, 'the map link keeps the filters');
   await ctx.page.reload();
   await ctx.page.getByText('Camera: Pixel 8').waitFor();
   await ctx.page.getByRole('button', { name: 'Remove camera filter Pixel 8' }).click();
@@ -251,8 +253,19 @@ t('the viewer names where and with what an item was taken, linking to filtered b
   await ctx.page.goto(`${ctx.base}/m/${lisbon.id}`);
   await ctx.page.waitForSelector('#capture-title');
   const section = ctx.page.locator('section[aria-labelledby="capture-title"]');
-  await section.getByText('38.72230, -9.13930').waitFor();
   if (ctx.geo.realApi) await section.getByRole('link', { name: 'Portugal' }).waitFor();
+  // The position opens the map close up there: only Lisbon's markers in view.
+  await section.getByRole('link', { name: '38.72230, -9.13930' }).click();
+  await ctx.page.waitForURL(/\/map\?at=38\.7223,-9\.1393$/);
+  await ctx.page.waitForSelector('.map-marker');
+  const shown = await markers(ctx.page);
+  assert.ok(
+    shown.every((m) => Math.abs(m.lat - 38.72) < 0.1 && Math.abs(m.lon + 9.14) < 0.1),
+    'close up on Lisbon',
+  );
+  assert.is(total(shown), 5);
+  await ctx.page.goBack();
+  await ctx.page.waitForSelector('#capture-title');
   await section.getByRole('link', { name: 'Google Pixel 8' }).click();
   await ctx.page.waitForURL(/camera=Pixel\+8/);
   await ctx.page.getByText('Camera: Pixel 8').waitFor();

@@ -7,7 +7,8 @@ import { describeError } from '../../lib/api';
 import { followLink, location, navigate } from '../../lib/router';
 import { canWrite, isAdmin } from '../../lib/session';
 import { fetchCollection, fetchPage, fetchTagValues, type MediaItem } from './browseApi';
-import { CLEARED, hasFilters, listingKey, readState, stateUrl, type BrowseState } from './browseState';
+import { browseParams, CLEARED, hasFilters, listingKey, readState, stateUrl, type BrowseState } from './browseState';
+import { mapHref } from '../map/mapApi';
 import { TrashLink } from '../trash/TrashLink';
 import { PageCache } from './pageCache';
 import { FolderStore } from './folderStore';
@@ -133,7 +134,7 @@ export function Browse({ params }: { params: Record<string, string> }) {
             <a class="button-link" href={`/c/${encodeURIComponent(datasetId)}/people`} onClick={followLink}>
               People
             </a>
-            <a class="button-link" href={`/c/${encodeURIComponent(datasetId)}/map`} onClick={followLink}>
+            <a class="button-link" href={mapHref(datasetId, browseParams(state))} onClick={followLink}>
               Map
             </a>
             <a class="button-link" href={`/c/${encodeURIComponent(datasetId)}/places`} onClick={followLink}>

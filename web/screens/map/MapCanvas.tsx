@@ -15,13 +15,15 @@ export interface MapCanvasProps {
   points: MapPoints;
   /** The browse filters the map shows (kept on the links it makes). */
   filters: Record<string, string>;
+  /** Open centred here, close up: [latitude, longitude]. */
+  focus?: [number, number] | null;
 }
 
-export function MapCanvas({ datasetId, points, filters }: MapCanvasProps) {
+export function MapCanvas({ datasetId, points, filters, focus = null }: MapCanvasProps) {
   const stage = useRef<HTMLDivElement>(null);
   const canvas = useRef<HTMLCanvasElement>(null);
   const index = useMemo(() => buildIndex(points), [points]);
-  const { control, markers, zoom, view } = useMapView(stage, canvas, index, points);
+  const { control, markers, zoom, view } = useMapView(stage, canvas, index, points, focus);
 
   const open = (m: Marker) => {
     const v = control.get();

@@ -3,18 +3,15 @@
  * drawn from Natural Earth data we serve ourselves (no tile server, nothing from outside). The map code and
  * its atlas load as a chunk of our own build when this screen opens, keeping the first page light. Browse
  * filters in the URL (type, dates, tags, country, place, camera…) narrow the points and carry over to the
- * items a cluster opens.
+ * items a cluster opens. `at=latitude,longitude` opens the map close up there (the viewer links to it).
  */
 import { useEffect, useState } from 'preact/hooks';
 import type { ComponentType } from 'preact';
 import { followLink, location } from '../../lib/router';
 import { useLoad } from '../../components/useLoad';
-import { fetchMapPoints } from './mapApi';
+import { fetchMapPoints, MAP_FILTERS } from './mapApi';
 import type { MapCanvasProps } from './MapCanvas';
 import './map.css';
-
-/** The browse filters the map passes on (the API's names); anything else in the URL is ignored. */
-const FILTERS = ['type', 'dateFrom', 'dateTo', 'tags', 'favorite', 'archived', 'country', 'place', 'camera'];
 
 let canvasModule: Promise<ComponentType<MapCanvasProps>> | null = null;
 const loadCanvas = () => (canvasModule ??= import('./MapCanvas').then((m) => m.MapCanvas));
@@ -23,11 +20,16 @@ export function MapScreen({ params }: { params: Record<string, string> }) {
   const datasetId = params.datasetId;
   const query = location.value.query;
   const filters: Record<string, string> = {};
-  for (const name of FILTERS) {
+  for (const name of MAP_FILTERS) {
     const value = query.get(name);
     if (value) filters[name] = value;
   }
   const key = JSON.stringify(filters);
+  const at = (query.get('at') ?? '').split(',').map(Number);
+  const focus: [number, number] | null =
+    at.length === 2 && Math.abs(at[0]) <= 90 && Math.abs(at[1]) <= 180 && at.every(Number.isFinite)
+      ? [at[0], at[1]]
+      : null;
   const loaded = useLoad((signal) => fetchMapPoints(datasetId, filters, signal), [datasetId, key]);
   const [Canvas, setCanvas] = useState<ComponentType<MapCanvasProps> | null>(null);
   const [chunkError, setChunkError] = useState<string | null>(null);
@@ -59,7 +61,14 @@ export function MapScreen({ params }: { params: Record<string, string> }) {
           Back to the collection
         </a>
       </div>
-      <MapBody loaded={loaded} Canvas={Canvas} chunkError={chunkError} datasetId={datasetId} filters={filters} />
+      <MapBody
+        loaded={loaded}
+        Canvas={Canvas}
+        chunkError={chunkError}
+        datasetId={datasetId}
+        filters={filters}
+        focus={focus}
+      />
     </section>
   );
 }
@@ -70,6 +79,7 @@ function MapBody(props: {
   chunkError: string | null;
   datasetId: string;
   filters: Record<string, string>;
+  focus: [number, number] | null;
 }) {
   const { data, error } = props.loaded;
   const { Canvas } = props;
@@ -100,5 +110,5 @@ function MapBody(props: {
         </p>
       </div>
     );
-  return <Canvas datasetId={props.datasetId} points={data} filters={props.filters} />;
+  return <Canvas datasetId={props.datasetId} points={data} filters={props.filters} focus={props.focus} />;
 }

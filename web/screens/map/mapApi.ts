@@ -48,3 +48,14 @@ export function browseHref(datasetId: string, filters: Record<string, string>): 
   const q = new URLSearchParams({ recursive: 'true', ...filters });
   return `/c/${encodeURIComponent(datasetId)}?${q}`;
 }
+
+/** The browse filters the map passes on (the API's names); anything else in a URL is ignored. */
+export const MAP_FILTERS = ['type', 'tags', 'favorite', 'archived', 'country', 'place', 'camera'];
+
+/** The map's URL showing what a browse listing's filters let through (`params`: browse's API parameters). */
+export function mapHref(datasetId: string, params: Record<string, string | undefined>): string {
+  const q = new URLSearchParams();
+  for (const name of MAP_FILTERS) if (params[name]) q.set(name, params[name]!);
+  const qs = q.toString();
+  return `/c/${encodeURIComponent(datasetId)}/map${qs ? `?${qs}` : ''}`;
+}

@@ -10,13 +10,23 @@ import { markersIn, type Marker, type PointIndex } from './clusters';
 import { drawMap } from './draw';
 import type { MapPoints } from './mapApi';
 import { useMapGestures, type ViewControl } from './mapGestures';
-import { clampView, fitPoints, type View } from './projection';
+import { clampView, fitPoints, worldX, worldY, type View } from './projection';
+
+/** The zoom a focused position opens at (a town's streets). */
+const FOCUS_ZOOM = 13;
+
+const firstView = (points: MapPoints, focus: [number, number] | null, width: number, height: number): View =>
+  focus
+    ? clampView({ cx: worldX(focus[1]), cy: worldY(focus[0]), zoom: FOCUS_ZOOM, width, height })
+    : fitPoints(points.latitudes, points.longitudes, width, height);
 
 export function useMapView(
   stage: RefObject<HTMLDivElement | null>,
   canvas: RefObject<HTMLCanvasElement | null>,
   index: PointIndex,
   points: MapPoints,
+  /** Where to open instead of showing every point: [latitude, longitude] (the viewer's position link). */
+  focus: [number, number] | null = null,
 ) {
   const [markers, setMarkers] = useState<Marker[]>([]);
   const [zoom, setZoom] = useState(0);
@@ -62,9 +72,7 @@ export function useMapView(
       canvas.current.width = Math.round(width * dpr);
       canvas.current.height = Math.round(height * dpr);
       const v = state.current.view;
-      control.set(
-        v ? clampView({ ...v, width, height }) : fitPoints(points.latitudes, points.longitudes, width, height),
-      );
+      control.set(v ? clampView({ ...v, width, height }) : firstView(points, focus, width, height));
     };
     resize();
     const observer = new ResizeObserver(resize);

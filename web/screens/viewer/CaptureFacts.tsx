@@ -36,7 +36,10 @@ export function CaptureFacts({ media }: { media: MediaItem }) {
           <div>
             <dt>Position</dt>
             <dd>
-              <a href={`/c/${encodeURIComponent(ds)}/map`} onClick={followLink}>
+              <a
+                href={`/c/${encodeURIComponent(ds)}/map?at=${media.location.latitude},${media.location.longitude}`}
+                onClick={followLink}
+              >
                 {media.location.latitude.toFixed(5)}, {media.location.longitude.toFixed(5)}
               </a>
             </dd>
