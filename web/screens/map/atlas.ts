@@ -66,6 +66,7 @@ export function coarseAtlas(): Promise<Atlas> {
   coarse ??= Promise.all([import('world-atlas/land-110m.json'), import('world-atlas/countries-110m.json')]).then(
     ([l, c]) => buildAtlas(l.default as unknown as WorldTopology, c.default as unknown as WorldTopology),
   );
+  coarse.catch(() => (coarse = null)); // a later map may try again
   return coarse;
 }
 
@@ -74,5 +75,6 @@ export function detailedAtlas(): Promise<Atlas> {
   detailed ??= Promise.all([import('world-atlas/land-50m.json'), import('world-atlas/countries-50m.json')]).then(
     ([l, c]) => buildAtlas(l.default as unknown as WorldTopology, c.default as unknown as WorldTopology),
   );
+  detailed.catch(() => (detailed = null));
   return detailed;
 }

@@ -30,23 +30,30 @@ export function useMapView(
 ) {
   const [markers, setMarkers] = useState<Marker[]>([]);
   const [zoom, setZoom] = useState(0);
-  const state = useRef<{ view: View | null; atlas: Atlas | null; detail: Atlas | null; frame: number }>({
-    view: null,
-    atlas: null,
-    detail: null,
-    frame: 0,
-  });
+  const state = useRef<{
+    view: View | null;
+    atlas: Atlas | null;
+    detail: Atlas | null;
+    /** The detailed atlas was asked for (once: if it fails, the coarse one stays). */
+    detailAsked: boolean;
+    frame: number;
+  }>({ view: null, atlas: null, detail: null, detailAsked: false, frame: 0 });
   const control = useMemo<ViewControl>(() => {
     const render = () => {
       const s = state.current;
       s.frame = 0;
       const v = s.view;
       if (!v || !canvas.current) return;
-      if (v.zoom >= DETAIL_ZOOM && !s.detail)
-        void detailedAtlas().then((a) => {
-          s.detail = a;
-          control.set(s.view!);
-        });
+      if (v.zoom >= DETAIL_ZOOM && !s.detailAsked) {
+        s.detailAsked = true;
+        detailedAtlas().then(
+          (a) => {
+            s.detail = a;
+            control.set(s.view!);
+          },
+          () => undefined,
+        );
+      }
       drawMap(canvas.current, v, v.zoom >= DETAIL_ZOOM && s.detail ? s.detail : s.atlas);
       setMarkers(markersIn(index, v));
       setZoom(v.zoom);
@@ -77,10 +84,14 @@ export function useMapView(
     resize();
     const observer = new ResizeObserver(resize);
     observer.observe(el);
-    void coarseAtlas().then((a) => {
-      state.current.atlas = a;
-      control.set(state.current.view!);
-    });
+    // Without an atlas (its chunk failed to load) the markers still show over the sea.
+    coarseAtlas().then(
+      (a) => {
+        state.current.atlas = a;
+        control.set(state.current.view!);
+      },
+      () => undefined,
+    );
     const scheme = window.matchMedia('(prefers-color-scheme: dark)');
     const redraw = () => control.set(state.current.view!);
     scheme.addEventListener('change', redraw);
