@@ -23,6 +23,7 @@ const { exe, t } = browserSuite<{ page: Page; geo: GeoSeed; base: string }>('web
 });
 
 interface MarkerFact {
+  label: string;
   count: number;
   lat: number;
   lon: number;
@@ -34,7 +35,15 @@ const markers = (page: Page): Promise<MarkerFact[]> =>
     els.map((e) => {
       const [lat, lon] = (e.getAttribute('data-position') ?? '0,0').split(',').map(Number);
       const r = e.getBoundingClientRect();
-      return { count: Number(e.getAttribute('data-count')), lat, lon, x: r.x + r.width / 2, y: r.y + r.height / 2 };
+      const label = e.getAttribute('aria-label') ?? '';
+      return {
+        label,
+        count: Number(e.getAttribute('data-count')),
+        lat,
+        lon,
+        x: r.x + r.width / 2,
+        y: r.y + r.height / 2,
+      };
     }),
   );
 const total = (ms: MarkerFact[]) => ms.reduce((n, m) => n + m.count, 0);
@@ -182,13 +191,16 @@ t('a cluster that never splits opens its items in browse, with the map-area chip
   if (!exe) return;
   await openMap(ctx);
   const paris = { lat: 48.8584, lon: 2.2945 };
+  let last = '';
   for (let i = 0; i < 14 && new URL(ctx.page.url()).pathname.endsWith('/map'); i++) {
     const near = (await markers(ctx.page)).reduce((a, b) =>
       Math.hypot(b.lat - paris.lat, b.lon - paris.lon) < Math.hypot(a.lat - paris.lat, a.lon - paris.lon) ? b : a,
     );
+    last = near.label;
     await ctx.page.mouse.click(near.x, near.y);
     await ctx.page.waitForTimeout(150);
   }
+  assert.is(last, '2 items in one spot: open them', 'its name says what a click does');
   await ctx.page.waitForURL(/\/c\/[^/]+\?.*bbox=/);
   const url = new URL(ctx.page.url());
   const [w, s, e, n] = url.searchParams.get('bbox')!.split(',').map(Number);

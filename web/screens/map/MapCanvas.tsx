@@ -57,7 +57,7 @@ export function MapCanvas({ datasetId, points, filters, focus = null }: MapCanva
             style={{ left: `${m.x}px`, top: `${m.y}px` }}
             data-count={m.count}
             data-position={`${m.latitude.toFixed(5)},${m.longitude.toFixed(5)}`}
-            aria-label={m.itemId ? 'One item: open it' : `${m.count.toLocaleString()} items: zoom in`}
+            aria-label={markerLabel(m)}
             onClick={() => open(m)}
           >
             {m.count > 1 ? compact(m.count) : ''}
@@ -104,7 +104,13 @@ export function MapCanvas({ datasetId, points, filters, focus = null }: MapCanva
 const compact = (n: number) =>
   n < 1000 ? String(n) : n < 100_000 ? `${(n / 1000).toFixed(n < 10_000 ? 1 : 0)}k` : `${Math.round(n / 1000)}k`;
 
+function markerLabel(m: Marker): string {
+  if (m.itemId) return 'One item: open it';
+  return `${m.count.toLocaleString()} items${m.opens ? ' in one spot: open them' : ': zoom in'}`;
+}
+
 function markerClass(m: Marker): string {
   if (m.itemId) return 'map-marker map-point';
+  if (m.opens) return 'map-marker opens';
   return `map-marker ${m.count < 10 ? 'small' : m.count < 100 ? 'medium' : m.count < 1000 ? 'large' : 'huge'}`;
 }

@@ -18,6 +18,8 @@ export interface Marker {
   count: number;
   clusterId?: number;
   itemId?: string;
+  /** A cluster that never splits (its items share one spot): clicking opens its items. */
+  opens?: boolean;
 }
 
 export function buildIndex(points: MapPoints): PointIndex {
@@ -40,8 +42,10 @@ export function markersIn(index: PointIndex, view: View): Marker[] {
     const [x, y] = toScreen(view, worldX(lon), worldY(lat));
     const p = f.properties as { cluster?: boolean; cluster_id?: number; point_count?: number; id?: string };
     const at = { x, y, longitude: lon, latitude: lat };
-    if (p.cluster) markers.push({ key: `c${p.cluster_id}`, ...at, count: p.point_count ?? 0, clusterId: p.cluster_id });
-    else markers.push({ key: `p${p.id}`, ...at, count: 1, itemId: p.id });
+    if (p.cluster) {
+      const opens = index.getClusterExpansionZoom(p.cluster_id!) > MAX_ZOOM;
+      markers.push({ key: `c${p.cluster_id}`, ...at, count: p.point_count ?? 0, clusterId: p.cluster_id, opens });
+    } else markers.push({ key: `p${p.id}`, ...at, count: 1, itemId: p.id });
   }
   return markers;
 }
