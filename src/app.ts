@@ -47,6 +47,7 @@ import { createLogger, type Logger } from './platform/logger.js';
 import { createModelProvisioner, createVisionModels, loadCatalog } from './models/index.js';
 import { modelRoutes } from './features/models/routes.js';
 import { JobRunner } from './jobs/runner.js';
+import { DiskSpace, explainStartFailure } from './platform/diskSpace.js';
 import { jobStopTimes } from './jobs/shutdownBudget.js';
 import { enqueueClustering, registerIngestJobs, resumeUnfinished } from './features/ingest/jobs.js';
 import { registerReindexJobs } from './features/ingest/reindex.js';
@@ -123,10 +124,11 @@ export interface App {
 export async function createApp(config: Config, logger: Logger = createLogger(config.logLevel)): Promise<App> {
   // One line naming the fix, before anything writes: DATA_DIR this user cannot write, a damaged database file.
   await checkDataDir(config.dataDir);
-  const stores = await openStores(config, logger);
+  const stores = await openStores(config, logger).catch((err) => explainStartFailure(err, config));
   let runner: JobRunner | null = null;
   const services = buildServices(config, logger, stores, () => runner?.notify());
   await bootstrap(services);
+  services.disk?.start(); // free space on DATA_DIR: jobs pause while it is below MIN_FREE_BYTES (issue #29)
   const events = (services.events = createEventFeed(services, {
     heartbeatMs: config.eventsHeartbeatSeconds * 1000,
     retentionMs: config.eventsRetentionHours * 3_600_000,
@@ -185,6 +187,7 @@ export async function createApp(config: Config, logger: Logger = createLogger(co
       const times = jobStopTimes(deadline); // beside the requests and the rest, not after them (issue #29)
       const jobs = [runner?.stop(times), services.generation?.stop(times.graceMs, times.killMs)];
       await Promise.all([background, ...jobs, requestsDone]);
+      services.disk?.stop();
       await events.stop(); // after the jobs: their last progress reports are written
       stores.outputs.stop();
       await searchMaintenance.stop();
@@ -211,6 +214,7 @@ async function openStores(config: Config, logger: Logger): Promise<Stores> {
     vectorSearch: config.vectorSearch,
     poolSize: config.databasePoolSize,
     checkAtStart: config.dbCheckAtStart,
+    backupDir: config.backupDir, // named in the restore line a damaged database gets
   });
   const tokenKey = await storage.accounts.setSettingIfAbsent('token_key', randomBytes(32).toString('hex'));
   const urlKey = await storage.accounts.setSettingIfAbsent('file_url_key', randomBytes(32).toString('hex'));
@@ -247,6 +251,7 @@ function buildServices(config: Config, logger: Logger, stores: Stores, wakeJobs:
     modelFetch,
     tokenKey: Buffer.from(tokenKey, 'hex'),
     wakeJobs,
+    disk: new DiskSpace({ dir: config.dataDir, minFreeBytes: config.minFreeBytes, logger }),
   };
 }
 
@@ -282,6 +287,7 @@ async function startJobRunner(services: Services): Promise<JobRunner | null> {
     lane: config.ingestOrder === 'searchable-first' ? { types: URGENT_JOBS, slots: 1 } : undefined,
     pausable: { keep: URGENT_JOBS }, // paused from /admin/jobs: uploads still become searchable
     leaseMs: config.jobLeaseSeconds * 1000,
+    diskSpace: services.disk, // nothing is claimed while the disk is full; it resumes by itself
   });
   registerIngestJobs(runner, services);
   registerReindexJobs(runner, services);
@@ -305,7 +311,7 @@ function sweepOrphanFiles({ blobs, storage, logger }: Services): void {
 }
 
 /** The Koa app with its middleware in order: request log, the request's origin (for URLs), errors, signed file URLs. */
-function createKoa({ logger, blobs, urls, outputs }: Services): Koa {
+function createKoa({ logger, blobs, urls, outputs, disk }: Services): Koa {
   const koa = new Koa();
   koa.proxy = true;
   // Koa prints stream errors itself unless someone listens. A client that stops a
@@ -320,7 +326,7 @@ function createKoa({ logger, blobs, urls, outputs }: Services): Koa {
   });
   koa.use(requestLog(logger));
   koa.use(requestOriginMiddleware());
-  koa.use(errorMiddleware(logger));
+  koa.use(errorMiddleware(logger, (err) => disk?.reportFull(err)));
   koa.use(fileServerMiddleware({ store: blobs, urls, outputs, logger }));
   // Bodies are read per route, after authentication (http/route.ts): JSON by http/bodies.ts, uploads by multipartBody.
   return koa;
@@ -350,6 +356,7 @@ function buildRouter(
         loaded: services.models.loadedModels().map((m) => ({ name: m.name, part: m.part, device: m.device })),
         fetch: healthzFetch(services),
       },
+      disk: services.disk?.state(), // full: background jobs paused, with the reason
     };
   });
   router.get('/api/openapi.json', (ctx) => {
@@ -360,6 +367,7 @@ function buildRouter(
       tmpDir: services.blobs.tmpDir,
       maxUploadBytes: config.maxUploadBytes,
       uploadIdleSeconds: config.uploadIdleSeconds,
+      space: services.disk,
     }),
     json: jsonBody(config.maxJsonBytes),
   });
