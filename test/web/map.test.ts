@@ -219,6 +219,14 @@ t('the places page lists countries and places with counts, each opening filtered
   const text = (await ctx.page.textContent('.places-countries')) ?? '';
   for (const country of ['Portugal', 'Japan', 'France']) assert.match(text, country);
   assert.match(text, /5 items/);
+  // Each country shows a photo taken there, once its thumbnail has been made.
+  await ctx.page.waitForFunction(
+    () =>
+      [...(globalThis as any).document.querySelectorAll('img.places-photo')].filter((i: any) => i.naturalWidth > 0)
+        .length >= 3,
+    undefined,
+    { timeout: 10_000 },
+  );
   assert.equal(await seriousA11yViolations(ctx.page), []);
   await screenshot(ctx.page, 'places');
   await ctx.page.getByRole('link', { name: 'Portugal' }).click();

@@ -1,12 +1,18 @@
 /**
  * The places page (/c/:datasetId/places): the countries and places (nearest town, found offline from each
  * item's GPS position) the collection's items were taken in, with counts; each opens browse filtered by
- * `country` or `place` across all folders.
+ * `country` or `place` across all folders. The first countries show a photo taken there (one browse request
+ * each, for at most THUMBED countries).
  */
 import { followLink } from '../../lib/router';
+import { api } from '../../lib/api';
 import { useLoad } from '../../components/useLoad';
+import { thumbSource, type ThumbFields } from '../../components/MediaThumb';
 import { browseHref, fetchPlaces, type PlaceCount, type Places as PlacesData } from '../map/mapApi';
 import './places.css';
+
+/** Countries that get a photo. */
+const THUMBED = 24;
 
 const items = (n: number) => `${n.toLocaleString()} ${n === 1 ? 'item' : 'items'}`;
 
@@ -57,8 +63,9 @@ function PlacesBody(props: { datasetId: string; data?: PlacesData; error: string
   for (const p of data.places) byCountry.set(p.countryCode, [...(byCountry.get(p.countryCode) ?? []), p]);
   return (
     <ul class="places-countries" aria-label="Countries">
-      {data.countries.map((c) => (
+      {data.countries.map((c, i) => (
         <li key={c.countryCode} class="places-country">
+          {i < THUMBED ? <CountryPhoto datasetId={datasetId} countryCode={c.countryCode} /> : null}
           <h2>
             <a href={browseHref(datasetId, { country: c.countryCode })} onClick={followLink}>
               {c.country}
@@ -80,4 +87,20 @@ function PlacesBody(props: { datasetId: string; data?: PlacesData; error: string
       ))}
     </ul>
   );
+}
+
+/** A photo taken in the country (the newest), decorative: the country's link beside it names it. */
+function CountryPhoto({ datasetId, countryCode }: { datasetId: string; countryCode: string }) {
+  const loaded = useLoad(
+    (signal) =>
+      api<{ media: ThumbFields[] }>('GET', `/api/dataset/${encodeURIComponent(datasetId)}/media`, {
+        query: { country: countryCode, recursive: 'true', type: 'image', limit: 1 },
+        signal,
+      }),
+    [datasetId, countryCode],
+  );
+  const first = loaded.data?.media[0];
+  const src = first ? thumbSource(first) : null;
+  if (!src) return <span class="places-photo" aria-hidden="true" />;
+  return <img class="places-photo" src={src} alt="" loading="lazy" decoding="async" />;
 }
