@@ -20,32 +20,12 @@ import { buildOpenApi } from './http/openapi.js';
 import { requestLog } from './http/requestLog.js';
 import { webAppMiddleware } from './http/webApp.js';
 import { requestOriginMiddleware } from './http/requestOrigin.js';
-import { mountRoutes, type AnyRoute } from './http/route.js';
-import { accountRoutes } from './features/accounts/routes.js';
-import { inviteRoutes } from './features/accounts/inviteRoutes.js';
-import { memberRoutes } from './features/accounts/memberRoutes.js';
-import { sessionRoutes } from './features/accounts/sessionRoutes.js';
-import { aiRoutes } from './features/ai/routes.js';
-import { editRoutes } from './features/edit/routes.js';
-import { jobRoutes } from './features/ingest/routes.js';
-import { jobControlRoutes } from './features/ingest/jobControlRoutes.js';
-import { correctionRoutes } from './features/library/routes/corrections.js';
-import { searchRoutes } from './features/search/routes.js';
-import { browseRoutes } from './features/library/routes/browse.js';
-import { peopleRoutes } from './features/faces/routes.js';
-import { collectionRoutes } from './features/library/routes/collections.js';
-import { folderRoutes } from './features/library/routes/folders.js';
-import { generateRoutes } from './features/generate/routes.js';
+import { mountRoutes } from './http/route.js';
+import { ROUTES } from './routes.js';
 import { createGenerationQueue } from './features/generate/generate.js';
-import { mediaRoutes } from './features/library/routes/media.js';
-import { bulkRoutes } from './features/library/routes/bulk.js';
-import { trashRoutes } from './features/library/routes/trash.js';
 import { registerTrashJobs, startTrashSchedule } from './features/library/trashJobs.js';
-import { uploadRoutes } from './features/library/routes/upload.js';
-import { lookupRoutes } from './features/library/routes/lookup.js';
 import { createLogger, type Logger } from './platform/logger.js';
 import { createModelProvisioner, createVisionModels, loadCatalog } from './models/index.js';
-import { modelRoutes } from './features/models/routes.js';
 import { JobRunner } from './jobs/runner.js';
 import { DiskSpace, explainStartFailure } from './platform/diskSpace.js';
 import { jobStopTimes } from './jobs/shutdownBudget.js';
@@ -54,53 +34,12 @@ import { registerReindexJobs } from './features/ingest/reindex.js';
 import { URGENT_JOBS } from './features/ingest/phases.js';
 import { startModelWatcher } from './features/ingest/catchUp.js';
 import { startRenditionBackfill } from './features/ingest/renditionJobs.js';
-import { createEventFeed, eventRoutes } from './features/events/index.js';
-import {
-  applyEnvWatches,
-  noWatchService,
-  startWatchLeadership,
-  watchRoutes,
-  type WatchService,
-} from './features/watch/index.js';
-import { backupRoutes, startBackupService } from './features/backup/index.js';
-import { duplicateRoutes, registerDuplicateJobs } from './features/duplicates/index.js';
-import { searchByImageRoutes } from './features/library/routes/searchByImage.js';
-import { adminRoutes } from './features/admin/index.js';
-import { shareRoutes } from './features/share/index.js';
+import { createEventFeed } from './features/events/index.js';
+import { applyEnvWatches, noWatchService, startWatchLeadership, type WatchService } from './features/watch/index.js';
+import { startBackupService } from './features/backup/index.js';
+import { registerDuplicateJobs } from './features/duplicates/index.js';
 import { VERSION } from './platform/packageRoot.js';
 import { openStorage, type OpenedStorage } from './storage/openStorage.js';
-
-/** Every API route, in one list: mounted by createApp and described by /api/openapi.json. */
-export const ROUTES: AnyRoute[] = [
-  ...accountRoutes,
-  ...sessionRoutes,
-  ...inviteRoutes,
-  ...memberRoutes,
-  ...collectionRoutes,
-  ...browseRoutes,
-  ...bulkRoutes,
-  ...peopleRoutes,
-  ...mediaRoutes,
-  ...trashRoutes,
-  ...folderRoutes,
-  ...uploadRoutes,
-  ...lookupRoutes,
-  ...aiRoutes,
-  ...editRoutes,
-  ...generateRoutes,
-  ...jobRoutes,
-  ...jobControlRoutes,
-  ...correctionRoutes,
-  ...searchRoutes,
-  ...modelRoutes,
-  ...eventRoutes,
-  ...watchRoutes,
-  ...backupRoutes,
-  ...duplicateRoutes,
-  ...searchByImageRoutes,
-  ...adminRoutes,
-  ...shareRoutes,
-];
 
 export interface App {
   koa: Koa;
