@@ -31,6 +31,8 @@ import { Visitor } from './screens/share/Visitor';
 import { People } from './screens/people/People';
 import { Person } from './screens/people/Person';
 import { Timeline } from './screens/timeline/Timeline';
+import { MapScreen } from './screens/map/MapScreen';
+import { Places } from './screens/places/Places';
 
 type Screen = ComponentType<{ params: Record<string, string> }>;
 
@@ -56,6 +58,8 @@ const ROUTES: Array<[string, Screen]> = [
   ['/c/:datasetId/people/:clusterId', Person],
   ['/c/:datasetId/trash', Trash],
   ['/c/:datasetId/timeline', Timeline],
+  ['/c/:datasetId/map', MapScreen],
+  ['/c/:datasetId/places', Places],
   ['/m/:mediaId', Viewer],
   ['/admin', AdminPeople],
   ['/admin/people', AdminPeople],

@@ -29,6 +29,10 @@ const BROWSE_PARAMS = [
   'clusterId',
   'favorite',
   'archived',
+  'country',
+  'place',
+  'camera',
+  'bbox',
 ];
 const PAGE = 100;
 /** Pages read at most before giving up (an item deep in a huge list has no ←/→). */
