@@ -77,7 +77,7 @@ export async function openPostgresStorage(url: string, options: PostgresStorageO
     jobWakeups,
     events: pgEventLog(db, hub),
     watches: pgWatchStore(db),
-    bulk: pgBulkStore(db),
+    bulk: pgBulkStore(db, hub),
     duplicates: pgDuplicateStore(db),
     usage: pgUsageStore(db),
     albums: pgAlbumStore(db),

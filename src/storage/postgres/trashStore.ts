@@ -178,7 +178,7 @@ async function reviveFolders(tx: PgRunner, row: MediaRow, location: TrashPlace[]
 }
 
 /** One trash entry back where it was; how many media rows became active. */
-async function restoreEntry(tx: PgRunner, id: string): Promise<number> {
+export async function restoreEntry(tx: PgRunner, id: string): Promise<number> {
   const entry = await tx.one<{ location: string }>(
     `SELECT location::text AS location FROM trash WHERE id = $1 FOR UPDATE`,
     [id],

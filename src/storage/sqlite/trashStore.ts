@@ -166,7 +166,7 @@ function reviveFolders(core: MediaCore, row: MediaRow, location: TrashPlace[], a
 }
 
 /** One trash entry back where it was; how many media rows became active. */
-function restoreEntry(core: MediaCore, id: string): number {
+export function restoreEntry(core: MediaCore, id: string): number {
   const { db, fetchRow, writers } = core;
   const entry = db.prepare(`SELECT location FROM trash WHERE id = ?`).get(id) as { location: string } | undefined;
   const root = fetchRow(id);
