@@ -20,8 +20,11 @@ import { z } from 'zod';
 export const DUPLICATES_SCAN_JOB = 'duplicates-scan';
 /** The scan's name in `job.progress` events. */
 export const DUPLICATES_PROGRESS = 'duplicates';
-/** Vectors read a page: about 0.1 s of reading and quantising on the event loop, which gets a turn between pages. */
-const PAGE = 500;
+/**
+ * Vectors read a page: ~20 ms of reading and quantising on the event loop on an idle core (500 took ~0.1 s,
+ * stretched past 0.8 s under load: docs/measurements/duplicates.md), which gets a turn between pages.
+ */
+const PAGE = 100;
 
 export type ScanDeps = Pick<Services, 'storage' | 'models'> & Partial<Pick<Services, 'events'>>;
 

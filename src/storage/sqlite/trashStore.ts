@@ -249,6 +249,9 @@ function purgeEntry({ db }: MediaCore, id: string): string[] {
   db.prepare(
     `DELETE FROM cluster_pending WHERE object_id IN (SELECT id FROM detected_objects WHERE media_id ${IN_IDS})`,
   ).run(ids);
+  db.prepare(
+    `DELETE FROM cluster_pins WHERE object_id IN (SELECT id FROM detected_objects WHERE media_id ${IN_IDS})`,
+  ).run(ids);
   for (const table of ['object_embeddings', 'captions', 'detected_objects', 'frames', 'media_stages', 'media_tags'])
     db.prepare(`DELETE FROM ${table} WHERE media_id ${IN_IDS}`).run(ids);
   db.prepare(`DELETE FROM media WHERE id ${IN_IDS}`).run(ids);
