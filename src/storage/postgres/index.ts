@@ -20,6 +20,7 @@ import { pgSessionStore } from './sessionStore.js';
 import { checkServer, migrationStartupError } from './startupCheck.js';
 import { pgWatchStore } from './watchStore.js';
 import { pgBulkStore } from './bulkStore.js';
+import { pgClusterDismissals } from './clusterDismissals.js';
 import { pgDuplicateStore } from './duplicateStore.js';
 import { pgAlbumStore, pgShareStore } from './shareStore.js';
 
@@ -78,6 +79,7 @@ export async function openPostgresStorage(url: string, options: PostgresStorageO
     events: pgEventLog(db, hub),
     watches: pgWatchStore(db),
     bulk: pgBulkStore(db, hub),
+    clusterDismissals: pgClusterDismissals(db),
     duplicates: pgDuplicateStore(db),
     usage: pgUsageStore(db),
     albums: pgAlbumStore(db),
