@@ -24,6 +24,7 @@ import { storageSuite } from './suite.js';
 import { importSuite } from './importSuite.js';
 import { bulkSuite } from './bulkSuite.js';
 import { bulkUndoSuite } from './bulkUndoSuite.js';
+import { clusterDismissalSuite } from './clusterDismissalSuite.js';
 import { duplicatesSuite } from './duplicatesSuite.js';
 import { memberSuite } from './memberSuite.js';
 
@@ -36,6 +37,7 @@ storageSuite('sqlite', async () => openSqliteStorage(tempFile()));
 importSuite('sqlite', async () => openSqliteStorage(tempFile()));
 bulkSuite('sqlite', async () => openSqliteStorage(tempFile()));
 bulkUndoSuite('sqlite', async () => openSqliteStorage(tempFile()));
+clusterDismissalSuite('sqlite', async () => openSqliteStorage(tempFile()));
 duplicatesSuite('sqlite', async () => openSqliteStorage(tempFile()));
 memberSuite('sqlite', async () => openSqliteStorage(tempFile()));
 // Every filtered walk that can start at a block of a ranked sort order does (rankBlocks.ts), one item a block.
