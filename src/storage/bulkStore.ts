@@ -65,8 +65,9 @@ export interface BulkStore {
   /**
    * Reverses exactly what the action changed, in one transaction: the tags it added go, those it removed come
    * back, moved items go back where they were, flags are set back, trashed items are restored and restored ones
-   * trashed again with their old deletion time and user. Items deleted (or restored, or purged) since are left out. Not found unless it is this
-   * user's last action; a conflict when it was undone already or an item's old folder is gone.
+   * trashed again with their old deletion time and user. Items deleted (or restored, or purged) since are left
+   * out. Not found unless it is this user's last action; a conflict when it was undone already or an item's old
+   * folder is gone.
    */
   undo(actionId: string, organizationId: string, userId: string): Promise<{ reverted: number }>;
 }

@@ -24,7 +24,7 @@ export const DUPLICATES_PROGRESS = 'duplicates';
  * Vectors read a page: a few milliseconds of reading on the event loop on an idle core (the quantising is the
  * worker's), which gets a turn between pages (docs/measurements/duplicates.md).
  */
-const PAGE = 200;
+const PAGE = 100;
 
 export type ScanDeps = Pick<Services, 'storage' | 'models'> & Partial<Pick<Services, 'events'>>;
 

@@ -203,43 +203,46 @@ export function pgBulkStore(db: PgDb, hub: PgEventHub): BulkStore {
     },
 
     undo: async (actionId, organizationId, userId) => {
-      const out = await db.tx(async (tx) => {
-        const action = await tx.one<ActionRow>(
-          `SELECT ${ACTION_COLUMNS} FROM bulk_actions WHERE id = $1 AND organization_id = $2 AND user_id = $3
-           FOR UPDATE`,
-          [actionId, organizationId, userId],
-        );
-        if (!action) throw notFound('no such bulk action to undo (only your last one can be undone)');
-        if (action.undone_at) throw conflict('this bulk action was undone already');
-        const changes = JSON.parse(action.changes) as RecordedChange[];
-        const byId = new Map(changes.filter((c) => !isTrashOrFlag(c)).map((c) => [c.id, c]));
-        let reverted = 0;
-        // The flag and trash changes first, last change first (the reverse of the order they were made in).
-        for (const c of changes.filter(isTrashOrFlag).reverse()) if (await undoTrashOrFlag(tx, c, userId)) reverted++;
-        for await (const rows of rowsOf(tx, [...byId.keys()], organizationId, true)) {
-          const writes: TagWrite[] = [];
-          for (const row of rows) {
-            const change = byId.get(row.id)!;
-            reverted++;
-            if (change.from !== undefined) {
-              if (!(await isLiveFolderOrRoot(tx, change.from, row)))
-                throw conflict('an item cannot go back: the folder it was in is gone');
-              if (row.parent_path !== change.from) await moveRow(tx, row, change.from, userId);
-              continue;
-            }
-            const metadata = JSON.parse(row.metadata) as Metadata;
-            const tags = tagMap(metadata);
-            const delta = revertDelta(tags, { added: change.a ?? [], removed: change.r ?? [] });
-            if (delta.added.length || delta.removed.length)
-              writes.push({ row, metadata: JSON.stringify(withTags(metadata, tags)), delta });
-          }
-          await writeTags(tx, writes, userId);
-        }
-        await tx.query(`UPDATE bulk_actions SET undone_at = $1 WHERE id = $2`, [now(), actionId]);
-        return { reverted };
-      });
+      const out = await db.tx((tx) => undoAction(tx, actionId, organizationId, userId));
       hub.appended();
       return out;
     },
   };
+}
+
+/** BulkStore.undo inside its transaction: the recorded changes reversed. */
+async function undoAction(tx: PgRunner, actionId: string, organizationId: string, userId: string) {
+  const action = await tx.one<ActionRow>(
+    `SELECT ${ACTION_COLUMNS} FROM bulk_actions WHERE id = $1 AND organization_id = $2 AND user_id = $3
+       FOR UPDATE`,
+    [actionId, organizationId, userId],
+  );
+  if (!action) throw notFound('no such bulk action to undo (only your last one can be undone)');
+  if (action.undone_at) throw conflict('this bulk action was undone already');
+  const changes = JSON.parse(action.changes) as RecordedChange[];
+  const byId = new Map(changes.filter((c) => !isTrashOrFlag(c)).map((c) => [c.id, c]));
+  let reverted = 0;
+  // The flag and trash changes first, last change first (the reverse of the order they were made in).
+  for (const c of changes.filter(isTrashOrFlag).reverse()) if (await undoTrashOrFlag(tx, c, userId)) reverted++;
+  for await (const rows of rowsOf(tx, [...byId.keys()], organizationId, true)) {
+    const writes: TagWrite[] = [];
+    for (const row of rows) {
+      const change = byId.get(row.id)!;
+      reverted++;
+      if (change.from !== undefined) {
+        if (!(await isLiveFolderOrRoot(tx, change.from, row)))
+          throw conflict('an item cannot go back: the folder it was in is gone');
+        if (row.parent_path !== change.from) await moveRow(tx, row, change.from, userId);
+        continue;
+      }
+      const metadata = JSON.parse(row.metadata) as Metadata;
+      const tags = tagMap(metadata);
+      const delta = revertDelta(tags, { added: change.a ?? [], removed: change.r ?? [] });
+      if (delta.added.length || delta.removed.length)
+        writes.push({ row, metadata: JSON.stringify(withTags(metadata, tags)), delta });
+    }
+    await writeTags(tx, writes, userId);
+  }
+  await tx.query(`UPDATE bulk_actions SET undone_at = $1 WHERE id = $2`, [now(), actionId]);
+  return { reverted };
 }

@@ -86,7 +86,7 @@ export const vectorRows = (rows: Array<{ object_id: string; media_id: string; ve
   rows.map((r) => ({ key: r.object_id, mediaId: r.media_id, vector: vectorFromBlob(r.vector) }));
 
 /** Items read a page by exactGroups: a few milliseconds of the event loop each (SQLite answers synchronously). */
-const BLOB_PAGE = 2000;
+const BLOB_PAGE = 1000;
 
 /**
  * exactGroups on SQLite, a page of items at a time in id order with a macrotask turn between pages: one query
