@@ -4,7 +4,7 @@
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import type { SqliteStorage } from '../../src/storage/sqlite/index.js';
+import { engineSql } from '../helpers/engine.js';
 import { browser, OWNER_EMAIL, OWNER_PASSWORD, setUpOwner, type Browser } from '../helpers/browser.js';
 import { makeImage, startTestApp, type Reply, type TestApp } from '../helpers/testApp.js';
 
@@ -134,9 +134,11 @@ t('invites: admin only, no role above the inviter, expiry, withdrawal, unknown t
   });
   const days = (Date.parse(expiring.body.expiresAt) - Date.now()) / 86_400_000;
   assert.ok(days > 0.99 && days <= 1, `${days}`);
-  (app.app.services.storage as SqliteStorage).db
-    .prepare(`UPDATE invites SET expires_at = ? WHERE id = ?`)
-    .run(new Date(Date.now() - 1000).toISOString(), expiring.body.id);
+  await engineSql(app).run(
+    `UPDATE invites SET expires_at = ? WHERE id = ?`,
+    new Date(Date.now() - 1000).toISOString(),
+    expiring.body.id,
+  );
   const late = await browser(app).request('POST', '/api/auth/accept-invite', {
     body: { token: expiring.body.token, password: 'late password' },
   });

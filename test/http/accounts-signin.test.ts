@@ -8,8 +8,8 @@ import path from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createRateLimiter } from '../../src/features/accounts/guards.js';
-import type { SqliteStorage } from '../../src/storage/sqlite/index.js';
 import { browser, OWNER_EMAIL, OWNER_PASSWORD, sessionSetCookie, setUpOwner, setupLink } from '../helpers/browser.js';
+import { engineSql } from '../helpers/engine.js';
 import { startTestApp, TEST_KEY, type Reply, type TestApp } from '../helpers/testApp.js';
 
 const WRONG = { error: 'Unauthorized', message: 'wrong email or password' };
@@ -25,8 +25,6 @@ t.before(async (ctx) => {
   await setUpOwner(ctx.app);
 });
 t.after(async (ctx) => ctx.app.close());
-
-const db = (app: TestApp) => (app.app.services.storage as SqliteStorage).db;
 
 function fails(r: Reply, status: number, what: string): void {
   assert.is(r.status, status, `${what}: ${JSON.stringify(r.body)}`);
@@ -143,9 +141,11 @@ t(
     }
     // Other emails are unaffected; the window passing (moved back here) lets the owner in again.
     assert.equal((await browser(app).login('someone-else@example.com', 'wrong pw!')).body, WRONG);
-    db(app)
-      .prepare(`UPDATE login_failures SET at = ? WHERE email = ?`)
-      .run(new Date(Date.now() - 16 * 60_000).toISOString(), OWNER_EMAIL);
+    await engineSql(app).run(
+      `UPDATE login_failures SET at = ? WHERE email = ?`,
+      new Date(Date.now() - 16 * 60_000).toISOString(),
+      OWNER_EMAIL,
+    );
     assert.is((await browser(app).login(OWNER_EMAIL, OWNER_PASSWORD)).status, 200);
     // A success clears the count: 4 more failures still leave the right password working.
     for (let i = 0; i < 4; i++) await browser(app).login(OWNER_EMAIL, 'wrong again');
@@ -287,30 +287,28 @@ t('sessions: listed with current, one ended by id, expiry (absolute and idle) en
     (await x.request('GET', '/api/auth/sessions')).body.sessions.find((s: any) => s.current).id as string;
   const c = browser(app);
   await c.login(OWNER_EMAIL, OWNER_PASSWORD);
-  db(app)
-    .prepare(`UPDATE sessions SET expires_at = ? WHERE id = ?`)
-    .run(new Date(Date.now() - 1000).toISOString(), await sessionIdOf(c));
+  await engineSql(app).run(
+    `UPDATE sessions SET expires_at = ? WHERE id = ?`,
+    new Date(Date.now() - 1000).toISOString(),
+    await sessionIdOf(c),
+  );
   fails(await c.request('GET', '/api/me'), 401, 'past its absolute expiry');
   const d = browser(app);
   await d.login(OWNER_EMAIL, OWNER_PASSWORD);
   const idle = new Date(Date.now() - 15 * 86_400_000).toISOString();
-  db(app)
-    .prepare(`UPDATE sessions SET last_seen_at = ? WHERE id = ?`)
-    .run(idle, await sessionIdOf(d));
+  await engineSql(app).run(`UPDATE sessions SET last_seen_at = ? WHERE id = ?`, idle, await sessionIdOf(d));
   fails(await d.request('GET', '/api/me'), 401, 'idle too long');
   // Activity is recorded at most once a minute.
   const e = browser(app);
   await e.login(OWNER_EMAIL, OWNER_PASSWORD);
   const id = await sessionIdOf(e);
-  const seen = () => db(app).prepare(`SELECT last_seen_at FROM sessions WHERE id = ?`).pluck().get(id) as string;
-  const before = seen();
+  const seen = async () => (await app.app.services.storage.sessions.get(id))!.lastSeenAt;
+  const before = await seen();
   await e.request('GET', '/api/me');
-  assert.is(seen(), before, 'not written again within the minute');
-  db(app)
-    .prepare(`UPDATE sessions SET last_seen_at = ? WHERE id = ?`)
-    .run(new Date(Date.now() - 120_000).toISOString(), id);
+  assert.is(await seen(), before, 'not written again within the minute');
+  await app.app.services.storage.sessions.touch(id, new Date(Date.now() - 120_000).toISOString());
   await e.request('GET', '/api/me');
-  assert.ok(Date.parse(seen()) > Date.now() - 10_000, 'written after a minute');
+  assert.ok(Date.parse(await seen()) > Date.now() - 10_000, 'written after a minute');
 });
 
 t(

@@ -10,7 +10,7 @@ import { ANALYZE_JOB, EMBED_JOB, INGEST_JOB } from '../../../src/features/ingest
 import { measuredRate } from '../../../src/features/ingest/progress.js';
 import type { Services } from '../../../src/features/kernel/services.js';
 import { createLogger } from '../../../src/platform/logger.js';
-import type { SqliteStorage } from '../../../src/storage/sqlite/index.js';
+import { engineSql } from '../../helpers/engine.js';
 import { startTestApp, waitForProcessing, type TestApp } from '../../helpers/testApp.js';
 
 /**
@@ -266,10 +266,9 @@ t('a phase retried after failing half-way leaves no duplicate objects, captions 
   await prepareMedia(s, id, ctxOf());
   await embedMedia(s, id, ctxOf());
   await embedMedia(s, id, ctxOf());
-  const { db } = s.storage as SqliteStorage;
-  const count = (sql: string) => db.prepare(sql).pluck().get(id) as number;
-  assert.is(count(`SELECT count(*) FROM detected_objects WHERE media_id = ? AND status = 'active'`), 1);
-  assert.is(count(`SELECT count(*) FROM object_embeddings WHERE media_id = ?`), 1);
+  const count = async (sql: string) => (await engineSql(s.storage).value(sql, id)) as number;
+  assert.is(await count(`SELECT count(*) FROM detected_objects WHERE media_id = ? AND status = 'active'`), 1);
+  assert.is(await count(`SELECT count(*) FROM object_embeddings WHERE media_id = ?`), 1);
   await enqueuePhase(s, ANALYZE_JOB, id);
   await drain(app, flaky);
   const job = (await jobsOf(app, id))[ANALYZE_JOB];
@@ -277,9 +276,9 @@ t('a phase retried after failing half-way leaves no duplicate objects, captions 
   assert.is(job.attempts, 2, 'phase 3 ran again after its failure');
   const m = await waitForProcessing(app, id);
   assert.is(m.processingStatus, 'ready');
-  const objects = count(`SELECT count(*) FROM detected_objects WHERE media_id = ? AND status = 'active'`);
-  const captions = count(`SELECT count(*) FROM captions WHERE media_id = ? AND status = 'active'`);
-  const vectors = count(`SELECT count(*) FROM object_embeddings WHERE media_id = ?`);
+  const objects = await count(`SELECT count(*) FROM detected_objects WHERE media_id = ? AND status = 'active'`);
+  const captions = await count(`SELECT count(*) FROM captions WHERE media_id = ? AND status = 'active'`);
+  const vectors = await count(`SELECT count(*) FROM object_embeddings WHERE media_id = ?`);
   assert.is(captions, 1);
   assert.is(m.frames[0].objects.filter((o: { type: string }) => o.type === 'frame').length, 1);
   assert.is(objects, m.frames[0].objects.length);

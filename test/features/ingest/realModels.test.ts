@@ -27,7 +27,7 @@ import sharp from 'sharp';
 import { mergeLocal, parseCatalog, type Roles } from '../../../src/models/catalog.js';
 import { SHARED_DIR } from '../../helpers/skip.js';
 import { analyzeFrame } from '../../../src/features/ingest/frameAnalysis.js';
-import type { SqliteStorage } from '../../../src/storage/sqlite/index.js';
+import { engineSql } from '../../helpers/engine.js';
 import { startTestApp, waitForProcessing, type TestApp } from '../../helpers/testApp.js';
 import { ULF1_FACES, ULF1_SIZE } from '../../helpers/ulfFaces.js';
 
@@ -323,30 +323,30 @@ if (missing.length) {
   t(
     'text regions carry no vector after analysis; the first similarToObjectId embeds one, the next reads it',
     async (ctx) => {
-      const { db } = ctx.app.app.services.storage as SqliteStorage;
+      const sql = engineSql(ctx.app);
       const text = byType(ctx.media.french.frames[0], 'text')[0];
       const object = byType(ctx.media.bear.frames[0], 'object')[0];
-      const vectors = (id: string) =>
-        db.prepare(`SELECT count(*) FROM object_embeddings WHERE object_id = ?`).pluck().get(id) as number;
-      const model = (id: string) =>
-        db.prepare(`SELECT similarity_model FROM detected_objects WHERE id = ?`).pluck().get(id) as string | null;
-      assert.is(vectors(object.id), 1, 'object crops are embedded during analysis');
-      assert.is(vectors(text.id), 0, 'text crops are not (INGEST_TEXT_VECTORS=on-demand)');
-      assert.is(model(text.id), null);
+      const vectors = async (id: string) =>
+        await sql.value(`SELECT count(*) FROM object_embeddings WHERE object_id = ?`, id);
+      const model = async (id: string) =>
+        await sql.value(`SELECT similarity_model FROM detected_objects WHERE id = ?`, id);
+      assert.is(await vectors(object.id), 1, 'object crops are embedded during analysis');
+      assert.is(await vectors(text.id), 0, 'text crops are not (INGEST_TEXT_VECTORS=on-demand)');
+      assert.is(await model(text.id), null);
       const ds = (await ctx.app.request('GET', `/api/media/${ctx.media.french.id}`)).body.media.datasetId as string;
       const similar = () =>
         ctx.app.request('GET', `/api/dataset/${ds}/media?similarToObjectId=${text.id}&similarToObjectModel=objects`);
       const first = await similar();
       assert.is(first.status, 200, JSON.stringify(first.body));
       assert.is(first.body.media[0].id, ctx.media.french.id, 'its own item first');
-      assert.is(vectors(text.id), 1, 'embedded on first use');
-      assert.is(model(text.id), 'objects');
+      assert.is(await vectors(text.id), 1, 'embedded on first use');
+      assert.is(await model(text.id), 'objects');
       const again = await similar();
       assert.equal(
         again.body.media.map((d: { id: string }) => d.id),
         first.body.media.map((d: { id: string }) => d.id),
       );
-      assert.is(vectors(text.id), 1, 'read, not embedded again');
+      assert.is(await vectors(text.id), 1, 'read, not embedded again');
     },
   );
 

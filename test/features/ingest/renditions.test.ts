@@ -16,8 +16,8 @@ import { resolveFfmpeg } from '../../../src/files/binaries.js';
 import { ingestMedia } from '../../../src/features/ingest/pipeline.js';
 import { renderItem } from '../../../src/features/ingest/renditions.js';
 import { createLogger } from '../../../src/platform/logger.js';
-import type { SqliteStorage } from '../../../src/storage/sqlite/index.js';
 import { sharedPath } from '../../helpers/skip.js';
+import { engineSql } from '../../helpers/engine.js';
 import { makeImage, startTestApp, waitForProcessing, type TestApp } from '../../helpers/testApp.js';
 
 const run = promisify(execFile);
@@ -185,12 +185,10 @@ t(
     const { services } = app.app;
     const m = await uploadReady(app, ds, await testVideo(5, '320x240'), 'resume.mp4');
     assert.ok(m.frames.length >= 3, `${m.frames.length} frames`);
-    const db = (services.storage as SqliteStorage).db;
     // As if a crash came after the first frame's renditions.
-    const later = m.frames.slice(1).map((f: any) => f.id);
-    db.prepare(
-      `UPDATE frames SET thumbnail_key = NULL, preview_key = NULL WHERE id IN (SELECT value FROM json_each(?))`,
-    ).run(JSON.stringify(later));
+    const later: string[] = m.frames.slice(1).map((f: any) => f.id);
+    for (const id of later)
+      await engineSql(app).run(`UPDATE frames SET thumbnail_key = NULL, preview_key = NULL WHERE id = ?`, id);
     const written: string[] = [];
     const analysis = services.storage.analysis;
     const counting = {
@@ -216,7 +214,7 @@ t(
     );
 
     // A stage that cannot store its files: the item still becomes ready, and its own job makes them later.
-    db.prepare(`UPDATE frames SET thumbnail_key = NULL, preview_key = NULL WHERE media_id = ?`).run(m.id);
+    await engineSql(app).run(`UPDATE frames SET thumbnail_key = NULL, preview_key = NULL WHERE media_id = ?`, m.id);
     const failing = Object.create(services.blobs) as typeof services.blobs;
     failing.putBuffer = async (buf, ext) => {
       if (ext === 'webp') throw new Error('disk full');
@@ -249,9 +247,7 @@ t('the backfill gives renditions to items that lack them, after a restart, and r
     const a = await uploadReady(app, ds, await makeImage({ width: 500, height: 400, format: 'png' }), 'old-a.png');
     const b = await uploadReady(app, ds, await makeImage({ width: 400, height: 500 }), 'old-b.jpg');
     // As if stored before renditions existed.
-    (app.app.services.storage as SqliteStorage).db
-      .prepare(`UPDATE frames SET thumbnail_key = NULL, preview_key = NULL`)
-      .run();
+    await engineSql(app).run(`UPDATE frames SET thumbnail_key = NULL, preview_key = NULL`);
     const bare = await app.request('GET', `/api/media/${a.id}`);
     assert.is(bare.body.media.thumbnailUrl, null, 'null until made');
     assert.is(bare.body.media.frames[0].previewUrl, null);

@@ -1,7 +1,8 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import type { SqliteStorage } from '../../../src/storage/sqlite/index.js';
+import type { Storage } from '../../../src/storage/storage.js';
 import type { TextHit } from '../../../src/index/text/textIndex.js';
+import { engineSql, onPostgres } from '../../helpers/engine.js';
 import { startTestApp, type TestApp } from '../../helpers/testApp.js';
 
 /**
@@ -13,7 +14,7 @@ import { startTestApp, type TestApp } from '../../helpers/testApp.js';
 interface Ctx {
   app: TestApp;
   ds: string;
-  storage: SqliteStorage;
+  storage: Storage;
   /** Frames asked per storage.media.pickFrames call, for every call since the last reset. */
   frameReads: number[];
   /** Ids per storage.media.summaries call. */
@@ -37,37 +38,49 @@ const frame = (media: string, n = 0) => hex(2, parseInt(media.slice(-4), 16) * 1
 t.before(async (ctx) => {
   ctx.app = await startTestApp({ ingestConcurrency: 0 });
   ctx.ds = await ctx.app.collection('Page');
-  ctx.storage = ctx.app.app.services.storage as SqliteStorage;
-  const db = ctx.storage.db;
-  const media = db.prepare(
-    `INSERT INTO media (id, dataset_id, organization_id, path, parent_path, type, name, blob_key, mime_type, width, height, duration,
+  ctx.storage = ctx.app.app.services.storage;
+  // Plain SQL both engines read alike (fixed ids and times); paths are ltree labels on PostgreSQL.
+  const sql = engineSql(ctx.app);
+  const root = onPostgres ? ctx.ds.replace(/-/g, '') : '';
+  const pathOf = (id: string) => (onPostgres ? `${root}.${id}` : `/${id}`);
+  const media = (...p: Array<string | number | null>) =>
+    sql.run(
+      `INSERT INTO media (id, dataset_id, organization_id, path, parent_path, type, name, blob_key, mime_type, width, height, duration,
        size_bytes, status, processing_status, root_id, is_current, created_at, updated_at, created_by)
-     VALUES (?, ?, ?, ?, '/', ?, ?, ?, ?, 640, 480, ?, 1000, ?, 'ready', ?, ?, ?, ?, 'test')`,
-  );
-  const frames = db.prepare(
-    `INSERT INTO frames (id, media_id, timestamp, seconds, blob_key, width, height, metadata, created_at, updated_at, created_by)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 640, 480, ?, 1000, ?, 'ready', ?, ?, ?, ?, 'test')`,
+      ...p,
+    );
+  const frames = (...p: Array<string | number | null>) =>
+    sql.run(
+      `INSERT INTO frames (id, media_id, timestamp, seconds, blob_key, width, height, metadata, created_at, updated_at, created_by)
      VALUES (?, ?, ?, ?, ?, 320, 240, '{}', ?, ?, 'test')`,
-  );
-  const caption = db.prepare(
-    `INSERT INTO captions (id, frame_id, media_id, text, model, source, created_at, updated_at, created_by) VALUES (?, ?, ?, ?, 'm', 'model', ?, ?, 'model')`,
-  );
-  const object = db.prepare(
-    `INSERT INTO detected_objects (id, frame_id, media_id, type, label, blob_key, polygon, confidence, model, similarity_model, source, created_at, updated_at)
+      ...p,
+    );
+  const caption = (...p: Array<string | number | null>) =>
+    sql.run(
+      `INSERT INTO captions (id, frame_id, media_id, text, model, source, created_at, updated_at, created_by) VALUES (?, ?, ?, ?, 'm', 'model', ?, ?, 'model')`,
+      ...p,
+    );
+  const object = (...p: Array<string | number | null>) =>
+    sql.run(
+      `INSERT INTO detected_objects (id, frame_id, media_id, type, label, blob_key, polygon, confidence, model, similarity_model, source, created_at, updated_at)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'det', 'objects', 'model', ?, ?)`,
-  );
-  db.transaction(() => {
+      ...p,
+    );
+  {
     let n = 0;
-    const item = (
+    const item = async (
       id: string,
       type: 'image' | 'video',
       opts: { status?: string; root?: string; current?: number } = {},
     ) => {
       const i = parseInt(id.slice(-4), 16);
-      media.run(
+      await media(
         id,
         ctx.ds,
         ctx.app.orgId,
-        `/${id}`,
+        pathOf(id),
+        onPostgres ? root : '/',
         type,
         `item ${i}.${type === 'video' ? 'mp4' : 'jpg'}`,
         BLOB(i),
@@ -81,12 +94,12 @@ t.before(async (ctx) => {
       );
       for (const s of type === 'video' ? [5, 0] : [0]) {
         const f = frame(id, s);
-        frames.run(f, id, String(s), s, BLOB(1000 + i * 10 + s), at(i), at(i));
+        await frames(f, id, String(s), s, BLOB(1000 + i * 10 + s), at(i), at(i));
         // Two captions written newest first: the page lists them oldest first.
-        caption.run(hex(4, n++), f, id, `second caption of ${f}`, at(i + 2), at(i + 2));
-        caption.run(hex(4, n++), f, id, `first caption of ${f}`, at(i + 1), at(i + 1));
-        object.run(hex(3, n++), f, id, 'frame', 'frame', null, '[]', 1, at(i), at(i));
-        object.run(
+        await caption(hex(4, n++), f, id, `second caption of ${f}`, at(i + 2), at(i + 2));
+        await caption(hex(4, n++), f, id, `first caption of ${f}`, at(i + 1), at(i + 1));
+        await object(hex(3, n++), f, id, 'frame', 'frame', null, '[]', 1, at(i), at(i));
+        await object(
           hex(3, n++),
           f,
           id,
@@ -100,14 +113,14 @@ t.before(async (ctx) => {
         );
       }
     };
-    item(A, 'image');
-    item(B, 'video');
-    item(C, 'image', { status: 'deleted' });
-    item(D, 'image');
-    item(F, 'image', { root: F, current: 0 });
-    item(E, 'image', { root: F });
-    item(G, 'image');
-  })();
+    await item(A, 'image');
+    await item(B, 'video');
+    await item(C, 'image', { status: 'deleted' });
+    await item(D, 'image');
+    await item(F, 'image', { root: F, current: 0 });
+    await item(E, 'image', { root: F });
+    await item(G, 'image');
+  }
 
   // Fixed evidence: text hits only (scores are the text ranks), no embedding hits.
   const hits: TextHit[] = (
