@@ -23,6 +23,8 @@ export interface TestApp {
   app: App;
   baseUrl: string;
   dataDir: string;
+  /** performance.now() once the test's own database was up (PGlite's start), before the server started. */
+  databaseReadyAt: number;
   /** The bootstrap owner's key. */
   key: string;
   orgId: string;
@@ -101,10 +103,12 @@ export async function startTestApp(
   answerParserRefusals(server);
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const port = (server.address() as AddressInfo).port;
+  const databaseEnv = await testDatabaseEnv(dataDir, stopAfterClose);
+  const databaseReadyAt = performance.now();
   const config = loadConfig(
     // No test reaches the network: the background model download is off unless a test turns it on.
     {
-      ...(await testDatabaseEnv(dataDir, stopAfterClose)),
+      ...databaseEnv,
       DATA_DIR: dataDir,
       BOOTSTRAP_API_KEY: TEST_KEY,
       MODEL_PROFILE: 'test',
@@ -143,6 +147,7 @@ export async function startTestApp(
     app,
     baseUrl,
     dataDir,
+    databaseReadyAt,
     key: TEST_KEY,
     orgId: me.body.organizationId,
     request,

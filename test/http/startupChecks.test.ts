@@ -28,6 +28,7 @@ import * as assert from 'uvu/assert';
 import { setupMessage } from '../../src/features/accounts/setup.js';
 import { openSqliteStorage } from '../../src/storage/sqlite/index.js';
 import { checkDatabaseFile, markClosedCleanly } from '../../src/storage/sqlite/integrity.js';
+import { sqliteOnly } from '../helpers/engine.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..', '..');
 const AS_ROOT = process.getuid?.() === 0;
@@ -83,6 +84,7 @@ t('a DATA_DIR this user cannot write stops the start with one line naming it, th
 });
 
 t('a damaged library.db stops the start with one line saying how to restore, and is left as it was', async () => {
+  if (sqliteOnly('damages library.db and runs SQLite integrity checks')) return;
   const dataDir = path.join(scratch, 'damaged');
   mkdirSync(dataDir);
   const file = path.join(dataDir, 'library.db');

@@ -128,7 +128,8 @@ test('first run: answers at once, uploads wait for the embedder, then catch up a
   });
   try {
     const health = await app.request('GET', '/healthz', { key: null });
-    const firstAnswerMs = performance.now() - t0;
+    // From the server's start: a PostgreSQL run's test database (PGlite starting) is not the server's time.
+    const firstAnswerMs = performance.now() - Math.max(t0, app.databaseReadyAt);
     assert.is(health.status, 200);
     assert.ok(firstAnswerMs < 3000, `first answer after ${firstAnswerMs} ms`);
     assert.ok(['queued', 'downloading'].includes(health.body.models.fetch.state), health.body.models.fetch.state);
