@@ -14,6 +14,7 @@ import path from 'node:path';
 import { ModelProgress } from '../../../src/models/fetchProgress.js';
 import { loadCatalog } from '../../../src/models/catalog.js';
 import { startServerProcess } from '../../helpers/serverProcess.js';
+import { onPostgres } from '../../helpers/engine.js';
 import { startTestApp, type TestApp } from '../../helpers/testApp.js';
 import { tempModelsDir } from '../../models/helpers.js';
 import { sha256, startFakeHub, tinyModelFiles, writeTinyCatalog, type FakeHub } from './fakeHub.js';
@@ -83,10 +84,12 @@ test('fresh start: answers at once, /api/models shows bytes progressing, then in
   const app = await startTestApp({}, fetchEnv(dir));
   try {
     const health = await app.request('GET', '/healthz', { key: null });
-    const firstAnswerMs = performance.now() - t0;
+    // From the server's start: a PostgreSQL run's test database (PGlite starting) is not the server's time, but
+    // the server's first migration of a fresh schema over PGlite's one socket is (seconds on 2 busy cores).
+    const firstAnswerMs = performance.now() - Math.max(t0, app.databaseReadyAt);
     console.log(`TIMING start to first /healthz answer, no models, download running: ${firstAnswerMs.toFixed(0)} ms`);
     assert.is(health.status, 200);
-    assert.ok(firstAnswerMs < 3000, `first answer after ${firstAnswerMs} ms`);
+    assert.ok(firstAnswerMs < (onPostgres ? 10_000 : 3000), `first answer after ${firstAnswerMs} ms`);
     assert.ok(['queued', 'downloading'].includes(health.body.models.fetch.state), health.body.models.fetch.state);
 
     const early = await until('bytes of tiny-embed', async () => {

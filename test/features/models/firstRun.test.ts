@@ -19,6 +19,7 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import sharp from 'sharp';
 import { embedderStandinFiles } from '../../../src/models/standins/embedder.js';
+import { onPostgres } from '../../helpers/engine.js';
 import { startTestApp, waitForProcessing, type TestApp } from '../../helpers/testApp.js';
 import { tempModelsDir } from '../../models/helpers.js';
 import { startFakeHub, type FakeHub } from './fakeHub.js';
@@ -128,10 +129,11 @@ test('first run: answers at once, uploads wait for the embedder, then catch up a
   });
   try {
     const health = await app.request('GET', '/healthz', { key: null });
-    // From the server's start: a PostgreSQL run's test database (PGlite starting) is not the server's time.
+    // From the server's start: a PostgreSQL run's test database (PGlite starting) is not the server's time, but
+    // the server's first migration of a fresh schema over PGlite's one socket is (seconds on 2 busy cores).
     const firstAnswerMs = performance.now() - Math.max(t0, app.databaseReadyAt);
     assert.is(health.status, 200);
-    assert.ok(firstAnswerMs < 3000, `first answer after ${firstAnswerMs} ms`);
+    assert.ok(firstAnswerMs < (onPostgres ? 10_000 : 3000), `first answer after ${firstAnswerMs} ms`);
     assert.ok(['queued', 'downloading'].includes(health.body.models.fetch.state), health.body.models.fetch.state);
 
     // The download runs: its bytes grow in /api/models.
