@@ -286,9 +286,9 @@ t('a phase retried after failing half-way leaves no duplicate objects, captions 
   assert.is((await app.request('POST', `/api/media/${id}/reprocess`)).status, 202);
   await drain(app);
   assert.is((await waitForProcessing(app, id)).processingStatus, 'ready');
-  assert.is(count(`SELECT count(*) FROM detected_objects WHERE media_id = ? AND status = 'active'`), objects);
-  assert.is(count(`SELECT count(*) FROM captions WHERE media_id = ? AND status = 'active'`), captions);
-  assert.is(count(`SELECT count(*) FROM object_embeddings WHERE media_id = ?`), vectors);
+  assert.is(await count(`SELECT count(*) FROM detected_objects WHERE media_id = ? AND status = 'active'`), objects);
+  assert.is(await count(`SELECT count(*) FROM captions WHERE media_id = ? AND status = 'active'`), captions);
+  assert.is(await count(`SELECT count(*) FROM object_embeddings WHERE media_id = ?`), vectors);
 });
 
 t('a reprocess cancels the later phases queued for the item and starts again from phase 1', async ({ app, ds }) => {
