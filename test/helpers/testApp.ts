@@ -1,5 +1,5 @@
 import http from 'node:http';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
@@ -71,6 +71,8 @@ async function testDatabaseEnv(dataDir: string, onClose: Array<() => Promise<voi
 const running = new Map<string, { server: Promise<TestPostgres>; apps: number }>();
 async function dataDirPglite(dataDir: string, onClose: Array<() => Promise<void>>): Promise<TestPostgres> {
   let entry = running.get(dataDir);
+  // A DATA_DIR the server is to create (as it does on SQLite): PGlite needs the folder above its own.
+  mkdirSync(dataDir, { recursive: true });
   if (!entry) running.set(dataDir, (entry = { server: privatePglite(path.join(dataDir, 'pglite')), apps: 0 }));
   entry.apps++;
   const held = entry;
