@@ -20,7 +20,7 @@ export const onPostgres = process.env.TEST_DATABASE === 'pglite' || !!process.en
  */
 export function sqliteOnly(reason: string): boolean {
   if (!onPostgres) return false;
-  console.log(`SKIP SQLite only (TEST_DATABASE=${process.env.TEST_DATABASE ?? 'url'}): ${reason}`);
+  console.log(`\nSKIP SQLite only (TEST_DATABASE=${process.env.TEST_DATABASE ?? 'url'}): ${reason}`);
   return true;
 }
 
@@ -76,6 +76,6 @@ export function engineSql(of: TestApp | object): EngineSql {
  */
 export function notOnPglite(reason: string): boolean {
   if (process.env.TEST_DATABASE_URL || process.env.TEST_DATABASE !== 'pglite') return false;
-  console.log(`SKIP not on PGlite (TEST_DATABASE=pglite): ${reason}`);
+  console.log(`\nSKIP not on PGlite (TEST_DATABASE=pglite): ${reason}`);
   return true;
 }

@@ -104,7 +104,7 @@ t.after(async (ctx) => {
 });
 
 if ('skip' in mounted) {
-  t('skipped', () => console.log(`  (disk-full test skipped: ${mounted.skip})`));
+  t('skipped', () => console.log(`\nSKIP disk-full test: ${mounted.skip}`));
 } else {
   t('an upload whose declared size would not fit answers 507 before its body; nothing stays', async (ctx) => {
     const { app, dir } = ctx;
