@@ -14,6 +14,7 @@ export const ADMIN_SCREENS: Array<[string, string]> = [
   ['/admin/jobs', 'Jobs'],
   ['/admin/models', 'Models'],
   ['/admin/storage', 'Storage'],
+  ['/admin/backups', 'Backups'],
 ];
 
 export function AdminPage({ title, children }: { title: string; children: ComponentChildren }) {
