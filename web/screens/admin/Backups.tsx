@@ -129,7 +129,7 @@ function BackupList({ backups }: { backups: Backup[] }) {
 
 function Restore({ backups }: { backups: Backup[] }) {
   return (
-    <section class="account-section" aria-labelledby="restore-title">
+    <section class="account-section backup-restore" aria-labelledby="restore-title">
       <h2 id="restore-title">Restore</h2>
       <p>
         Restoring is a command-line step: stop the server first, run the command in the server's folder (with its
@@ -185,7 +185,7 @@ export function AdminBackups(_props: { params?: Record<string, string> }) {
   return (
     <AdminPage title="Backups">
       <section class="account-section" aria-labelledby="backups-title">
-        <h2 id="backups-title">Backups</h2>
+        <h2 id="backups-title">Schedule and backups made</h2>
         <Alert message={listing.error} />
         {!data && listing.loading && <p role="status">Loading…</p>}
         {data && !data.backupDir && <Off />}
