@@ -78,6 +78,30 @@ t('POST runs a backup in the background; GET lists it; the integrity report is w
   }
 });
 
+t('members and viewers are refused every backup and integrity route (403), and no backup starts', async () => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'mlib-admin-backups-'));
+  const app = await startTestApp({}, { BACKUP_DIR: dir });
+  try {
+    for (const role of ['viewer', 'member']) {
+      const key = (await app.request('POST', '/api/keys', { body: { role } })).body.key;
+      for (const [method, url] of [
+        ['GET', '/api/admin/backups'],
+        ['POST', '/api/admin/backups'],
+        ['GET', '/api/admin/integrity'],
+        ['POST', '/api/admin/integrity/repair'],
+      ] as const) {
+        const r = await app.request(method, url, { key });
+        assert.is(r.status, 403, `${role} ${method} ${url}`);
+        assert.type(r.body.message, 'string');
+      }
+    }
+    assert.is((await app.request('GET', '/api/admin/backups')).body.running, null);
+  } finally {
+    await app.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 t('a restore command quotes folders a shell would split', () => {
   assert.is(
     restoreCommand("/mnt/my backups/it's", '/data'),
