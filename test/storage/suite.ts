@@ -31,6 +31,7 @@ import type {
 import { browseSuite } from './browseSuite.js';
 import { shareSuite } from './shareSuite.js';
 import { trashSuite } from './trashSuite.js';
+import { placesSuite } from './placesSuite.js';
 
 interface Fixture {
   user: User;
@@ -1892,4 +1893,5 @@ export function storageSuite(
   browseSuite(name, open, close);
   shareSuite(name, open, close);
   trashSuite(name, open, close);
+  placesSuite(name, open, close);
 }
