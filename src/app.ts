@@ -52,6 +52,7 @@ import { registerReindexJobs } from './features/ingest/reindex.js';
 import { URGENT_JOBS } from './features/ingest/phases.js';
 import { startModelWatcher } from './features/ingest/catchUp.js';
 import { startRenditionBackfill } from './features/ingest/renditionJobs.js';
+import { settlePlaces } from './features/ingest/places.js';
 import { createEventFeed, eventRoutes } from './features/events/index.js';
 import {
   applyEnvWatches,
@@ -65,6 +66,7 @@ import { duplicateRoutes, registerDuplicateJobs } from './features/duplicates/in
 import { searchByImageRoutes } from './features/library/routes/searchByImage.js';
 import { adminRoutes } from './features/admin/index.js';
 import { shareRoutes } from './features/share/index.js';
+import { placeRoutes } from './features/places/routes.js';
 import { VERSION } from './platform/packageRoot.js';
 import { openStorage, type OpenedStorage } from './storage/openStorage.js';
 
@@ -98,6 +100,7 @@ export const ROUTES: AnyRoute[] = [
   ...searchByImageRoutes,
   ...adminRoutes,
   ...shareRoutes,
+  ...placeRoutes,
 ];
 
 export interface App {
@@ -139,6 +142,8 @@ export async function createApp(config: Config, logger: Logger = createLogger(co
   const modelWatcher = runner ? startModelWatcher(services, logger.child({ component: 'models' })) : null;
   services.modelsChanged = () => modelWatcher?.check();
   sweepOrphanFiles(services);
+  // Places of items whose position has none from the installed GeoNames data (new data: all of them again).
+  if (runner) void settlePlaces({ storage: services.storage, logger: logger.child({ component: 'places' }) });
   // Watched folders: WATCH_DIRS as configured now, then the service that imports what appears in them.
   await applyEnvWatches(services, logger);
   // Served by the processes that run jobs, one at a time where several share a database (features/watch).

@@ -70,6 +70,8 @@ export interface PlaceStore {
   ): Promise<{ countries: CountryCount[]; places: PlaceCount[] }>;
   /** Cameras of the collection's live, non-archived items, by count (most first). */
   cameras(collectionId: string): Promise<CameraCount[]>;
+  /** Those of these items the filter lets through, in no order (the organization search's place filters). */
+  matching(ids: string[], filter: PlaceFilter): Promise<string[]>;
   /** The positions of these items (for the map), in the order given. */
   points(ids: string[]): Promise<MapPoints>;
 }

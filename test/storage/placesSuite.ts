@@ -177,6 +177,9 @@ export function placesSuite(
     assert.equal(await listed(fx, { bbox: [170, -20, 179, -15] }), [suva.id]);
     assert.equal(await listed(fx, { located: true }), [lisbon.id, porto.id, suva.id, taveuni.id].sort());
     assert.equal(await listed(fx, { country: 'ES' }), []);
+    const some = [porto.id, suva.id, nowhere.id, newMediaId()];
+    assert.equal((await fx.s.places.matching(some, { camera: 'D750' })).sort(), [suva.id, nowhere.id].sort());
+    assert.equal(await fx.s.places.matching(some, { country: 'PT', place: 'porto' }), [porto.id]);
     assert.is((await listed(fx, null)).length, 5);
   });
 

@@ -1,4 +1,5 @@
 import type { PgDb } from '../../platform/pgDb.js';
+import { placeClause } from './placeFilter.js';
 import { exifPlace, type CameraCount, type CountryCount, type PlaceCount, type PlaceStore } from '../placeStore.js';
 
 /** The live, non-archived items of a collection, media m joined to their media_places p (migration 066). */
@@ -73,6 +74,16 @@ export function pgPlaceStore(db: PgDb): PlaceStore {
         [collectionId],
       ),
 
+    matching: async (ids, filter) => {
+      const params: unknown[] = [ids];
+      const clause = placeClause(filter, (v) => `$${params.push(v)}`);
+      if (!clause) return ids;
+      const rows = await db.many<{ id: string }>(
+        `SELECT m.id FROM unnest($1::text[]) AS m(id) WHERE ${clause}`,
+        params,
+      );
+      return rows.map((r) => r.id);
+    },
     points: async (ids) => {
       const rows = await db.many<{ id: string; latitude: number; longitude: number }>(
         `SELECT j.id, p.latitude, p.longitude

@@ -1,5 +1,6 @@
 import { exifPlace, type CameraCount, type CountryCount, type PlaceCount, type PlaceStore } from '../placeStore.js';
 import type { Db } from './database.js';
+import { placeClause } from './placeFilter.js';
 
 /** The live, non-archived items of a collection, media m joined to their media_places p (migration 033). */
 const LIVE = `FROM media_places p JOIN media m ON m.id = p.media_id
@@ -73,6 +74,14 @@ export function sqlitePlaceStore(db: Db): PlaceStore {
         : allPlaces.all(collectionId)) as PlaceCount[],
     }),
     cameras: async (collectionId) => cameras.all(collectionId) as CameraCount[],
+    matching: async (ids, filter) => {
+      const clause = placeClause(filter, 'j.value');
+      if (!clause) return ids;
+      return db
+        .prepare(`SELECT j.value FROM json_each(?) j WHERE ${clause.sql}`)
+        .pluck()
+        .all(JSON.stringify(ids), ...clause.params) as string[];
+    },
     points: async (ids) => {
       const rows = points.all(JSON.stringify(ids)) as Array<{ id: string; latitude: number; longitude: number }>;
       return {
