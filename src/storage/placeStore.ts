@@ -3,7 +3,7 @@
  * each item's exif (position, camera) and what the places sweep computes offline (the nearest place). Both
  * engines implement it and pass the same contract tests (test/storage/placesSuite.ts).
  */
-import type { PlaceFilter } from './types.js';
+import type { PlaceFilter } from './placeFilter.js';
 
 export type { PlaceFilter };
 

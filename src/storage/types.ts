@@ -4,6 +4,7 @@
  * presents them (src/features/kernel/present.ts) and never sees SQL rows.
  */
 import type { SimilarityModel } from '../index/vector/types.js';
+import type { PlaceFilter } from './placeFilter.js';
 
 export type Role = 'owner' | 'admin' | 'member' | 'viewer';
 export const ROLES: readonly Role[] = ['viewer', 'member', 'admin', 'owner'];
@@ -256,20 +257,6 @@ export type ArchivedFilter = 'exclude' | 'include' | 'only';
 /** Which date createdFrom / createdBefore bound: createdAt, or the capture time as takenAt sorts it. */
 export type DateField = 'createdAt' | 'takenAt';
 
-/** The browse filters of issue #26 (BrowseQuery.places): every one given must hold. */
-export interface PlaceFilter {
-  /** ISO 3166-1 alpha-2, upper case. */
-  country?: string;
-  /** A city name, lower-cased (matches media_places.city_key). */
-  place?: string;
-  /** A camera model, matched without regard to ASCII case. */
-  camera?: string;
-  /** [west, south, east, north] in degrees; west > east crosses the antimeridian. */
-  bbox?: [number, number, number, number];
-  /** Only items with a position (the map). */
-  located?: boolean;
-}
-
 export interface BrowseQuery {
   collectionId: string;
   /** The folder (or collection root) whose contents are listed. */
@@ -299,7 +286,7 @@ export interface BrowseQuery {
   favorite?: boolean | null;
   /** Archived items: left out (absent, `exclude`: the default views), listed with the rest (`include`), or alone (`only`). */
   archived?: ArchivedFilter;
-  /** Ours (issue #26): country, place, camera and bounding-box filters (storage/placeStore.ts); absent: none. */
+  /** Ours (issue #26): country, place, camera and bounding-box filters (storage/placeFilter.ts); absent: none. */
   places?: PlaceFilter | null;
   sortBy: SortField;
   sortDirection: 'asc' | 'desc';

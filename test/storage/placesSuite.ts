@@ -8,7 +8,8 @@ import * as assert from 'uvu/assert';
 import { newMediaId, newUuid, nowIso, pathLabel } from '../../src/platform/ids.js';
 import type { Storage } from '../../src/storage/storage.js';
 import type { StoredPlace } from '../../src/storage/placeStore.js';
-import type { BrowseQuery, MediaRecord, NewMedia, PlaceFilter } from '../../src/storage/types.js';
+import type { BrowseQuery, MediaRecord, NewMedia } from '../../src/storage/types.js';
+import type { PlaceFilter } from '../../src/storage/placeFilter.js';
 
 interface Fx {
   s: Storage;

@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import { invalid } from '../../platform/errors.js';
-import type { PlaceFilter } from '../../storage/types.js';
+import type { PlaceFilter } from '../../storage/placeFilter.js';
 
 const MAX_NAME = 200;
 

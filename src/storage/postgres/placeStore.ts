@@ -16,36 +16,7 @@ export function pgPlaceStore(db: PgDb): PlaceStore {
         [version, limit],
       ) as Promise<Awaited<ReturnType<PlaceStore['pending']>>>,
 
-    setPlaces: (rows, version) =>
-      db.tx(async (tx) => {
-        let changed = 0;
-        for (const r of rows) {
-          const p = r.place;
-          const done = await tx.query(
-            `UPDATE media_places SET city = $4, city_key = $5, region = $6, country = $7, country_code = $8,
-               place_version = $9
-             WHERE media_id = $1 AND latitude = $2 AND longitude = $3`,
-            [
-              r.mediaId,
-              r.latitude,
-              r.longitude,
-              p?.city ?? null,
-              p ? p.city.toLowerCase() : null,
-              p?.region ?? null,
-            ].concat([p?.country ?? null, p?.countryCode ?? null, version]),
-          );
-          if (!done.rowCount) continue;
-          changed++;
-          // The document keeps its keys' order (json, not jsonb): the key is set in JavaScript.
-          const row = await tx.one<{ exif: string }>(`SELECT exif::text AS exif FROM media WHERE id = $1 FOR UPDATE`, [
-            r.mediaId,
-          ]);
-          if (!row) continue;
-          const exif = { ...(JSON.parse(row.exif) as object), place: exifPlace(p, r.latitude, r.longitude, version) };
-          await tx.query(`UPDATE media SET exif = $1 WHERE id = $2`, [JSON.stringify(exif), r.mediaId]);
-        }
-        return changed;
-      }),
+    setPlaces: (rows, version) => setPlaces(db, rows, version),
 
     places: async (collectionId, countryCode) => {
       const countries = await db.many<CountryCount>(
@@ -98,4 +69,37 @@ export function pgPlaceStore(db: PgDb): PlaceStore {
       };
     },
   };
+}
+
+/** The UPDATE's parameters of one computed place: $1…$9. */
+function placeParams(r: Parameters<PlaceStore['setPlaces']>[0][number], version: string): unknown[] {
+  const p = r.place;
+  const city = p ? [p.city, p.city.toLowerCase(), p.region, p.country, p.countryCode] : [null, null, null, null, null];
+  return [r.mediaId, r.latitude, r.longitude, ...city, version];
+}
+
+/** PlaceStore.setPlaces: each row only while the position is the same; `exif.place` beside it. */
+function setPlaces(db: PgDb, rows: Parameters<PlaceStore['setPlaces']>[0], version: string): Promise<number> {
+  return db.tx(async (tx) => {
+    let changed = 0;
+    for (const r of rows) {
+      const p = r.place;
+      const done = await tx.query(
+        `UPDATE media_places SET city = $4, city_key = $5, region = $6, country = $7, country_code = $8,
+           place_version = $9
+         WHERE media_id = $1 AND latitude = $2 AND longitude = $3`,
+        placeParams(r, version),
+      );
+      if (!done.rowCount) continue;
+      changed++;
+      // The document keeps its keys' order (json, not jsonb): the key is set in JavaScript.
+      const row = await tx.one<{ exif: string }>(`SELECT exif::text AS exif FROM media WHERE id = $1 FOR UPDATE`, [
+        r.mediaId,
+      ]);
+      if (!row) continue;
+      const exif = { ...(JSON.parse(row.exif) as object), place: exifPlace(p, r.latitude, r.longitude, version) };
+      await tx.query(`UPDATE media SET exif = $1 WHERE id = $2`, [JSON.stringify(exif), r.mediaId]);
+    }
+    return changed;
+  });
 }

@@ -1,4 +1,4 @@
-import type { PlaceFilter } from '../types.js';
+import type { PlaceFilter } from '../placeFilter.js';
 
 /**
  * The place filters of a browse query (issue #26) as one probe of media_places (migration 033) per candidate

@@ -12,33 +12,7 @@ export function sqlitePlaceStore(db: Db): PlaceStore {
     `SELECT media_id AS mediaId, latitude, longitude FROM media_places
      WHERE latitude IS NOT NULL AND (place_version IS NULL OR place_version != ?) LIMIT ?`,
   );
-  const setPlace = db.prepare(
-    `UPDATE media_places SET city = @city, city_key = @cityKey, region = @region, country = @country,
-       country_code = @countryCode, place_version = @version
-     WHERE media_id = @mediaId AND latitude = @latitude AND longitude = @longitude`,
-  );
-  const setExif = db.prepare(`UPDATE media SET exif = json_set(exif, '$.place', json(?)) WHERE id = ?`);
-  const setPlaces = db.transaction((rows: Parameters<PlaceStore['setPlaces']>[0], version: string) => {
-    let changed = 0;
-    for (const r of rows) {
-      const p = r.place;
-      const done = setPlace.run({
-        mediaId: r.mediaId,
-        latitude: r.latitude,
-        longitude: r.longitude,
-        version,
-        city: p?.city ?? null,
-        cityKey: p ? p.city.toLowerCase() : null,
-        region: p?.region ?? null,
-        country: p?.country ?? null,
-        countryCode: p?.countryCode ?? null,
-      });
-      if (done.changes === 0) continue;
-      changed++;
-      setExif.run(JSON.stringify(exifPlace(p, r.latitude, r.longitude, version)), r.mediaId);
-    }
-    return changed;
-  });
+  const setPlaces = placeWriter(db);
   const countries = db.prepare(
     `SELECT p.country_code AS countryCode, max(p.country) AS country, count(*) AS count ${LIVE}
        AND p.country_code IS NOT NULL
@@ -91,4 +65,35 @@ export function sqlitePlaceStore(db: Db): PlaceStore {
       };
     },
   };
+}
+
+/** PlaceStore.setPlaces: each row only while the position is the same; `exif.place` beside it. */
+function placeWriter(db: Db) {
+  const setPlace = db.prepare(
+    `UPDATE media_places SET city = @city, city_key = @cityKey, region = @region, country = @country,
+       country_code = @countryCode, place_version = @version
+     WHERE media_id = @mediaId AND latitude = @latitude AND longitude = @longitude`,
+  );
+  const setExif = db.prepare(`UPDATE media SET exif = json_set(exif, '$.place', json(?)) WHERE id = ?`);
+  return db.transaction((rows: Parameters<PlaceStore['setPlaces']>[0], version: string) => {
+    let changed = 0;
+    for (const r of rows) {
+      const p = r.place;
+      const done = setPlace.run({
+        mediaId: r.mediaId,
+        latitude: r.latitude,
+        longitude: r.longitude,
+        version,
+        city: p?.city ?? null,
+        cityKey: p ? p.city.toLowerCase() : null,
+        region: p?.region ?? null,
+        country: p?.country ?? null,
+        countryCode: p?.countryCode ?? null,
+      });
+      if (done.changes === 0) continue;
+      changed++;
+      setExif.run(JSON.stringify(exifPlace(p, r.latitude, r.longitude, version)), r.mediaId);
+    }
+    return changed;
+  });
 }
