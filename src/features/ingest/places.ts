@@ -10,7 +10,7 @@ import { loadGeocoder } from '../../files/geocode/load.js';
 import type { Logger } from '../../platform/logger.js';
 import type { Storage } from '../../storage/storage.js';
 
-const BATCH = 500;
+const BATCH = 100;
 
 interface Sweep {
   running: Promise<number>;

@@ -38,7 +38,8 @@ export async function mapPoints(
   params: Omit<BrowseParams, 'q' | 'similarToObjectId' | 'similarToVector'>,
 ) {
   const scope = await browseScopeOf(deps, principal, collectionId, params);
-  const located = { ...scope, places: { ...(scope.places ?? {}), located: true } };
+  // The positions are read for the ids listed (items without one drop there); a place filter probes anyway.
+  const located = scope.places ? { ...scope, places: { ...scope.places, located: true } } : scope;
   const ids = await deps.storage.media.browseIds(located, MAP_MAX_POINTS);
   const points = await deps.storage.places.points(ids);
   return {
