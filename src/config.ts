@@ -68,6 +68,12 @@ const EnvSchema = z.object({
     .default(4 * 1024 ** 3),
   /** An upload whose client sends nothing for this long is dropped with its scratch file (a client gone silent). */
   UPLOAD_IDLE_SECONDS: z.coerce.number().min(0.1).default(60),
+  /** Free space kept on DATA_DIR: an upload that would leave less answers 507, and background jobs pause below it. */
+  MIN_FREE_BYTES: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .default(64 * 1024 ** 2),
   /** SQLite's quick_check of library.db at start: always, only after a stop that did not close it, or off. */
   DB_CHECK_AT_START: z.enum(['always', 'unclean', 'off']).default('unclean'),
   /** Largest accepted JSON body, in bytes (413 above). */
@@ -122,8 +128,8 @@ const EnvSchema = z.object({
   GENERATE_MAX_QUEUE: z.coerce.number().int().min(0).default(4),
   /** How long a request without `Prefer: respond-async` waits for its image before answering 202 with the job. */
   GENERATE_SYNC_TIMEOUT_SECONDS: z.coerce.number().min(1).default(600),
-  /** Seconds to wait for in-flight requests on SIGTERM before closing anyway. */
-  SHUTDOWN_GRACE_SECONDS: z.coerce.number().min(0).default(10),
+  /** The whole shutdown's deadline on SIGTERM: requests and jobs side by side, then the database closed. */
+  SHUTDOWN_GRACE_SECONDS: z.coerce.number().min(0).default(7),
   /** The built web application (npm run build); default dist/web beside the code. */
   WEB_DIR: z.string().optional(),
   /** Seconds between heartbeats (a comment line) on an open GET /api/events stream. */
@@ -176,6 +182,8 @@ export interface Config {
   maxUploadBytes: number;
   /** UPLOAD_IDLE_SECONDS, in seconds. */
   uploadIdleSeconds: number;
+  /** MIN_FREE_BYTES (platform/diskSpace.ts). */
+  minFreeBytes: number;
   maxJsonBytes: number;
   /** DB_CHECK_AT_START. */
   dbCheckAtStart: 'always' | 'unclean' | 'off';
@@ -305,6 +313,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     signInRateLimitPerMinute: e.SIGN_IN_RATE_LIMIT_PER_MINUTE,
     maxUploadBytes: e.MAX_UPLOAD_BYTES,
     uploadIdleSeconds: e.UPLOAD_IDLE_SECONDS,
+    minFreeBytes: e.MIN_FREE_BYTES,
     dbCheckAtStart: e.DB_CHECK_AT_START,
     maxJsonBytes: e.MAX_JSON_BYTES,
     maxImagePixels: e.MAX_IMAGE_PIXELS,

@@ -7,3 +7,4 @@ export { createFolder } from './folders.js';
 export { deleteMedia } from './media.js';
 export { lookupContent } from './lookup.js';
 export { browseScopeOf, type BrowseParams } from './browse.js';
+export { rereadMetadata } from './rereadMetadata.js';

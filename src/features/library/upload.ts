@@ -4,6 +4,7 @@ import { newMediaId } from '../../platform/ids.js';
 import { resolveFfmpeg, resolveFfprobe } from '../../files/binaries.js';
 import { captureFacts, withCaptureFacts, type CaptureFacts } from '../../files/captureFacts.js';
 import { readTags, type Tags } from '../../files/exifTool.js';
+import { exifWithSidecar, readSidecar, withSidecar } from '../../files/sidecar.js';
 import { imageDecoderFor, probeImage } from '../../files/imageProbe.js';
 import type { ImageDecoder } from '../../files/imageSources.js';
 import { refineTiff } from '../../files/rawFormats.js';
@@ -16,6 +17,8 @@ import { joinStill, pairLivePhoto } from './livePhoto.js';
 import { normalizeMetadata } from './tags.js';
 import type { Principal, Services } from '../kernel/services.js';
 import { enqueueIngest } from '../ingest/index.js';
+import { isDiskFull } from '../../platform/diskSpace.js';
+import { recordingPuts, removeUnreferenced } from './uploadCleanup.js';
 
 export interface UploadInput {
   collectionId: string;
@@ -23,6 +26,8 @@ export interface UploadInput {
   name?: string;
   /** The upload as the multipart parser left it in DATA_DIR/tmp. */
   file: { tempPath: string; originalName: string | null; sha256?: string | null };
+  /** An XMP sidecar of the file (files/sidecar.ts): what it says wins over the file's own metadata. Kept as is. */
+  sidecarPath?: string | null;
 }
 
 const ACCEPTED =
@@ -39,10 +44,11 @@ export const KEYWORD_TAG_GROUP = 'keywords';
  * which the start-up sweep removes; after it, a complete item.
  */
 export async function uploadMedia(
-  deps: Pick<Services, 'config' | 'storage' | 'blobs' | 'wakeJobs'>,
+  deps: Pick<Services, 'config' | 'storage' | 'blobs' | 'wakeJobs'> & Partial<Pick<Services, 'logger'>>,
   principal: Principal,
   input: UploadInput,
 ) {
+  const puts = recordingPuts(deps.blobs);
   try {
     const collection = await loadCollection(deps, principal, input.collectionId, 'member');
     const parentPath = await resolveFolderPath(deps, collection, input.path);
@@ -62,7 +68,8 @@ export async function uploadMedia(
           'image library); convert to JPEG, PNG or AVIF first',
       );
     }
-    const facts = captureFacts(tags, sniffed.kind);
+    const sidecar = input.sidecarPath ? await readSidecar(input.sidecarPath) : null;
+    const facts = withSidecar(captureFacts(tags, sniffed.kind), sidecar);
 
     const id = newMediaId();
     const base: Omit<NewMedia, keyof StoredUpload['fields'] | 'processingStatus'> = {
@@ -76,11 +83,11 @@ export async function uploadMedia(
       createdById: principal.userId,
     };
     const stored = decoder
-      ? await storeImage(deps, input.file, sniffed.ext, decoder, tags)
-      : await storeVideo(deps, input.file, sniffed.ext);
+      ? await storeImage({ ...deps, blobs: puts.blobs }, input.file, sniffed.ext, decoder, tags)
+      : await storeVideo({ ...deps, blobs: puts.blobs }, input.file, sniffed.ext);
     const fields = {
       ...stored.fields,
-      exif: withCaptureFacts(stored.fields.exif, facts),
+      exif: exifWithSidecar(withCaptureFacts(stored.fields.exif, facts), sidecar),
       takenAt: facts.takenAt ?? stored.fields.takenAt,
     };
     const media: NewMedia = { ...base, ...fields, processingStatus: 'pending' };
@@ -92,6 +99,10 @@ export async function uploadMedia(
     // The row is written first: a crash before the job exists is repaired at start-up (resumeUnfinished).
     if (item.id === record.id) await enqueueIngest(deps, record.id);
     return item;
+  } catch (err) {
+    // A full disk (ENOSPC, SQLITE_FULL): the rows were not written; the files stored so far go too (507 follows).
+    if (isDiskFull(err)) await removeUnreferenced(deps, puts.keys);
+    throw err;
   } finally {
     await rm(input.file.tempPath, { force: true });
   }
