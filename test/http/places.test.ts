@@ -148,6 +148,27 @@ t(
   },
 );
 
+t('a bulk selection by query takes the place filters', async ({ app, ds, ids: got, plain, skip }) => {
+  if (skip) return;
+  const tag = async (query: Record<string, string>, value: string) => {
+    const body = {
+      selection: { datasetId: ds, query },
+      operation: { type: 'addTags', tags: [{ label: 'trip', value }] },
+    };
+    const r = await app.request('POST', '/api/media/bulk', { body });
+    assert.is(r.status, 200, JSON.stringify(r.body));
+  };
+  await tag({ country: 'it', camera: 'COOLPIX P6000' }, 'italy');
+  await tag({ bbox: '170,43,-170,44' }, 'nowhere');
+  const r = await app.request('GET', `/api/dataset/${ds}/media?recursive=true&limit=50&tags=italy`);
+  assert.equal(ids(r.body), [...got].sort());
+  assert.not.ok(ids(r.body).includes(plain));
+  const none = await app.request('GET', `/api/dataset/${ds}/media?recursive=true&limit=50&tags=nowhere`);
+  assert.equal(ids(none.body), []);
+  const bad = { selection: { datasetId: ds, query: { country: 'Italy' } }, operation: { type: 'reprocess' } };
+  assert.is((await app.request('POST', '/api/media/bulk', { body: bad })).status, 400);
+});
+
 t('a folder filter and another organization', async ({ app, ds }) => {
   const org = await app.request('POST', '/api/auth/organization/create', { body: { name: 'Other', slug: 'other-pl' } });
   const key = await app.request('POST', '/api/keys', { body: { organizationId: org.body.organization.id, name: 'o' } });
