@@ -42,6 +42,7 @@ import { runBulkBench } from './bench/bulk.js';
 import { runDuplicatesBench } from './bench/duplicates.js';
 import { runPlacesBench } from './bench/places.js';
 import { runPeopleBench } from './bench/people.js';
+import { runTimelineBench } from './bench/timeline.js';
 import { runSoakBench } from './bench/soak.js';
 
 const SECTIONS: Record<string, { describe: string; run: (opts: BenchOptions) => Promise<SectionResult> }> = {
@@ -142,6 +143,11 @@ const SECTIONS: Record<string, { describe: string; run: (opts: BenchOptions) => 
     describe:
       'the web app in Chromium: first paint of a 100k-item folder and of a search, opening an item, scrolling 10k/100k items (issue 15)',
     run: runWebBench,
+  },
+  timeline: {
+    describe:
+      'the timeline over HTTP at 100,000 items on SQLite and PGlite: month buckets and a month jump (a date-range page) beside a browse first page (issue 26)',
+    run: runTimelineBench,
   },
 };
 

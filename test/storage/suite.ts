@@ -32,6 +32,7 @@ import { browseSuite } from './browseSuite.js';
 import { shareSuite } from './shareSuite.js';
 import { trashSuite } from './trashSuite.js';
 import { placesSuite } from './placesSuite.js';
+import { timelineSuite } from './timelineSuite.js';
 
 interface Fixture {
   user: User;
@@ -1914,4 +1915,5 @@ export function storageSuite(
   shareSuite(name, open, close);
   trashSuite(name, open, close);
   placesSuite(name, open, close);
+  timelineSuite(name, open, close);
 }

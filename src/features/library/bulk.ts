@@ -182,29 +182,24 @@ const FLAGS = {
 } as const;
 
 /**
- * Favourite, archive (and their undoing), delete to the trash and restore from it: the trash feature's store
- * writes, each one transaction. Not undoable here: the trash screen restores, and a flag is set back by the
- * opposite operation.
+ * Favourite, archive (and their undoing), delete to the trash and restore from it: the bulk store records
+ * exactly the items whose flag or state changed, so that the action can be undone like a tag edit or a move.
  */
 async function trashOrFlag(
   deps: BulkDeps,
-  principal: Principal,
+  action: NewBulkAction,
   type: 'favorite' | 'unfavorite' | 'archive' | 'unarchive' | 'delete' | 'restore',
   items: MediaSummary[],
 ): Promise<BulkResult> {
   const ids = items.map((m) => m.id);
-  if (type === 'delete') await deps.storage.media.trash(ids, principal.userId);
-  else if (type === 'restore') await deps.storage.media.restore(ids);
-  else {
-    const changed = await deps.storage.media.setFlags(ids, FLAGS[type]);
-    return { changed, unchanged: ids.length - changed };
-  }
-  return { changed: ids.length, unchanged: 0 };
+  if (type === 'delete') return deps.storage.bulk.trash(action, ids);
+  if (type === 'restore') return deps.storage.bulk.restore(action, ids);
+  return deps.storage.bulk.setFlags(action, ids, FLAGS[type]);
 }
 
 /**
  * Reprocessing queues each item's analysis again, or (kind `metadata`) reads each item's metadata again with
- * ExifTool (rereadMetadata.ts); not undoable; folders are per-item errors.
+ * ExifTool (rereadMetadata.ts); not undoable (`undoable: false`); folders are per-item errors.
  */
 async function reprocessAll(
   deps: BulkDeps,
@@ -272,8 +267,7 @@ export async function bulkAction(deps: BulkDeps, principal: Principal, input: Bu
       dest,
     );
   } else if (op.type !== 'reprocess') {
-    result = await trashOrFlag(deps, principal, op.type as keyof typeof FLAGS | 'delete' | 'restore', items);
-    undoable = false;
+    result = await trashOrFlag(deps, action, op.type as keyof typeof FLAGS | 'delete' | 'restore', items);
   } else {
     const r = await reprocessAll(deps, principal, op.kind ?? 'analysis', items, report);
     errors.push(...r.errors);
@@ -283,6 +277,8 @@ export async function bulkAction(deps: BulkDeps, principal: Principal, input: Bu
   await report(items.length);
   return {
     actionId: undoable && result.changed > 0 ? action.id : null,
+    /** Reprocessing cannot be undone; every other operation can while it is the caller's last one. */
+    undoable,
     operation: op.type,
     selected: items.length + errors.length,
     changed: result.changed,

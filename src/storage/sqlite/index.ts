@@ -17,6 +17,8 @@ import { sqliteEventLog } from './eventLog.js';
 import { sqliteWatchStore } from './watchStore.js';
 import { sqliteBulkStore } from './bulkStore.js';
 import { sqlitePlaceStore } from './placeStore.js';
+import { sqliteTimelineStore } from './timelineStore.js';
+import { sqliteClusterDismissals } from './clusterDismissals.js';
 import { sqliteDuplicateStore } from './duplicateStore.js';
 import { sqliteAlbumStore, sqliteShareStore } from './shareStore.js';
 import { backupDatabase } from './backup.js';
@@ -65,6 +67,8 @@ export function openSqliteStorage(file: string, options: SqliteStorageOptions = 
     events: events.store,
     watches: sqliteWatchStore(db),
     bulk: sqliteBulkStore(db, writers, events.writer),
+    timeline: sqliteTimelineStore(db),
+    clusterDismissals: sqliteClusterDismissals(db),
     duplicates: sqliteDuplicateStore(db),
     usage: sqliteUsageStore(db),
     albums: sqliteAlbumStore(db),
