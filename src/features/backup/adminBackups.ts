@@ -68,7 +68,10 @@ export async function listBackups(deps: Pick<Services, 'storage' | 'config'>, pr
                 missing: m.missing.length,
                 corrupt: m.corrupt.length,
                 durationMs: m.durationMs,
-                restoreCommand: restoreCommand(path.join(dir!, m.id), deps.config.dataDir),
+                restoreCommand:
+                  m.engine === 'postgres'
+                    ? pgRestoreCommand(path.join(dir!, m.id, m.database.file))
+                    : restoreCommand(path.join(dir!, m.id), deps.config.dataDir),
               },
             ]
           : [],
@@ -88,6 +91,10 @@ const shellWord = (word: string) => (/^[\w@%+=:,./-]+$/.test(word) ? word : `'${
  */
 export const restoreCommand = (backupFolder: string, dataDir: string) =>
   `npm run restore -- --from ${shellWord(backupFolder)} --to ${shellWord(dataDir)} --force`;
+
+/** A PostgreSQL library's database comes back with pg_restore (npm run restore says the same and stops). */
+export const pgRestoreCommand = (dumpFile: string) =>
+  `pg_restore --clean --dbname "$DATABASE_URL" ${shellWord(dumpFile)}`;
 
 /** Starts a backup into BACKUP_DIR in the background (conflict: one runs, or BACKUP_DIR is unset). */
 export function startBackup(deps: Pick<Services, 'storage'>, principal: Principal): { backup: RunningBackup } {

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { LocalBlobStore } from '../../../src/files/localBlobStore.js';
-import { restoreCommand } from '../../../src/features/backup/adminBackups.js';
+import { pgRestoreCommand, restoreCommand } from '../../../src/features/backup/adminBackups.js';
 import { makeImage, startTestApp, waitForProcessing } from '../../helpers/testApp.js';
 
 const t = suite('admin backups');
@@ -53,7 +53,9 @@ t('POST runs a backup in the background; GET lists it; the integrity report is w
     const [b] = list.body.backups;
     assert.ok(b.files >= 3, 'the original, its frame and renditions');
     assert.is(b.copiedFiles, b.files);
-    assert.is(b.restoreCommand, `npm run restore -- --from ${path.join(dir, b.id)} --to ${app.dataDir} --force`);
+    if (b.engine === 'sqlite')
+      assert.is(b.restoreCommand, `npm run restore -- --from ${path.join(dir, b.id)} --to ${app.dataDir} --force`);
+    else assert.match(b.restoreCommand, `pg_restore --clean --dbname "$DATABASE_URL" ${path.join(dir, b.id)}/`);
     assert.equal(list.body.schedule.intervalHours, 24);
     assert.equal(list.body.schedule.keep, 3);
     assert.type(list.body.schedule.nextAt, 'string');
@@ -107,6 +109,7 @@ t('a restore command quotes folders a shell would split', () => {
     restoreCommand("/mnt/my backups/it's", '/data'),
     `npm run restore -- --from '/mnt/my backups/it'\\''s' --to /data --force`,
   );
+  assert.is(pgRestoreCommand('/b/x/db.dump'), 'pg_restore --clean --dbname "$DATABASE_URL" /b/x/db.dump');
 });
 
 t.run();

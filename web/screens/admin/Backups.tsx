@@ -136,6 +136,9 @@ function Restore({ backups }: { backups: Backup[] }) {
         settings), then start the server again. The backup is verified before anything is written; the library's current
         database is moved aside, never deleted, and files newer than the backup go to DATA_DIR/quarantine.
       </p>
+      {backups.some((b) => b.engine === 'postgres') && (
+        <p>A PostgreSQL library's database is restored with pg_restore into the database of DATABASE_URL.</p>
+      )}
       {backups.length === 0 && <p class="muted">There is no backup to restore yet.</p>}
       {backups.map((b) => (
         <CopyLink key={b.id} label={`Restore the backup of ${formatDate(b.createdAt)}`} url={b.restoreCommand} />
