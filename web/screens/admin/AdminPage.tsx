@@ -1,5 +1,5 @@
 /**
- * The frame of every administration screen (/admin/...): a heading, the tabs between the five screens and,
+ * The frame of every administration screen (/admin/...): a heading, the tabs between the screens and,
  * for anyone below admin, a refusal instead of the screen (the API refuses them anyway).
  */
 import type { ComponentChildren } from 'preact';
