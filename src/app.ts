@@ -64,7 +64,7 @@ import { backupRoutes, startBackupService } from './features/backup/index.js';
 import { duplicateRoutes, registerDuplicateJobs } from './features/duplicates/index.js';
 import { searchByImageRoutes } from './features/library/routes/searchByImage.js';
 import { adminRoutes } from './features/admin/index.js';
-import { shareRoutes } from './features/share/index.js';
+import { shareLinkLive, shareRoutes } from './features/share/index.js';
 import { VERSION } from './platform/packageRoot.js';
 import { openStorage, type OpenedStorage } from './storage/openStorage.js';
 
@@ -298,7 +298,8 @@ function sweepOrphanFiles({ blobs, storage, logger }: Services): void {
 }
 
 /** The Koa app with its middleware in order: request log, the request's origin (for URLs), errors, signed file URLs. */
-function createKoa({ logger, blobs, urls, outputs }: Services): Koa {
+function createKoa(services: Services): Koa {
+  const { logger, blobs, urls, outputs } = services;
   const koa = new Koa();
   koa.proxy = true;
   // Koa prints stream errors itself unless someone listens. A client that stops a
@@ -314,7 +315,8 @@ function createKoa({ logger, blobs, urls, outputs }: Services): Koa {
   koa.use(requestLog(logger));
   koa.use(requestOriginMiddleware());
   koa.use(errorMiddleware(logger));
-  koa.use(fileServerMiddleware({ store: blobs, urls, outputs, logger }));
+  const shareLive = (linkId: string) => shareLinkLive(services, linkId);
+  koa.use(fileServerMiddleware({ store: blobs, urls, outputs, logger, shareLinkLive: shareLive }));
   // Bodies are read per route, after authentication (http/route.ts): JSON by http/bodies.ts, uploads by multipartBody.
   return koa;
 }
