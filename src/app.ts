@@ -356,6 +356,12 @@ function buildRouter(
       maxUploadBytes: config.maxUploadBytes,
       uploadIdleSeconds: config.uploadIdleSeconds,
     }),
+    largeMultipart: multipartBody({
+      tmpDir: services.blobs.tmpDir,
+      maxUploadBytes: config.maxModelBundleBytes,
+      uploadIdleSeconds: config.uploadIdleSeconds,
+      limitName: 'MAX_MODEL_BUNDLE_BYTES',
+    }),
     json: jsonBody(config.maxJsonBytes),
   });
   return router;

@@ -66,6 +66,12 @@ const EnvSchema = z.object({
     .int()
     .min(1)
     .default(4 * 1024 ** 3),
+  /** Largest model bundle accepted by POST /api/models/import, in bytes (413 naming it above); streamed to disk. */
+  MAX_MODEL_BUNDLE_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .default(64 * 1024 ** 3),
   /** An upload whose client sends nothing for this long is dropped with its scratch file (a client gone silent). */
   UPLOAD_IDLE_SECONDS: z.coerce.number().min(0.1).default(60),
   /** SQLite's quick_check of library.db at start: always, only after a stop that did not close it, or off. */
@@ -174,6 +180,8 @@ export interface Config {
   rateLimitPerMinute: number;
   signInRateLimitPerMinute: number;
   maxUploadBytes: number;
+  /** MAX_MODEL_BUNDLE_BYTES: the model bundle import's own limit. */
+  maxModelBundleBytes: number;
   /** UPLOAD_IDLE_SECONDS, in seconds. */
   uploadIdleSeconds: number;
   maxJsonBytes: number;
@@ -304,6 +312,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     rateLimitPerMinute: e.RATE_LIMIT_PER_MINUTE,
     signInRateLimitPerMinute: e.SIGN_IN_RATE_LIMIT_PER_MINUTE,
     maxUploadBytes: e.MAX_UPLOAD_BYTES,
+    maxModelBundleBytes: e.MAX_MODEL_BUNDLE_BYTES,
     uploadIdleSeconds: e.UPLOAD_IDLE_SECONDS,
     dbCheckAtStart: e.DB_CHECK_AT_START,
     maxJsonBytes: e.MAX_JSON_BYTES,

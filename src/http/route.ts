@@ -54,8 +54,11 @@ export interface RouteDef<
   params?: P;
   query?: Q;
   body?: B;
-  /** `multipart` routes read ctx.request.files themselves; `body` then validates the text fields. */
-  bodyType?: 'json' | 'multipart';
+  /**
+   * `multipart` routes read ctx.request.files themselves; `body` then validates the text fields. `large-multipart`:
+   * the same with the composition root's larger limit (MAX_MODEL_BUNDLE_BYTES: model bundles).
+   */
+  bodyType?: 'json' | 'multipart' | 'large-multipart';
   /**
    * A check that runs after authentication and before any body byte is read (a public route's own gate: a share
    * link visitor's upload refused for its link is answered before the file is streamed anywhere).
@@ -152,12 +155,14 @@ export function mountRoutes(
   services: Services,
   guards: RequestGuards,
   routes: AnyRoute[],
-  parsers: { multipart: Middleware; json: Middleware },
+  parsers: { multipart: Middleware; json: Middleware; largeMultipart?: Middleware },
 ): void {
   const publicJson = jsonBody(PUBLIC_JSON_BYTES);
   for (const def of routes) {
     const json = def.auth === 'none' || def.auth === 'share' ? publicJson : parsers.json;
-    const body = def.bodyType === 'multipart' ? parsers.multipart : def.method === 'get' ? undefined : json;
+    const large = def.bodyType === 'large-multipart' ? (parsers.largeMultipart ?? parsers.multipart) : undefined;
+    const multipart = def.bodyType === 'multipart' ? parsers.multipart : large;
+    const body = multipart ?? (def.method === 'get' ? undefined : json);
     const guard = guardStage(def, guards);
     const stages: Middleware[] = body ? [guard, body] : [guard];
     const gate = def.beforeBody;
