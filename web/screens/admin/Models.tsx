@@ -59,7 +59,10 @@ function Waiting({ m }: { m: Model }) {
   return (
     <>
       <strong>{plural(items)}</strong>
-      <div class="muted">{stages.join(', ')}</div>
+      <div class="muted">
+        {stages.join(', ')}
+        {m.state === 'installed' ? ' (catching up)' : ''}
+      </div>
     </>
   );
 }
