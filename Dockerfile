@@ -1,5 +1,6 @@
 # Build: compile the server and the models CLI (scripts/models.ts → dist/scripts/models.js), bundle the web app (dist/web),
-# then keep the production dependencies only.
+# then keep the production dependencies only, less what the image never runs (scripts/prune-image.sh: other
+# platforms' onnxruntime binaries, the npm ffmpeg/ffprobe packages, better-sqlite3's sources; about 390 MB).
 FROM node:20-bookworm-slim AS build
 WORKDIR /app
 RUN apt-get update \
@@ -10,8 +11,8 @@ RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
 COPY web ./web
-COPY scripts/models.ts scripts/build-web.ts ./scripts/
-RUN npm run build && npm prune --omit=dev
+COPY scripts/models.ts scripts/build-web.ts scripts/prune-image.sh ./scripts/
+RUN npm run build && npm prune --omit=dev && sh scripts/prune-image.sh node_modules
 
 # Run: Debian's ffmpeg and perl (ExifTool, vendored by exiftool-vendored, is a Perl program), the compiled server
 # and CLI, two volumes (/data: the library; /models: model weights).
@@ -49,5 +50,8 @@ RUN if [ "$WITH_MODELS" = "1" ]; then node dist/scripts/models.js fetch && node 
 VOLUME ["/data", "/models"]
 EXPOSE 3000
 HEALTHCHECK --interval=30s --timeout=5s CMD node -e "fetch('http://127.0.0.1:3000/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"
+# `docker stop` sends SIGTERM (tini passes it on) and kills after 10 s by default: the server's shutdown fits in
+# SHUTDOWN_GRACE_SECONDS (default 7), running jobs included (README "Docker": stopping).
+STOPSIGNAL SIGTERM
 ENTRYPOINT ["tini", "--"]
 CMD ["node", "--enable-source-maps", "dist/src/main.js"]

@@ -47,6 +47,7 @@ import { createLogger, type Logger } from './platform/logger.js';
 import { createModelProvisioner, createVisionModels, loadCatalog } from './models/index.js';
 import { modelRoutes } from './features/models/routes.js';
 import { JobRunner } from './jobs/runner.js';
+import { jobStopTimes } from './jobs/shutdownBudget.js';
 import { enqueueClustering, registerIngestJobs, resumeUnfinished } from './features/ingest/jobs.js';
 import { registerReindexJobs } from './features/ingest/reindex.js';
 import { URGENT_JOBS } from './features/ingest/phases.js';
@@ -107,8 +108,11 @@ export interface App {
   markClosing(): void;
   /** The watched-folder service (features/watch). */
   watches: WatchService;
-  /** Closes the database. Call after the HTTP server has stopped. */
-  close(): Promise<void>;
+  /**
+   * Stops the jobs and background work and closes the database, by `deadline` (epoch ms; default now +
+   * SHUTDOWN_GRACE_SECONDS). `requestsDone`: the HTTP server's close, awaited before the stores close.
+   */
+  close(opts?: { deadline?: number; requestsDone?: Promise<unknown> }): Promise<void>;
 }
 
 /**
@@ -167,17 +171,20 @@ export async function createApp(config: Config, logger: Logger = createLogger(co
       closing = true;
       events.closeAll(); // open event streams would hold the HTTP server's close for the whole grace period
     },
-    close: async () => {
+    close: async ({ deadline = Date.now() + config.shutdownGraceSeconds * 1000, requestsDone } = {}) => {
       events.closeAll();
-      await watches.stop(); // first: the file in hand finishes its upload while the stores are open
-      await backups.stop(); // a backup under way stops between two files, leaving no folder behind
-      await backfill?.stop();
-      trashPurge?.stop();
-      await services.modelFetch?.stop();
-      await modelWatcher?.stop();
-      stopWakeups?.();
-      await runner?.stop({ graceMs: config.shutdownGraceSeconds * 1000 });
-      await services.generation?.stop(config.shutdownGraceSeconds * 1000);
+      const background = (async () => {
+        await watches.stop(); // the file in hand finishes its upload while the stores are open
+        await backups.stop(); // a backup under way stops between two files, leaving no folder behind
+        await backfill?.stop();
+        trashPurge?.stop();
+        await services.modelFetch?.stop();
+        await modelWatcher?.stop();
+        stopWakeups?.();
+      })();
+      const times = jobStopTimes(deadline); // beside the requests and the rest, not after them (issue #29)
+      const jobs = [runner?.stop(times), services.generation?.stop(times.graceMs, times.killMs)];
+      await Promise.all([background, ...jobs, requestsDone]);
       await events.stop(); // after the jobs: their last progress reports are written
       stores.outputs.stop();
       await searchMaintenance.stop();

@@ -128,8 +128,8 @@ const EnvSchema = z.object({
   GENERATE_MAX_QUEUE: z.coerce.number().int().min(0).default(4),
   /** How long a request without `Prefer: respond-async` waits for its image before answering 202 with the job. */
   GENERATE_SYNC_TIMEOUT_SECONDS: z.coerce.number().min(1).default(600),
-  /** Seconds to wait for in-flight requests on SIGTERM before closing anyway. */
-  SHUTDOWN_GRACE_SECONDS: z.coerce.number().min(0).default(10),
+  /** The whole shutdown's deadline on SIGTERM: requests and jobs side by side, then the database closed. */
+  SHUTDOWN_GRACE_SECONDS: z.coerce.number().min(0).default(7),
   /** The built web application (npm run build); default dist/web beside the code. */
   WEB_DIR: z.string().optional(),
   /** Seconds between heartbeats (a comment line) on an open GET /api/events stream. */

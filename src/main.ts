@@ -4,11 +4,13 @@ import { loadConfig } from './config.js';
 import { createLogger } from './platform/logger.js';
 import { StartupError } from './platform/startupError.js';
 import { answerParserRefusals } from './http/parserRefusals.js';
+import { msLeft, requestCutoffMs } from './jobs/shutdownBudget.js';
 
 /**
  * `npm start`: read the configuration, open the library, serve HTTP, and shut
- * down gracefully on SIGTERM/SIGINT (stop accepting, let in-flight requests
- * finish up to SHUTDOWN_GRACE_SECONDS, then close the database).
+ * down gracefully on SIGTERM/SIGINT: stop accepting, let in-flight requests and
+ * running jobs finish side by side until one deadline (SHUTDOWN_GRACE_SECONDS,
+ * default 7: inside `docker stop`'s 10 s), interrupt what is left, close the database.
  */
 async function main() {
   const config = loadConfig();
@@ -39,18 +41,26 @@ async function main() {
   const stop = async (signal: string) => {
     if (stopping) return;
     stopping = true;
-    logger.info('shutting down', { signal });
+    // One deadline for requests and jobs together (jobs/shutdownBudget.ts), inside `docker stop`'s 10 s.
+    const deadline = Date.now() + config.shutdownGraceSeconds * 1000;
+    logger.info('shutting down', { signal, graceSeconds: config.shutdownGraceSeconds });
+    const overrun = setTimeout(
+      () => {
+        logger.error('shutdown overran its deadline by 2 s; exiting now');
+        process.exit(1);
+      },
+      msLeft(deadline) + 2_000,
+    );
+    overrun.unref();
     app.markClosing();
     const closed = new Promise<void>((resolve) => server.close(() => resolve()));
     server.closeIdleConnections();
     const timer = setTimeout(() => {
       logger.warn('grace period over; closing remaining connections');
       server.closeAllConnections();
-    }, config.shutdownGraceSeconds * 1000);
-    await closed;
-    clearTimeout(timer);
-    await app.close();
-    logger.info('stopped');
+    }, requestCutoffMs(deadline));
+    await app.close({ deadline, requestsDone: closed.then(() => clearTimeout(timer)) });
+    logger.info('stopped', { ms: config.shutdownGraceSeconds * 1000 - msLeft(deadline) });
     process.exit(0);
   };
   process.on('SIGTERM', () => void stop('SIGTERM'));

@@ -49,6 +49,8 @@ export async function startServerProcess(opts: {
   dataDir: string;
   env?: Record<string, string>;
   startTimeoutMs?: number;
+  /** Modules to preload (`--import`, after tsx), e.g. a test's hook into the server. */
+  preload?: string[];
 }): Promise<ServerProcess> {
   const port = await freePort();
   const baseUrl = `http://127.0.0.1:${port}`;
@@ -66,7 +68,8 @@ export async function startServerProcess(opts: {
     AUTO_FETCH_MODELS: '0', // no test reaches the network unless it asks (and points MODEL_HUB_URL at 127.0.0.1)
     ...opts.env,
   };
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+  const preload = (opts.preload ?? []).flatMap((m) => ['--import', m]);
+  const child = spawn(process.execPath, ['--import', 'tsx', ...preload, 'src/main.ts'], {
     cwd: REPO_ROOT,
     env,
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -63,8 +63,8 @@ export class GenerationQueue<P, R> {
     this.runner.start();
   }
 
-  stop(graceMs: number): Promise<unknown> {
-    return this.runner.stop({ graceMs });
+  stop(graceMs: number, killMs?: number): Promise<unknown> {
+    return this.runner.stop({ graceMs, killMs });
   }
 
   /** Queues a generation, or refuses with rate_limited when the queue is full. */

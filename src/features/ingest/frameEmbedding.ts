@@ -1,4 +1,5 @@
 import type { Services } from '../kernel/services.js';
+import { checkpointAfter, resumeFrom } from './checkpoint.js';
 import type { JobContext } from '../../jobs/handler.js';
 import { newMediaId } from '../../platform/ids.js';
 import type { FrameRecord, NewObject, StageRecord } from '../../storage/types.js';
@@ -19,7 +20,7 @@ const FRAMES_PER_BATCH = 16;
 export async function embedMedia(
   deps: Pick<Services, 'storage' | 'blobs' | 'models'>,
   mediaId: string,
-  ctx: Pick<JobContext, 'signal' | 'progress'>,
+  ctx: Pick<JobContext, 'signal' | 'progress'> & { checkpoint?: unknown },
 ): Promise<'done' | 'gone'> {
   const media = await deps.storage.media.get(mediaId);
   if (!media || media.status !== 'active' || media.type === 'folder') return 'gone';
@@ -27,7 +28,9 @@ export async function embedMedia(
   const frames = await deps.storage.analysis.framesOf(mediaId);
   if (plan.embed) {
     const info = deps.models.modelInfo();
-    for (let i = 0; i < frames.length; i += FRAMES_PER_BATCH) {
+    // A run stopped half-way (checkpoint.ts) left its batches embedded under this model: go on after them.
+    const start = resumeFrom(embedCheckpoint(ctx.checkpoint), frames, info.id);
+    for (let i = start; i < frames.length; i += FRAMES_PER_BATCH) {
       if (ctx.signal.aborted) throw ctx.signal.reason;
       const batch = frames.slice(i, i + FRAMES_PER_BATCH);
       const images = await Promise.all(batch.map((f) => deps.blobs.readBuffer(f.blobKey)));
@@ -36,7 +39,8 @@ export async function embedMedia(
         await deps.storage.analysis.replaceModelObjects(batch[j].id, 'frame', [
           wholeFrameObject(batch[j], info.id, vectors[j]),
         ]);
-      await ctx.progress({ frames: frames.length, embedded: i + batch.length });
+      const done = checkpointAfter(frames, i + batch.length - 1, info.id);
+      await ctx.progress({ ...done, embedded: done.done });
     }
   }
   await recordStage(
@@ -45,6 +49,13 @@ export async function embedMedia(
     plan.stages.find((s) => s.stage === 'embeddings')!,
   );
   return 'done';
+}
+
+/** Phase 2's progress as a checkpoint: `embedded` is its count of frames done. */
+function embedCheckpoint(progress: unknown): unknown {
+  if (!progress || typeof progress !== 'object') return null;
+  const p = progress as { embedded?: unknown };
+  return { ...progress, done: p.embedded };
 }
 
 /** The frame as an object: the whole picture, carrying the frame's vector (found by similarToObjectId too). */

@@ -32,7 +32,11 @@ const payload = z.object({ mediaId: z.string().regex(/^[0-9a-f]{32}$/) });
 export type JobQueueDeps = Pick<Services, 'storage' | 'wakeJobs'>;
 
 /** What a phase's job runs (pipeline.ts, frameEmbedding.ts): 'gone' when the item is no longer there. */
-type PhaseRun = (deps: IngestDeps, mediaId: string, ctx: JobContext) => Promise<'done' | 'gone'>;
+type PhaseRun = (
+  deps: IngestDeps,
+  mediaId: string,
+  ctx: JobContext & { checkpoint?: unknown },
+) => Promise<'done' | 'gone'>;
 type IngestJobDeps = IngestDeps & JobQueueDeps & Pick<Services, 'events'>;
 
 /**
@@ -79,7 +83,7 @@ function registerPhase(
     async (job, ctx) => {
       const { mediaId } = job.payload;
       try {
-        if ((await run(deps, mediaId, ctx)) === 'done') await next(mediaId);
+        if ((await run(deps, mediaId, { ...ctx, checkpoint: job.progress })) === 'done') await next(mediaId);
       } catch (err) {
         if (err instanceof JobAbort || ctx.signal.aborted) throw err; // shutdown or lost lease: the job runs again
         const final = isPermanent(err) || job.attempts >= job.maxAttempts;

@@ -4,20 +4,22 @@ import { newMediaId } from '../../platform/ids.js';
 import { resolveFfmpeg } from '../../files/binaries.js';
 import type { JobContext } from '../../jobs/handler.js';
 import type { FrameRecord, MediaRecord, StageRecord } from '../../storage/types.js';
+import { checkpointAfter, doneFrameInputs, planKey, resumeFrom } from './checkpoint.js';
 import { analyzeFrame, newFrameSequence } from './frameAnalysis.js';
 import { embedMedia } from './frameEmbedding.js';
 import { moderate } from './moderation.js';
 import { enqueueRenditions } from './renditionJobs.js';
 import { renderFrames } from './renditions.js';
 import { planStages } from './stages.js';
-import { sampleVideoFrames } from './videoFrames.js';
+import { sampleInWindows } from './videoSegments.js';
 
 /** What analysing an item uses: limits and binaries, the library, the file store, the models. */
 export type IngestDeps = Pick<Services, 'config' | 'storage' | 'blobs' | 'models'>;
 
 export { INGEST_JOB, PRIORITY_FRESH, PRIORITY_REINDEX, type IngestPayload } from './phases.js';
 
-type PhaseContext = Pick<JobContext, 'signal' | 'progress' | 'logger'>;
+/** A phase's job context; `checkpoint`: the job's stored progress, where an interrupted run got to. */
+type PhaseContext = Pick<JobContext, 'signal' | 'progress' | 'logger'> & { checkpoint?: unknown };
 
 /**
  * Analyses one item in one go, the three phases one after another (phases.ts): frames and renditions,
@@ -46,7 +48,7 @@ export async function prepareMedia(deps: IngestDeps, mediaId: string, ctx: Phase
   if (!media) return 'gone';
   await deps.storage.media.setProcessingStatus(mediaId, 'processing', null);
   const frames =
-    media.type === 'video' ? await videoFrames(deps, media, ctx.signal) : await deps.storage.analysis.framesOf(mediaId);
+    media.type === 'video' ? await videoFrames(deps, media, ctx) : await deps.storage.analysis.framesOf(mediaId);
   if (frames.length === 0) throw new DomainError('unprocessable', 'the item has no frame to analyse');
   await renditionStage(deps, media, frames, ctx);
   return 'done';
@@ -97,21 +99,26 @@ export async function analyzeItem(
   deps: IngestDeps,
   media: MediaRecord,
   frames: FrameRecord[],
-  ctx: Pick<JobContext, 'signal' | 'progress'>,
+  ctx: Pick<PhaseContext, 'signal' | 'progress' | 'checkpoint'>,
 ): Promise<StageRecord[]> {
   const plan = { ...planStages(deps.models), textVectors: deps.config.ingestTextVectors === 'eager' };
+  const key = planKey(plan.stages);
+  // A run stopped half-way (shutdown, crash, failure) left its frames done: they are read, not analysed again.
+  const start = resumeFrom(ctx.checkpoint, frames, key);
+  const embedId = plan.embed ? deps.models.modelInfo().id : null;
+  const resumed = await doneFrameInputs(deps, media, frames.slice(0, start), embedId);
   // Per frame for moderation: the frame's vector when analysis made or read one, else its bytes.
-  const frameInputs: Array<Buffer | Float32Array> = [];
-  let firstCaption: string | null = null;
+  const frameInputs: Array<Buffer | Float32Array> = resumed.inputs;
+  let firstCaption: string | null = resumed.firstCaption;
   const sequence = media.type === 'video' ? newFrameSequence() : undefined;
-  for (let i = 0; i < frames.length; i++) {
-    if (ctx.signal.aborted) throw ctx.signal.reason;
+  for (let i = start; i < frames.length; i++) {
+    if (ctx.signal.aborted) throw ctx.signal.reason; // the safe point: between two frames
     const bytes = await deps.blobs.readBuffer(frames[i].blobKey);
     const result = await analyzeFrame(deps, frames[i], bytes, plan, sequence);
     frameInputs.push(result.objects.find((o) => o.type === 'frame')?.embedding?.vector ?? bytes);
     await deps.storage.analysis.replaceFrameAnalysis(frames[i].id, result);
     firstCaption ??= result.captionText;
-    await ctx.progress({ frames: frames.length, done: i + 1 });
+    await ctx.progress(checkpointAfter(frames, i, key));
   }
   await describeItem(deps, media, plan.embed ? frameInputs : [], firstCaption);
   await deps.storage.analysis.setStages(media.id, plan.stages);
@@ -147,31 +154,36 @@ async function describeItem(
   });
 }
 
-/** Samples a video's frames with ffmpeg and makes them the item's frames (poster = frame 0). */
+/**
+ * Samples a video's frames with ffmpeg and makes them the item's frames (poster = frame 0). A long video is
+ * sampled window by window, the frames stored so far kept as the job's progress: a stopped run resumes there.
+ */
 async function videoFrames(
   deps: Pick<Services, 'config' | 'storage' | 'blobs'>,
   media: MediaRecord,
-  signal: AbortSignal,
+  ctx: Pick<PhaseContext, 'signal' | 'progress' | 'checkpoint' | 'logger'>,
 ): Promise<FrameRecord[]> {
   // ffmpeg reads a path: with S3 a temporary copy of the video, removed once the frames are out.
   const video = await deps.blobs.materialize(media.blobKey!);
-  const sampled = await sampleVideoFrames(video.path, {
+  const sampled = await sampleInWindows(video.path, {
     ffmpegPath: resolveFfmpeg(deps.config.ffmpegPath),
     duration: media.duration,
     workDir: deps.blobs.tmpDir,
-    signal,
+    signal: ctx.signal,
+    id: media.blobKey!,
+    checkpoint: ctx.checkpoint,
+    store: async (f) => (await deps.blobs.putBuffer(f.jpeg, 'jpg')).key,
+    exists: (key) => deps.blobs.exists(key),
+    save: (checkpoint) => ctx.progress(checkpoint),
+    logger: ctx.logger,
   }).finally(() => video.release());
-  const frames = [];
-  for (const f of sampled) {
-    const stored = await deps.blobs.putBuffer(f.jpeg, 'jpg');
-    frames.push({
-      id: newMediaId(),
-      timestamp: formatTimestamp(f.timestamp),
-      blobKey: stored.key,
-      width: f.width,
-      height: f.height,
-    });
-  }
+  const frames = sampled.map((f) => ({
+    id: newMediaId(),
+    timestamp: formatTimestamp(f.timestamp),
+    blobKey: f.key,
+    width: f.width,
+    height: f.height,
+  }));
   return deps.storage.analysis.syncFrames(media.id, frames, media.createdById);
 }
 

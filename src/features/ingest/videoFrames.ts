@@ -76,6 +76,12 @@ export interface FrameSamplingOptions {
   signal?: AbortSignal;
   /** Time limit in ms. Default defaultFrameTimeoutMs(duration). */
   timeoutMs?: number;
+  /**
+   * Only `maxFrames` frames from `from` seconds (the frame there is selected again, as the poster is), the
+   * intervals staying the whole video's; timestamps as a whole pass gives them. videoSegments.ts samples a long
+   * video window by window.
+   */
+  window?: { from: number; maxFrames: number };
 }
 
 export type PosterOptions = Pick<
@@ -170,7 +176,7 @@ export async function sampleVideoFrames(file: string, opts: FrameSamplingOptions
   const plan = samplingPlan(opts);
   const filters = [`select='${selectExpression(plan, threshold)}'`, scaleFilter(opts.maxSide), 'showinfo'];
   const sync = await vfrOption(opts.ffmpegPath);
-  return runFfmpeg(file, opts, filters, [...sync, '-frames:v', String(plan.maxFrames)]);
+  return runFfmpeg(file, opts, filters, [...sync, '-frames:v', String(opts.window?.maxFrames ?? plan.maxFrames)]);
 }
 
 /** The first decodable frame (the poster), scaled like sampled frames. Cheap: decodes one frame. */
@@ -193,12 +199,13 @@ const NOT_VIDEO_CODECS = new Set(['ansi', 'bintext', 'xbin', 'idf']);
 
 async function runFfmpeg(
   file: string,
-  opts: PosterOptions,
+  opts: PosterOptions & Pick<FrameSamplingOptions, 'window'>,
   filters: string[],
   outputArgs: string[],
 ): Promise<SampledFrame[]> {
   const { signal } = opts;
   if (signal?.aborted) throw abortReason(signal);
+  const { window } = opts;
   const abs = path.resolve(file);
   const timeoutMs = opts.timeoutMs ?? defaultFrameTimeoutMs(opts.duration);
   const tmp = await mkdtemp(path.join(opts.workDir, 'frames-'));
@@ -209,6 +216,7 @@ async function runFfmpeg(
       '-hide_banner',
       '-nostdin',
       '-nostats',
+      ...seekArgs(window),
       '-i',
       `file:${abs}`,
       '-map',
@@ -247,9 +255,12 @@ async function runFfmpeg(
     if (count === 0) throw unprocessable('the video could not be decoded: ffmpeg reported no frame times');
     const frames: SampledFrame[] = [];
     let last = -Infinity;
+    const rawTime = (i: number) => frameTime(run.frames[i], run.timeBase);
+    if (window && window.from > 0 && !(Math.abs(rawTime(0) - window.from) < 0.002))
+      throw new SeekMissed(`the window from ${window.from} s began at ${rawTime(0)} s`);
     for (let i = 0; i < count; i++) {
       const shown = run.frames[i];
-      let t = shown.pts !== null && run.timeBase !== null ? shown.pts * run.timeBase : shown.ptsTime;
+      let t = rawTime(i);
       if (!Number.isFinite(t)) continue;
       t = round6(Math.max(0, t));
       if (opts.duration !== null && Number.isFinite(opts.duration) && opts.duration > 0)
@@ -266,6 +277,28 @@ async function runFfmpeg(
   } finally {
     await rm(tmp, { recursive: true, force: true });
   }
+}
+
+/** A shown frame's time in seconds: exact from its pts and the time base, else showinfo's rounded pts_time. */
+function frameTime(shown: { pts: number | null; ptsTime: number }, timeBase: number | null): number {
+  return shown.pts !== null && timeBase !== null ? shown.pts * timeBase : shown.ptsTime;
+}
+
+/**
+ * A window's seek did not land on the frame at `from`: a container without an index (MPEG-TS), or timestamps
+ * that do not start at 0. videoSegments.ts then samples the rest in one whole pass.
+ */
+export class SeekMissed extends Error {}
+
+/**
+ * A later window's input options: accurate seeking (decodes from the keyframe before, drops what precedes) to
+ * just before `from`, the stream's own timestamps kept (-copyts) so the select filter sees the times a whole pass
+ * would; runFfmpeg checks the first frame is the one at `from` (SeekMissed). The first window is the start of a
+ * whole pass.
+ */
+function seekArgs(window: FrameSamplingOptions['window']): string[] {
+  if (!window || window.from <= 0) return [];
+  return ['-ss', num(Math.max(0, window.from - 0.0005)), '-copyts'];
 }
 
 /** Long side ≤ maxSide, aspect kept, never enlarged; even sizes for the encoder. */

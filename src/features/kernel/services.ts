@@ -20,7 +20,7 @@ import type { Role } from '../../storage/types.js';
 export interface GenerationQueuePort<Payload = unknown> {
   start(): void;
   /** Stops taking jobs; resolves once the running one ended or `graceMs` passed. */
-  stop(graceMs: number): Promise<unknown>;
+  stop(graceMs: number, killMs?: number): Promise<unknown>;
   /** Queues a job, or refuses with rate_limited when too many wait. */
   enqueue(payload: Payload): Promise<Job>;
   get(id: number): Promise<Job | null>;
