@@ -20,86 +20,27 @@ import { buildOpenApi } from './http/openapi.js';
 import { requestLog } from './http/requestLog.js';
 import { webAppMiddleware } from './http/webApp.js';
 import { requestOriginMiddleware } from './http/requestOrigin.js';
-import { mountRoutes, type AnyRoute } from './http/route.js';
-import { accountRoutes } from './features/accounts/routes.js';
-import { inviteRoutes } from './features/accounts/inviteRoutes.js';
-import { memberRoutes } from './features/accounts/memberRoutes.js';
-import { sessionRoutes } from './features/accounts/sessionRoutes.js';
-import { aiRoutes } from './features/ai/routes.js';
-import { editRoutes } from './features/edit/routes.js';
-import { jobRoutes } from './features/ingest/routes.js';
-import { jobControlRoutes } from './features/ingest/jobControlRoutes.js';
-import { correctionRoutes } from './features/library/routes/corrections.js';
-import { searchRoutes } from './features/search/routes.js';
-import { browseRoutes } from './features/library/routes/browse.js';
-import { peopleRoutes } from './features/faces/routes.js';
-import { collectionRoutes } from './features/library/routes/collections.js';
-import { folderRoutes } from './features/library/routes/folders.js';
-import { generateRoutes } from './features/generate/routes.js';
+import { mountRoutes } from './http/route.js';
+import { ROUTES } from './routes.js';
 import { createGenerationQueue } from './features/generate/generate.js';
-import { mediaRoutes } from './features/library/routes/media.js';
-import { bulkRoutes } from './features/library/routes/bulk.js';
-import { trashRoutes } from './features/library/routes/trash.js';
 import { registerTrashJobs, startTrashSchedule } from './features/library/trashJobs.js';
-import { uploadRoutes } from './features/library/routes/upload.js';
-import { lookupRoutes } from './features/library/routes/lookup.js';
 import { createLogger, type Logger } from './platform/logger.js';
 import { createModelProvisioner, createVisionModels, loadCatalog } from './models/index.js';
-import { modelRoutes } from './features/models/routes.js';
 import { JobRunner } from './jobs/runner.js';
+import { DiskSpace, explainStartFailure } from './platform/diskSpace.js';
 import { jobStopTimes } from './jobs/shutdownBudget.js';
 import { enqueueClustering, registerIngestJobs, resumeUnfinished } from './features/ingest/jobs.js';
 import { registerReindexJobs } from './features/ingest/reindex.js';
 import { URGENT_JOBS } from './features/ingest/phases.js';
 import { startModelWatcher } from './features/ingest/catchUp.js';
 import { startRenditionBackfill } from './features/ingest/renditionJobs.js';
-import { createEventFeed, eventRoutes } from './features/events/index.js';
-import {
-  applyEnvWatches,
-  noWatchService,
-  startWatchLeadership,
-  watchRoutes,
-  type WatchService,
-} from './features/watch/index.js';
-import { backupRoutes, startBackupService } from './features/backup/index.js';
-import { duplicateRoutes, registerDuplicateJobs } from './features/duplicates/index.js';
-import { searchByImageRoutes } from './features/library/routes/searchByImage.js';
-import { adminRoutes } from './features/admin/index.js';
-import { shareLinkLive, shareRoutes } from './features/share/index.js';
+import { createEventFeed } from './features/events/index.js';
+import { applyEnvWatches, noWatchService, startWatchLeadership, type WatchService } from './features/watch/index.js';
+import { startBackupService } from './features/backup/index.js';
+import { registerDuplicateJobs } from './features/duplicates/index.js';
+import { shareLinkLive } from './features/share/index.js';
 import { VERSION } from './platform/packageRoot.js';
 import { openStorage, type OpenedStorage } from './storage/openStorage.js';
-
-/** Every API route, in one list: mounted by createApp and described by /api/openapi.json. */
-export const ROUTES: AnyRoute[] = [
-  ...accountRoutes,
-  ...sessionRoutes,
-  ...inviteRoutes,
-  ...memberRoutes,
-  ...collectionRoutes,
-  ...browseRoutes,
-  ...bulkRoutes,
-  ...peopleRoutes,
-  ...mediaRoutes,
-  ...trashRoutes,
-  ...folderRoutes,
-  ...uploadRoutes,
-  ...lookupRoutes,
-  ...aiRoutes,
-  ...editRoutes,
-  ...generateRoutes,
-  ...jobRoutes,
-  ...jobControlRoutes,
-  ...correctionRoutes,
-  ...searchRoutes,
-  ...modelRoutes,
-  ...eventRoutes,
-  ...watchRoutes,
-  ...backupRoutes,
-  ...duplicateRoutes,
-  ...searchByImageRoutes,
-  ...adminRoutes,
-  ...shareRoutes,
-];
 
 export interface App {
   koa: Koa;
@@ -123,10 +64,11 @@ export interface App {
 export async function createApp(config: Config, logger: Logger = createLogger(config.logLevel)): Promise<App> {
   // One line naming the fix, before anything writes: DATA_DIR this user cannot write, a damaged database file.
   await checkDataDir(config.dataDir);
-  const stores = await openStores(config, logger);
+  const stores = await openStores(config, logger).catch((err) => explainStartFailure(err, config));
   let runner: JobRunner | null = null;
   const services = buildServices(config, logger, stores, () => runner?.notify());
   await bootstrap(services);
+  services.disk?.start(); // free space on DATA_DIR: jobs pause while it is below MIN_FREE_BYTES (issue #29)
   const events = (services.events = createEventFeed(services, {
     heartbeatMs: config.eventsHeartbeatSeconds * 1000,
     retentionMs: config.eventsRetentionHours * 3_600_000,
@@ -185,6 +127,7 @@ export async function createApp(config: Config, logger: Logger = createLogger(co
       const times = jobStopTimes(deadline); // beside the requests and the rest, not after them (issue #29)
       const jobs = [runner?.stop(times), services.generation?.stop(times.graceMs, times.killMs)];
       await Promise.all([background, ...jobs, requestsDone]);
+      services.disk?.stop();
       await events.stop(); // after the jobs: their last progress reports are written
       stores.outputs.stop();
       await searchMaintenance.stop();
@@ -211,6 +154,7 @@ async function openStores(config: Config, logger: Logger): Promise<Stores> {
     vectorSearch: config.vectorSearch,
     poolSize: config.databasePoolSize,
     checkAtStart: config.dbCheckAtStart,
+    backupDir: config.backupDir, // named in the restore line a damaged database gets
   });
   const tokenKey = await storage.accounts.setSettingIfAbsent('token_key', randomBytes(32).toString('hex'));
   const urlKey = await storage.accounts.setSettingIfAbsent('file_url_key', randomBytes(32).toString('hex'));
@@ -247,6 +191,7 @@ function buildServices(config: Config, logger: Logger, stores: Stores, wakeJobs:
     modelFetch,
     tokenKey: Buffer.from(tokenKey, 'hex'),
     wakeJobs,
+    disk: new DiskSpace({ dir: config.dataDir, minFreeBytes: config.minFreeBytes, logger }),
   };
 }
 
@@ -282,6 +227,7 @@ async function startJobRunner(services: Services): Promise<JobRunner | null> {
     lane: config.ingestOrder === 'searchable-first' ? { types: URGENT_JOBS, slots: 1 } : undefined,
     pausable: { keep: URGENT_JOBS }, // paused from /admin/jobs: uploads still become searchable
     leaseMs: config.jobLeaseSeconds * 1000,
+    diskSpace: services.disk, // nothing is claimed while the disk is full; it resumes by itself
   });
   registerIngestJobs(runner, services);
   registerReindexJobs(runner, services);
@@ -306,7 +252,7 @@ function sweepOrphanFiles({ blobs, storage, logger }: Services): void {
 
 /** The Koa app with its middleware in order: request log, the request's origin (for URLs), errors, signed file URLs. */
 function createKoa(services: Services): Koa {
-  const { logger, blobs, urls, outputs } = services;
+  const { logger, blobs, urls, outputs, disk } = services;
   const koa = new Koa();
   koa.proxy = true;
   // Koa prints stream errors itself unless someone listens. A client that stops a
@@ -321,7 +267,7 @@ function createKoa(services: Services): Koa {
   });
   koa.use(requestLog(logger));
   koa.use(requestOriginMiddleware());
-  koa.use(errorMiddleware(logger));
+  koa.use(errorMiddleware(logger, (err) => disk?.reportFull(err)));
   const shareLive = (linkId: string) => shareLinkLive(services, linkId);
   koa.use(fileServerMiddleware({ store: blobs, urls, outputs, logger, shareLinkLive: shareLive }));
   // Bodies are read per route, after authentication (http/route.ts): JSON by http/bodies.ts, uploads by multipartBody.
@@ -352,6 +298,7 @@ function buildRouter(
         loaded: services.models.loadedModels().map((m) => ({ name: m.name, part: m.part, device: m.device })),
         fetch: healthzFetch(services),
       },
+      disk: services.disk?.state(), // full: background jobs paused, with the reason
     };
   });
   router.get('/api/openapi.json', (ctx) => {
@@ -362,11 +309,13 @@ function buildRouter(
       tmpDir: services.blobs.tmpDir,
       maxUploadBytes: config.maxUploadBytes,
       uploadIdleSeconds: config.uploadIdleSeconds,
+      space: services.disk,
     }),
     largeMultipart: multipartBody({
       tmpDir: services.blobs.tmpDir,
       maxUploadBytes: config.maxModelBundleBytes,
       uploadIdleSeconds: config.uploadIdleSeconds,
+      space: services.disk,
       limitName: 'MAX_MODEL_BUNDLE_BYTES',
     }),
     json: jsonBody(config.maxJsonBytes),

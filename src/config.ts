@@ -74,6 +74,12 @@ const EnvSchema = z.object({
     .default(64 * 1024 ** 3),
   /** An upload whose client sends nothing for this long is dropped with its scratch file (a client gone silent). */
   UPLOAD_IDLE_SECONDS: z.coerce.number().min(0.1).default(60),
+  /** Free space kept on DATA_DIR: an upload that would leave less answers 507, and background jobs pause below it. */
+  MIN_FREE_BYTES: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .default(64 * 1024 ** 2),
   /** SQLite's quick_check of library.db at start: always, only after a stop that did not close it, or off. */
   DB_CHECK_AT_START: z.enum(['always', 'unclean', 'off']).default('unclean'),
   /** Largest accepted JSON body, in bytes (413 above). */
@@ -184,6 +190,8 @@ export interface Config {
   maxModelBundleBytes: number;
   /** UPLOAD_IDLE_SECONDS, in seconds. */
   uploadIdleSeconds: number;
+  /** MIN_FREE_BYTES (platform/diskSpace.ts). */
+  minFreeBytes: number;
   maxJsonBytes: number;
   /** DB_CHECK_AT_START. */
   dbCheckAtStart: 'always' | 'unclean' | 'off';
@@ -314,6 +322,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     maxUploadBytes: e.MAX_UPLOAD_BYTES,
     maxModelBundleBytes: e.MAX_MODEL_BUNDLE_BYTES,
     uploadIdleSeconds: e.UPLOAD_IDLE_SECONDS,
+    minFreeBytes: e.MIN_FREE_BYTES,
     dbCheckAtStart: e.DB_CHECK_AT_START,
     maxJsonBytes: e.MAX_JSON_BYTES,
     maxImagePixels: e.MAX_IMAGE_PIXELS,

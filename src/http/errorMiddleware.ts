@@ -1,5 +1,6 @@
 import type { Context, Next } from 'koa';
 import { DomainError, type ErrorCode } from '../platform/errors.js';
+import { insufficientStorage, isDiskFull } from '../platform/diskSpace.js';
 import type { Logger } from '../platform/logger.js';
 import { databaseUnavailable, isDatabaseUnavailable, isUnstorableText, unstorableText } from '../platform/pgErrors.js';
 
@@ -16,6 +17,7 @@ const STATUS: Record<ErrorCode, [number, string]> = {
   rate_limited: [429, 'Too Many Requests'],
   not_implemented: [501, 'Not Implemented'],
   unavailable: [503, 'Service Unavailable'],
+  insufficient_storage: [507, 'Insufficient Storage'], // a full disk (platform/diskSpace.ts)
 };
 
 /** The `error` name a domain error code is answered with (e.g. inside a failed job's status). */
@@ -24,7 +26,7 @@ export const errorName = (code: string): string => STATUS[code as ErrorCode]?.[1
 const NAMES: Record<number, string> = Object.fromEntries(Object.values(STATUS).map(([code, name]) => [code, name]));
 
 /** Every error leaves as `{error, message}`; unexpected ones are logged and answered 500 without internals. */
-export function errorMiddleware(logger: Logger) {
+export function errorMiddleware(logger: Logger, onDiskFull?: (err: unknown) => void) {
   return async (ctx: Context, next: Next) => {
     try {
       await next();
@@ -44,6 +46,12 @@ export function errorMiddleware(logger: Logger) {
         err = databaseUnavailable();
       }
       if (isUnstorableText(err)) err = unstorableText();
+      // ENOSPC or SQLITE_FULL under DATA_DIR (never PostgreSQL's or S3's own): 507, never a 500.
+      if (!(err instanceof DomainError) && isDiskFull(err)) {
+        logger.warn('disk full', { err, requestId: ctx.state.requestId, path: ctx.path });
+        onDiskFull?.(err); // background jobs pause too, until space frees
+        err = insufficientStorage();
+      }
       if (err instanceof DomainError) {
         const [status, error] = STATUS[err.code];
         ctx.status = status;

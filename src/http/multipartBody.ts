@@ -3,6 +3,7 @@ import { koaBody } from 'koa-body';
 import { once } from 'node:events';
 import type { WriteStream } from 'node:fs';
 import { rm } from 'node:fs/promises';
+import { insufficientStorage, isDiskFull } from '../platform/diskSpace.js';
 import { DomainError, invalid } from '../platform/errors.js';
 
 /** formidable's code for a request whose connection closed before its end (FormidableError.js `aborted`). */
@@ -20,6 +21,8 @@ export interface MultipartOptions {
   maxUploadBytes: number;
   /** A client silent this long mid-upload is dropped (UPLOAD_IDLE_SECONDS). */
   uploadIdleSeconds: number;
+  /** Free space (platform/diskSpace.ts): an upload whose declared size would not fit is refused before its body. */
+  space?: { ensureRoom(bytes: number): Promise<void>; reportFull(err: unknown): void };
   /**
    * The setting maxUploadBytes comes from, when the 413 should name it (MAX_MODEL_BUNDLE_BYTES): the refusal then
    * says so, and a request whose declared length is over the limit is refused before its body is read.
@@ -62,6 +65,7 @@ export function multipartBody(config: MultipartOptions): Koa.Middleware {
     // its scratch file for ever (requests have no overall timeout: big uploads are slow). Silence ends it.
     // Once the body is read the handler may take its time (probing a long video): the timer stops there.
     ctx.req.setTimeout(config.uploadIdleSeconds * 1000, () => ctx.req.destroy());
+    await refuseWhatWouldNotFit(ctx, config);
     let read = false;
     try {
       await multipart(ctx, () => {
@@ -73,6 +77,13 @@ export function multipartBody(config: MultipartOptions): Koa.Middleware {
       const code = (err as { code?: number }).code ?? -1;
       const refusal = FORMIDABLE_REFUSALS[code];
       if (refusal) throw invalid(refusal(formidableOptions));
+      // The scratch file (or the store, or the database, once read) hit a full disk: 507, and background jobs
+      // pause until space frees.
+      if (isDiskFull(err) && !(err instanceof DomainError)) {
+        config.space?.reportFull(err);
+        ctx.set('Connection', 'close');
+        throw insufficientStorage();
+      }
       // A refusal the parser answers itself (4xx: too large, malformed) keeps its status: it stopped reading, so
       // the request may look closed, but the client still reads the answer. Only a failure without one follows.
       const httpCode = (err as { httpCode?: number }).httpCode ?? 500;
@@ -91,6 +102,19 @@ export function multipartBody(config: MultipartOptions): Koa.Middleware {
       await Promise.all([...paths].map((f) => rm(f, { force: true })));
     }
   };
+}
+
+/** 507 before reading a body whose declared length (the whole request: near enough) would not leave the reserve. */
+async function refuseWhatWouldNotFit(ctx: Koa.Context, { space, maxUploadBytes }: MultipartOptions): Promise<void> {
+  const declared = Number(ctx.get('content-length'));
+  // Over MAX_UPLOAD_BYTES: the parser's 413 says what the client can change; the disk is not the problem.
+  if (!space || declared > maxUploadBytes) return;
+  try {
+    await space.ensureRoom(Number.isFinite(declared) && declared > 0 ? declared : 0);
+  } catch (err) {
+    ctx.set('Connection', 'close'); // the body is not read: the client should not send it on this connection
+    throw err;
+  }
 }
 
 async function closeStream(stream: WriteStream | undefined): Promise<void> {

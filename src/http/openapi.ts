@@ -70,6 +70,7 @@ export function buildOpenApi(routes: AnyRoute[], extra: { version: string; serve
         description: r.responses?.[200] ?? 'OK',
         content: { [r.produces]: { schema: { type: 'string' } } },
       };
+    if (r.bodyType === 'multipart') responses[507] ??= diskFullResponse(); // every upload may meet a full disk
     const open = r.auth === 'none' || r.auth === 'share';
     if (!open)
       responses[401] ??= {
@@ -112,3 +113,9 @@ export function buildOpenApi(routes: AnyRoute[], extra: { version: string; serve
     paths,
   };
 }
+
+/** 507 (platform/diskSpace.ts, MIN_FREE_BYTES). */
+const diskFullResponse = () => ({
+  description: 'insufficient_storage: the disk is full, or the upload would not leave MIN_FREE_BYTES free',
+  content: { 'application/json': { schema: ERROR_SCHEMA } },
+});

@@ -3,6 +3,7 @@
  * by heartbeats while the handler runs (a lost lease aborts the handler), its timeout, and its outcome
  * recorded — succeeded, queued again after a backoff, released by a shutdown, or failed for good.
  */
+import { isDiskFull } from '../platform/diskSpace.js';
 import type { Logger } from '../platform/logger.js';
 import { isPermanent, JobAbort, PermanentJobError } from './failures.js';
 import type { HandlerOptions, JobContext, JobHandler } from './handler.js';
@@ -29,6 +30,8 @@ export interface ExecutionDeps {
   leaseMs: number;
   /** The delay before the next attempt, given the attempt that failed (1-based). */
   backoff: (attempt: number) => number;
+  /** Told when a job failed for want of disk space; such a job goes back to the queue without spending an attempt. */
+  onDiskFull?: (err: unknown) => void;
 }
 
 /** At most one info-level progress line per job this often (the rest at debug). */
@@ -129,7 +132,7 @@ export async function executeJob(
 }
 
 async function settle(
-  { store, backoff }: ExecutionDeps,
+  { store, backoff, onDiskFull }: ExecutionDeps,
   job: Job,
   owner: string,
   outcome: { ok: true } | { ok: false; err: unknown },
@@ -151,6 +154,13 @@ async function settle(
   if (reason?.why === 'shutdown') {
     // Not the job's fault: back to the queue, attempt refunded.
     if (await store.release(job.id, owner)) log.info('job interrupted by shutdown; queued again', { durationMs });
+    return;
+  }
+  if (onDiskFull && !reason && isDiskFull(err)) {
+    // Not the job's fault either: the runner pauses until space frees (platform/diskSpace.ts), then it runs again.
+    onDiskFull(err);
+    if (await store.release(job.id, owner))
+      log.warn('job stopped: the disk is full; queued again', { durationMs, err });
     return;
   }
   const message = reason?.why === 'timeout' ? reason.message : errorMessage(err);

@@ -48,6 +48,8 @@ export interface JobRunnerOptions {
    * ingest, so a fresh upload still becomes searchable). Read once per pass of the loop. Default: not pausable.
    */
   pausable?: { keep: readonly string[] };
+  /** Free space (platform/diskSpace.ts): nothing is claimed while the disk is full; a job that hits it is released. */
+  diskSpace?: { readonly full: boolean; reportFull(err: unknown): void };
   /** A fixed prefix for lease owners (default host:pid:processToken.random); a fresh suffix is added per claim. */
   ownerId?: string;
 }
@@ -64,6 +66,7 @@ export class JobRunner {
   private readonly concurrency: number;
   private readonly lane: { types: readonly string[]; slots: number };
   private readonly pausable: { keep: readonly string[] } | null;
+  private readonly diskSpace: JobRunnerOptions['diskSpace'];
   private readonly leaseMs: number;
   private readonly pollMs: number;
   private readonly backoff: (attempt: number) => number;
@@ -86,6 +89,7 @@ export class JobRunner {
     this.lane = { types: opts.lane?.types ?? [], slots: Math.max(0, Math.floor(opts.lane?.slots ?? 0)) };
     this.leaseMs = opts.leaseMs ?? 60_000;
     this.pausable = opts.pausable ?? null;
+    this.diskSpace = opts.diskSpace;
     this.pollMs = opts.pollMs ?? 500;
     const backoff = opts.backoff;
     this.backoff = typeof backoff === 'function' ? backoff : (attempt) => backoffDelay(attempt, backoff);
@@ -201,7 +205,8 @@ export class JobRunner {
       const types = [...this.handlers.keys()].filter((t) => !keep || keep.includes(t));
       this.woken = false;
       let failed = false;
-      for (let lane = this.freeLane(); this.state === 'running' && lane; lane = this.freeLane()) {
+      const held = this.diskSpace?.full === true; // a full disk: claim nothing, look again after a poll interval
+      for (let lane = held ? null : this.freeLane(); this.state === 'running' && lane; lane = this.freeLane()) {
         const owner = `${this.ownerId}:${++this.claimSeq}`;
         let job: Job | null;
         try {
@@ -274,7 +279,13 @@ export class JobRunner {
     const entry: Running = { job, lane, owner, controller, done: Promise.resolve() };
     this.running.set(job.id, entry);
     entry.done = executeJob(
-      { store: this.store, logger: this.logger, leaseMs: this.leaseMs, backoff: this.backoff },
+      {
+        store: this.store,
+        logger: this.logger,
+        leaseMs: this.leaseMs,
+        backoff: this.backoff,
+        onDiskFull: this.diskSpace && ((err) => this.diskSpace?.reportFull(err)),
+      },
       this.handlers.get(job.type),
       entry,
     ).finally(() => {

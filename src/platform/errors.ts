@@ -13,7 +13,8 @@ export type ErrorCode =
   | 'unprocessable'
   | 'rate_limited'
   | 'not_implemented'
-  | 'unavailable';
+  | 'unavailable'
+  | 'insufficient_storage';
 
 /** What an error may tell beyond its message: a wait (429), the missing model (503, answered as `model`). */
 export interface ErrorDetails {

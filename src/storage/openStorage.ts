@@ -25,6 +25,8 @@ export interface StorageSettings {
   poolSize?: number;
   /** DB_CHECK_AT_START (SQLite): when the file is checked for damage before it is opened. */
   checkAtStart?: StartCheck;
+  /** BACKUP_DIR, when set: the folder a damaged database's restore line names. */
+  backupDir?: string;
 }
 
 /**
@@ -42,7 +44,7 @@ export async function openStorage(settings: StorageSettings): Promise<OpenedStor
   }
   const file = path.join(settings.dataDir, 'library.db');
   // A damaged file stops the start with one line saying how to restore, before anything writes to it.
-  checkDatabaseFile(file, settings.checkAtStart);
+  checkDatabaseFile(file, settings.checkAtStart, settings.backupDir);
   const sqlite = openSqliteStorage(file);
   const close = sqlite.close.bind(sqlite);
   // A clean close is recorded: the next start then skips the check when it runs only after unclean stops.

@@ -112,8 +112,16 @@ t('an upload dropped at any byte leaves no scratch file, no error log line and n
   await sleep(300);
   const before = fdCount(server.pid);
   const headEnd = request.indexOf('\r\n\r\n') + 4;
+  // The file part's own headers, and its last byte (the closing boundary, `\r\n--…--\r\n`, is what follows).
+  const fileHeaders = request.indexOf('Content-Disposition: form-data; name="file"');
+  const fileEnd = request.lastIndexOf('\r\n--');
   const offsets = [10, headEnd - 5, headEnd, headEnd + 100, headEnd + 400, headEnd + 70_000, request.length - 50];
+  // Mid part headers; the whole file but not its closing boundary; inside the boundary; all but the last byte.
+  offsets.push(fileHeaders + 20, fileEnd, fileEnd + 6, request.length - 1);
   for (const upTo of offsets) await sendAndDrop(server.port, request, upTo, 150);
+  // Many more, at spread offsets through the file, so a handle lost now and then would add up.
+  for (let i = 1; i <= 16; i++)
+    await sendAndDrop(server.port, request, headEnd + Math.floor((fileEnd - headEnd) * (i / 17)), 60);
   // Several at once, mid-file.
   await Promise.all([1e5, 5e5, 1e6, 2e6].map((n) => sendAndDrop(server.port, request, headEnd + n, 200)));
   // A client that goes silent half-way without closing (a lost network): dropped after UPLOAD_IDLE_SECONDS (1 s here).

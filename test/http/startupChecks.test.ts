@@ -99,7 +99,10 @@ t('a damaged library.db stops the start with one line saying how to restore, and
   const lines = stderr.trim().split('\n');
   assert.is(lines.length, 1, stderr);
   assert.match(lines[0], `failed to start: ${file} is damaged`);
-  assert.match(lines[0], /Restore: stop the server/);
+  assert.match(
+    lines[0],
+    `Restore: stop the server, run \`npm run restore -- --from <your backup folder> --to ${dataDir}`,
+  );
   assert.ok(readFileSync(file).equals(before), 'the damaged file was written to');
   // DB_CHECK_AT_START=unclean (the default) skips the check after a clean close, once; always does not.
   markClosedCleanly(file);

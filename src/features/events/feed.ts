@@ -1,6 +1,6 @@
 import type { EventFeedPort, Services } from '../kernel/services.js';
 import { DomainError } from '../../platform/errors.js';
-import { formatOpen, formatReset, formatRetry } from './format.js';
+import { formatDiskState, formatOpen, formatReset, formatRetry } from './format.js';
 import { jobProgressReporter, PROGRESS_EVERY_MS } from './jobProgress.js';
 import { EventStream } from './stream.js';
 
@@ -36,7 +36,10 @@ export interface EventFeed extends EventFeedPort {
  * appends an event (EventStore.onAppend) and by a slow look at the log for other processes' appends; the
  * periodic trimming of the log; the job progress reports.
  */
-export function createEventFeed(deps: Pick<Services, 'storage' | 'logger'>, options: EventFeedOptions): EventFeed {
+export function createEventFeed(
+  deps: Pick<Services, 'storage' | 'logger' | 'disk'>,
+  options: EventFeedOptions,
+): EventFeed {
   const { storage, logger } = deps;
   const streams = new Set<EventStream>();
   const progress = jobProgressReporter(deps, options.progressEveryMs ?? PROGRESS_EVERY_MS);
@@ -46,6 +49,8 @@ export function createEventFeed(deps: Pick<Services, 'storage' | 'logger'>, opti
     for (const s of streams) s.wake();
   };
   const unsubscribe = storage.events.onAppend(wakeAll);
+  // The disk filled or has room again: every open stream hears it at once (not through the log: see format.ts).
+  const unsubscribeDisk = deps.disk?.onChange((state) => streams.forEach((s) => s.notice(formatDiskState(state))));
   const background = new Set<Promise<unknown>>();
   const inBackground = (what: string, work: () => Promise<unknown>) => {
     const done = work()
@@ -86,6 +91,7 @@ export function createEventFeed(deps: Pick<Services, 'storage' | 'logger'>, opti
         cursor = latest;
       }
       preamble += formatOpen(cursor, collectionId, options.heartbeatMs);
+      if (deps.disk?.full) preamble += formatDiskState(deps.disk.state());
       const stream = new EventStream(
         storage.events,
         { organizationId, collectionId },
@@ -105,6 +111,7 @@ export function createEventFeed(deps: Pick<Services, 'storage' | 'logger'>, opti
       clearInterval(poll);
       clearInterval(trimmer);
       unsubscribe();
+      unsubscribeDisk?.();
       await progress.stop();
       await Promise.all([...background]);
     },

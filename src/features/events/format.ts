@@ -3,6 +3,7 @@
  * message is `id:`, `event:` and one `data:` line of JSON, ended by a blank line; a line starting with `:`
  * is a comment (the heartbeat). JSON.stringify escapes line breaks, so one data line always suffices.
  */
+import type { DiskState } from '../../platform/diskSpace.js';
 import type { EventRecord } from '../../storage/types.js';
 
 /** How long a browser's EventSource waits before reconnecting after the connection drops. */
@@ -52,3 +53,17 @@ export const formatReset = (latest: number, reason: 'expired' | 'unknown'): stri
 
 /** The heartbeat: a comment, which EventSource ignores; it keeps proxies from closing an idle connection. */
 export const formatHeartbeat = (): string => `: heartbeat ${new Date().toISOString()}\n\n`;
+
+/**
+ * `ingest.paused` / `ingest.resumed`: the disk filled (below MIN_FREE_BYTES, or a write hit ENOSPC) and background
+ * jobs stopped claiming, or it has room again and they took up by themselves (platform/diskSpace.ts). Server-wide,
+ * not in the log (a full disk may not take one more row): sent to the streams open now, and to each stream that
+ * opens while paused. Without an `id:` line, so a client's Last-Event-ID stays the log's.
+ */
+export function formatDiskState(state: DiskState): string {
+  const at = new Date().toISOString();
+  const data = state.full
+    ? { reason: state.reason, freeBytes: state.freeBytes, minFreeBytes: state.minFreeBytes, since: state.since, at }
+    : { freeBytes: state.freeBytes, minFreeBytes: state.minFreeBytes, at };
+  return `event: ${state.full ? 'ingest.paused' : 'ingest.resumed'}\ndata: ${JSON.stringify(data)}\n\n`;
+}

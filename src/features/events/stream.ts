@@ -73,6 +73,11 @@ export class EventStream {
       });
   }
 
+  /** Sends a message that is not in the log (no id: the cursor stays), e.g. the disk's state. */
+  notice(text: string): void {
+    this.send(text);
+  }
+
   /** Ends the stream cleanly (the response completes): shutdown. */
   end(): void {
     if (this.closed) return;

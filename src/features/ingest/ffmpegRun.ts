@@ -5,6 +5,7 @@
  * option of the installed version, and the size of the JPEGs it wrote.
  * Used by ./videoFrames.ts, which decides what to extract.
  */
+import { insufficientStorage } from '../../platform/diskSpace.js';
 import { execFile, spawn } from 'node:child_process';
 import os from 'node:os';
 import { DomainError } from '../../platform/errors.js';
@@ -163,6 +164,15 @@ export function parseShowinfo(line: string): ShownFrame | null {
     width: size ? Number(size[1]) : 0,
     height: size ? Number(size[2]) : 0,
   };
+}
+
+/**
+ * ffmpeg stopped because the disk is full: that is no fault of the video, so not 'unprocessable' (which would fail
+ * the item for good) but a full disk, which the job runner waits out (platform/diskSpace.ts).
+ */
+export function throwIfDiskFull(lines: string[]): void {
+  if (lines.some((l) => /No space left on device|Disk quota exceeded/i.test(l)))
+    throw insufficientStorage('ffmpeg could not write its output: the disk is full');
 }
 
 /** A short reason from ffmpeg's stderr, in words a user can follow, with server paths removed. */

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { Services } from '../kernel/services.js';
 import { isPermanent, JobAbort } from '../../jobs/failures.js';
+import { isDiskFull } from '../../platform/diskSpace.js';
 import type { JobRunner } from '../../jobs/runner.js';
 import { CATCH_UP_JOB, catchUpIfInstalled, catchUpMedia } from './catchUp.js';
 import type { JobContext } from '../../jobs/handler.js';
@@ -86,7 +87,8 @@ function registerPhase(
         if ((await run(deps, mediaId, { ...ctx, checkpoint: job.progress })) === 'done') await next(mediaId);
       } catch (err) {
         if (err instanceof JobAbort || ctx.signal.aborted) throw err; // shutdown or lost lease: the job runs again
-        const final = isPermanent(err) || job.attempts >= job.maxAttempts;
+        // A full disk is not the item's fault: the job goes back to the queue (jobs/execution.ts), the item waits.
+        const final = !isDiskFull(err) && (isPermanent(err) || job.attempts >= job.maxAttempts);
         if (final) await deps.storage.media.setProcessingStatus(mediaId, 'failed', describeFailure(err));
         throw err;
       } finally {
@@ -131,7 +133,7 @@ function registerCatchUpJob(runner: JobRunner, deps: IngestDeps & JobQueueDeps):
         }
       } catch (err) {
         if (err instanceof JobAbort || ctx.signal.aborted) throw err;
-        if (isPermanent(err) || job.attempts >= job.maxAttempts)
+        if (!isDiskFull(err) && (isPermanent(err) || job.attempts >= job.maxAttempts))
           await deps.storage.media.setProcessingStatus(job.payload.mediaId, 'failed', describeFailure(err));
         throw err;
       }

@@ -1,5 +1,6 @@
 import type { Services } from '../kernel/services.js';
 import { DomainError } from '../../platform/errors.js';
+import { isDiskFull } from '../../platform/diskSpace.js';
 import { newMediaId } from '../../platform/ids.js';
 import { resolveFfmpeg } from '../../files/binaries.js';
 import type { JobContext } from '../../jobs/handler.js';
@@ -83,7 +84,7 @@ async function renditionStage(
   try {
     await renderFrames(deps, media, frames, ctx.signal);
   } catch (err) {
-    if (ctx.signal.aborted) throw err;
+    if (ctx.signal.aborted || isDiskFull(err)) throw err; // a full disk pauses the whole job (jobs/execution.ts)
     ctx.logger.warn('thumbnails failed; queued to try again', { mediaId: media.id, err });
     await enqueueRenditions(deps, media.id);
   }

@@ -42,7 +42,7 @@
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { invalid, unprocessable } from '../../platform/errors.js';
-import { abortReason, failureReason, jpegSize, spawnFfmpeg, vfrOption } from './ffmpegRun.js';
+import { abortReason, failureReason, jpegSize, spawnFfmpeg, throwIfDiskFull, vfrOption } from './ffmpegRun.js';
 
 /** One sampled frame. */
 export interface SampledFrame {
@@ -244,6 +244,7 @@ async function runFfmpeg(
     if (run.videoCodec && NOT_VIDEO_CODECS.has(run.videoCodec)) {
       throw unprocessable('the video could not be decoded: the file is not a video (it is text)');
     }
+    throwIfDiskFull(run.lines);
     if (run.code !== 0) throw unprocessable(`the video could not be decoded: ${failureReason(run.lines, abs)}`);
 
     const names = (await readdir(tmp)).filter((n) => /^f\d{6}\.jpg$/.test(n)).sort();

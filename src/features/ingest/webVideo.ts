@@ -13,7 +13,7 @@ import { resolveFfmpeg } from '../../files/binaries.js';
 import { unprocessable } from '../../platform/errors.js';
 import { needsWebVideo, webVideoOf, type WebVideo } from '../../files/webPlayable.js';
 import type { Services } from '../kernel/services.js';
-import { abortReason, failureReason, spawnFfmpeg } from './ffmpegRun.js';
+import { abortReason, failureReason, spawnFfmpeg, throwIfDiskFull } from './ffmpegRun.js';
 
 /** The transcode runs at a low CPU priority: browsing and uploads go first (bench: formats, browse p99). */
 export const WEB_VIDEO_NICENESS = 15;
@@ -69,6 +69,7 @@ export async function makeWebVideo(deps: WebVideoDeps, mediaId: string, signal: 
     );
     if (run.outcome === 'aborted') throw abortReason(signal);
     if (run.outcome === 'timeout') throw unprocessable(`the web copy took longer than ${timeoutMs / 1000} s`);
+    throwIfDiskFull(run.lines);
     if (run.code !== 0) throw unprocessable(`the web copy could not be made: ${failureReason(run.lines, input)}`);
     const stored = await deps.blobs.putFile(output, 'mp4');
     const size = outputSize(run.lines) ?? { width: media.width ?? 0, height: media.height ?? 0 };

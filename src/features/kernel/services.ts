@@ -4,6 +4,7 @@ import type { BlobStore } from '../../files/blobStore.js';
 import type { FileUrls } from '../../files/fileUrls.js';
 import type { TempOutputs } from '../../files/tempOutputs.js';
 import type { Job } from '../../jobs/types.js';
+import type { DiskSpace } from '../../platform/diskSpace.js';
 import type { Logger } from '../../platform/logger.js';
 import type { VisionModels } from '../../models/types.js';
 import type { ModelProvisioner } from '../../models/provisioner.js';
@@ -76,6 +77,8 @@ export interface Services {
   generation?: GenerationQueuePort;
   /** The live event streams (GET /api/events) and job progress reports; absent in scripts. */
   events?: EventFeedPort;
+  /** Free space on DATA_DIR (MIN_FREE_BYTES): uploads that would not fit answer 507, jobs pause while it is full. */
+  disk?: DiskSpace;
   /** Wakes the job runner after something was queued (a no-op when none runs in this process). */
   wakeJobs: () => void;
   /** Asks the model watcher to look for newly installed models now (after a fetch or an import); absent without one. */

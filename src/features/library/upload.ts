@@ -16,6 +16,8 @@ import { joinStill, pairLivePhoto } from './livePhoto.js';
 import { normalizeMetadata } from './tags.js';
 import type { Principal, Services } from '../kernel/services.js';
 import { enqueueIngest } from '../ingest/index.js';
+import { isDiskFull } from '../../platform/diskSpace.js';
+import { recordingPuts, removeUnreferenced } from './uploadCleanup.js';
 
 export interface UploadInput {
   collectionId: string;
@@ -39,10 +41,11 @@ export const KEYWORD_TAG_GROUP = 'keywords';
  * which the start-up sweep removes; after it, a complete item.
  */
 export async function uploadMedia(
-  deps: Pick<Services, 'config' | 'storage' | 'blobs' | 'wakeJobs'>,
+  deps: Pick<Services, 'config' | 'storage' | 'blobs' | 'wakeJobs'> & Partial<Pick<Services, 'logger'>>,
   principal: Principal,
   input: UploadInput,
 ) {
+  const puts = recordingPuts(deps.blobs);
   try {
     const collection = await loadCollection(deps, principal, input.collectionId, 'member');
     const parentPath = await resolveFolderPath(deps, collection, input.path);
@@ -76,8 +79,8 @@ export async function uploadMedia(
       createdById: principal.userId,
     };
     const stored = decoder
-      ? await storeImage(deps, input.file, sniffed.ext, decoder, tags)
-      : await storeVideo(deps, input.file, sniffed.ext);
+      ? await storeImage({ ...deps, blobs: puts.blobs }, input.file, sniffed.ext, decoder, tags)
+      : await storeVideo({ ...deps, blobs: puts.blobs }, input.file, sniffed.ext);
     const fields = {
       ...stored.fields,
       exif: withCaptureFacts(stored.fields.exif, facts),
@@ -92,6 +95,10 @@ export async function uploadMedia(
     // The row is written first: a crash before the job exists is repaired at start-up (resumeUnfinished).
     if (item.id === record.id) await enqueueIngest(deps, record.id);
     return item;
+  } catch (err) {
+    // A full disk (ENOSPC, SQLITE_FULL): the rows were not written; the files stored so far go too (507 follows).
+    if (isDiskFull(err)) await removeUnreferenced(deps, puts.keys);
+    throw err;
   } finally {
     await rm(input.file.tempPath, { force: true });
   }

@@ -72,7 +72,12 @@ export function openSqliteStorage(file: string, options: SqliteStorageOptions = 
     async close() {
       await text?.close();
       if (db.open) {
-        db.pragma('wal_checkpoint(TRUNCATE)');
+        try {
+          db.pragma('wal_checkpoint(TRUNCATE)');
+        } catch (err) {
+          // A full disk (SQLITE_FULL): the WAL stays as it is, whole, and the next open takes it up.
+          if ((err as { code?: string }).code !== 'SQLITE_FULL') throw err;
+        }
         db.close();
       }
     },

@@ -1,4 +1,5 @@
 import { existsSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 import Database from 'better-sqlite3';
 import { StartupError } from '../../platform/startupError.js';
 
@@ -10,7 +11,11 @@ const closedMark = (file: string) => `${file}.closed-cleanly`;
 
 /** Records that the database was closed cleanly: the next start may skip its check (`unclean`). */
 export function markClosedCleanly(file: string): void {
-  if (existsSync(file)) writeFileSync(closedMark(file), '');
+  try {
+    if (existsSync(file)) writeFileSync(closedMark(file), '');
+  } catch {
+    // A full disk: the next start checks the file, as after an unclean stop.
+  }
 }
 
 /**
@@ -23,7 +28,7 @@ export function markClosedCleanly(file: string): void {
  * seconds, more from a cold disk), so by default (`unclean`) it runs only when the last run did not close the
  * database — a crash, a kill, a power cut, the first start of this version — and `always` runs it every time.
  */
-export function checkDatabaseFile(file: string, when: StartCheck = 'always'): void {
+export function checkDatabaseFile(file: string, when: StartCheck = 'always', backupDir?: string): void {
   const closedCleanly = existsSync(closedMark(file));
   // Taken away now: from here until the next clean close, a stop is an unclean one.
   rmSync(closedMark(file), { force: true });
@@ -45,8 +50,9 @@ export function checkDatabaseFile(file: string, when: StartCheck = 'always'): vo
   if (problems.length === 1 && problems[0] === 'ok') return;
   throw new StartupError(
     `${file} is damaged (SQLite quick_check: ${problems.join('; ').slice(0, 300)}); nothing was written to it. ` +
-      `Restore: stop the server, move library.db, library.db-wal and library.db-shm aside, put the library.db of ` +
-      `your latest backup in their place and start again (without a backup, \`sqlite3 ${file} .recover | ` +
-      `sqlite3 recovered.db\` saves what is readable, to put in place of library.db)`,
+      `Restore: stop the server, run \`npm run restore -- --from ${backupDir ?? '<your backup folder>'} --to ` +
+      `${path.dirname(file)} --force\` (the damaged file is moved aside, not deleted) and start again ` +
+      `(without a backup, \`sqlite3 ${file} .recover | sqlite3 recovered.db\` saves what is readable, to put ` +
+      `in place of library.db)`,
   );
 }

@@ -31,6 +31,7 @@ export const uploadRoutes = [
       413: 'file too large',
       415: 'not a supported image or video',
       422: 'the bytes do not decode',
+      507: 'insufficient_storage: the disk is full, or the file would not leave MIN_FREE_BYTES free',
     },
     handle: async ({ services, principal, body, ctx }) => {
       const files = ctx.request.files ?? {};
