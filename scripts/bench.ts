@@ -41,6 +41,8 @@ import { runBackupBench } from './bench/backup.js';
 import { runBulkBench } from './bench/bulk.js';
 import { runDuplicatesBench } from './bench/duplicates.js';
 import { runPeopleBench } from './bench/people.js';
+import { runTimelineBench } from './bench/timeline.js';
+import { runSoakBench } from './bench/soak.js';
 
 const SECTIONS: Record<string, { describe: string; run: (opts: BenchOptions) => Promise<SectionResult> }> = {
   library: {
@@ -126,10 +128,20 @@ const SECTIONS: Record<string, { describe: string; run: (opts: BenchOptions) => 
       'face clusters as people over HTTP on 5,000 people: merging 100 into one beside clustering their faces, the People page and suggestions beside a browse page (issue 27)',
     run: runPeopleBench,
   },
+  soak: {
+    describe:
+      'a day under load, compressed: browse, search, item, tag edits, uploads and event streams at once against a server that ingests, p50/p99 beside idle, errors, memory and file handles start vs end, every upload kept; 180 s (--duration) (issue 29)',
+    run: runSoakBench,
+  },
   web: {
     describe:
       'the web app in Chromium: first paint of a 100k-item folder and of a search, opening an item, scrolling 10k/100k items (issue 15)',
     run: runWebBench,
+  },
+  timeline: {
+    describe:
+      'the timeline over HTTP at 100,000 items on SQLite and PGlite: month buckets and a month jump (a date-range page) beside a browse first page (issue 26)',
+    run: runTimelineBench,
   },
 };
 
@@ -149,9 +161,21 @@ function usage(): string {
     'usage: npm run bench -- [--quick] [--keep] [section ...]',
     '  --quick   small data set and few repetitions (well under a minute)',
     "  --keep    leave each section's temp data directory in place (path printed)",
+    '  --duration N   how long the soak section loads the server: seconds, or 10m, 1h (default 180 s, quick 15 s)',
     '  sections (default: all):',
     ...Object.entries(SECTIONS).map(([name, s]) => `    ${name.padEnd(10)} ${s.describe}`),
   ].join('\n');
+}
+
+/** Removes `--duration N` / `--duration=N` from args; undefined when absent, null when not a duration. */
+function takeDuration(args: string[]): number | undefined | null {
+  const i = args.findIndex((a) => a === '--duration' || a.startsWith('--duration='));
+  if (i < 0) return undefined;
+  const value = args[i].includes('=') ? args[i].split('=')[1] : args[i + 1];
+  args.splice(i, args[i].includes('=') ? 1 : 2);
+  const m = /^(\d+(?:\.\d+)?)(s|m|h)?$/.exec(value ?? '');
+  if (!m) return null;
+  return Number(m[1]) * { s: 1, m: 60, h: 3600 }[(m[2] ?? 's') as 's' | 'm' | 'h'];
 }
 
 async function main(): Promise<number> {
@@ -162,6 +186,11 @@ async function main(): Promise<number> {
   }
   const quick = args.includes('--quick');
   const keep = args.includes('--keep');
+  const durationS = takeDuration(args);
+  if (durationS === null) {
+    console.error(`--duration takes seconds (or 10m, 1h)\n${usage()}`);
+    return 2;
+  }
   const unknownFlags = args.filter((a) => a.startsWith('-') && a !== '--quick' && a !== '--keep');
   const names = args.filter((a) => !a.startsWith('-'));
   const unknown = names.filter((n) => !(n in SECTIONS));
@@ -185,7 +214,7 @@ async function main(): Promise<number> {
 
   let failed = false;
   for (const name of selected) {
-    const opts: BenchOptions = { quick, keep, outDir, log: (line) => console.log(`[${name}] ${line}`) };
+    const opts: BenchOptions = { quick, keep, outDir, durationS, log: (line) => console.log(`[${name}] ${line}`) };
     try {
       const result = await SECTIONS[name].run(opts);
       console.log(formatSection(result));

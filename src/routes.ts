@@ -14,6 +14,7 @@ import { jobControlRoutes } from './features/ingest/jobControlRoutes.js';
 import { correctionRoutes } from './features/library/routes/corrections.js';
 import { searchRoutes } from './features/search/routes.js';
 import { browseRoutes } from './features/library/routes/browse.js';
+import { timelineRoutes } from './features/library/routes/timeline.js';
 import { peopleRoutes } from './features/faces/routes.js';
 import { collectionRoutes } from './features/library/routes/collections.js';
 import { folderRoutes } from './features/library/routes/folders.js';
@@ -39,6 +40,7 @@ export const ROUTES: AnyRoute[] = [
   ...memberRoutes,
   ...collectionRoutes,
   ...browseRoutes,
+  ...timelineRoutes,
   ...bulkRoutes,
   ...peopleRoutes,
   ...mediaRoutes,

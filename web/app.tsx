@@ -30,6 +30,9 @@ import { AlbumView } from './screens/albums/AlbumView';
 import { Visitor } from './screens/share/Visitor';
 import { People } from './screens/people/People';
 import { Person } from './screens/people/Person';
+import { Timeline } from './screens/timeline/Timeline';
+import { MapScreen } from './screens/map/MapScreen';
+import { Places } from './screens/places/Places';
 
 type Screen = ComponentType<{ params: Record<string, string> }>;
 
@@ -45,6 +48,7 @@ const ROUTES: Array<[string, Screen]> = [
   ['/', Collections],
   ['/account', Account],
   ['/search', Search],
+  ['/timeline', Timeline],
   ['/c/:datasetId', Browse],
   ['/c/:datasetId/search', Search],
   ['/c/:datasetId/duplicates', Duplicates],
@@ -53,6 +57,9 @@ const ROUTES: Array<[string, Screen]> = [
   ['/c/:datasetId/people', People],
   ['/c/:datasetId/people/:clusterId', Person],
   ['/c/:datasetId/trash', Trash],
+  ['/c/:datasetId/timeline', Timeline],
+  ['/c/:datasetId/map', MapScreen],
+  ['/c/:datasetId/places', Places],
   ['/m/:mediaId', Viewer],
   ['/admin', AdminPeople],
   ['/admin/people', AdminPeople],

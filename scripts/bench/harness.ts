@@ -20,6 +20,8 @@ export interface BenchOptions {
   keep: boolean;
   /** Progress lines while the section runs. */
   log: (line: string) => void;
+  /** `--duration <seconds>` (or 10m, 1h): how long a timed section (soak) runs its load, where it has one. */
+  durationS?: number;
 }
 
 /** Latencies of one operation, in milliseconds. */

@@ -12,7 +12,7 @@ const FORMIDABLE_ABORTED = 1002;
 /** formidable's codes for the refusals that are not about size (FormidableError.js). */
 const FORMIDABLE_REFUSALS: Record<number, (limits: { maxFields: number }) => string> = {
   1007: ({ maxFields }) => `too many form fields: at most ${maxFields} text fields are read`,
-  1015: () => 'more than one file: an upload carries exactly one file',
+  1015: () => 'more than one file: an upload carries exactly one file (and at most its XMP sidecar, part "sidecar")',
 };
 
 export interface MultipartOptions {
@@ -33,13 +33,14 @@ export interface MultipartOptions {
 /** What a multipart body may carry beside its file: the form's fields and part headers (maxFieldsSize). */
 const FORM_OVERHEAD_BYTES = 1024 * 1024;
 
-/** The multipart parser for upload routes: one file at most, into the store's scratch folder, always cleaned up. */
+/** The multipart parser for upload routes: one file (and a sidecar) at most, into the store's scratch folder, always cleaned up. */
 export function multipartBody(config: MultipartOptions): Koa.Middleware {
   const formidableOptions = {
     uploadDir: config.tmpDir,
     maxFileSize: config.maxUploadBytes,
     maxTotalFileSize: config.maxUploadBytes,
-    maxFiles: 1,
+    // The file and, optionally, its XMP sidecar (the upload route refuses two files otherwise).
+    maxFiles: 2,
     maxFields: 20,
     maxFieldsSize: 1024 * 1024,
     hashAlgorithm: 'sha256' as const,

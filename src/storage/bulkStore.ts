@@ -51,12 +51,23 @@ export interface BulkStore {
   editTags(action: NewBulkAction, ids: string[], edit: TagEdit): Promise<BulkResult>;
   /** Moves items (with their versions) and folders (with their subtrees) under `destinationPath`. */
   move(action: NewBulkAction, ids: string[], destinationPath: string): Promise<BulkResult>;
+  /** Sets favourite and/or archived (on every version); records the items whose flag changed, with the old value. */
+  setFlags(action: NewBulkAction, ids: string[], patch: FlagPatch): Promise<BulkResult>;
+  /** Moves items (with their versions) and folders (with their subtrees) to the trash, one entry each. */
+  trash(action: NewBulkAction, ids: string[]): Promise<BulkResult>;
+  /**
+   * Puts trash entries (ids of `action.organizationId`'s entries; other ids are not found) back where they were;
+   * records when and by whom each was deleted, so that undo trashes it again as it was.
+   */
+  restore(action: NewBulkAction, ids: string[]): Promise<BulkResult>;
   /** The user's last bulk action in the organization (undone or not), or null. */
   last(organizationId: string, userId: string): Promise<BulkActionRecord | null>;
   /**
    * Reverses exactly what the action changed, in one transaction: the tags it added go, those it removed come
-   * back, moved items go back where they were. Items deleted since are left out. Not found unless it is this
-   * user's last action; a conflict when it was undone already or an item's old folder is gone.
+   * back, moved items go back where they were, flags are set back, trashed items are restored and restored ones
+   * trashed again with their old deletion time and user. Items deleted (or restored, or purged) since are left
+   * out. Not found unless it is this user's last action; a conflict when it was undone already or an item's old
+   * folder is gone.
    */
   undo(actionId: string, organizationId: string, userId: string): Promise<{ reverted: number }>;
 }
@@ -131,8 +142,30 @@ export const withTags = (metadata: Metadata, tags: Map<string, string[]>): Metad
   tags: Object.fromEntries(tags),
 });
 
-/** One item's change as the action records it: its tag delta, or the folder it was moved out of. */
-export type RecordedChange = { id: string; a?: Array<[string, string]>; r?: Array<[string, string]>; from?: string };
+/** Favourite and archived flags to set (a flag left out stays as it is). */
+export interface FlagPatch {
+  favorite?: boolean;
+  archived?: boolean;
+}
+
+/**
+ * One item's change as the action records it: its tag delta (`a`, `r`), the folder it was moved out of
+ * (`from`), its flags before (`flags`), that it went to the trash (`trashed`), or when and by whom it had been
+ * deleted before it was restored (`restored`).
+ */
+export type RecordedChange = {
+  id: string;
+  a?: Array<[string, string]>;
+  r?: Array<[string, string]>;
+  from?: string;
+  flags?: FlagPatch;
+  trashed?: true;
+  restored?: { at: string; by: string };
+};
+
+/** Whether the change is one of the trash and flag kinds (undone by the trash stores' writes, not rowsOf). */
+export const isTrashOrFlag = (c: RecordedChange): boolean =>
+  c.flags !== undefined || c.trashed !== undefined || c.restored !== undefined;
 
 // Storage.bulk is declared here, beside its interface (storage.ts is at the 400-line limit): both engines' stores
 // (sqlite/index.ts, postgres/index.ts) provide it.

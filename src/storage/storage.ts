@@ -204,10 +204,10 @@ export interface MediaStore extends TrashReads {
   mutateMetadata(id: string, userId: string, mutate: (metadata: Metadata) => Metadata): Promise<MediaRecord>;
   /**
    * Sets top-level keys of an item's `exif` document (server-derived facts, such as `webVideo`, the
-   * web-playable copy of a video), keeping the others; updatedAt is not changed (nobody edited the item).
+   * web-playable copy of a video), keeping the others; updatedAt kept (nobody edited it). `takenAt`: the capture time.
    * Null when the item is not there or not active.
    */
-  mergeExif(id: string, patch: Record<string, unknown>): Promise<MediaRecord | null>;
+  mergeExif(id: string, patch: Record<string, unknown>, takenAt?: string | null): Promise<MediaRecord | null>;
   /**
    * Soft-deletes the item with all its versions, frames and objects, and for a
    * folder everything beneath it; decrements the storage counter.

@@ -7,7 +7,8 @@ import sharp from 'sharp';
 import { newMediaId, pathLabel } from '../../src/platform/ids.js';
 import { seededRandom } from '../../src/platform/random.js';
 import type { TestApp } from './testApp.js';
-import { faceOf, randomUnit } from './faceVectors.js';
+import { unit } from '../../src/index/faces/vectorMath.js';
+import { dotp, faceOf, randomUnit } from './faceVectors.js';
 
 export const FACE_MODEL = 'testface:000000000000';
 export const FACE_THRESHOLDS = { testface: 0.45 };
@@ -138,4 +139,23 @@ export async function seedPeople(
   while ((await storage.clusters.assignPending(datasetId, 10_000, { thresholds: FACE_THRESHOLDS })).more);
   for (const f of out.faces) out.clusterIds.push((await storage.clusters.clusterOfObject(f[0]))!);
   return out;
+}
+
+/**
+ * Two people whose identities are at cosine 0.4 (clustered apart at the stand-in's 0.45, suggested as maybe
+ * one person under FACE_CLUSTER_THRESHOLDS=testface=0.3) and a third: 5, 4 and 3 faces.
+ */
+export async function seedTwins(app: TestApp, datasetId: string): Promise<SeededPeople> {
+  const r = seededRandom(9);
+  const u = randomUnit(r);
+  let w = randomUnit(r);
+  const uw = dotp(u, w);
+  w = unit(w.map((x, i) => x - uw * u[i]));
+  const twin = unit(u.map((x, i) => 0.4 * x + Math.sqrt(1 - 0.16) * w[i]));
+  return seedPeople(app, datasetId, [5, 4, 3], {
+    seed: 10,
+    prefix: 'tw',
+    likeness: 0.95,
+    identities: [u, twin, randomUnit(r)],
+  });
 }

@@ -4,10 +4,7 @@
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { unit } from '../../src/index/faces/vectorMath.js';
-import { seededRandom } from '../../src/platform/random.js';
-import { dotp, randomUnit } from '../helpers/faceVectors.js';
-import { seedPeople } from '../helpers/people.js';
+import { seedPeople, seedTwins } from '../helpers/people.js';
 import { startTestApp, type Reply, type TestApp } from '../helpers/testApp.js';
 
 const t = suite<{ app: TestApp; ds: string; viewer: string; stranger: string }>('people over HTTP');
@@ -132,6 +129,7 @@ t('viewers read but never write; another organization sees 404; bad ids 404', as
     ['PATCH', `/api/clusters/${a}`, { name: 'Eve' }],
     ['POST', `/api/clusters/${a}/merge`, { clusterIds: [b] }],
     ['POST', `/api/clusters/${a}/faces/move`, { objectIds: [p.faces[0][0]], to: null }],
+    ['POST', `/api/clusters/${a}/not-same-person`, { clusterId: b }],
   ];
   for (const [method, url, body] of writes) {
     fails(await app.request(method, url, { key: viewer, body }), 403, `viewer ${method} ${url}`);
@@ -150,9 +148,16 @@ t('viewers read but never write; another organization sees 404; bad ids 404', as
     '/api/clusters/{clusterId}/faces',
     '/api/clusters/{clusterId}/faces/move',
     '/api/dataset/{datasetId}/clusters/suggestions',
+    '/api/clusters/{clusterId}/not-same-person',
   ])
     assert.ok(spec.paths[path], `${path} documented`);
 });
+
+const twins = seedTwins;
+const pairsOf = async (app: TestApp, ds: string) =>
+  (await app.request('GET', `/api/dataset/${ds}/clusters/suggestions`)).body.suggestions.map(
+    (x: { a: { id: string }; b: { id: string } }) => [x.a.id, x.b.id].sort(),
+  );
 
 t('suggestions: two people the clustering left apart, at the configured threshold; one merge joins them', async () => {
   // Suggestions compare cluster centres with the model's threshold (here the FACE_CLUSTER_THRESHOLDS setting,
@@ -160,26 +165,11 @@ t('suggestions: two people the clustering left apart, at the configured threshol
   const app = await startTestApp({}, { FACE_CLUSTER_THRESHOLDS: 'testface=0.3' });
   try {
     const ds = await app.collection('Twins');
-    const r = seededRandom(9);
-    const u = randomUnit(r);
-    let w = randomUnit(r);
-    const uw = dotp(u, w);
-    w = unit(w.map((x, i) => x - uw * u[i]));
-    const twin = unit(u.map((x, i) => 0.4 * x + Math.sqrt(1 - 0.16) * w[i]));
-    const p = await seedPeople(app, ds, [5, 4, 3], {
-      seed: 10,
-      prefix: 'tw',
-      likeness: 0.95,
-      identities: [u, twin, randomUnit(r)],
-    });
+    const p = await twins(app, ds);
     assert.is(new Set(p.clusterIds).size, 3, 'three people after clustering');
     const s = await app.request('GET', `/api/dataset/${ds}/clusters/suggestions`);
     ok(s, 'suggestions');
-    assert.equal(
-      s.body.suggestions.map((x: { a: { id: string }; b: { id: string } }) => [x.a.id, x.b.id].sort()),
-      [[p.clusterIds[0], p.clusterIds[1]].sort()],
-      JSON.stringify(s.body),
-    );
+    assert.equal(await pairsOf(app, ds), [[p.clusterIds[0], p.clusterIds[1]].sort()], JSON.stringify(s.body));
     assert.ok(s.body.suggestions[0].similarity >= 0.3);
     // Named differently, they are two people: no longer suggested.
     await app.request('PATCH', `/api/clusters/${p.clusterIds[0]}`, { body: { name: 'Ann' } });
@@ -192,6 +182,35 @@ t('suggestions: two people the clustering left apart, at the configured threshol
     ok(merged, 'merge');
     assert.equal([merged.body.cluster.name, merged.body.cluster.size], ['Ann', 9]);
     assert.equal((await app.request('GET', `/api/dataset/${ds}/clusters/suggestions`)).body.suggestions, []);
+  } finally {
+    await app.close();
+  }
+});
+
+t('not the same person: a dismissed suggestion stays dismissed, through new faces and a re-cluster', async () => {
+  const app = await startTestApp({}, { FACE_CLUSTER_THRESHOLDS: 'testface=0.3' });
+  try {
+    const ds = await app.collection('Twins');
+    const p = await twins(app, ds);
+    const [a, b, c] = p.clusterIds;
+    fails(await app.request('POST', `/api/clusters/${a}/not-same-person`, { body: { clusterId: a } }), 400, 'self');
+    fails(await app.request('POST', `/api/clusters/${a}/not-same-person`, { body: {} }), 400, 'no body');
+    const other = await app.collection('Other');
+    const q = await seedPeople(app, other, [2], { seed: 12, prefix: 'ot' });
+    fails(
+      await app.request('POST', `/api/clusters/${a}/not-same-person`, { body: { clusterId: q.clusterIds[0] } }),
+      404,
+      'another collection',
+    );
+    const r = await app.request('POST', `/api/clusters/${b}/not-same-person`, { body: { clusterId: a } });
+    ok(r, 'dismiss');
+    assert.equal(r.body.clusterIds, [a, b].sort());
+    assert.equal(await pairsOf(app, ds), []);
+    ok(await app.request('POST', `/api/clusters/${a}/not-same-person`, { body: { clusterId: b } }), 'twice is fine');
+    // More faces of the third person, clustered: the dismissed pair does not come back.
+    await seedPeople(app, ds, [2], { seed: 13, prefix: 'more' });
+    assert.equal(await pairsOf(app, ds), []);
+    assert.ok((await app.request('GET', `/api/clusters/${c}`)).status === 200);
   } finally {
     await app.close();
   }

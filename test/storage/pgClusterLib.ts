@@ -29,6 +29,10 @@ export async function openPgClusterLib(server: TestPostgres, schema = freshSchem
       return { mediaId: item.mediaId, frameId: item.frameIds[0] };
     },
     deleteItem: (mediaId) => db.tx((tx) => pgSoftDelete(tx, mediaId)),
+    purgeItem: async (mediaId) => {
+      await s.media.trash([mediaId], owner.userId);
+      await s.media.purgeTrash([mediaId]);
+    },
     browseCluster: async (clusterId, collId = owner.collId) =>
       (
         await db.many<{ id: string }>(

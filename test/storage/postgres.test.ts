@@ -8,6 +8,8 @@ import { freshSchema, pglite } from '../helpers/pglite.js';
 import { postgresServer } from '../helpers/postgresServer.js';
 import { importSuite } from './importSuite.js';
 import { bulkSuite } from './bulkSuite.js';
+import { bulkUndoSuite } from './bulkUndoSuite.js';
+import { clusterDismissalSuite } from './clusterDismissalSuite.js';
 import { duplicatesSuite } from './duplicatesSuite.js';
 import { memberSuite } from './memberSuite.js';
 import { storageSuite } from './suite.js';
@@ -18,5 +20,7 @@ const open = () => openPostgresStorage(server.url, { schema: freshSchema(), vect
 storageSuite('postgres', open);
 importSuite('postgres', open);
 bulkSuite('postgres', open);
+bulkUndoSuite('postgres', open);
+clusterDismissalSuite('postgres', open);
 duplicatesSuite('postgres', open);
 memberSuite('postgres', open);

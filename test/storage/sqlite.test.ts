@@ -23,6 +23,8 @@ import { registerBitmapFunctions } from '../../src/storage/sqlite/bitmapFunction
 import { storageSuite } from './suite.js';
 import { importSuite } from './importSuite.js';
 import { bulkSuite } from './bulkSuite.js';
+import { bulkUndoSuite } from './bulkUndoSuite.js';
+import { clusterDismissalSuite } from './clusterDismissalSuite.js';
 import { duplicatesSuite } from './duplicatesSuite.js';
 import { memberSuite } from './memberSuite.js';
 
@@ -34,6 +36,8 @@ const tempFile = () => path.join(dir, `t${++n}.db`);
 storageSuite('sqlite', async () => openSqliteStorage(tempFile()));
 importSuite('sqlite', async () => openSqliteStorage(tempFile()));
 bulkSuite('sqlite', async () => openSqliteStorage(tempFile()));
+bulkUndoSuite('sqlite', async () => openSqliteStorage(tempFile()));
+clusterDismissalSuite('sqlite', async () => openSqliteStorage(tempFile()));
 duplicatesSuite('sqlite', async () => openSqliteStorage(tempFile()));
 memberSuite('sqlite', async () => openSqliteStorage(tempFile()));
 // Every filtered walk that can start at a block of a ranked sort order does (rankBlocks.ts), one item a block.

@@ -31,6 +31,7 @@ import type {
 import { browseSuite } from './browseSuite.js';
 import { shareSuite } from './shareSuite.js';
 import { trashSuite } from './trashSuite.js';
+import { timelineSuite } from './timelineSuite.js';
 
 interface Fixture {
   user: User;
@@ -1084,6 +1085,26 @@ export function storageSuite(
     assert.is(await s.media.mergeExif(a.id, { x: 1 }), null);
   });
 
+  test('mergeExif with a takenAt sets the capture time too: browse by takenAt sorts and bounds by the new one', async () => {
+    const R = await folder('Reread', fx.root);
+    const a = await addItem(R.path, { takenAt: '2010-01-01T00:00:00.000Z' });
+    const b = await addItem(R.path, { takenAt: '2015-01-01T00:00:00.000Z' });
+    const order = async (over: Partial<BrowseQuery> = {}) =>
+      (await s.media.browse(query({ path: R.path, sortBy: 'takenAt', ...over }))).items.map((m) => m.id);
+    assert.equal(await order(), [a.id, b.id]);
+    const out = await s.media.mergeExif(a.id, { capture: { title: 't' } }, '2019-06-01T08:30:00.000Z');
+    assert.is(out!.takenAt, '2019-06-01T08:30:00.000Z');
+    assert.equal(out!.exif, { Make: 'TestCam', capture: { title: 't' } });
+    assert.is(out!.updatedAt, a.updatedAt, 'not an edit');
+    assert.equal(await order(), [b.id, a.id], 'sorted at its new capture time');
+    const from = '2018-01-01T00:00:00.000Z';
+    assert.equal(await order({ dateField: 'takenAt', createdFrom: from }), [a.id], 'bounded by it');
+    await s.media.mergeExif(b.id, { x: 1 });
+    assert.is((await s.media.get(b.id))!.takenAt, '2015-01-01T00:00:00.000Z', 'no takenAt: the time is kept');
+    await s.media.mergeExif(b.id, {}, null);
+    assert.is((await s.media.get(b.id))!.takenAt, null, 'null: unknown again');
+  });
+
   test('findByContentIdentifier: active items of the collection sharing an Apple content identifier', async () => {
     const cid = 'E905E6C6-C747-4805-942F-9904A0281F02';
     const still = await addItem(fx.root);
@@ -1915,4 +1936,5 @@ export function storageSuite(
   browseSuite(name, open, close);
   shareSuite(name, open, close);
   trashSuite(name, open, close);
+  timelineSuite(name, open, close);
 }

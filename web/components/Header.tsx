@@ -56,6 +56,9 @@ export function Header() {
       </form>
       <HeaderMenuButton menu={menu} />
       <nav class="header-actions" id={HEADER_MENU_ID} aria-label="Account">
+        <a href="/timeline" onClick={followLink}>
+          Timeline
+        </a>
         {isAdmin() && (
           <a href="/admin/people" onClick={followLink}>
             Admin

@@ -39,7 +39,7 @@ function retryAfterMs(value: string | null): number | null {
 export interface ApiClient {
   json<T = unknown>(method: string, path: string, body?: unknown): Promise<T>;
   /** Uploads one file (streamed from disk) into a collection folder; fields are the route's form fields. */
-  upload<T = unknown>(fields: Record<string, string>, file: string, filename: string): Promise<T>;
+  upload<T = unknown>(fields: Record<string, string>, file: string, filename: string, sidecar?: string): Promise<T>;
   /** Requests retried so far (network errors, 5xx, 429). */
   retries(): number;
 }
@@ -90,7 +90,7 @@ export function createClient(opts: ClientOptions): ApiClient {
   return {
     json: (method, path, body) =>
       send(method, path, async () => (body === undefined ? undefined : JSON.stringify(body)), body !== undefined),
-    upload: (fields, file, filename) =>
+    upload: (fields, file, filename, sidecar) =>
       send(
         'POST',
         '/api/upload/multipart',
@@ -99,6 +99,7 @@ export function createClient(opts: ClientOptions): ApiClient {
           const form = new FormData();
           for (const [k, v] of Object.entries(fields)) form.append(k, v);
           form.append('file', await openAsBlob(file), filename);
+          if (sidecar) form.append('sidecar', await openAsBlob(sidecar), `${filename}.xmp`);
           return form;
         },
         false,

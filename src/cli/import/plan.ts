@@ -6,11 +6,15 @@
 import { ApiError, type ApiClient } from './client.js';
 import { mapLimit, sha256File } from './hash.js';
 import type { ImportOptions } from './args.js';
+import path from 'node:path';
 import { looksLikeMedia } from '../../platform/mediaNames.js';
+import { isSidecarName, pickSidecar } from '../../platform/sidecarNames.js';
 import { walk, type WalkedFile } from './walk.js';
 
 export interface PlannedFile extends WalkedFile {
   sha256: string;
+  /** Its XMP sidecar (IMG_1.JPG.xmp or IMG_1.xmp beside it), sent with it; sidecars are not items themselves. */
+  sidecar?: string;
 }
 
 export interface ImportPlan {
@@ -88,7 +92,19 @@ export async function planImport(
   const dataset = await resolveDataset(client, opts.collection, opts.dryRun);
   const walked = await walk(opts.dir);
   const unsupported: ImportPlan['unsupported'] = [];
+  const sidecarsIn = new Map<string, Map<string, string>>(); // folder → sidecar name → absolute path
+  for (const f of walked.files.filter((w) => isSidecarName(w.relPath))) {
+    const dir = path.posix.dirname(f.relPath);
+    if (!sidecarsIn.has(dir)) sidecarsIn.set(dir, new Map());
+    sidecarsIn.get(dir)!.set(path.posix.basename(f.relPath), f.absPath);
+  }
+  const sidecarOf = (relPath: string) => {
+    const names = sidecarsIn.get(path.posix.dirname(relPath));
+    const name = names && pickSidecar(path.posix.basename(relPath), names.keys());
+    return name ? names.get(name) : undefined;
+  };
   const media = walked.files.filter((f) => {
+    if (isSidecarName(f.relPath)) return false;
     if (looksLikeMedia(f.relPath)) return true;
     unsupported.push({ relPath: f.relPath, reason: 'not an image or video (by its name)' });
     return false;
@@ -122,7 +138,8 @@ export async function planImport(
     else if (earlier) plan.duplicates.push({ relPath: f.relPath, sameAs: earlier });
     else {
       firstOf.set(sha256, f.relPath);
-      plan.upload.push({ ...f, sha256 });
+      const sidecar = sidecarOf(f.relPath);
+      plan.upload.push({ ...f, sha256, ...(sidecar ? { sidecar } : {}) });
     }
   });
   return plan;

@@ -104,6 +104,7 @@ async function uploadAll(
         },
         f.absPath,
         path.posix.basename(f.relPath),
+        f.sidecar,
       );
       counts.uploaded++;
       counts.bytes += f.size;

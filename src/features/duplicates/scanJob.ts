@@ -10,7 +10,7 @@
  * event stream (`job.progress` named `duplicates`). What it stored stays valid as items go: the listing
  * drops trashed members and groups left with one.
  */
-import { NearDuplicateScanner } from '../../index/vector/nearDuplicates.js';
+import { NearDuplicateThread } from '../../index/vector/nearDuplicateThread.js';
 import type { JobRunner } from '../../jobs/runner.js';
 import { nowIso } from '../../platform/ids.js';
 import type { DuplicateGroupRecord } from '../../storage/duplicateStore.js';
@@ -20,8 +20,11 @@ import { z } from 'zod';
 export const DUPLICATES_SCAN_JOB = 'duplicates-scan';
 /** The scan's name in `job.progress` events. */
 export const DUPLICATES_PROGRESS = 'duplicates';
-/** Vectors read a page: about 0.1 s of reading and quantising on the event loop, which gets a turn between pages. */
-const PAGE = 500;
+/**
+ * Vectors read a page: a few milliseconds of reading on the event loop on an idle core (the quantising is the
+ * worker's), which gets a turn between pages (docs/measurements/duplicates.md).
+ */
+const PAGE = 100;
 
 export type ScanDeps = Pick<Services, 'storage' | 'models'> & Partial<Pick<Services, 'events'>>;
 
@@ -67,25 +70,29 @@ export async function scanDuplicates(
   const threshold = info.task === 'embed' ? info.nearDuplicate : null;
   const exact = await deps.storage.duplicates.exactGroups(collectionId);
   const ids: string[] = [];
-  let scanner: NearDuplicateScanner | null = null;
-  if (threshold !== null) {
-    for (let after: string | null = null; ;) {
-      if (ctx.signal?.aborted) throw ctx.signal.reason ?? new Error('aborted');
-      const page = await deps.storage.duplicates.imageVectors(collectionId, info.id, after, PAGE);
-      for (const row of page) {
-        scanner ??= new NearDuplicateScanner(row.vector.length);
-        if (row.vector.length !== scanner.dims) continue;
-        scanner.add(row.vector);
-        ids.push(row.mediaId);
+  // Quantising and grouping run in a worker thread; the event loop only reads pages and hands them over.
+  let scanner: NearDuplicateThread | null = null;
+  let near: Array<{ members: number[]; similarity: number }> = [];
+  try {
+    if (threshold !== null) {
+      for (let after: string | null = null; ;) {
+        if (ctx.signal?.aborted) throw ctx.signal.reason ?? new Error('aborted');
+        const page = await deps.storage.duplicates.imageVectors(collectionId, info.id, after, PAGE);
+        scanner ??= page.length ? new NearDuplicateThread(page[0].vector.length) : null;
+        const rows = page.filter((row) => row.vector.length === scanner?.dims);
+        scanner?.add(rows.map((row) => row.vector));
+        for (const row of rows) ids.push(row.mediaId);
+        if (page.length < PAGE) break;
+        after = page[page.length - 1].key;
+        // SQLite answers synchronously: without a macrotask turn the whole read would hold the event loop.
+        await new Promise((resolve) => setImmediate(resolve));
+        await ctx.progress?.({ collectionId, vectorsRead: ids.length });
       }
-      if (page.length < PAGE) break;
-      after = page[page.length - 1].key;
-      // SQLite answers synchronously: without a macrotask turn the whole read would hold the event loop.
-      await new Promise((resolve) => setImmediate(resolve));
-      await ctx.progress?.({ collectionId, vectorsRead: ids.length });
     }
+    if (scanner && threshold !== null) near = await scanner.groups(threshold, ctx.signal);
+  } finally {
+    await scanner?.close();
   }
-  const near = scanner && threshold !== null ? await scanner.groupsYielding(threshold, { signal: ctx.signal }) : [];
   const groups = mergeGroups(
     exact,
     near.map((g) => ({ mediaIds: g.members.map((i) => ids[i]), similarity: g.similarity })),

@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { defineRoute } from '../../http/route.js';
 import { getPerson, listFaces, MAX_PEOPLE_IDS, mergePeople, moveFaces, updatePerson } from './people.js';
-import { suggestPeople } from './suggestions.js';
+import { dismissSuggestion, suggestPeople } from './suggestions.js';
 
 const clusterParams = z.object({ clusterId: z.string() });
 const ids = (what: string) => z.array(z.string().max(64)).min(1).max(MAX_PEOPLE_IDS).describe(what);
@@ -18,6 +18,17 @@ export const peopleRoutes = [
     query: z.object({ limit: z.coerce.number().int().min(1).max(100).default(20) }),
     responses: { 403: 'no access', 404: 'collection not found' },
     handle: ({ services, principal, params, query }) => suggestPeople(services, principal, params.datasetId, query),
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/api/clusters/:clusterId/not-same-person',
+    tag: 'people',
+    summary: 'Dismiss a suggestion: this person and another are not the same person (the pair is not suggested again)',
+    params: clusterParams,
+    body: z.object({ clusterId: z.string().max(64).describe('the other person (same collection)') }),
+    responses: { 400: 'the same person twice', 403: 'viewer', 404: notFound },
+    handle: ({ services, principal, params, body }) =>
+      dismissSuggestion(services, principal, params.clusterId, body.clusterId),
   }),
   defineRoute({
     method: 'get',

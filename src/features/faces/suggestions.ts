@@ -3,14 +3,17 @@
  * are at least as alike as the face model's join threshold (models/catalog.json `clusterThreshold`, or the
  * FACE_CLUSTER_THRESHOLDS setting). The background clusterer merges on the mean likeness of the members,
  * which is lower than the centres' for any cluster of more than one face, so these are the near misses it
- * left apart, best first; one click merges them (POST /api/clusters/{id}/merge).
+ * left apart, best first; one click merges them (POST /api/clusters/{id}/merge), another says they are not the
+ * same person (POST /api/clusters/{id}/not-same-person) and the pair is never suggested again.
  */
 import { faceClusterThreshold } from '../../index/faces/thresholds.js';
 import type { ClusterCentroid } from '../../index/faces/types.js';
 import { dot } from '../../index/vector/math.js';
+import { invalid, notFound } from '../../platform/errors.js';
+import { orderedPair } from '../../storage/clusterDismissals.js';
 import { loadCollection } from '../kernel/access.js';
 import type { Principal, Services } from '../kernel/services.js';
-import { presentCluster } from './people.js';
+import { loadCluster, presentCluster } from './people.js';
 import { declaredThresholds } from './thresholds.js';
 
 /** The biggest clusters compared (all pairs: 1,000 clusters are 500,000 dot products). */
@@ -55,7 +58,10 @@ export async function suggestPeople(
     }
     return t;
   };
-  const pairs = similarPairs(clusters, thresholdOf).slice(0, opts.limit);
+  const dismissed = new Set((await deps.storage.clusterDismissals.list(collection.id)).map((p) => p.join(' ')));
+  const pairs = similarPairs(clusters, thresholdOf)
+    .filter((p) => !dismissed.has(orderedPair(p.a, p.b).join(' ')))
+    .slice(0, opts.limit);
   const summaries = new Map<string, ReturnType<typeof presentCluster>>();
   for (const id of new Set(pairs.flatMap((p) => [p.a, p.b]))) {
     const c = await deps.storage.clusters.getCluster(id);
@@ -70,4 +76,22 @@ export async function suggestPeople(
         similarity: Math.round(p.similarity * 1000) / 1000,
       })),
   };
+}
+
+/**
+ * POST /api/clusters/{id}/not-same-person: these two people (of one collection) are not the same person; the
+ * pair is no longer suggested.
+ */
+export async function dismissSuggestion(
+  deps: Pick<Services, 'storage'>,
+  principal: Principal,
+  id: string,
+  otherId: string,
+) {
+  const a = await loadCluster(deps, principal, id, 'member');
+  const b = await loadCluster(deps, principal, otherId, 'member');
+  if (a.collectionId !== b.collectionId) throw notFound('person not found');
+  if (a.id === b.id) throw invalid('name another person than this one');
+  await deps.storage.clusterDismissals.dismiss(a.collectionId, a.id, b.id, principal.userId);
+  return { dismissed: true, clusterIds: orderedPair(a.id, b.id) };
 }

@@ -1,4 +1,4 @@
-import { invalid } from '../../platform/errors.js';
+import { DomainError, invalid } from '../../platform/errors.js';
 import type { BulkResult, NewBulkAction, TagEdit } from '../../storage/bulkStore.js';
 import type { MediaSummary } from '../../storage/types.js';
 import { isLtreePath, newUuid, pathLabel } from '../../platform/ids.js';
@@ -7,6 +7,7 @@ import { requireRole } from '../kernel/access.js';
 import type { Principal, Services } from '../kernel/services.js';
 import type { SearchDeps } from '../search/index.js';
 import { browseAllIds, type BrowseParams } from './browse.js';
+import { rereadMetadata } from './rereadMetadata.js';
 
 /** Most ids a request may list; a bigger selection is sent as a query (README "Bulk actions"). */
 export const BULK_MAX_IDS = 10_000;
@@ -21,7 +22,7 @@ export type BulkOperation =
   | { type: 'setTagGroup'; label: string; values: string[] }
   | { type: 'clearTagGroup'; label: string }
   | { type: 'move'; destinationPath: string }
-  | { type: 'reprocess' }
+  | { type: 'reprocess'; kind?: 'analysis' | 'metadata' }
   | { type: 'favorite' | 'unfavorite' | 'archive' | 'unarchive' | 'delete' | 'restore' };
 
 export interface BulkInput {
@@ -37,7 +38,7 @@ export interface ItemError {
   message: string;
 }
 
-export type BulkDeps = SearchDeps & JobQueueDeps & Pick<Services, 'config'>;
+export type BulkDeps = SearchDeps & JobQueueDeps & Pick<Services, 'config' | 'blobs'>;
 
 const clean = (s: string, field: string) => {
   const v = s.trim();
@@ -181,33 +182,46 @@ const FLAGS = {
 } as const;
 
 /**
- * Favourite, archive (and their undoing), delete to the trash and restore from it: the trash feature's store
- * writes, each one transaction. Not undoable here: the trash screen restores, and a flag is set back by the
- * opposite operation.
+ * Favourite, archive (and their undoing), delete to the trash and restore from it: the bulk store records
+ * exactly the items whose flag or state changed, so that the action can be undone like a tag edit or a move.
  */
 async function trashOrFlag(
   deps: BulkDeps,
-  principal: Principal,
+  action: NewBulkAction,
   type: 'favorite' | 'unfavorite' | 'archive' | 'unarchive' | 'delete' | 'restore',
   items: MediaSummary[],
 ): Promise<BulkResult> {
   const ids = items.map((m) => m.id);
-  if (type === 'delete') await deps.storage.media.trash(ids, principal.userId);
-  else if (type === 'restore') await deps.storage.media.restore(ids);
-  else {
-    const changed = await deps.storage.media.setFlags(ids, FLAGS[type]);
-    return { changed, unchanged: ids.length - changed };
-  }
-  return { changed: ids.length, unchanged: 0 };
+  if (type === 'delete') return deps.storage.bulk.trash(action, ids);
+  if (type === 'restore') return deps.storage.bulk.restore(action, ids);
+  return deps.storage.bulk.setFlags(action, ids, FLAGS[type]);
 }
 
-/** Reprocessing queues each item's analysis again (not undoable; folders are per-item errors). */
-async function reprocessAll(deps: BulkDeps, items: MediaSummary[], report: (done: number) => Promise<void>) {
+/**
+ * Reprocessing queues each item's analysis again, or (kind `metadata`) reads each item's metadata again with
+ * ExifTool (rereadMetadata.ts); not undoable (`undoable: false`); folders are per-item errors.
+ */
+async function reprocessAll(
+  deps: BulkDeps,
+  principal: Principal,
+  kind: 'analysis' | 'metadata',
+  items: MediaSummary[],
+  report: (done: number) => Promise<void>,
+) {
   const errors: ItemError[] = [];
   let changed = 0;
   for (const [i, m] of items.entries()) {
     if (m.type === 'folder') {
       errors.push({ id: m.id, error: 'invalid_input', message: 'folders have nothing to analyse' });
+      continue;
+    }
+    if (kind === 'metadata') {
+      const failed = await rereadMetadata(deps, principal, m.id).then(
+        () => null,
+        (err: unknown) => (err instanceof DomainError ? err : Promise.reject(err)),
+      );
+      if (failed) errors.push({ id: m.id, error: failed.code, message: failed.message });
+      else changed++;
       continue;
     }
     await deps.storage.media.setProcessingStatus(m.id, 'pending', null);
@@ -253,10 +267,9 @@ export async function bulkAction(deps: BulkDeps, principal: Principal, input: Bu
       dest,
     );
   } else if (op.type !== 'reprocess') {
-    result = await trashOrFlag(deps, principal, op.type as keyof typeof FLAGS | 'delete' | 'restore', items);
-    undoable = false;
+    result = await trashOrFlag(deps, action, op.type as keyof typeof FLAGS | 'delete' | 'restore', items);
   } else {
-    const r = await reprocessAll(deps, items, report);
+    const r = await reprocessAll(deps, principal, op.kind ?? 'analysis', items, report);
     errors.push(...r.errors);
     result = r;
     undoable = false;
@@ -264,6 +277,8 @@ export async function bulkAction(deps: BulkDeps, principal: Principal, input: Bu
   await report(items.length);
   return {
     actionId: undoable && result.changed > 0 ? action.id : null,
+    /** Reprocessing cannot be undone; every other operation can while it is the caller's last one. */
+    undoable,
     operation: op.type,
     selected: items.length + errors.length,
     changed: result.changed,

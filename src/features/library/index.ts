@@ -6,3 +6,4 @@ export { uploadMedia, type UploadInput } from './upload.js';
 export { createFolder } from './folders.js';
 export { deleteMedia } from './media.js';
 export { lookupContent } from './lookup.js';
+export { rereadMetadata } from './rereadMetadata.js';

@@ -4,6 +4,7 @@ import { newMediaId } from '../../platform/ids.js';
 import { resolveFfmpeg, resolveFfprobe } from '../../files/binaries.js';
 import { captureFacts, withCaptureFacts, type CaptureFacts } from '../../files/captureFacts.js';
 import { readTags, type Tags } from '../../files/exifTool.js';
+import { exifWithSidecar, readSidecar, withSidecar } from '../../files/sidecar.js';
 import { imageDecoderFor, probeImage } from '../../files/imageProbe.js';
 import type { ImageDecoder } from '../../files/imageSources.js';
 import { refineTiff } from '../../files/rawFormats.js';
@@ -25,6 +26,8 @@ export interface UploadInput {
   name?: string;
   /** The upload as the multipart parser left it in DATA_DIR/tmp. */
   file: { tempPath: string; originalName: string | null; sha256?: string | null };
+  /** An XMP sidecar of the file (files/sidecar.ts): what it says wins over the file's own metadata. Kept as is. */
+  sidecarPath?: string | null;
 }
 
 const ACCEPTED =
@@ -65,7 +68,8 @@ export async function uploadMedia(
           'image library); convert to JPEG, PNG or AVIF first',
       );
     }
-    const facts = captureFacts(tags, sniffed.kind);
+    const sidecar = input.sidecarPath ? await readSidecar(input.sidecarPath) : null;
+    const facts = withSidecar(captureFacts(tags, sniffed.kind), sidecar);
 
     const id = newMediaId();
     const base: Omit<NewMedia, keyof StoredUpload['fields'] | 'processingStatus'> = {
@@ -83,7 +87,7 @@ export async function uploadMedia(
       : await storeVideo({ ...deps, blobs: puts.blobs }, input.file, sniffed.ext);
     const fields = {
       ...stored.fields,
-      exif: withCaptureFacts(stored.fields.exif, facts),
+      exif: exifWithSidecar(withCaptureFacts(stored.fields.exif, facts), sidecar),
       takenAt: facts.takenAt ?? stored.fields.takenAt,
     };
     const media: NewMedia = { ...base, ...fields, processingStatus: 'pending' };

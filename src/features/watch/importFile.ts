@@ -12,9 +12,12 @@ import { DomainError } from '../../platform/errors.js';
 import { sha256File } from '../../files/blobStore.js';
 import { pathLabel } from '../../platform/ids.js';
 import { looksLikeMedia } from '../../platform/mediaNames.js';
+import { isSidecarName } from '../../platform/sidecarNames.js';
+import { findSidecar } from '../../files/sidecar.js';
 import type { WatchedFile, WatchedFolder } from '../../storage/watchStore.js';
 import type { Principal, Services } from '../kernel/services.js';
 import { createFolder, deleteMedia, lookupContent, uploadMedia } from '../library/index.js';
+import { applyWatchedSidecar } from './sidecars.js';
 
 export type WatchDeps = Pick<Services, 'config' | 'storage' | 'blobs' | 'wakeJobs' | 'urls' | 'logger'>;
 
@@ -76,6 +79,10 @@ export async function importWatchedFile(deps: WatchDeps, folders: FolderPaths, w
   const rec = await deps.storage.watches.file(w.id, f.relPath);
   if (rec && rec.sizeBytes === f.size && rec.mtimeMs === f.mtimeMs) return 'unchanged';
   const base = { watchId: w.id, relPath: f.relPath, sizeBytes: f.size, mtimeMs: f.mtimeMs };
+  if (isSidecarName(f.relPath)) {
+    const principal = await watchPrincipal(deps, w);
+    return principal ? applyWatchedSidecar(deps, w, f, principal) : 'no principal';
+  }
   if (!looksLikeMedia(f.relPath)) {
     await deps.storage.watches.putFile({ ...base, sha256: '', mediaId: null, created: false, error: 'unsupported' });
     return 'unsupported';
@@ -129,6 +136,7 @@ async function storeOnce(
       path: folderPath,
       name,
       file: { tempPath: temp, originalName: name, sha256 },
+      sidecarPath: await findSidecar(f.absPath),
     });
     // A Live Photo's movie joins its still (another file's item): this file made no item of its own.
     return { mediaId: record.id, created: record.name === name, error: null };

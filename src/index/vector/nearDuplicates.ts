@@ -156,9 +156,11 @@ export class NearDuplicateScanner {
         else buckets.set(key, [i]);
         if ((i & 1023) === 1023) yield;
       }
+      // A checkpoint every ~20,000 pairs, inside a bucket too: one big bucket (a burst of thousands) is not
+      // one slice of the event loop.
       let work = 0;
       for (const bucket of buckets.values()) {
-        for (let x = 1; x < bucket.length; x++)
+        for (let x = 1; x < bucket.length; x++) {
           for (let y = 0; y < x; y++) {
             const a = bucket[x];
             const b = bucket[y];
@@ -176,23 +178,29 @@ export class NearDuplicateScanner {
             parent[ra] = rb;
             weakest[rb] = Math.min(weakest[rb], weakest[ra], s);
           }
-        work += bucket.length * bucket.length;
-        if (work > 50_000) {
+          work += x;
+          if (work > 20_000) {
+            work = 0;
+            yield;
+          }
+        }
+        if (++work > 20_000) {
           work = 0;
           yield;
         }
       }
     }
-    return this.collect(find, weakest);
+    return yield* this.collect(find, weakest);
   }
 
-  private collect(find: (i: number) => number, weakest: Float64Array): NearDuplicateGroup[] {
+  private *collect(find: (i: number) => number, weakest: Float64Array): Generator<void, NearDuplicateGroup[], void> {
     const byRoot = new Map<number, number[]>();
     for (let i = 0; i < this.q.length; i++) {
       const r = find(i);
       const list = byRoot.get(r);
       if (list) list.push(i);
       else byRoot.set(r, [i]);
+      if ((i & 4095) === 4095) yield;
     }
     const out: NearDuplicateGroup[] = [];
     for (const [root, members] of byRoot)

@@ -11,12 +11,15 @@ import {
   withTags,
   toBulkAction,
   type BulkActionRow as ActionRow,
+  isTrashOrFlag,
   type BulkStore,
   type NewBulkAction,
   type RecordedChange,
   type TagDelta,
 } from '../bulkStore.js';
 import type { Metadata } from '../types.js';
+import { bulkRestore, bulkSetFlags, bulkTrash, undoTrashOrFlag } from './bulkTrash.js';
+import type { PgEventHub } from './eventHub.js';
 import { fetchRow, MEDIA_COLUMNS, now, type MediaRow } from './mediaRows.js';
 import { moveRow } from './mediaTree.js';
 
@@ -130,8 +133,33 @@ async function isLiveFolderOrRoot(tx: PgRunner, path: string, row: MediaRow): Pr
   return !!folder && folder.status === 'active' && folder.type === 'folder' && folder.path === path;
 }
 
-export function pgBulkStore(db: PgDb): BulkStore {
+/** Ids of the active items of the organization, checked and locked (rowsOf). */
+async function checkedIds(tx: PgRunner, ids: string[], organizationId: string): Promise<string[]> {
+  const out: string[] = [];
+  for await (const rows of rowsOf(tx, ids, organizationId)) out.push(...rows.map((r) => r.id));
+  return out;
+}
+
+export function pgBulkStore(db: PgDb, hub: PgEventHub): BulkStore {
+  /** One recorded change in a transaction; this process's event streams hear of the events it appended. */
+  const recorded = async (action: NewBulkAction, ids: string[], fn: (tx: PgRunner) => Promise<RecordedChange[]>) => {
+    const changes = await db.tx(async (tx) => {
+      const out = await fn(tx);
+      if (out.length) await record(tx, action, out);
+      return out;
+    });
+    hub.appended();
+    return { changed: changes.length, unchanged: ids.length - changes.length };
+  };
   return {
+    setFlags: (action, ids, patch) =>
+      recorded(action, ids, async (tx) => bulkSetFlags(tx, await checkedIds(tx, ids, action.organizationId), patch)),
+    trash: (action, ids) =>
+      recorded(action, ids, async (tx) =>
+        bulkTrash(tx, await checkedIds(tx, ids, action.organizationId), action.userId),
+      ),
+    restore: (action, ids) => recorded(action, ids, (tx) => bulkRestore(tx, ids, action.organizationId)),
+
     editTags: (action, ids, edit) =>
       db.tx(async (tx) => {
         const changes: RecordedChange[] = [];
@@ -174,38 +202,47 @@ export function pgBulkStore(db: PgDb): BulkStore {
       return row ? toBulkAction(row, pgTimestampToIso) : null;
     },
 
-    undo: (actionId, organizationId, userId) =>
-      db.tx(async (tx) => {
-        const action = await tx.one<ActionRow>(
-          `SELECT ${ACTION_COLUMNS} FROM bulk_actions WHERE id = $1 AND organization_id = $2 AND user_id = $3
-           FOR UPDATE`,
-          [actionId, organizationId, userId],
-        );
-        if (!action) throw notFound('no such bulk action to undo (only your last one can be undone)');
-        if (action.undone_at) throw conflict('this bulk action was undone already');
-        const byId = new Map((JSON.parse(action.changes) as RecordedChange[]).map((c) => [c.id, c]));
-        let reverted = 0;
-        for await (const rows of rowsOf(tx, [...byId.keys()], organizationId, true)) {
-          const writes: TagWrite[] = [];
-          for (const row of rows) {
-            const change = byId.get(row.id)!;
-            reverted++;
-            if (change.from !== undefined) {
-              if (!(await isLiveFolderOrRoot(tx, change.from, row)))
-                throw conflict('an item cannot go back: the folder it was in is gone');
-              if (row.parent_path !== change.from) await moveRow(tx, row, change.from, userId);
-              continue;
-            }
-            const metadata = JSON.parse(row.metadata) as Metadata;
-            const tags = tagMap(metadata);
-            const delta = revertDelta(tags, { added: change.a ?? [], removed: change.r ?? [] });
-            if (delta.added.length || delta.removed.length)
-              writes.push({ row, metadata: JSON.stringify(withTags(metadata, tags)), delta });
-          }
-          await writeTags(tx, writes, userId);
-        }
-        await tx.query(`UPDATE bulk_actions SET undone_at = $1 WHERE id = $2`, [now(), actionId]);
-        return { reverted };
-      }),
+    undo: async (actionId, organizationId, userId) => {
+      const out = await db.tx((tx) => undoAction(tx, actionId, organizationId, userId));
+      hub.appended();
+      return out;
+    },
   };
+}
+
+/** BulkStore.undo inside its transaction: the recorded changes reversed. */
+async function undoAction(tx: PgRunner, actionId: string, organizationId: string, userId: string) {
+  const action = await tx.one<ActionRow>(
+    `SELECT ${ACTION_COLUMNS} FROM bulk_actions WHERE id = $1 AND organization_id = $2 AND user_id = $3
+       FOR UPDATE`,
+    [actionId, organizationId, userId],
+  );
+  if (!action) throw notFound('no such bulk action to undo (only your last one can be undone)');
+  if (action.undone_at) throw conflict('this bulk action was undone already');
+  const changes = JSON.parse(action.changes) as RecordedChange[];
+  const byId = new Map(changes.filter((c) => !isTrashOrFlag(c)).map((c) => [c.id, c]));
+  let reverted = 0;
+  // The flag and trash changes first, last change first (the reverse of the order they were made in).
+  for (const c of changes.filter(isTrashOrFlag).reverse()) if (await undoTrashOrFlag(tx, c, userId)) reverted++;
+  for await (const rows of rowsOf(tx, [...byId.keys()], organizationId, true)) {
+    const writes: TagWrite[] = [];
+    for (const row of rows) {
+      const change = byId.get(row.id)!;
+      reverted++;
+      if (change.from !== undefined) {
+        if (!(await isLiveFolderOrRoot(tx, change.from, row)))
+          throw conflict('an item cannot go back: the folder it was in is gone');
+        if (row.parent_path !== change.from) await moveRow(tx, row, change.from, userId);
+        continue;
+      }
+      const metadata = JSON.parse(row.metadata) as Metadata;
+      const tags = tagMap(metadata);
+      const delta = revertDelta(tags, { added: change.a ?? [], removed: change.r ?? [] });
+      if (delta.added.length || delta.removed.length)
+        writes.push({ row, metadata: JSON.stringify(withTags(metadata, tags)), delta });
+    }
+    await writeTags(tx, writes, userId);
+  }
+  await tx.query(`UPDATE bulk_actions SET undone_at = $1 WHERE id = $2`, [now(), actionId]);
+  return { reverted };
 }

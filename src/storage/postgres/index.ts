@@ -20,6 +20,8 @@ import { pgSessionStore } from './sessionStore.js';
 import { checkServer, migrationStartupError } from './startupCheck.js';
 import { pgWatchStore } from './watchStore.js';
 import { pgBulkStore } from './bulkStore.js';
+import { pgTimelineStore } from './timelineStore.js';
+import { pgClusterDismissals } from './clusterDismissals.js';
 import { pgDuplicateStore } from './duplicateStore.js';
 import { pgAlbumStore, pgShareStore } from './shareStore.js';
 
@@ -77,7 +79,9 @@ export async function openPostgresStorage(url: string, options: PostgresStorageO
     jobWakeups,
     events: pgEventLog(db, hub),
     watches: pgWatchStore(db),
-    bulk: pgBulkStore(db),
+    timeline: pgTimelineStore(db),
+    bulk: pgBulkStore(db, hub),
+    clusterDismissals: pgClusterDismissals(db),
     duplicates: pgDuplicateStore(db),
     usage: pgUsageStore(db),
     albums: pgAlbumStore(db),

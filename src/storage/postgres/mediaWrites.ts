@@ -121,7 +121,12 @@ function processingStatusWriter(withEvents: Eventful): MediaStore['setProcessing
 }
 
 /** MediaStore.mergeExif: top-level keys set in JavaScript (the document keeps its keys' order), updatedAt kept. */
-function mergeExif(db: PgDb, id: string, patch: Record<string, unknown>): Promise<MediaRecord | null> {
+function mergeExif(
+  db: PgDb,
+  id: string,
+  patch: Record<string, unknown>,
+  takenAt?: string | null,
+): Promise<MediaRecord | null> {
   return db.tx(async (tx) => {
     const row = await tx.one<{ exif: string }>(
       `SELECT exif::text AS exif FROM media WHERE id = $1 AND status = 'active' FOR UPDATE`,
@@ -130,6 +135,7 @@ function mergeExif(db: PgDb, id: string, patch: Record<string, unknown>): Promis
     if (!row) return null;
     const exif = { ...(JSON.parse(row.exif) as Record<string, unknown>), ...patch };
     await tx.query(`UPDATE media SET exif = $1 WHERE id = $2`, [JSON.stringify(exif), id]);
+    if (takenAt !== undefined) await tx.query(`UPDATE media SET taken_at = $1 WHERE id = $2`, [takenAt, id]);
     return toMedia(await mustRow(tx, id));
   });
 }
@@ -215,7 +221,7 @@ export function mediaWrites(
         return toMedia(await mustRow(tx, id));
       }),
 
-    mergeExif: (id, patch) => mergeExif(db, id, patch),
+    mergeExif: (id, patch, takenAt) => mergeExif(db, id, patch, takenAt),
     setProcessingStatus: processingStatusWriter(withEvents),
   };
 }

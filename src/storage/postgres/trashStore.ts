@@ -178,7 +178,7 @@ async function reviveFolders(tx: PgRunner, row: MediaRow, location: TrashPlace[]
 }
 
 /** One trash entry back where it was; how many media rows became active. */
-async function restoreEntry(tx: PgRunner, id: string): Promise<number> {
+export async function restoreEntry(tx: PgRunner, id: string): Promise<number> {
   const entry = await tx.one<{ location: string }>(
     `SELECT location::text AS location FROM trash WHERE id = $1 FOR UPDATE`,
     [id],
@@ -229,9 +229,11 @@ async function purgeEntry(tx: PgRunner, id: string): Promise<string[]> {
     [ids],
   );
   const objects = `(SELECT id FROM detected_objects WHERE media_id = ANY($1::text[]))`;
-  await tx.query(`DELETE FROM cluster_pending WHERE object_id IN ${objects}`, [ids]);
-  await tx.query(`DELETE FROM cluster_members WHERE object_id IN ${objects}`, [ids]);
+  // The embeddings' trigger (migration 040) takes their faces out of the queue and out of their clusters, the
+  // clusters' sizes down with them, as SQLite's does: deleting cluster_members here first skipped the sizes.
   await tx.query(`DELETE FROM object_embeddings WHERE object_id IN ${objects}`, [ids]);
+  await tx.query(`DELETE FROM cluster_pending WHERE object_id IN ${objects}`, [ids]);
+  await tx.query(`DELETE FROM cluster_pins WHERE object_id IN ${objects}`, [ids]);
   // Children first (captions and objects name their frame).
   for (const table of ['captions', 'detected_objects', 'frames', 'media_stages', 'media_tags'])
     await tx.query(`DELETE FROM ${table} WHERE media_id = ANY($1::text[])`, [ids]);

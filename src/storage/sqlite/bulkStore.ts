@@ -11,6 +11,7 @@ import {
   withTags,
   toBulkAction,
   type BulkActionRow as ActionRow,
+  isTrashOrFlag,
   type BulkStore,
   type NewBulkAction,
   type RecordedChange,
@@ -19,6 +20,7 @@ import {
 import type { EventWriter } from '../eventWriter.js';
 import type { IndexWriters } from '../indexWriters.js';
 import type { Metadata } from '../types.js';
+import { bulkTrashOps } from './bulkTrash.js';
 import type { Db } from './database.js';
 import { mediaCore, now, type MediaCore } from './mediaCore.js';
 import { rowMover } from './mediaTree.js';
@@ -158,11 +160,43 @@ export function sqliteBulkStore(db: Db, writers: IndexWriters, events: EventWrit
     return { changed: changes.length, unchanged: ids.length - changes.length };
   });
 
-  const undo = undoer(db, core, rowsOf, writeTags, moveRow);
+  const ops = bulkTrashOps(core);
+  const recorded = (action: NewBulkAction, ids: string[], changes: RecordedChange[]) => {
+    record(action, changes);
+    return { changed: changes.length, unchanged: ids.length - changes.length };
+  };
+  const setFlags = db.transaction((action: NewBulkAction, ids: string[], patch: Parameters<BulkStore['setFlags']>[2]) =>
+    recorded(
+      action,
+      ids,
+      ops.setFlags(
+        [...rowsOf(ids, action.organizationId)].map((r) => r.id),
+        patch,
+      ),
+    ),
+  );
+  const trash = db.transaction((action: NewBulkAction, ids: string[]) =>
+    recorded(
+      action,
+      ids,
+      ops.trash(
+        [...rowsOf(ids, action.organizationId)].map((r) => r.id),
+        action.userId,
+      ),
+    ),
+  );
+  const restore = db.transaction((action: NewBulkAction, ids: string[]) =>
+    recorded(action, ids, ops.restore(ids, action.organizationId)),
+  );
+
+  const undo = undoer(db, core, rowsOf, writeTags, moveRow, ops);
 
   return {
     editTags: async (action, ids, edit) => editTags(action, ids, edit),
     move: async (action, ids, destinationPath) => move(action, ids, destinationPath),
+    setFlags: async (action, ids, patch) => setFlags(action, ids, patch),
+    trash: async (action, ids) => trash(action, ids),
+    restore: async (action, ids) => restore(action, ids),
     last: async (organizationId, userId) => {
       const row = db
         .prepare(
@@ -182,6 +216,7 @@ function undoer(
   rowsOf: ReturnType<typeof rowsReader>,
   writeTags: ReturnType<typeof tagWriter>,
   moveRow: ReturnType<typeof rowMover>,
+  ops: ReturnType<typeof bulkTrashOps>,
 ) {
   const getAction = db.prepare(`SELECT * FROM bulk_actions WHERE id = ? AND organization_id = ? AND user_id = ?`);
 
@@ -196,9 +231,13 @@ function undoer(
     if (!action) throw notFound('no such bulk action to undo (only your last one can be undone)');
     if (action.undone_at) throw conflict('this bulk action was undone already');
     const changes = JSON.parse(action.changes) as RecordedChange[];
-    const byId = new Map(changes.map((c) => [c.id, c]));
+    const byId = new Map(changes.filter((c) => !isTrashOrFlag(c)).map((c) => [c.id, c]));
     const at = now();
-    let reverted = 0;
+    // The flag and trash changes first, last change first (the reverse of the order they were made in).
+    let reverted = changes
+      .filter(isTrashOrFlag)
+      .reverse()
+      .filter((c) => ops.undo(c, userId)).length;
     for (const row of rowsOf([...byId.keys()], organizationId, true)) {
       const change = byId.get(row.id)!;
       if (change.from !== undefined) {

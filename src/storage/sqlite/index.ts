@@ -16,6 +16,8 @@ import { sqliteInviteStore } from './inviteStore.js';
 import { sqliteEventLog } from './eventLog.js';
 import { sqliteWatchStore } from './watchStore.js';
 import { sqliteBulkStore } from './bulkStore.js';
+import { sqliteTimelineStore } from './timelineStore.js';
+import { sqliteClusterDismissals } from './clusterDismissals.js';
 import { sqliteDuplicateStore } from './duplicateStore.js';
 import { sqliteAlbumStore, sqliteShareStore } from './shareStore.js';
 import { backupDatabase } from './backup.js';
@@ -64,6 +66,8 @@ export function openSqliteStorage(file: string, options: SqliteStorageOptions = 
     events: events.store,
     watches: sqliteWatchStore(db),
     bulk: sqliteBulkStore(db, writers, events.writer),
+    timeline: sqliteTimelineStore(db),
+    clusterDismissals: sqliteClusterDismissals(db),
     duplicates: sqliteDuplicateStore(db),
     usage: sqliteUsageStore(db),
     albums: sqliteAlbumStore(db),

@@ -148,18 +148,19 @@ function mediaWrites(
     return toMedia(mustRow(id));
   });
 
-  const mergeExif = db.transaction((id: string, patch: Record<string, unknown>) => {
+  const mergeExif = db.transaction((id: string, patch: Record<string, unknown>, takenAt?: string | null) => {
     const row = db.prepare(`SELECT exif FROM media WHERE id = ? AND status = 'active'`).get(id) as
       { exif: string } | undefined;
     if (!row) return null;
     const exif = { ...(JSON.parse(row.exif) as Record<string, unknown>), ...patch };
     db.prepare(`UPDATE media SET exif = ? WHERE id = ?`).run(JSON.stringify(exif), id);
+    if (takenAt !== undefined) db.prepare(`UPDATE media SET taken_at = ? WHERE id = ?`).run(takenAt, id);
     return toMedia(mustRow(id));
   });
 
   return {
     insert: async (media, frames) => insert(media, frames),
-    mergeExif: async (id, patch) => mergeExif(id, patch),
+    mergeExif: async (id, patch, takenAt) => mergeExif(id, patch, takenAt),
     insertFolder: async (folder, reuse) => insertFolder(folder, reuse),
     update: async (id, patch, userId) => update(id, patch, userId),
     mutateMetadata: async (id, userId, mutate) => mutateMetadata(id, userId, mutate),

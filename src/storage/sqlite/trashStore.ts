@@ -166,7 +166,7 @@ function reviveFolders(core: MediaCore, row: MediaRow, location: TrashPlace[], a
 }
 
 /** One trash entry back where it was; how many media rows became active. */
-function restoreEntry(core: MediaCore, id: string): number {
+export function restoreEntry(core: MediaCore, id: string): number {
   const { db, fetchRow, writers } = core;
   const entry = db.prepare(`SELECT location FROM trash WHERE id = ?`).get(id) as { location: string } | undefined;
   const root = fetchRow(id);
@@ -248,6 +248,9 @@ function purgeEntry({ db }: MediaCore, id: string): string[] {
   // Children first (captions and objects name their frame); the embeddings' triggers update the clusters.
   db.prepare(
     `DELETE FROM cluster_pending WHERE object_id IN (SELECT id FROM detected_objects WHERE media_id ${IN_IDS})`,
+  ).run(ids);
+  db.prepare(
+    `DELETE FROM cluster_pins WHERE object_id IN (SELECT id FROM detected_objects WHERE media_id ${IN_IDS})`,
   ).run(ids);
   for (const table of ['object_embeddings', 'captions', 'detected_objects', 'frames', 'media_stages', 'media_tags'])
     db.prepare(`DELETE FROM ${table} WHERE media_id ${IN_IDS}`).run(ids);

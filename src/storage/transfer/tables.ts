@@ -45,6 +45,8 @@ export const TRANSFER_TABLES: TransferTable[] = [
   // People's "not duplicates" decisions (a scan's groups are made again by the next scan).
   { name: 'duplicate_dismissals', key: ['dataset_id', 'media_ids'] },
   { name: 'cluster_pins', key: ['object_id', 'model_id'] },
+  // People's "not the same person" decisions on the merge suggestions.
+  { name: 'cluster_dismissals', key: ['dataset_id', 'a', 'b'] },
   // Filled by PostgreSQL's trigger as face embeddings arrive; replaced by SQLite's own list (transfer.ts).
   { name: 'cluster_pending', key: ['seq'] },
   { name: 'jobs', key: ['id'], where: `status IN ('queued', 'running')` },

@@ -27,6 +27,8 @@ export interface ClusterLib {
   addImage(collId?: string): Promise<{ mediaId: string; frameId: string }>;
   /** Soft-deletes an item as the media store does (its frames and objects with it). */
   deleteItem(mediaId: string): Promise<void>;
+  /** Moves an item to the trash and purges it from there, as the media store does (trash, then purgeTrash). */
+  purgeItem(mediaId: string): Promise<void>;
   /** The live, current items of the collection that browse by this cluster finds, by id. */
   browseCluster(clusterId: string, collId?: string): Promise<string[]>;
   /** Rows of cluster_members. */
@@ -283,6 +285,29 @@ export function clusterStoreSuite(name: string, open: () => Promise<ClusterLib>)
       const [f4] = await writeFaces(lib, p4.frameId, [faceOf(dave, 0.9, r)]);
       await lib.analysis.correctObject(f4, { deleted: true });
       assert.is(await lib.clusters.pendingCount(lib.collId), 0, 'the trigger took it off the queue');
+    } finally {
+      await lib.close();
+    }
+  });
+
+  test('an item trashed and purged leaves its clusters: sizes, members and item counts follow', async () => {
+    const lib = await open();
+    try {
+      const r = seededRandom(21);
+      const gus = randomUnit(r);
+      const items = [await lib.addImage(), await lib.addImage(), await lib.addImage()];
+      const faces = [];
+      for (const p of items) faces.push(...(await writeFaces(lib, p.frameId, [faceOf(gus, 0.9, r)])));
+      await lib.clusters.assignPending(lib.collId, 1000, { thresholds: THRESHOLDS });
+      const gusId = (await lib.clusters.clusterOfObject(faces[0]))!;
+      assert.is((await lib.clusters.getCluster(gusId))!.size, 3);
+      await lib.purgeItem(items[2].mediaId);
+      const after = (await lib.clusters.getCluster(gusId))!;
+      assert.equal([after.size, after.mediaCount], [2, 2]);
+      assert.is(await lib.memberCount(), 2);
+      await lib.clusters.assignPending(lib.collId, 1000, { thresholds: THRESHOLDS });
+      assert.is((await lib.clusters.getCluster(gusId))!.size, 2, 'the clusterer agrees after its refresh');
+      assert.equal(await lib.browseCluster(gusId), [items[0].mediaId, items[1].mediaId].sort());
     } finally {
       await lib.close();
     }

@@ -34,6 +34,10 @@ export async function openSqliteClusterLib(file: string): Promise<SqliteClusterL
     addCollection: () => addCollection(s, orgId, user.id),
     addImage: (coll = collId) => addImage(lib, coll),
     deleteItem: async (mediaId) => void (await s.media.softDelete(mediaId, user.id)),
+    purgeItem: async (mediaId) => {
+      await s.media.trash([mediaId], user.id);
+      await s.media.purgeTrash([mediaId]);
+    },
     browseCluster: async (clusterId, coll = collId) =>
       s.db
         .prepare(

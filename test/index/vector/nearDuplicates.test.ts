@@ -2,6 +2,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { bruteForceGroups, NearDuplicateScanner } from '../../../src/index/vector/nearDuplicates.js';
+import { NearDuplicateThread } from '../../../src/index/vector/nearDuplicateThread.js';
 import { seededRandom } from '../../../src/platform/random.js';
 
 const t = suite('near-duplicate scanner');
@@ -59,6 +60,30 @@ t('groupsYielding gives the same groups and lets timers run while it works', asy
   clearInterval(timer);
   assert.equal(yielded, s.groups(0.95));
   assert.ok(ticks > 0, 'the event loop had turns');
+});
+
+t('in a worker thread: the same groups, fed in pages; an abort stops it', async () => {
+  const { vectors } = data(3000, 11);
+  const s = new NearDuplicateScanner(DIMS);
+  for (const v of vectors) s.add(v);
+  const thread = new NearDuplicateThread(DIMS);
+  try {
+    for (let i = 0; i < vectors.length; i += 200) thread.add(vectors.slice(i, i + 200));
+    assert.is(thread.size, 3000);
+    assert.equal(await thread.groups(0.95), s.groups(0.95));
+  } finally {
+    await thread.close();
+  }
+  const aborted = new NearDuplicateThread(DIMS);
+  try {
+    aborted.add(vectors);
+    const controller = new AbortController();
+    const pending = aborted.groups(0.95, controller.signal).catch((e: Error) => e);
+    controller.abort(new Error('stop'));
+    assert.is(((await pending) as Error).message, 'stop');
+  } finally {
+    await aborted.close();
+  }
 });
 
 t('a thousand identical copies cost about a thousand checks, not half a million', () => {

@@ -7,7 +7,8 @@ import { describeError } from '../../lib/api';
 import { followLink, location, navigate } from '../../lib/router';
 import { canWrite, isAdmin } from '../../lib/session';
 import { fetchCollection, fetchPage, fetchTagValues, type MediaItem } from './browseApi';
-import { CLEARED, hasFilters, listingKey, readState, stateUrl, type BrowseState } from './browseState';
+import { browseParams, CLEARED, hasFilters, listingKey, readState, stateUrl, type BrowseState } from './browseState';
+import { mapHref } from '../map/mapApi';
 import { TrashLink } from '../trash/TrashLink';
 import { PageCache } from './pageCache';
 import { FolderStore } from './folderStore';
@@ -133,13 +134,22 @@ export function Browse({ params }: { params: Record<string, string> }) {
             <a class="button-link" href={`/c/${encodeURIComponent(datasetId)}/people`} onClick={followLink}>
               People
             </a>
+            <a class="button-link" href={`/c/${encodeURIComponent(datasetId)}/timeline`} onClick={followLink}>
+              Timeline
+            </a>
+            <a class="button-link" href={mapHref(datasetId, browseParams(state))} onClick={followLink}>
+              Map
+            </a>
+            <a class="button-link" href={`/c/${encodeURIComponent(datasetId)}/places`} onClick={followLink}>
+              Places
+            </a>
             <TrashLink datasetId={datasetId} />
             <UploadButton onClick={() => openUploadPicker(datasetId, state.path || undefined)} />
           </div>
         </div>
         <PhoneBar folderName={folderName} activeFilters={activeFilterCount(state)} hasActions={isAdmin()} />
         <Breadcrumbs rootName={rootName} crumbs={crumbs} hrefOf={folderHref} />
-        <Filters state={state} tagValues={info.tagValues} onChange={go} />
+        <Filters datasetId={datasetId} state={state} tagValues={info.tagValues} onChange={go} />
         <SelectionBar
           datasetId={datasetId}
           state={state}

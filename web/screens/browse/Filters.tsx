@@ -3,15 +3,17 @@ import { useState } from 'preact/hooks';
 import { TypeDateFilters } from '../../components/TypeDateFilters';
 import { CLEARED, hasFilters, type BrowseState } from './browseState';
 import { FlagFilters } from './FlagFilters';
+import { PlaceFilters } from './PlaceFilters';
 
 export interface FiltersProps {
+  datasetId: string;
   state: BrowseState;
   /** Every tag value of the collection, for the autocomplete. */
   tagValues: string[];
   onChange: (patch: Partial<BrowseState>) => void;
 }
 
-export function Filters({ state, tagValues, onChange }: FiltersProps) {
+export function Filters({ datasetId, state, tagValues, onChange }: FiltersProps) {
   return (
     <form class="browse-filters" aria-label="Filters and sorting" onSubmit={(e) => e.preventDefault()}>
       <TypeDateFilters
@@ -52,6 +54,7 @@ export function Filters({ state, tagValues, onChange }: FiltersProps) {
         Include subfolders
       </label>
       <FlagFilters state={state} onChange={onChange} />
+      <PlaceFilters datasetId={datasetId} state={state} onChange={onChange} />
       {hasFilters(state) ? (
         <button type="button" onClick={() => onChange(CLEARED)}>
           Clear filters

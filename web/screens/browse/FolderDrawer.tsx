@@ -132,7 +132,12 @@ export function PhoneBar(props: { folderName: string; activeFilters: number; has
 
 /** How many filters narrow the listing (shown on the Filters button). */
 export const activeFilterCount = (s: BrowseState): number =>
-  (s.type !== 'all' ? 1 : 0) + (s.from ? 1 : 0) + (s.to ? 1 : 0) + s.tags.length + (s.recursive ? 1 : 0);
+  (s.type !== 'all' ? 1 : 0) +
+  (s.from ? 1 : 0) +
+  (s.to ? 1 : 0) +
+  s.tags.length +
+  (s.recursive ? 1 : 0) +
+  [s.country, s.place, s.camera, s.bbox].filter(Boolean).length;
 
 /** The browse root's classes for what the narrow screen shows. */
 export const phoneClasses = (): string =>

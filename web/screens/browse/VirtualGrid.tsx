@@ -118,7 +118,9 @@ export function VirtualGrid({ cache, label, hrefOf, onOpen }: VirtualGridProps) 
     if (Number.isFinite(at) && at !== focused) setFocused(at);
   };
 
-  const band = useRubberBand(scroller);
+  const gridNow = useRef({ g, height: size.height, total });
+  gridNow.current = { g, height: size.height, total };
+  const band = useRubberBand(scroller, gridNow);
   const chosen = selection.value;
   const rows = [];
   for (let r = first; r <= last && total > 0; r++) {

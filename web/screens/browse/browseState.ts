@@ -6,6 +6,8 @@
  * Ours: favorite=true (favourites only) and archived=include|only (archived items are hidden unless asked).
  * The short spellings sort (date|taken|name|type), dir, from and to are read too. Sorted by the date taken
  * (sortBy=takenAt, the server's own), the date range is over the date taken as well.
+ * Where it was taken and with what (issue #26): country (ISO alpha-2), place (a city), camera (a model) and
+ * bbox (west,south,east,north degrees, what a map cluster opens).
  */
 
 /** What the listing shows. Absent fields are the defaults (root, all types, newest first, no filters). */
@@ -24,6 +26,11 @@ export interface BrowseState {
   favorite: boolean;
   /** Archived items: hidden (the default), shown with the rest, or alone. */
   archived: 'exclude' | 'include' | 'only';
+  /** ISO 3166-1 alpha-2 country code, a city, a camera model, a `west,south,east,north` box; '' when unset. */
+  country: string;
+  place: string;
+  camera: string;
+  bbox: string;
 }
 
 export const DEFAULT_STATE: BrowseState = {
@@ -37,6 +44,10 @@ export const DEFAULT_STATE: BrowseState = {
   recursive: false,
   favorite: false,
   archived: 'exclude',
+  country: '',
+  place: '',
+  camera: '',
+  bbox: '',
 };
 
 const DAY = /^\d{4}-\d{2}-\d{2}$/;
@@ -65,7 +76,19 @@ export function readState(query: URLSearchParams): BrowseState {
     recursive: ['true', '1'].includes(query.get('recursive') ?? ''),
     favorite: ['true', '1'].includes(query.get('favorite') ?? ''),
     archived: oneOf(query.get('archived'), ['exclude', 'include', 'only'] as const, 'exclude'),
+    country: /^[A-Za-z]{2}$/.test(query.get('country') ?? '') ? query.get('country')!.toUpperCase() : '',
+    place: query.get('place')?.trim() ?? '',
+    camera: query.get('camera')?.trim() ?? '',
+    bbox: readBbox(query.get('bbox')),
   };
+}
+
+/** A `west,south,east,north` box in degrees, as given, or '' when it is not one. */
+function readBbox(value: string | null): string {
+  const parts = (value ?? '').split(',').map(Number);
+  if (parts.length !== 4 || parts.some((n) => !Number.isFinite(n))) return '';
+  const [w, s, e, n] = parts;
+  return Math.abs(w) <= 180 && Math.abs(e) <= 180 && Math.abs(s) <= 90 && Math.abs(n) <= 90 && s <= n ? value! : '';
 }
 
 /** The screen's URL for a state: only what differs from the defaults, named as the API names them. */
@@ -80,7 +103,14 @@ export function stateUrl(datasetId: string, state: BrowseState): string {
 
 /** True when any filter narrows the listing (the clear-all button shows then). */
 export const hasFilters = (s: BrowseState): boolean =>
-  s.type !== 'all' || !!s.from || !!s.to || s.tags.length > 0 || s.recursive || s.favorite || s.archived !== 'exclude';
+  s.type !== 'all' ||
+  !!s.from ||
+  !!s.to ||
+  s.tags.length > 0 ||
+  s.recursive ||
+  s.favorite ||
+  s.archived !== 'exclude' ||
+  !!(s.country || s.place || s.camera || s.bbox);
 
 /** What clearing every filter sets. */
 export const CLEARED: Partial<BrowseState> = {
@@ -91,6 +121,10 @@ export const CLEARED: Partial<BrowseState> = {
   recursive: false,
   favorite: false,
   archived: 'exclude',
+  country: '',
+  place: '',
+  camera: '',
+  bbox: '',
 };
 
 const SORT_FIELD = { date: 'createdAt', taken: 'takenAt', name: 'name', type: 'type' } as const;
@@ -108,6 +142,10 @@ export function browseParams(state: BrowseState): Record<string, string | undefi
     sortDirection: state.dir,
     favorite: state.favorite ? 'true' : undefined,
     archived: state.archived === 'exclude' ? undefined : state.archived,
+    country: state.country || undefined,
+    place: state.place || undefined,
+    camera: state.camera || undefined,
+    bbox: state.bbox || undefined,
   };
 }
 

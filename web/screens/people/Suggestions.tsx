@@ -1,6 +1,11 @@
-/** "These may be the same person": the suggested pairs of the People screen, each merged in one click. */
+/**
+ * "These may be the same person": the suggested pairs of the People screen, each merged in one click, or
+ * dismissed ("Not the same person") so that the pair is not suggested again.
+ */
+import { useState } from 'preact/hooks';
+import { describeError } from '../../lib/api';
 import { useLoad } from '../../components/useLoad';
-import { fetchSuggestions, personName, type Person } from './peopleApi';
+import { fetchSuggestions, notSamePerson, personName, type Person } from './peopleApi';
 import { Crop } from './Crop';
 
 export function Suggestions(props: {
@@ -10,8 +15,17 @@ export function Suggestions(props: {
   onMerge: (a: Person, b: Person) => Promise<void>;
 }) {
   const loaded = useLoad((signal) => fetchSuggestions(props.datasetId, signal), [props.datasetId, props.generation]);
+  const [error, setError] = useState<string | null>(null);
   const pairs = loaded.data?.suggestions ?? [];
   if (pairs.length === 0) return null;
+  const dismiss = (a: Person, b: Person) =>
+    notSamePerson(a.id, b.id).then(
+      () => {
+        setError(null);
+        loaded.reload();
+      },
+      (err) => setError(describeError(err)),
+    );
   return (
     <section class="people-suggestions" aria-labelledby="suggestions-title">
       <h2 id="suggestions-title">These may be the same person</h2>
@@ -29,14 +43,26 @@ export function Suggestions(props: {
               <button
                 type="button"
                 onClick={() => void props.onMerge(keep, other).then(() => loaded.reload())}
-                aria-label={`Merge ${personName(other)} into ${personName(keep)}`}
+                aria-label={`Same person: merge ${personName(other)} into ${personName(keep)}`}
               >
                 Same person
+              </button>
+              <button
+                type="button"
+                onClick={() => void dismiss(keep, other)}
+                aria-label={`Not the same person: ${personName(other)} and ${personName(keep)}`}
+              >
+                Not the same person
               </button>
             </li>
           );
         })}
       </ul>
+      {error ? (
+        <p class="error" role="alert">
+          {error}
+        </p>
+      ) : null}
     </section>
   );
 }

@@ -55,6 +55,10 @@ export const updatePerson = (id: string, patch: { name?: string | null; hidden?:
 export const mergePeople = (into: string, clusterIds: string[]) =>
   api<{ cluster: Person }>('POST', `${one(into)}/merge`, { body: { clusterIds } }).then((r) => r.cluster);
 
+/** "Not the same person": the pair is not suggested again. */
+export const notSamePerson = (a: string, b: string) =>
+  api<{ dismissed: boolean }>('POST', `${one(a)}/not-same-person`, { body: { clusterId: b } });
+
 export const moveFaces = (from: string, objectIds: string[], to: string | null) =>
   api<{ clusterId: string; moved: number; sourceRemains: boolean }>('POST', `${one(from)}/faces/move`, {
     body: { objectIds, to },

@@ -86,7 +86,7 @@ export function Search(props: { params?: Record<string, string> }) {
         </figure>
       )}
       <PhoneCollapse label="Search options">
-        <SearchControls state={state} tagValues={tagValues} onChange={change} />
+        <SearchControls state={state} tagValues={tagValues} onChange={change} datasetId={datasetId} />
       </PhoneCollapse>
       <Results answer={answer} state={state} terms={terms} from={here} />
     </section>

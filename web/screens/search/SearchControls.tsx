@@ -5,12 +5,15 @@
 import { useState } from 'preact/hooks';
 import type { SearchState } from './searchState';
 import { TypeDateFilters } from '../../components/TypeDateFilters';
+import { PlaceFilters } from '../browse/PlaceFilters';
 
 export function SearchControls(props: {
   state: SearchState;
   /** Tag values of the collection (null: organization search, no tag filter). */
   tagValues: string[] | null;
   onChange: (next: Partial<SearchState>) => void;
+  /** The collection searched (its places and cameras fill the country, place and camera filters). */
+  datasetId?: string | null;
 }) {
   const { state, onChange } = props;
   // The slider shows its value while dragging; the search runs when it is let go.
@@ -56,6 +59,7 @@ export function SearchControls(props: {
         onFrom={(dateFrom) => onChange({ dateFrom })}
         onTo={(dateTo) => onChange({ dateTo })}
       />
+      {props.datasetId ? <PlaceFilters datasetId={props.datasetId} state={state} onChange={onChange} /> : null}
       {props.tagValues && (
         <div class="tag-filter" role="group" aria-label="Tag filter">
           {state.tags.map((t) => (

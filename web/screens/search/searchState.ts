@@ -22,6 +22,11 @@ export interface SearchState {
   tags: string[];
   /** A folder of the collection (ltree path) whose subtree is searched; '' the whole collection. */
   path: string;
+  /** Where and with what (issue #26): ISO alpha-2 country, a city, a camera model, a map box; '' unset. */
+  country: string;
+  place: string;
+  camera: string;
+  bbox: string;
 }
 
 /** The default cut-off: low enough to keep loose matches, high enough to drop noise. */
@@ -43,6 +48,10 @@ export function readState(query: URLSearchParams): SearchState {
     dateTo: query.get('dateTo') ?? '',
     tags: (query.get('tags') ?? '').split(',').filter(Boolean),
     path: query.get('path') ?? '',
+    country: /^[A-Za-z]{2}$/.test(query.get('country') ?? '') ? query.get('country')!.toUpperCase() : '',
+    place: query.get('place')?.trim() ?? '',
+    camera: query.get('camera')?.trim() ?? '',
+    bbox: query.get('bbox') ?? '',
   };
 }
 
@@ -59,6 +68,10 @@ export function stateUrl(base: string, s: SearchState): string {
     dateTo: s.dateTo,
     tags: s.tags.join(','),
     path: s.path,
+    country: s.country,
+    place: s.place,
+    camera: s.camera,
+    bbox: s.bbox,
   });
 }
 
@@ -78,6 +91,10 @@ export function apiRequest(
     sortBy: s.newest ? 'createdAt' : undefined,
     sortDirection: s.newest ? 'desc' : undefined,
     limit: PAGE_SIZE,
+    country: s.country || undefined,
+    place: s.place || undefined,
+    camera: s.camera || undefined,
+    bbox: s.bbox || undefined,
   };
   if (!datasetId) return ['/api/search', { ...common, organizationId }];
   if (s.by === 'like') Object.assign(common, { q: undefined, similarToObjectId: s.like });

@@ -9,6 +9,7 @@ import { TagEditor } from './TagEditor';
 import type { Frame, MediaItem } from './types';
 import { Versions } from './Versions';
 import { AddToAlbum } from '../albums/AddToAlbum';
+import { CaptureFacts } from './CaptureFacts';
 
 export function DetailsPanel(props: {
   media: MediaItem;
@@ -29,6 +30,7 @@ export function DetailsPanel(props: {
       <AiTools media={media} frame={props.frame} onChanged={reload} />
       <Reprocess media={media} canWrite={writable} onStarted={reload} onPoll={reload} />
       <Versions media={media} from={props.from} canWrite={writable} onChanged={reload} />
+      <CaptureFacts media={media} />
       <Facts media={media} />
     </aside>
   );

@@ -8,6 +8,7 @@ import { match } from '../../lib/router';
 import { session } from '../../lib/session';
 import { apiRequest, readState } from '../search/searchState';
 import type { MediaItem, OrgSearchResult } from './types';
+import { timelineIds } from '../timeline/timelineApi';
 
 export interface Neighbours {
   previous: string | null;
@@ -28,6 +29,10 @@ const BROWSE_PARAMS = [
   'clusterId',
   'favorite',
   'archived',
+  'country',
+  'place',
+  'camera',
+  'bbox',
 ];
 const PAGE = 100;
 /** Pages read at most before giving up (an item deep in a huge list has no ←/→). */
@@ -43,6 +48,8 @@ async function* idsOf(from: string): AsyncGenerator<string[]> {
     yield r.results.map((x) => x.media.id);
     return;
   }
+  const timeline = url.pathname === '/timeline' ? {} : match('/c/:datasetId/timeline', url.pathname);
+  if (timeline) return yield* timelineIds(url, session.value?.organizationId ?? '', timeline.datasetId);
   const scored = match('/c/:datasetId/search', url.pathname);
   const browse = match('/c/:datasetId', url.pathname);
   const datasetId = scored?.datasetId ?? browse?.datasetId;

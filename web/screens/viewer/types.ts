@@ -72,6 +72,15 @@ export interface MediaItem {
   /** Ours (issue #27). */
   favorite?: boolean;
   archived?: boolean;
+  /** Ours (issue #26): where and with what it was taken; null when unknown, absent on older servers. */
+  takenAt?: string | null;
+  camera?: { make: string | null; model: string | null; lens: string | null } | null;
+  location?: {
+    latitude: number;
+    longitude: number;
+    altitude: number | null;
+    place: { city: string; region: string | null; country: string; countryCode: string } | null;
+  } | null;
 }
 
 /** Scored browse adds these to each item. */

@@ -19,7 +19,13 @@ const operation = z.discriminatedUnion('type', [
   z.object({ type: z.literal('setTagGroup'), label, values: z.array(value).max(100) }),
   z.object({ type: z.literal('clearTagGroup'), label }),
   z.object({ type: z.literal('move'), destinationPath: z.string().min(1, 'destinationPath is required').max(2000) }),
-  z.object({ type: z.literal('reprocess') }),
+  z.object({
+    type: z.literal('reprocess'),
+    kind: z
+      .enum(['analysis', 'metadata'])
+      .optional()
+      .describe('analysis (default): queue the analysis again; metadata: read the metadata again with ExifTool'),
+  }),
   z.object({ type: z.enum(['favorite', 'unfavorite', 'archive', 'unarchive', 'delete', 'restore']) }),
 ]);
 

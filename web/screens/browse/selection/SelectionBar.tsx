@@ -68,7 +68,8 @@ export function SelectionBar(props: SelectionBarProps) {
       const text = describeAnswer(verb, answer);
       setOutcome({ text, errors: answer.errors });
       undoStatus.value = null;
-      if (answer.actionId) undoOffer.value = { actionId: answer.actionId, text };
+      // Reprocessing cannot be undone (undoable: false): no Undo is offered beside its outcome.
+      undoOffer.value = answer.actionId ? { actionId: answer.actionId, text } : null;
       if (!keepSelection) clearSelection();
       props.onChanged();
       return answer;

@@ -10,6 +10,8 @@ export const MAX_IDS = 10_000;
 
 export interface BulkAnswer {
   actionId: string | null;
+  /** false for reprocess: it cannot be undone. */
+  undoable: boolean;
   operation: string;
   selected: number;
   changed: number;

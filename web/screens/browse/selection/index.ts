@@ -14,3 +14,6 @@ export {
   type SelectionAction,
   type SelectionContext,
 } from './selection';
+export { runBulk } from './bulkApi';
+export { undoOffer, undoStatus, undoText } from './undo';
+export { UndoToast } from './UndoToast';

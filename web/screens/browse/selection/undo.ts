@@ -17,7 +17,17 @@ const VERBS: Record<string, string> = {
   setTagGroup: 'Set a tag group on',
   clearTagGroup: 'Cleared a tag group on',
   move: 'Moved',
+  favorite: 'Added to favourites',
+  unfavorite: 'Removed from favourites',
+  archive: 'Archived',
+  unarchive: 'Unarchived',
+  delete: 'Moved to the trash',
+  restore: 'Restored',
 };
+
+/** The toast's text for an action of this operation on this many items. */
+export const undoText = (type: string, count: number): string =>
+  `${VERBS[type] ?? 'Changed'} ${count.toLocaleString()} ${count === 1 ? 'item' : 'items'}.`;
 
 /** Asks the server for the last action (a reload keeps the offer while the server holds it). */
 export async function loadUndoOffer(): Promise<void> {
@@ -26,7 +36,7 @@ export async function loadUndoOffer(): Promise<void> {
     if (action?.undoable)
       undoOffer.value = {
         actionId: action.id,
-        text: `${VERBS[action.operation.type] ?? 'Changed'} ${action.changedCount.toLocaleString()} items.`,
+        text: undoText(action.operation.type, action.changedCount),
       };
   } catch {
     /* no offer */
