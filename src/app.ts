@@ -34,6 +34,7 @@ import { registerReindexJobs } from './features/ingest/reindex.js';
 import { URGENT_JOBS } from './features/ingest/phases.js';
 import { startModelWatcher } from './features/ingest/catchUp.js';
 import { startRenditionBackfill } from './features/ingest/renditionJobs.js';
+import { settlePlaces } from './features/ingest/places.js';
 import { createEventFeed } from './features/events/index.js';
 import { applyEnvWatches, noWatchService, startWatchLeadership, type WatchService } from './features/watch/index.js';
 import { startBackupService } from './features/backup/index.js';
@@ -85,6 +86,8 @@ export async function createApp(config: Config, logger: Logger = createLogger(co
   const modelWatcher = runner ? startModelWatcher(services, logger.child({ component: 'models' })) : null;
   services.modelsChanged = () => modelWatcher?.check();
   sweepOrphanFiles(services);
+  // Places of items whose position has none from the installed GeoNames data (new data: all of them again).
+  if (runner) void settlePlaces({ storage: services.storage, logger: logger.child({ component: 'places' }) });
   // Watched folders: WATCH_DIRS as configured now, then the service that imports what appears in them.
   await applyEnvWatches(services, logger);
   // Served by the processes that run jobs, one at a time where several share a database (features/watch).

@@ -31,6 +31,7 @@ import type {
 import { browseSuite } from './browseSuite.js';
 import { shareSuite } from './shareSuite.js';
 import { trashSuite } from './trashSuite.js';
+import { placesSuite } from './placesSuite.js';
 import { timelineSuite } from './timelineSuite.js';
 
 interface Fixture {
@@ -1936,5 +1937,6 @@ export function storageSuite(
   browseSuite(name, open, close);
   shareSuite(name, open, close);
   trashSuite(name, open, close);
+  placesSuite(name, open, close);
   timelineSuite(name, open, close);
 }
