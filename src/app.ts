@@ -39,6 +39,7 @@ import { createEventFeed } from './features/events/index.js';
 import { applyEnvWatches, noWatchService, startWatchLeadership, type WatchService } from './features/watch/index.js';
 import { startBackupService } from './features/backup/index.js';
 import { registerDuplicateJobs } from './features/duplicates/index.js';
+import { shareLinkLive } from './features/share/index.js';
 import { VERSION } from './platform/packageRoot.js';
 import { openStorage, type OpenedStorage } from './storage/openStorage.js';
 
@@ -253,7 +254,8 @@ function sweepOrphanFiles({ blobs, storage, logger }: Services): void {
 }
 
 /** The Koa app with its middleware in order: request log, the request's origin (for URLs), errors, signed file URLs. */
-function createKoa({ logger, blobs, urls, outputs, disk }: Services): Koa {
+function createKoa(services: Services): Koa {
+  const { logger, blobs, urls, outputs, disk } = services;
   const koa = new Koa();
   koa.proxy = true;
   // Koa prints stream errors itself unless someone listens. A client that stops a
@@ -269,7 +271,8 @@ function createKoa({ logger, blobs, urls, outputs, disk }: Services): Koa {
   koa.use(requestLog(logger));
   koa.use(requestOriginMiddleware());
   koa.use(errorMiddleware(logger, (err) => disk?.reportFull(err)));
-  koa.use(fileServerMiddleware({ store: blobs, urls, outputs, logger }));
+  const shareLive = (linkId: string) => shareLinkLive(services, linkId);
+  koa.use(fileServerMiddleware({ store: blobs, urls, outputs, logger, shareLinkLive: shareLive }));
   // Bodies are read per route, after authentication (http/route.ts): JSON by http/bodies.ts, uploads by multipartBody.
   return koa;
 }
@@ -310,6 +313,13 @@ function buildRouter(
       maxUploadBytes: config.maxUploadBytes,
       uploadIdleSeconds: config.uploadIdleSeconds,
       space: services.disk,
+    }),
+    largeMultipart: multipartBody({
+      tmpDir: services.blobs.tmpDir,
+      maxUploadBytes: config.maxModelBundleBytes,
+      uploadIdleSeconds: config.uploadIdleSeconds,
+      space: services.disk,
+      limitName: 'MAX_MODEL_BUNDLE_BYTES',
     }),
     json: jsonBody(config.maxJsonBytes),
   });
