@@ -40,6 +40,7 @@ import { runFormatsBench } from './bench/formats.js';
 import { runBackupBench } from './bench/backup.js';
 import { runBulkBench } from './bench/bulk.js';
 import { runDuplicatesBench } from './bench/duplicates.js';
+import { runPlacesBench } from './bench/places.js';
 import { runPeopleBench } from './bench/people.js';
 import { runTimelineBench } from './bench/timeline.js';
 import { runSoakBench } from './bench/soak.js';
@@ -127,6 +128,11 @@ const SECTIONS: Record<string, { describe: string; run: (opts: BenchOptions) => 
     describe:
       'face clusters as people over HTTP on 5,000 people: merging 100 into one beside clustering their faces, the People page and suggestions beside a browse page (issue 27)',
     run: runPeopleBench,
+  },
+  places: {
+    describe:
+      'offline reverse geocoding: index build off the event loop, lookups/s beside a linear scan, the places sweep and the map listing at 50,000 items beside a browse page (issue 26)',
+    run: runPlacesBench,
   },
   soak: {
     describe:

@@ -34,10 +34,12 @@ import { registerReindexJobs } from './features/ingest/reindex.js';
 import { URGENT_JOBS } from './features/ingest/phases.js';
 import { startModelWatcher } from './features/ingest/catchUp.js';
 import { startRenditionBackfill } from './features/ingest/renditionJobs.js';
+import { settlePlaces } from './features/ingest/places.js';
 import { createEventFeed } from './features/events/index.js';
 import { applyEnvWatches, noWatchService, startWatchLeadership, type WatchService } from './features/watch/index.js';
 import { startBackupService } from './features/backup/index.js';
 import { registerDuplicateJobs } from './features/duplicates/index.js';
+import { shareLinkLive } from './features/share/index.js';
 import { VERSION } from './platform/packageRoot.js';
 import { openStorage, type OpenedStorage } from './storage/openStorage.js';
 
@@ -84,6 +86,8 @@ export async function createApp(config: Config, logger: Logger = createLogger(co
   const modelWatcher = runner ? startModelWatcher(services, logger.child({ component: 'models' })) : null;
   services.modelsChanged = () => modelWatcher?.check();
   sweepOrphanFiles(services);
+  // Places of items whose position has none from the installed GeoNames data (new data: all of them again).
+  if (runner) void settlePlaces({ storage: services.storage, logger: logger.child({ component: 'places' }) });
   // Watched folders: WATCH_DIRS as configured now, then the service that imports what appears in them.
   await applyEnvWatches(services, logger);
   // Served by the processes that run jobs, one at a time where several share a database (features/watch).
@@ -250,7 +254,8 @@ function sweepOrphanFiles({ blobs, storage, logger }: Services): void {
 }
 
 /** The Koa app with its middleware in order: request log, the request's origin (for URLs), errors, signed file URLs. */
-function createKoa({ logger, blobs, urls, outputs, disk }: Services): Koa {
+function createKoa(services: Services): Koa {
+  const { logger, blobs, urls, outputs, disk } = services;
   const koa = new Koa();
   koa.proxy = true;
   // Koa prints stream errors itself unless someone listens. A client that stops a
@@ -266,7 +271,8 @@ function createKoa({ logger, blobs, urls, outputs, disk }: Services): Koa {
   koa.use(requestLog(logger));
   koa.use(requestOriginMiddleware());
   koa.use(errorMiddleware(logger, (err) => disk?.reportFull(err)));
-  koa.use(fileServerMiddleware({ store: blobs, urls, outputs, logger }));
+  const shareLive = (linkId: string) => shareLinkLive(services, linkId);
+  koa.use(fileServerMiddleware({ store: blobs, urls, outputs, logger, shareLinkLive: shareLive }));
   // Bodies are read per route, after authentication (http/route.ts): JSON by http/bodies.ts, uploads by multipartBody.
   return koa;
 }
@@ -307,6 +313,13 @@ function buildRouter(
       maxUploadBytes: config.maxUploadBytes,
       uploadIdleSeconds: config.uploadIdleSeconds,
       space: services.disk,
+    }),
+    largeMultipart: multipartBody({
+      tmpDir: services.blobs.tmpDir,
+      maxUploadBytes: config.maxModelBundleBytes,
+      uploadIdleSeconds: config.uploadIdleSeconds,
+      space: services.disk,
+      limitName: 'MAX_MODEL_BUNDLE_BYTES',
     }),
     json: jsonBody(config.maxJsonBytes),
   });

@@ -66,6 +66,12 @@ const EnvSchema = z.object({
     .int()
     .min(1)
     .default(4 * 1024 ** 3),
+  /** Largest model bundle accepted by POST /api/models/import, in bytes (413 naming it above); streamed to disk. */
+  MAX_MODEL_BUNDLE_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .default(64 * 1024 ** 3),
   /** An upload whose client sends nothing for this long is dropped with its scratch file (a client gone silent). */
   UPLOAD_IDLE_SECONDS: z.coerce.number().min(0.1).default(60),
   /** Free space kept on DATA_DIR: an upload that would leave less answers 507, and background jobs pause below it. */
@@ -180,6 +186,8 @@ export interface Config {
   rateLimitPerMinute: number;
   signInRateLimitPerMinute: number;
   maxUploadBytes: number;
+  /** MAX_MODEL_BUNDLE_BYTES: the model bundle import's own limit. */
+  maxModelBundleBytes: number;
   /** UPLOAD_IDLE_SECONDS, in seconds. */
   uploadIdleSeconds: number;
   /** MIN_FREE_BYTES (platform/diskSpace.ts). */
@@ -312,6 +320,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     rateLimitPerMinute: e.RATE_LIMIT_PER_MINUTE,
     signInRateLimitPerMinute: e.SIGN_IN_RATE_LIMIT_PER_MINUTE,
     maxUploadBytes: e.MAX_UPLOAD_BYTES,
+    maxModelBundleBytes: e.MAX_MODEL_BUNDLE_BYTES,
     uploadIdleSeconds: e.UPLOAD_IDLE_SECONDS,
     minFreeBytes: e.MIN_FREE_BYTES,
     dbCheckAtStart: e.DB_CHECK_AT_START,

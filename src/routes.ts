@@ -32,6 +32,7 @@ import { backupRoutes } from './features/backup/index.js';
 import { duplicateRoutes } from './features/duplicates/index.js';
 import { adminRoutes } from './features/admin/index.js';
 import { shareRoutes } from './features/share/index.js';
+import { placeRoutes } from './features/places/routes.js';
 
 export const ROUTES: AnyRoute[] = [
   ...accountRoutes,
@@ -63,4 +64,5 @@ export const ROUTES: AnyRoute[] = [
   ...searchByImageRoutes,
   ...adminRoutes,
   ...shareRoutes,
+  ...placeRoutes,
 ];

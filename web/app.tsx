@@ -7,6 +7,7 @@ import type { ComponentType } from 'preact';
 import { location, match } from './lib/router';
 import { loadSession, session } from './lib/session';
 import { Header } from './components/Header';
+import { DiskBanner } from './components/DiskBanner';
 import { ShortcutSheet } from './components/ShortcutSheet';
 import { SignIn } from './screens/SignIn';
 import { Setup } from './screens/Setup';
@@ -25,6 +26,7 @@ import { AdminKeys } from './screens/admin/Keys';
 import { AdminJobs } from './screens/admin/Jobs';
 import { AdminModels } from './screens/admin/Models';
 import { AdminStorage } from './screens/admin/Storage';
+import { AdminBackups } from './screens/admin/Backups';
 import { Albums } from './screens/albums/Albums';
 import { AlbumView } from './screens/albums/AlbumView';
 import { Visitor } from './screens/share/Visitor';
@@ -67,6 +69,7 @@ const ROUTES: Array<[string, Screen]> = [
   ['/admin/jobs', AdminJobs],
   ['/admin/models', AdminModels],
   ['/admin/storage', AdminStorage],
+  ['/admin/backups', AdminBackups],
 ];
 
 function resolve(
@@ -98,6 +101,7 @@ export function App() {
   return (
     <>
       <Header />
+      <DiskBanner />
       <main id="main">{found ? <found.Screen params={found.params} /> : <NotFound />}</main>
       <UploadPanel />
       <ShortcutSheet />

@@ -3,6 +3,7 @@
  *   GET|HEAD /files/<sig>/<key>
  *   GET|HEAD /files/<sig>/<key>/<download name>
  *   GET|HEAD /files/out/<sig>/<key>     (temporary outputs: edits, generations)
+ *   GET|HEAD /files/s/<linkId>/<sig>/<key>[/<name>]   (a share link visitor's: only while the link is live)
  *
  * No API key is needed: the signature is the permission (see fileUrls.ts).
  * Blobs are content-addressed and never change, so responses are cacheable
@@ -16,7 +17,7 @@ import type { Context, Middleware, Next } from 'koa';
 import type { Logger } from '../platform/logger.js';
 import type { BlobStore, ByteRange, OpenedBlob } from './blobStore.js';
 import { blobExt, blobSha256, isBlobKey } from './blobStore.js';
-import type { FileUrls } from './fileUrls.js';
+import { SHARE_URL_SEGMENT, type FileUrls } from './fileUrls.js';
 import { RAW_CONTENT_TYPES } from './rawFormats.js';
 import { OUTPUT_URL_SEGMENT, type TempOutputs } from './tempOutputs.js';
 
@@ -48,13 +49,19 @@ export interface FileServerOptions {
   /** The temporary output area, served under /files/out/. */
   outputs?: TempOutputs;
   logger?: Logger;
+  /**
+   * Whether a share link is live now (not revoked, not expired): a visitor's URL (`/files/s/<linkId>/…`) is
+   * served only then, and answers as an unknown file otherwise. Without it, no visitor URL is served.
+   */
+  shareLinkLive?: (linkId: string) => Promise<boolean>;
 }
 
 /** How long a client may reuse a redirect to a presigned GET (well inside the URL's lifetime). */
 const PRESIGNED_REDIRECT_MAX_AGE_S = 300;
 
 /** Koa middleware for `/files/...`; every other path goes on to `next`. */
-export function fileServerMiddleware({ store: libraryStore, urls, outputs, logger }: FileServerOptions): Middleware {
+export function fileServerMiddleware(options: FileServerOptions): Middleware {
+  const { store: libraryStore, urls, outputs, logger } = options;
   return async (ctx: Context, next: Next) => {
     if (!ctx.path.startsWith('/files/')) return next();
     if (ctx.method !== 'GET' && ctx.method !== 'HEAD') {
@@ -64,15 +71,23 @@ export function fileServerMiddleware({ store: libraryStore, urls, outputs, logge
 
     const parts = ctx.path.slice('/files/'.length).split('/');
     const isOutput = outputs !== undefined && parts[0] === OUTPUT_URL_SEGMENT;
+    const shareLink = parts[0] === SHARE_URL_SEGMENT && parts.length > 1 ? parts[1] : null;
     if (isOutput) parts.shift();
+    if (shareLink !== null) parts.splice(0, 2);
     if (parts.length === 4 && parts[3] === '') parts.pop(); // a trailing slash
     if (parts.length < 2 || parts.length > 3) return sendError(ctx, 404, 'Not Found', 'file not found');
     const [sig, key, rawName] = parts;
-    const signed = isOutput ? outputs.verify(sig, key) : urls.verify(sig, key);
+    const signed = isOutput
+      ? outputs.verify(sig, key)
+      : shareLink !== null
+        ? urls.verifyShare(shareLink, sig, key) && (await shareLive(options, shareLink))
+        : urls.verify(sig, key);
     if (!isBlobKey(key) || !signed) return sendError(ctx, 404, 'Not Found', 'file not found');
     const store = isOutput ? outputs.store : libraryStore;
     const name = rawName ? decodeName(rawName) : '';
-    if (ctx.method === 'GET' && (await redirectToStore(ctx, store, key, name))) return;
+    // A visitor's URL is never handed to the store (a presigned GET would outlive a revocation) nor cached
+    // without asking again: every use is checked against the link.
+    if (shareLink === null && ctx.method === 'GET' && (await redirectToStore(ctx, store, key, name))) return;
 
     let blob: OpenedBlob | null;
     try {
@@ -85,6 +100,7 @@ export function fileServerMiddleware({ store: libraryStore, urls, outputs, logge
     let handedOff = false;
     try {
       handedOff = await sendBlob(ctx, blob, key, name);
+      if (shareLink !== null) ctx.set('Cache-Control', 'private, no-cache');
     } catch (err) {
       if ((err as { code?: string }).code === 'not_found') return sendError(ctx, 404, 'Not Found', 'file not found');
       logger?.warn('file read failed', { key, err });
@@ -93,6 +109,17 @@ export function fileServerMiddleware({ store: libraryStore, urls, outputs, logge
       if (!handedOff) await blob.close().catch(() => undefined);
     }
   };
+}
+
+/** Whether the share link is live; a failing lookup counts as not (the visitor gets the unknown file's 404). */
+async function shareLive({ shareLinkLive, logger }: FileServerOptions, linkId: string): Promise<boolean> {
+  if (!shareLinkLive) return false;
+  try {
+    return await shareLinkLive(linkId);
+  } catch (err) {
+    logger?.warn('share link lookup failed', { err });
+    return false;
+  }
 }
 
 /** A 302 to a presigned GET straight from the store, when the store gives one (S3_PRESIGNED_GETS). */

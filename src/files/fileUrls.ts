@@ -14,6 +14,9 @@ import { requestOrigin } from '../platform/requestOrigin.js';
 /** Signature length in base64url characters: 22 chars = 132 bits, at least the 128 bits we want unguessable. */
 export const SIG_LENGTH = 22;
 const SIG_RE = /^[A-Za-z0-9_-]{22}$/;
+/** The first path segment of a share link visitor's file URL (`/files/s/<linkId>/…`). */
+export const SHARE_URL_SEGMENT = 's';
+const SHARE_LINK_ID_RE = /^[A-Za-z0-9_-]{1,64}$/;
 
 /**
  * Signatures remembered for URLs handed out. A listing or search page signs
@@ -72,6 +75,21 @@ export class FileUrls {
    */
   urlIn(namespace: string, key: string): string {
     return `${this.origin()}/files/${namespace}/${this.signedOnce(`${namespace}/${key}`)}/${key}`;
+  }
+
+  /**
+   * The URL of a blob as a share link's visitor gets it, `/files/s/<linkId>/<sig>/<key>[/<name>]`, signed over
+   * `s/<linkId>/<key>`: the file server serves it only while the link is live, so revoking (or the expiry of) the
+   * link stops its visitors' URLs at once, while the owners' own URLs of the same blob keep working.
+   */
+  urlForShare(linkId: string, key: string, filename?: string): string {
+    const url = `${this.origin()}/files/${SHARE_URL_SEGMENT}/${linkId}/${this.sign(`${SHARE_URL_SEGMENT}/${linkId}/${key}`)}/${key}`;
+    return filename ? `${url}/${encodeURIComponent(filename)}` : url;
+  }
+
+  /** Whether `sig` is the signature of a share link visitor's URL of `key` (urlForShare). */
+  verifyShare(linkId: string, sig: string, key: string): boolean {
+    return SHARE_LINK_ID_RE.test(linkId) && this.verify(sig, `${SHARE_URL_SEGMENT}/${linkId}/${key}`);
   }
 
   /** sign(key), remembered (see REMEMBERED_SIGNATURES). */

@@ -23,7 +23,15 @@ export interface MultipartOptions {
   uploadIdleSeconds: number;
   /** Free space (platform/diskSpace.ts): an upload whose declared size would not fit is refused before its body. */
   space?: { ensureRoom(bytes: number): Promise<void>; reportFull(err: unknown): void };
+  /**
+   * The setting maxUploadBytes comes from, when the 413 should name it (MAX_MODEL_BUNDLE_BYTES): the refusal then
+   * says so, and a request whose declared length is over the limit is refused before its body is read.
+   */
+  limitName?: string;
 }
+
+/** What a multipart body may carry beside its file: the form's fields and part headers (maxFieldsSize). */
+const FORM_OVERHEAD_BYTES = 1024 * 1024;
 
 /** The multipart parser for upload routes: one file (and a sidecar) at most, into the store's scratch folder, always cleaned up. */
 export function multipartBody(config: MultipartOptions): Koa.Middleware {
@@ -39,7 +47,11 @@ export function multipartBody(config: MultipartOptions): Koa.Middleware {
     keepExtensions: false,
   };
   type Started = { filepath: string; _writeStream?: WriteStream };
+  const { limitName } = config;
+  const tooLarge = () =>
+    new DomainError('too_large', `the file is larger than ${limitName} (${config.maxUploadBytes} bytes)`);
   return async (ctx, next) => {
+    if (limitName && Number(ctx.get('content-length')) > config.maxUploadBytes + FORM_OVERHEAD_BYTES) throw tooLarge();
     // The scratch files this request's parse starts. On a refusal formidable may still open one after its own
     // clean-up (a second file begins after the first was refused): close each stream, then remove its file.
     const started: Started[] = [];
@@ -76,6 +88,7 @@ export function multipartBody(config: MultipartOptions): Koa.Middleware {
       // A refusal the parser answers itself (4xx: too large, malformed) keeps its status: it stopped reading, so
       // the request may look closed, but the client still reads the answer. Only a failure without one follows.
       const httpCode = (err as { httpCode?: number }).httpCode ?? 500;
+      if (httpCode === 413 && limitName) throw tooLarge();
       if (httpCode >= 400 && httpCode < 500) throw err;
       // The client went away mid-upload: nobody reads the answer, and it is not a server error (issue #29).
       if (!read && (code === FORMIDABLE_ABORTED || ctx.req.destroyed)) {

@@ -87,9 +87,9 @@ export function buildOpenApi(routes: AnyRoute[], extra: { version: string; serve
       security: open ? [] : [{ apiKey: [] }, { bearer: [] }, { session: [] }],
     };
     if (r.body) {
-      const type = r.bodyType === 'multipart' ? 'multipart/form-data' : 'application/json';
+      const type = r.bodyType?.endsWith('multipart') ? 'multipart/form-data' : 'application/json';
       const schema = jsonSchema(r.body);
-      if (r.bodyType === 'multipart') {
+      if (r.bodyType?.endsWith('multipart')) {
         (schema.properties as Record<string, unknown>).file = { type: 'string', format: 'binary' };
         schema.required = [...((schema.required as string[]) ?? []), 'file'];
       }

@@ -54,8 +54,16 @@ export interface RouteDef<
   params?: P;
   query?: Q;
   body?: B;
-  /** `multipart` routes read ctx.request.files themselves; `body` then validates the text fields. */
-  bodyType?: 'json' | 'multipart';
+  /**
+   * `multipart` routes read ctx.request.files themselves; `body` then validates the text fields. `large-multipart`:
+   * the same with the composition root's larger limit (MAX_MODEL_BUNDLE_BYTES: model bundles).
+   */
+  bodyType?: 'json' | 'multipart' | 'large-multipart';
+  /**
+   * A check that runs after authentication and before any body byte is read (a public route's own gate: a share
+   * link visitor's upload refused for its link is answered before the file is streamed anywhere).
+   */
+  beforeBody?(input: { params: Out<P>; services: Services; ctx: Context }): Promise<void>;
   /** Status → description, for the OpenAPI document. 200 is assumed. */
   responses?: Record<number, string>;
   /** The 200 answer's JSON, for the OpenAPI document (not checked at run time: the handler's type should be). */
@@ -147,14 +155,22 @@ export function mountRoutes(
   services: Services,
   guards: RequestGuards,
   routes: AnyRoute[],
-  parsers: { multipart: Middleware; json: Middleware },
+  parsers: { multipart: Middleware; json: Middleware; largeMultipart?: Middleware },
 ): void {
   const publicJson = jsonBody(PUBLIC_JSON_BYTES);
   for (const def of routes) {
     const json = def.auth === 'none' || def.auth === 'share' ? publicJson : parsers.json;
-    const body = def.bodyType === 'multipart' ? parsers.multipart : def.method === 'get' ? undefined : json;
+    const large = def.bodyType === 'large-multipart' ? (parsers.largeMultipart ?? parsers.multipart) : undefined;
+    const multipart = def.bodyType === 'multipart' ? parsers.multipart : large;
+    const body = multipart ?? (def.method === 'get' ? undefined : json);
     const guard = guardStage(def, guards);
     const stages: Middleware[] = body ? [guard, body] : [guard];
+    const gate = def.beforeBody;
+    const gateStage: Middleware = async (ctx, next) => {
+      await gate?.({ params: parse(def.params, ctx.params, 'path'), services, ctx });
+      return next();
+    };
+    if (gate) stages.splice(1, 0, gateStage);
     router[def.method](def.path, ...stages, async (ctx: Context) => {
       const principal = ctx.state.principal as Principal | null;
       const params = parse(def.params, ctx.params, 'path');

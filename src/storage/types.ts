@@ -4,6 +4,7 @@
  * presents them (src/features/kernel/present.ts) and never sees SQL rows.
  */
 import type { SimilarityModel } from '../index/vector/types.js';
+import type { PlaceFilter } from './placeFilter.js';
 
 export type Role = 'owner' | 'admin' | 'member' | 'viewer';
 export const ROLES: readonly Role[] = ['viewer', 'member', 'admin', 'owner'];
@@ -285,6 +286,8 @@ export interface BrowseQuery {
   favorite?: boolean | null;
   /** Archived items: left out (absent, `exclude`: the default views), listed with the rest (`include`), or alone (`only`). */
   archived?: ArchivedFilter;
+  /** Ours (issue #26): country, place, camera and bounding-box filters (storage/placeFilter.ts); absent: none. */
+  places?: PlaceFilter | null;
   sortBy: SortField;
   sortDirection: 'asc' | 'desc';
   limit: number;

@@ -18,6 +18,12 @@ let urls: FileUrls;
 const content = Buffer.from('0123456789abcdefghij'); // 20 bytes
 let key = '';
 let emptyKey = '';
+/** The share links the test server counts as live; a lookup of 'broken' throws. */
+const liveLinks = new Set<string>();
+const fail = (id: string): boolean => {
+  if (id === 'broken') throw new Error('the database is gone');
+  return false;
+};
 
 test.before(async () => {
   dataDir = await mkdtemp(path.join(os.tmpdir(), 'fileserver-'));
@@ -26,7 +32,8 @@ test.before(async () => {
   key = (await store.putBuffer(content, 'mp4')).key;
   emptyKey = (await store.putBuffer(Buffer.alloc(0), 'jpg')).key;
   const app = new Koa();
-  app.use(fileServerMiddleware({ store, urls: (urls = new FileUrls('test-secret', 'http://placeholder')) }));
+  urls = new FileUrls('test-secret', 'http://placeholder');
+  app.use(fileServerMiddleware({ store, urls, shareLinkLive: async (id) => liveLinks.has(id) || fail(id) }));
   app.use((ctx) => {
     ctx.body = { passedThrough: ctx.path };
   });
@@ -53,6 +60,29 @@ test('GET serves the whole file with cache, type and safety headers', async () =
   assert.is(res.headers.get('etag'), `"${key.slice(0, 64)}"`);
   assert.is(res.headers.get('x-content-type-options'), 'nosniff');
   assert.is(res.headers.get('content-disposition'), null);
+});
+
+test('a share visitor’s URL is served only while its link is live, bound to its link, never cached as immutable', async () => {
+  const share = (link: string, name?: string) => new URL(urls.urlForShare(link, key, name)).pathname;
+  liveLinks.add('link-a');
+  const res = await get(share('link-a', 'clip.mp4'));
+  assert.is(res.status, 200);
+  assert.equal(Buffer.from(await res.arrayBuffer()), content);
+  assert.is(res.headers.get('cache-control'), 'private, no-cache');
+  const moved = share('link-a').replace('/link-a/', '/link-b/');
+  liveLinks.add('link-b');
+  assert.is((await get(moved)).status, 404, 'a signature of another link');
+  assert.is((await get(share('link-a').replace('/files/s/link-a', '/files'))).status, 404, 'not a library URL');
+  assert.is(
+    (await get(pathOf(key).replace('/files/', '/files/s/link-a/'))).status,
+    404,
+    'a library one is not a share one',
+  );
+  liveLinks.delete('link-a');
+  const gone = await get(share('link-a'));
+  assert.is(gone.status, 404, 'revoked');
+  assert.equal(await gone.json(), { error: 'Not Found', message: 'file not found' });
+  assert.is((await get(share('broken'))).status, 404, 'a failing lookup serves nothing');
 });
 
 test('a name segment sets a sanitised Content-Disposition', async () => {

@@ -5,7 +5,7 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { BUNDLE_MODEL, standinBundle } from '../helpers/modelBundle.js';
 import { makeImage, startTestApp, waitForProcessing, type TestApp } from '../helpers/testApp.js';
@@ -69,6 +69,8 @@ test('an uploaded bundle installs the model and the waiting item catches up', as
   assert.is(waiting.analysis.embeddings, `waiting for model ${BUNDLE_MODEL}`);
   const before = (await app.request('GET', '/api/models')).body.models.find((m: any) => m.name === BUNDLE_MODEL);
   assert.is.not(before.state, 'installed');
+  assert.is(before.waiting.items, 1, 'the models page counts the item waiting for it');
+  assert.is(before.waiting.stages.embeddings, 1, JSON.stringify(before.waiting));
 
   const imported = await importFile(readFileSync(bundle));
   assert.is(imported.status, 200, JSON.stringify(imported.body));
@@ -84,6 +86,36 @@ test('an uploaded bundle installs the model and the waiting item catches up', as
     if (m.analysis.embeddings === 'done') break;
     if (Date.now() > deadline) throw new Error(`not caught up: ${JSON.stringify(m.analysis)}`);
     await new Promise((r) => setTimeout(r, 100));
+  }
+  const caught = (await app.request('GET', '/api/models')).body.models.find((m: any) => m.name === BUNDLE_MODEL);
+  assert.equal(caught.waiting, { items: 0, stages: {} }, 'nothing waits for it any more');
+});
+
+test('a bundle has its own limit, MAX_MODEL_BUNDLE_BYTES, not MAX_UPLOAD_BYTES; above it a 413 names it', async () => {
+  const small = await startTestApp({ maxUploadBytes: 1000, maxModelBundleBytes: 50_000 });
+  try {
+    const send = async (bytes: number) => {
+      const form = new FormData();
+      form.append('file', new Blob([Buffer.alloc(bytes, 1)]), 'models.tar');
+      const headers = { 'x-api-key': small.key };
+      const res = await fetch(small.baseUrl + '/api/models/import', { method: 'POST', headers, body: form });
+      return { status: res.status, body: (await res.json()) as { error: string; message: string } };
+    };
+    const within = await send(20_000);
+    assert.is(within.status, 422, `read and judged a bundle above MAX_UPLOAD_BYTES: ${JSON.stringify(within.body)}`);
+    for (const bytes of [60_000, 3 * 1024 ** 2]) {
+      const over = await send(bytes); // streamed past the limit; declared far past it (refused before reading)
+      assert.is(over.status, 413, JSON.stringify(over.body));
+      assert.match(over.body.message, 'MAX_MODEL_BUNDLE_BYTES (50000 bytes)');
+    }
+    assert.equal(readdirSync(path.join(small.dataDir, 'tmp')), [], 'no scratch file left');
+    const upload = await small.upload(
+      { datasetId: await small.collection('C') },
+      { bytes: Buffer.alloc(5000, 1), filename: 'x.jpg' },
+    );
+    assert.is(upload.status, 413, 'MAX_UPLOAD_BYTES still holds for uploads');
+  } finally {
+    await small.close();
   }
 });
 

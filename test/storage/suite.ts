@@ -31,6 +31,7 @@ import type {
 import { browseSuite } from './browseSuite.js';
 import { shareSuite } from './shareSuite.js';
 import { trashSuite } from './trashSuite.js';
+import { placesSuite } from './placesSuite.js';
 import { timelineSuite } from './timelineSuite.js';
 
 interface Fixture {
@@ -1696,6 +1697,29 @@ export function storageSuite(
     assert.equal(await s.analysis.waitingFor(['cap'], 10), [], 'only ready, active items');
   });
 
+  test('analysis stages: waitingCounts counts the organization’s live items per waiting model and stage', async () => {
+    const waits = (stage: string, model: string) => ({ stage, state: 'waiting' as const, model });
+    const [a, b, gone] = [await addItem(fx.root), await addItem(fx.root), await addItem(fx.root)];
+    await s.analysis.setStages(a.id, [waits('embeddings', 'emb'), waits('moderation', 'emb'), waits('caption', 'cap')]);
+    await s.analysis.setStages(b.id, [waits('embeddings', 'emb'), { stage: 'caption', state: 'done', model: 'cap' }]);
+    await s.analysis.setStages(gone.id, [waits('caption', 'cap')]);
+    await s.media.softDelete(gone.id, fx.user.id);
+    const org2 = await s.accounts.createOrganization(
+      { id: newUuid(), name: 'Else', slug: `else-${newUuid().slice(0, 8)}` },
+      fx.user.id,
+    );
+    const coll2 = await newCollection(s, org2.id, fx.user.id, 'Else');
+    const theirs = await addItem(pathLabel(coll2.id), { collectionId: coll2.id, organizationId: org2.id });
+    await s.analysis.setStages(theirs.id, [waits('caption', 'cap')]);
+    assert.equal(await s.analysis.waitingCounts(fx.org.id), [
+      { model: 'cap', items: 1, stages: { caption: 1 } },
+      { model: 'emb', items: 2, stages: { embeddings: 2, moderation: 1 } },
+    ]);
+    assert.equal(await s.analysis.waitingCounts(org2.id), [{ model: 'cap', items: 1, stages: { caption: 1 } }]);
+    await s.analysis.setStages(a.id, []);
+    assert.equal(await s.analysis.waitingCounts(fx.org.id), [{ model: 'emb', items: 1, stages: { embeddings: 1 } }]);
+  });
+
   // ---------------------------------------------------------------- renditions
 
   const renditionsOf = (n: string) => ({ thumbnailKey: `thumb-${n}`, previewKey: `preview-${n}` });
@@ -1913,5 +1937,6 @@ export function storageSuite(
   browseSuite(name, open, close);
   shareSuite(name, open, close);
   trashSuite(name, open, close);
+  placesSuite(name, open, close);
   timelineSuite(name, open, close);
 }

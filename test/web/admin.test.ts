@@ -106,15 +106,30 @@ test('jobs: a failed job shows its reason and is retried; pause and resume', asy
   const jobs = server.app.services.storage.jobs;
   const job = (await jobs.claim('worker', ['ingest'], 60_000))!;
   await jobs.fail(job.id, 'worker', 'the decoder broke', null);
+  // Jobs of other types (no runner here: the test settles them): a collection's failed scan, an item's running one.
+  await jobs.enqueue({ type: 'duplicates-scan', payload: { collectionId: dataset } });
+  const scan = (await jobs.claim('worker', ['duplicates-scan'], 60_000))!;
+  await jobs.fail(scan.id, 'worker', 'the scan ran out of memory', null);
+  await jobs.enqueue({ type: 'renditions', payload: { mediaId: up.body.mediaId } });
+  const thumbs = (await jobs.claim('worker', ['renditions'], 60_000))!;
+  await jobs.setProgress(thumbs.id, 'worker', { done: 3, total: 12 });
   await page().getByRole('link', { name: 'Jobs' }).click();
   await page().getByRole('heading', { name: 'Jobs', exact: true }).waitFor();
   await page().getByRole('cell', { name: 'the decoder broke' }).waitFor();
+  await page().getByRole('cell', { name: 'the scan ran out of memory' }).waitFor();
+  await page()
+    .getByRole('cell', { name: /^3 of 12, [\d.]+\/s, about .+ left$/ })
+    .waitFor();
+  await page().getByRole('rowheader', { name: 'duplicates-scan' }).waitFor(); // its depth, beside the ingest's
   assert.equal(await seriousA11yViolations(page()), []);
   await screenshot(page(), 'admin-jobs');
   await page().getByRole('button', { name: 'Retry prepare of broken.jpg' }).click();
   await page().getByText('Queued again.').waitFor();
+  await page().getByRole('button', { name: 'Retry duplicates-scan of Jobs' }).click();
   await page().getByText('No failed jobs.').waitFor();
   assert.is((await jobs.get(job.id))?.status, 'queued');
+  assert.is((await jobs.get(scan.id))?.status, 'queued');
+  for (const id of [scan.id, thumbs.id]) await jobs.cancel(id);
   await page().getByRole('button', { name: 'Pause background work' }).click();
   await page()
     .getByText(/Background work paused since/)

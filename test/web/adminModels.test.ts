@@ -48,6 +48,8 @@ test('import a model bundle by upload; the item waiting for it catches up', asyn
   await b.page.getByRole('heading', { name: 'Models', exact: true }).waitFor();
   const row = b.page.getByRole('row').filter({ hasText: BUNDLE_MODEL });
   await row.getByText('missing').waitFor();
+  await row.getByText('1 item', { exact: true }).waitFor(); // what waits for it, per feature
+  await row.getByText(/embeddings: 1 item/).waitFor();
   assert.equal(await seriousA11yViolations(b.page), []);
   await b.page.getByLabel('Model bundle (.tar)').setInputFiles(bundle);
   await b.page.getByRole('button', { name: 'Import bundle' }).click();

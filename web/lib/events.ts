@@ -36,6 +36,14 @@ export interface JobProgressEvent {
   [key: string]: unknown;
 }
 
+/** The disk state of `ingest.paused` / `ingest.resumed` (bytes free when last looked at; null: unknown). */
+export interface DiskPauseEvent {
+  reason?: string | null;
+  freeBytes: number | null;
+  minFreeBytes: number;
+  since?: string | null;
+}
+
 /** Every event type the server sends, with its data. Unknown types still arrive as `Record<string, unknown>`. */
 export interface EventMap {
   'media.created': { datasetId: string; mediaId: string; path?: string; name?: string };
@@ -43,6 +51,10 @@ export interface EventMap {
   'media.thumbnail': MediaThumbnailEvent;
   'media.deleted': { datasetId: string; mediaId: string };
   'job.progress': JobProgressEvent;
+  /** The server's disk is full: background work paused until space frees (sent again to each stream opened then). */
+  'ingest.paused': DiskPauseEvent;
+  /** The disk has room again: background work took up by itself. */
+  'ingest.resumed': DiskPauseEvent;
   /** Resynchronise: reload whatever you show from the API. */
   reset: Record<string, unknown>;
 }

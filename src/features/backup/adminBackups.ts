@@ -1,3 +1,4 @@
+import path from 'node:path';
 import { requireRole } from '../kernel/access.js';
 import type { Principal, Services } from '../kernel/services.js';
 import { DomainError } from '../../platform/errors.js';
@@ -20,6 +21,8 @@ export interface BackupSummary {
   missing: number;
   corrupt: number;
   durationMs: number;
+  /** The command that restores it into this server's DATA_DIR (run with the server stopped). */
+  restoreCommand: string;
 }
 
 /** What GET /api/admin/backups answers. */
@@ -65,6 +68,10 @@ export async function listBackups(deps: Pick<Services, 'storage' | 'config'>, pr
                 missing: m.missing.length,
                 corrupt: m.corrupt.length,
                 durationMs: m.durationMs,
+                restoreCommand:
+                  m.engine === 'postgres'
+                    ? pgRestoreCommand(path.join(dir!, m.id, m.database.file))
+                    : restoreCommand(path.join(dir!, m.id), deps.config.dataDir),
               },
             ]
           : [],
@@ -74,6 +81,20 @@ export async function listBackups(deps: Pick<Services, 'storage' | 'config'>, pr
   };
   return listing;
 }
+
+/** A word for a POSIX shell: as it is when it is plain, else in single quotes. */
+const shellWord = (word: string) => (/^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`);
+
+/**
+ * `npm run restore` of one backup folder into DATA_DIR, from the server's folder with its settings: --force because
+ * DATA_DIR holds the library (its database is moved aside, never deleted; newer files go to the quarantine).
+ */
+export const restoreCommand = (backupFolder: string, dataDir: string) =>
+  `npm run restore -- --from ${shellWord(backupFolder)} --to ${shellWord(dataDir)} --force`;
+
+/** A PostgreSQL library's database comes back with pg_restore (npm run restore says the same and stops). */
+export const pgRestoreCommand = (dumpFile: string) =>
+  `pg_restore --clean --dbname "$DATABASE_URL" ${shellWord(dumpFile)}`;
 
 /** Starts a backup into BACKUP_DIR in the background (conflict: one runs, or BACKUP_DIR is unset). */
 export function startBackup(deps: Pick<Services, 'storage'>, principal: Principal): { backup: RunningBackup } {

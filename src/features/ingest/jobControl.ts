@@ -1,24 +1,27 @@
 import { notFound } from '../../platform/errors.js';
-import { inCallersOrganization, requireRole } from '../kernel/access.js';
+import { requireRole } from '../kernel/access.js';
 import type { Principal, Services } from '../kernel/services.js';
-import { PHASE_JOBS, type IngestPayload } from './phases.js';
+import { jobScope } from './jobScope.js';
+import { PHASE_JOBS } from './phases.js';
 
 type ControlDeps = Pick<Services, 'storage' | 'wakeJobs'>;
 
 /**
- * POST /api/jobs/:jobId/retry: a failed (or cancelled) ingest job of the caller's organization queued again with
- * its attempts reset (admin). Another organization's job, or one GET /api/jobs does not list, answers 404.
+ * POST /api/jobs/:jobId/retry: a failed (or cancelled) job of any type that the caller's organization may see
+ * (jobScope.ts: its item's, its collection's, its own, or the server's housekeeping) queued again with its attempts
+ * reset (admin); an ingest phase's item becomes `pending` again. Another organization's job answers 404.
  */
 export async function retryJob(deps: ControlDeps, principal: Principal, rawId: string) {
   requireRole(principal, 'admin');
   const id = Number(rawId);
   const job = Number.isSafeInteger(id) && id > 0 ? await deps.storage.jobs.get(id) : null;
-  const mediaId = job && (PHASE_JOBS as readonly string[]).includes(job.type) && (job.payload as IngestPayload).mediaId;
-  const media = mediaId ? await deps.storage.media.get(mediaId) : null;
-  if (!job || !media || !inCallersOrganization(principal, media)) throw notFound('job not found');
+  const scope = job ? await jobScope(deps, principal, job) : null;
+  if (!job || !scope) throw notFound('job not found');
   const queued = await deps.storage.jobs.retry(job.id);
   if (!queued) return { id: job.id, status: job.status, retried: false };
-  if (queued.id === job.id) await deps.storage.media.setProcessingStatus(media.id, 'pending', null);
+  const phase = (PHASE_JOBS as readonly string[]).includes(job.type);
+  if (queued.id === job.id && phase && scope.id)
+    await deps.storage.media.setProcessingStatus(scope.id, 'pending', null);
   deps.wakeJobs();
   return { id: queued.id, status: queued.status, retried: queued.id === job.id };
 }

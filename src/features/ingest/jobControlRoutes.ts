@@ -38,7 +38,9 @@ export const jobControlRoutes = [
     method: 'post',
     path: '/api/jobs/:jobId/retry',
     tag: 'processing',
-    summary: "Queue a failed job of the organization's items again, attempts reset (admin)",
+    summary:
+      "Queue a failed job of any type again, attempts reset (admin): the organization's items', collections' and " +
+      "its own jobs, and the server's housekeeping",
     params: z.object({ jobId: z.string().max(20) }),
     responses: { 403: 'admin only', 404: 'no such job in the organization' },
     response: z.object({ id: z.number(), status: z.string(), retried: z.boolean() }),

@@ -12,6 +12,7 @@ import { moderate } from './moderation.js';
 import { enqueueRenditions } from './renditionJobs.js';
 import { renderFrames } from './renditions.js';
 import { planStages } from './stages.js';
+import { settlePlaces } from './places.js';
 import { sampleInWindows } from './videoSegments.js';
 
 /** What analysing an item uses: limits and binaries, the library, the file store, the models. */
@@ -48,6 +49,8 @@ export async function prepareMedia(deps: IngestDeps, mediaId: string, ctx: Phase
   const media = await liveItem(deps, mediaId);
   if (!media) return 'gone';
   await deps.storage.media.setProcessingStatus(mediaId, 'processing', null);
+  // The item's place from its position (and any other item's waiting), offline; never fails the item.
+  await settlePlaces({ storage: deps.storage, logger: ctx.logger });
   const frames =
     media.type === 'video' ? await videoFrames(deps, media, ctx) : await deps.storage.analysis.framesOf(mediaId);
   if (frames.length === 0) throw new DomainError('unprocessable', 'the item has no frame to analyse');

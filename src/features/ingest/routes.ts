@@ -12,6 +12,21 @@ export const jobsResponse = z.object({
     oldestQueuedAt: z.string().nullable(),
     byType: z.record(z.string(), jobCounts),
   }),
+  types: z
+    .array(
+      jobCounts.extend({
+        type: z.string(),
+        ratePerSecond: z
+          .number()
+          .nullable()
+          .describe("jobs per second of busy time, from this type's jobs finished in the last 10 minutes"),
+        etaSeconds: z
+          .number()
+          .nullable()
+          .describe('(queued + running) ÷ rate; 0 when none is left, null without a rate'),
+      }),
+    )
+    .describe("every job type in the server's queue (ingest phases, web-video, trash-purge, generate, …) by name"),
   paused: z.string().nullable().describe('when background work was paused (POST /api/jobs/pause); null while it runs'),
   ingest: z
     .object({
@@ -38,16 +53,33 @@ export const jobsResponse = z.object({
     z.object({
       id: z.number(),
       type: z.string(),
-      phase: z.string(),
+      phase: z.string().describe("an ingest job's phase (prepare, embed, analyze); any other job's type"),
       status: z.enum(['queued', 'running', 'succeeded', 'failed', 'cancelled']),
-      mediaId: z.string(),
-      mediaName: z.string(),
-      processingStatus: z.string(),
+      scope: z
+        .object({
+          kind: z.enum(['item', 'collection', 'organization', 'server']),
+          id: z.string().nullable(),
+          name: z.string().nullable(),
+          processingStatus: z.string().nullable(),
+        })
+        .describe("what the job works on: an item, a collection, the organization, or the server's housekeeping"),
+      mediaId: z.string().nullable().describe("an item's job: the item (null for the others)"),
+      mediaName: z.string().nullable(),
+      processingStatus: z.string().nullable(),
       attempts: z.number(),
       maxAttempts: z.number(),
       priority: z.number(),
       lastError: z.string().nullable(),
       progress: z.unknown(),
+      figures: z
+        .object({
+          done: z.number(),
+          total: z.number(),
+          ratePerSecond: z.number().nullable().describe('units per second since the attempt started'),
+          etaSeconds: z.number().nullable(),
+        })
+        .nullable()
+        .describe('a running job whose progress says how far of how much: how fast and how long still'),
       runAfter: z.string(),
       createdAt: z.string(),
       startedAt: z.string().nullable(),
@@ -89,9 +121,12 @@ export const jobRoutes = [
     method: 'get',
     path: '/api/jobs',
     tag: 'processing',
-    summary: 'Queue depth, ingest progress per phase with rates and ETA, running and failed jobs with reasons (admin)',
+    summary:
+      'Queue depth per job type with rates and ETA, ingest progress per phase, the jobs of every type: running with ' +
+      'progress, failed with reasons (admin)',
     query: z.object({
       status: z.enum(['queued', 'running', 'succeeded', 'failed', 'cancelled']).optional(),
+      type: z.string().max(100).optional().describe('only jobs of this type'),
       limit: z.coerce.number().int().min(1).max(500).default(50),
       offset: z.coerce.number().int().min(0).default(0),
     }),

@@ -34,7 +34,10 @@ export const captureFields = {
       place: z
         .object({ city: z.string(), region: z.string().nullable(), country: z.string(), countryCode: z.string() })
         .nullable()
-        .describe('the nearest place (offline reverse geocoding); null until it is computed'),
+        .describe(
+          'the nearest populated place within 100 km (offline reverse geocoding, GeoNames): city, region (state, ' +
+            'province), English country name and ISO 3166-1 alpha-2 code; null until computed and where none is near',
+        ),
     })
     .nullable()
     .describe('where it was taken (GPS, WGS 84 degrees); null without a plausible position'),
@@ -48,6 +51,16 @@ type Capture = {
 
 const str = (v: unknown) => (typeof v === 'string' && v !== '' ? v : null);
 const num = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : null);
+
+type Place = { city: string; region: string | null; country: string; countryCode: string };
+
+/** The place the places sweep stored in `exif.place`, when it was computed for this position. */
+function placeAt(exif: Record<string, unknown>, at: { latitude: number; longitude: number }): Place | null {
+  const p = exif.place as Partial<Place & { latitude: number; longitude: number }> | null | undefined;
+  if (!p || typeof p !== 'object' || p.latitude !== at.latitude || p.longitude !== at.longitude) return null;
+  if (typeof p.city !== 'string' || typeof p.country !== 'string' || typeof p.countryCode !== 'string') return null;
+  return { city: p.city, region: str(p.region), country: p.country, countryCode: p.countryCode };
+}
 
 /** takenAtZone, camera and location of an item (null each when unknown; all null for folders). */
 export function presentCapture(m: Pick<MediaRecord, 'exif'>) {
@@ -65,7 +78,12 @@ export function presentCapture(m: Pick<MediaRecord, 'exif'>) {
     takenAtZone: capture?.takenAtZone ?? null,
     camera: capture ? (capture.camera ?? null) : make || model || lens ? { make, model, lens } : null,
     location: location
-      ? { latitude: location.latitude, longitude: location.longitude, altitude: location.altitude, place: null }
+      ? {
+          latitude: location.latitude,
+          longitude: location.longitude,
+          altitude: location.altitude,
+          place: placeAt(exif, location),
+        }
       : null,
   };
 }

@@ -2,6 +2,7 @@ import { invalid, notFound } from '../../platform/errors.js';
 import { scoredBrowse, scoredIds, type SearchDeps } from '../search/index.js';
 import type { ArchivedFilter, BrowseQuery, DateField, MediaType, SortField } from '../../storage/types.js';
 import { loadCollection } from '../kernel/access.js';
+import { toPlaceFilter, type PlaceParams } from '../kernel/placeParams.js';
 import { resolveFolderPath } from './folders.js';
 import { presentMany } from '../kernel/present.js';
 import type { Principal, Services } from '../kernel/services.js';
@@ -9,7 +10,7 @@ import type { Principal, Services } from '../kernel/services.js';
 export const BROWSE_MAX_LIMIT = 1000;
 
 /** Browse parameters after schema validation (src/features/library/routes/browse.ts). */
-export interface BrowseParams {
+export interface BrowseParams extends PlaceParams {
   path?: string;
   recursive: boolean;
   limit: number;
@@ -97,6 +98,7 @@ export function toBrowseQuery(collectionId: string, path: string, params: Browse
     albumId: params.albumId ?? null,
     favorite: params.favorite === true ? true : null,
     archived: params.archived ?? 'exclude',
+    places: toPlaceFilter(params),
     sortBy: params.sortBy,
     sortDirection: params.sortDirection,
     limit: params.limit,
@@ -129,7 +131,8 @@ async function planBrowse(
       !!scope.tagValues ||
       !!scope.mediaId ||
       !!scope.clusterId ||
-      !!scope.albumId;
+      !!scope.albumId ||
+      !!scope.places;
     const scored = {
       q: params.q,
       similarToObjectId: params.similarToObjectId,
@@ -175,6 +178,19 @@ export async function browseAllIds(
     ? await scoredIds(deps, principal.organizationId, scope, filtered, scored)
     : await deps.storage.media.browseIds(scope, cap);
   return { ids: ids.slice(0, cap), collectionId: scope.collectionId };
+}
+
+/**
+ * The plain listing query these parameters name (no scoring), after the access check (viewer) and the folder's
+ * resolution: what listings over browse's filters read (features/places: the map).
+ */
+export async function browseScopeOf(
+  deps: Pick<Services, 'storage'>,
+  principal: Principal,
+  collectionId: string,
+  params: Omit<BrowseParams, 'q' | 'similarToObjectId' | 'similarToVector'>,
+): Promise<BrowseQuery> {
+  return (await planBrowse(deps, principal, collectionId, params, 'viewer')).scope;
 }
 
 /** An albumId filter: the album must be the collection's (else 404); without a path it spans the whole collection. */

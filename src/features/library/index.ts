@@ -6,4 +6,5 @@ export { uploadMedia, type UploadInput } from './upload.js';
 export { createFolder } from './folders.js';
 export { deleteMedia } from './media.js';
 export { lookupContent } from './lookup.js';
+export { browseScopeOf, type BrowseParams } from './browse.js';
 export { rereadMetadata } from './rereadMetadata.js';

@@ -18,6 +18,7 @@ import { loadMedia } from '../kernel/access.js';
 import type { Principal, Services } from '../kernel/services.js';
 import { normalizeMetadata } from './tags.js';
 import { KEYWORD_TAG_GROUP } from './upload.js';
+import { settlePlaces } from '../ingest/index.js';
 
 export interface RereadSource {
   /** The original on disk (a watched file); the stored blob when absent. */
@@ -48,6 +49,8 @@ export async function rereadMetadata(
   const next = exifWithSidecar(withCaptureFacts(exif, facts), sidecar);
   if (!sidecar) next.sidecar = null;
   await deps.storage.media.mergeExif(media.id, next, facts.takenAt ?? media.takenAt ?? null);
+  // A position read anew (a sidecar's) gets its place now, offline.
+  await settlePlaces({ storage: deps.storage });
   return deps.storage.media.mutateMetadata(media.id, principal.userId, (m) => {
     const out: Metadata = { ...m };
     if (facts.description) out.description = facts.description;

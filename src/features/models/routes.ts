@@ -12,7 +12,8 @@ export const modelRoutes = [
     tag: 'models',
     summary:
       'Every catalog model: state (installed, downloading, queued, missing, failed), bytes done and total, ' +
-      'licence, size, the roles it serves and the last error; and the background download (admin)',
+      "licence, size, the roles it serves, the last error and `waiting` (the organization's items whose analysis " +
+      'stages wait for it: `items`, and `stages` name → items); and the background download (admin)',
     responses: { 403: 'admin only' },
     handle: ({ services, principal }) => listModels(services, principal),
   }),
@@ -38,13 +39,13 @@ export const modelRoutes = [
     summary:
       'Import a model bundle (multipart field "file": the tar `npm run models -- pack` writes), verified as ' +
       '`npm run models -- import` does; items waiting for its models catch up (admin)',
-    bodyType: 'multipart',
+    bodyType: 'large-multipart',
     body: z.object({}).passthrough(),
     responses: {
       400: 'no file',
       403: 'admin only',
       409: 'another import is under way',
-      413: 'larger than MAX_UPLOAD_BYTES',
+      413: 'larger than MAX_MODEL_BUNDLE_BYTES (default 64 GiB; not MAX_UPLOAD_BYTES), named in the message',
       422: 'the bundle is refused (truncated, a checksum, an unknown model): nothing installed',
     },
     handle: async ({ services, principal, ctx }) => {

@@ -6,6 +6,7 @@ import { round4 } from './ranking.js';
 import { scoreFrames, type FrameScore, type SearchDeps } from './scoring.js';
 import type { FrameDetail, MediaSummary } from '../../storage/types.js';
 import { archivedAllows, itemFilter, type OrgSearchFilters } from './orgSearchFilters.js';
+import { toPlaceFilter, type PlaceParams } from '../kernel/placeParams.js';
 
 /**
  * GET /api/search: frame-level results across every collection of the
@@ -16,10 +17,11 @@ import { archivedAllows, itemFilter, type OrgSearchFilters } from './orgSearchFi
 export async function searchOrganization(
   deps: SearchDeps & Pick<Services, 'urls'>,
   principal: Principal,
-  input: { q: string; organizationId: string; limit: number } & Partial<OrgSearchFilters>,
+  input: { q: string; organizationId: string; limit: number } & Partial<OrgSearchFilters> & PlaceParams,
 ) {
   const q = input.q.trim();
   if (!q) throw invalid('q is required');
+  const places = toPlaceFilter(input);
   const orgId = await loadOrganizationId(deps, principal, input.organizationId);
   const collectionIds = (await deps.storage.collections.list(orgId)).map((c) => c.id);
   const keep = itemFilter(input);
@@ -29,7 +31,7 @@ export async function searchOrganization(
     mediaIds: null,
     organizationId: orgId,
     // With a type or date filter many hits may drop, so every hit is fetched (as scored browse does).
-    want: keep ? undefined : input.limit,
+    want: keep || places ? undefined : input.limit,
   });
   // Hits that scored nothing (below every calibration floor) are never shown: their items are not read.
   const minScore = input.minScore ?? 0;
@@ -38,6 +40,10 @@ export async function searchOrganization(
     const allowed = new Set(
       (await deps.storage.media.summaries([...new Set(positive.map((f) => f.mediaId))])).filter(keep).map((m) => m.id),
     );
+    positive = positive.filter((f) => allowed.has(f.mediaId));
+  }
+  if (places) {
+    const allowed = new Set(await deps.storage.places.matching([...new Set(positive.map((f) => f.mediaId))], places));
     positive = positive.filter((f) => allowed.has(f.mediaId));
   }
   const { results, media, dead } = await readPage(deps, positive, input.limit, input.archived);

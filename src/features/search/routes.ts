@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { searchOrganization } from './orgSearch.js';
 import { defineRoute, queryBool } from '../../http/route.js';
+import { placeQueryFields } from '../kernel/placeParams.js';
 
 /** A zod error map that words only the missing-field case, leaving every other check its own message. */
 const required = (name: string) => (issue: { input?: unknown }) =>
@@ -34,9 +35,10 @@ export const searchRoutes = [
         .enum(['exclude', 'include', 'only'])
         .default('exclude')
         .describe('ours: archived items are left out unless `include` (with the rest) or `only`'),
+      ...placeQueryFields,
     }),
     responses: {
-      400: 'missing q or organizationId, or a bad date',
+      400: 'missing q or organizationId, a bad date, or a bad country, place, camera or bbox',
       403: 'no access to the organization',
       404: 'organization not found',
     },

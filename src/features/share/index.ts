@@ -3,4 +3,6 @@ import { albumRoutes } from './routes/albums.js';
 import { linkRoutes } from './routes/links.js';
 import { visitorRoutes } from './routes/visitor.js';
 
+export { shareLinkLive } from './links.js';
+
 export const shareRoutes = [...albumRoutes, ...linkRoutes, ...visitorRoutes];

@@ -36,6 +36,12 @@ export function linkState(l: Pick<ShareLink, 'revokedAt' | 'expiresAt'>, now = D
   return 'active' as const;
 }
 
+/** Whether the share link with this id is live now (the file server's check of a visitor's file URL). */
+export async function shareLinkLive(deps: Pick<Services, 'storage'>, linkId: string): Promise<boolean> {
+  const link = await deps.storage.shares.get(linkId);
+  return link !== null && linkState(link) === 'active';
+}
+
 export const presentLink = (l: ShareLink) => ({
   id: l.id,
   datasetId: l.collectionId,

@@ -7,6 +7,21 @@ import { auditShare } from './links.js';
 import { presentShared } from './presentShared.js';
 import { visitorLink, type VisitorRequest } from './visitor.js';
 
+type GateDeps = Pick<Services, 'storage' | 'tokenKey'>;
+
+/**
+ * Whether the visitor may upload into the link now: a live link (unknown, revoked and expired answer alike), its
+ * password's share session, the upload permission, and its creator still a member or more. The route runs it
+ * before any body byte is read, and the upload again once the file is in (a revocation meanwhile).
+ */
+export async function uploadableLink(deps: GateDeps, req: VisitorRequest) {
+  const link = await visitorLink(deps, req);
+  if (!link.canUpload) throw forbidden('this link does not take uploads');
+  const role = await deps.storage.accounts.getMembershipRole(link.organizationId, link.createdById);
+  if (!role || !roleAtLeast(role, 'member')) throw forbidden('this link does not take uploads any more');
+  return { link, role };
+}
+
 /**
  * POST /api/share/:token/upload: a visitor adds a photo or video to a link that takes uploads (event photos).
  * It goes into the shared folder, or for an album into the collection's root and into the album. The item is
@@ -17,10 +32,7 @@ export async function visitorUpload(
   req: VisitorRequest,
   file: UploadInput['file'],
 ) {
-  const link = await visitorLink(deps, req);
-  if (!link.canUpload) throw forbidden('this link does not take uploads');
-  const role = await deps.storage.accounts.getMembershipRole(link.organizationId, link.createdById);
-  if (!role || !roleAtLeast(role, 'member')) throw forbidden('this link does not take uploads any more');
+  const { link, role } = await uploadableLink(deps, req);
   const owner: Principal = {
     userId: link.createdById,
     organizationId: link.organizationId,

@@ -1,5 +1,6 @@
 import { isLtreePath, pathLabel } from '../../platform/ids.js';
 import type { BrowseQuery, SortField } from '../types.js';
+import { placeClause } from './placeFilter.js';
 
 /**
  * The sort key of each field over media m, as the indexes of migration 030 spell it (an expression must be
@@ -76,6 +77,8 @@ export function browseFilter(query: BrowseQuery): Filter | null {
   if (query.albumId)
     c.add(`EXISTS (SELECT 1 FROM album_items x WHERE x.album_id = ${c.p(query.albumId)} AND x.media_id = m.root_id)`);
   if (query.mediaId !== null) c.add(`m.id = ${c.p(query.mediaId)}`);
+  const places = placeClause(query.places, (v) => c.p(v));
+  if (places) c.add(places);
   // Favourites only; archived items left out (the default views), listed too, or alone (migration 060).
   if (query.favorite === true) c.add(`m.favorite`);
   const archived = query.archived ?? 'exclude';

@@ -20,6 +20,7 @@ import { pgSessionStore } from './sessionStore.js';
 import { checkServer, migrationStartupError } from './startupCheck.js';
 import { pgWatchStore } from './watchStore.js';
 import { pgBulkStore } from './bulkStore.js';
+import { pgPlaceStore } from './placeStore.js';
 import { pgTimelineStore } from './timelineStore.js';
 import { pgClusterDismissals } from './clusterDismissals.js';
 import { pgDuplicateStore } from './duplicateStore.js';
@@ -86,6 +87,7 @@ export async function openPostgresStorage(url: string, options: PostgresStorageO
     usage: pgUsageStore(db),
     albums: pgAlbumStore(db),
     shares: pgShareStore(db),
+    places: pgPlaceStore(db),
     tryExclusiveLock: (name) => tryExclusiveLock(db, name),
     indexes: { vectors: pgVectorIndex(db, { enabled: vectorSearch }), text: pgTextIndex(db) },
     async close() {

@@ -4,7 +4,7 @@
  */
 import type { PgDb } from '../../platform/pgDb.js';
 import { mediaEvent } from '../sqlite/eventLog.js';
-import { waitingOf } from '../sqlite/stageStore.js';
+import { waitingCountsOf, waitingOf } from '../sqlite/stageStore.js';
 import type { AnalysisStore } from '../storage.js';
 import type { StageRecord } from '../types.js';
 import { appendEvent } from './eventAppend.js';
@@ -18,7 +18,10 @@ interface StageRow {
   model: string | null;
 }
 
-export function pgStages(db: PgDb, hub: PgEventHub): Pick<AnalysisStore, 'setStages' | 'stagesOf' | 'waitingFor'> {
+export function pgStages(
+  db: PgDb,
+  hub: PgEventHub,
+): Pick<AnalysisStore, 'setStages' | 'stagesOf' | 'waitingFor' | 'waitingCounts'> {
   return {
     async setStages(mediaId, stages) {
       const appended = await db.tx(async (tx) => {
@@ -70,6 +73,20 @@ export function pgStages(db: PgDb, hub: PgEventHub): Pick<AnalysisStore, 'setSta
         [models, afterId, limit],
       );
       return rows.map((r) => r.media_id);
+    },
+    async waitingCounts(organizationId) {
+      const from = `FROM media_stages s JOIN media m ON m.id = s.media_id
+        WHERE s.state = 'waiting' AND s.model IS NOT NULL AND m.organization_id = $1
+          AND m.status = 'active' AND m.is_current`;
+      const perModel = await db.many<{ model: string; items: string }>(
+        `SELECT s.model, COUNT(DISTINCT s.media_id) AS items ${from} GROUP BY s.model`,
+        [organizationId],
+      );
+      const perStage = await db.many<{ model: string; stage: string; items: string }>(
+        `SELECT s.model, s.stage, COUNT(*) AS items ${from} GROUP BY s.model, s.stage`,
+        [organizationId],
+      );
+      return waitingCountsOf(perModel, perStage);
     },
   };
 }

@@ -1,6 +1,7 @@
 import type { BrowseQuery, SortField } from '../types.js';
 import { pathLabel } from '../../platform/ids.js';
 import type { Db } from './database.js';
+import { placeClause, placeFiltered } from './placeFilter.js';
 
 /**
  * Where a listing reads: one scope of media_scope (migration 017), the 16
@@ -86,7 +87,8 @@ export const flagFiltered = (query: BrowseQuery): boolean =>
   query.favorite === true || archivedMode(query) !== 'include';
 
 /** Whether a cluster or an album narrows the listing (sets of ids no bitmap holds). */
-export const idFiltered = (query: BrowseQuery): boolean => !!(query.clusterId || query.albumId);
+export const idFiltered = (query: BrowseQuery): boolean =>
+  !!(query.clusterId || query.albumId) || placeFiltered(query.places);
 
 /** The filters of a browse query over media_scope; mediaId is the caller's (a single-row probe). */
 export function scopeFilter(query: BrowseQuery): ScopeFilter {
@@ -108,6 +110,8 @@ export function scopeFilter(query: BrowseQuery): ScopeFilter {
       params: [query.albumId],
     });
   }
+  const places = placeClause(query.places, ITEM_ID);
+  if (places) clauses.push(places);
   // The flags, probed per row where no set of items answers (a cluster, a single item, an id list).
   const flagged = (column: string, on: boolean) => ({
     sql: `${on ? '' : 'NOT '}EXISTS (SELECT 1 FROM media fm WHERE fm.id = ${ITEM_ID} AND fm.${column} = 1)`,
@@ -132,7 +136,8 @@ export function scopeFilter(query: BrowseQuery): ScopeFilter {
       !query.clusterId &&
       tags.length === 0 &&
       !flagFiltered(query) &&
-      !query.albumId,
+      !query.albumId &&
+      !places,
     dateIndex: date.index,
   };
 }

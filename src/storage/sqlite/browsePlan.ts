@@ -146,6 +146,7 @@ function setSignature(query: BrowseQuery): string {
     favorite,
     archived,
     albumId,
+    places,
   } = query;
   return JSON.stringify([
     tagFilters,
@@ -158,6 +159,7 @@ function setSignature(query: BrowseQuery): string {
     favorite,
     archived,
     albumId,
+    places,
   ]);
 }
 

@@ -16,6 +16,7 @@ import { sqliteInviteStore } from './inviteStore.js';
 import { sqliteEventLog } from './eventLog.js';
 import { sqliteWatchStore } from './watchStore.js';
 import { sqliteBulkStore } from './bulkStore.js';
+import { sqlitePlaceStore } from './placeStore.js';
 import { sqliteTimelineStore } from './timelineStore.js';
 import { sqliteClusterDismissals } from './clusterDismissals.js';
 import { sqliteDuplicateStore } from './duplicateStore.js';
@@ -72,6 +73,7 @@ export function openSqliteStorage(file: string, options: SqliteStorageOptions = 
     usage: sqliteUsageStore(db),
     albums: sqliteAlbumStore(db),
     shares: sqliteShareStore(db),
+    places: sqlitePlaceStore(db),
     backupTo: (target, options) => backupDatabase(db, target, options?.pagesPerStep),
     async close() {
       await text?.close();

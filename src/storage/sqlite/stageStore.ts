@@ -4,6 +4,7 @@
  */
 import type { EventWriter } from '../eventWriter.js';
 import type { AnalysisStore } from '../storage.js';
+import type { WaitingCount } from '../stageCounts.js';
 import type { StageRecord } from '../types.js';
 import type { Db } from './database.js';
 import { mediaEvent } from './eventLog.js';
@@ -26,10 +27,24 @@ export const waitingOf = (stages: StageRecord[]) =>
     .map((s) => ({ stage: s.stage, model: s.model }))
     .sort((a, b) => (a.stage < b.stage ? -1 : a.stage > b.stage ? 1 : 0));
 
+/** The two counts' rows as WaitingCounts by model name (the PostgreSQL stages use it too). */
+export function waitingCountsOf(
+  perModel: Array<{ model: string; items: number | string }>,
+  perStage: Array<{ model: string; stage: string; items: number | string }>,
+): WaitingCount[] {
+  const out = perModel.map((r) => ({ model: r.model, items: Number(r.items), stages: {} as Record<string, number> }));
+  const byModel = new Map(out.map((w) => [w.model, w]));
+  for (const r of perStage) {
+    const w = byModel.get(r.model);
+    if (w) w.stages[r.stage] = Number(r.items);
+  }
+  return out.sort((a, b) => (a.model < b.model ? -1 : a.model > b.model ? 1 : 0));
+}
+
 export function analysisStages(
   db: Db,
   events: EventWriter,
-): Pick<AnalysisStore, 'setStages' | 'stagesOf' | 'waitingFor'> {
+): Pick<AnalysisStore, 'setStages' | 'stagesOf' | 'waitingFor' | 'waitingCounts'> {
   const clear = db.prepare(`DELETE FROM media_stages WHERE media_id = ?`);
   const insert = db.prepare(
     `INSERT INTO media_stages (media_id, stage, state, model, updated_at) VALUES (?, ?, ?, ?, ?)`,
@@ -55,7 +70,27 @@ export function analysisStages(
      ORDER BY s.media_id LIMIT ?`,
   );
 
+  const counts = db.prepare(
+    `SELECT s.model, s.stage, COUNT(*) AS items FROM media_stages s
+     JOIN media m ON m.id = s.media_id
+     WHERE s.state = 'waiting' AND s.model IS NOT NULL AND m.organization_id = ?
+       AND m.status = 'active' AND m.is_current = 1
+     GROUP BY s.model, s.stage`,
+  );
+  const distinct = db.prepare(
+    `SELECT s.model, COUNT(DISTINCT s.media_id) AS items FROM media_stages s
+     JOIN media m ON m.id = s.media_id
+     WHERE s.state = 'waiting' AND s.model IS NOT NULL AND m.organization_id = ?
+       AND m.status = 'active' AND m.is_current = 1
+     GROUP BY s.model`,
+  );
+
   return {
+    waitingCounts: async (organizationId) =>
+      waitingCountsOf(
+        distinct.all(organizationId) as Array<{ model: string; items: number }>,
+        counts.all(organizationId) as Array<{ model: string; stage: string; items: number }>,
+      ),
     setStages: async (mediaId, stages) => setStages(mediaId, stages),
     stagesOf: async (mediaIds) => {
       const out = new Map<string, StageRecord[]>();

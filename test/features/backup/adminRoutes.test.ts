@@ -9,6 +9,7 @@ import path from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { LocalBlobStore } from '../../../src/files/localBlobStore.js';
+import { pgRestoreCommand, restoreCommand } from '../../../src/features/backup/adminBackups.js';
 import { notOnPglite } from '../../helpers/engine.js';
 import { makeImage, startTestApp, waitForProcessing } from '../../helpers/testApp.js';
 
@@ -54,6 +55,9 @@ t('POST runs a backup in the background; GET lists it; the integrity report is w
     const [b] = list.body.backups;
     assert.ok(b.files >= 3, 'the original, its frame and renditions');
     assert.is(b.copiedFiles, b.files);
+    if (b.engine === 'sqlite')
+      assert.is(b.restoreCommand, `npm run restore -- --from ${path.join(dir, b.id)} --to ${app.dataDir} --force`);
+    else assert.match(b.restoreCommand, `pg_restore --clean --dbname "$DATABASE_URL" ${path.join(dir, b.id)}/`);
     assert.equal(list.body.schedule.intervalHours, 24);
     assert.equal(list.body.schedule.keep, 3);
     assert.type(list.body.schedule.nextAt, 'string');
@@ -76,6 +80,38 @@ t('POST runs a backup in the background; GET lists it; the integrity report is w
     await app.close();
     rmSync(dir, { recursive: true, force: true });
   }
+});
+
+t('members and viewers are refused every backup and integrity route (403), and no backup starts', async () => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'mlib-admin-backups-'));
+  const app = await startTestApp({}, { BACKUP_DIR: dir });
+  try {
+    for (const role of ['viewer', 'member']) {
+      const key = (await app.request('POST', '/api/keys', { body: { role } })).body.key;
+      for (const [method, url] of [
+        ['GET', '/api/admin/backups'],
+        ['POST', '/api/admin/backups'],
+        ['GET', '/api/admin/integrity'],
+        ['POST', '/api/admin/integrity/repair'],
+      ] as const) {
+        const r = await app.request(method, url, { key });
+        assert.is(r.status, 403, `${role} ${method} ${url}`);
+        assert.type(r.body.message, 'string');
+      }
+    }
+    assert.is((await app.request('GET', '/api/admin/backups')).body.running, null);
+  } finally {
+    await app.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+t('a restore command quotes folders a shell would split', () => {
+  assert.is(
+    restoreCommand("/mnt/my backups/it's", '/data'),
+    `npm run restore -- --from '/mnt/my backups/it'\\''s' --to /data --force`,
+  );
+  assert.is(pgRestoreCommand('/b/x/db.dump'), 'pg_restore --clean --dbname "$DATABASE_URL" /b/x/db.dump');
 });
 
 t.run();

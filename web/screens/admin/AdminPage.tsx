@@ -1,5 +1,5 @@
 /**
- * The frame of every administration screen (/admin/...): a heading, the tabs between the five screens and,
+ * The frame of every administration screen (/admin/...): a heading, the tabs between the screens and,
  * for anyone below admin, a refusal instead of the screen (the API refuses them anyway).
  */
 import type { ComponentChildren } from 'preact';
@@ -14,6 +14,7 @@ export const ADMIN_SCREENS: Array<[string, string]> = [
   ['/admin/jobs', 'Jobs'],
   ['/admin/models', 'Models'],
   ['/admin/storage', 'Storage'],
+  ['/admin/backups', 'Backups'],
 ];
 
 export function AdminPage({ title, children }: { title: string; children: ComponentChildren }) {

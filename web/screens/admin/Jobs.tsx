@@ -1,6 +1,7 @@
 /**
- * Jobs (/admin/jobs): queue depth per type and state, the ingest's progress per phase, running jobs with their
- * progress, failed jobs with their reason; retry one or all, pause and resume background work (a fresh upload's
+ * Jobs (/admin/jobs): queue depth per type and state with each type's rate and ETA, the ingest's progress per phase,
+ * running jobs of every type with their progress (rate and ETA where the job says how far of how much), failed jobs
+ * of every type with their reason; retry one or all, pause and resume background work (a fresh upload's
  * first phases keep running). Refreshed every few seconds.
  */
 import { useEffect, useState } from 'preact/hooks';
@@ -15,7 +16,8 @@ interface JobRow {
   id: number;
   type: string;
   phase: string;
-  mediaName: string;
+  scope: { kind: 'item' | 'collection' | 'organization' | 'server'; name: string | null };
+  figures: { done: number; total: number; ratePerSecond: number | null; etaSeconds: number | null } | null;
   attempts: number;
   maxAttempts: number;
   lastError: string | null;
@@ -29,8 +31,10 @@ interface Phase {
   ratePerSecond: number | null;
   etaSeconds: number | null;
 }
+type Depth = Counts & { type: string; ratePerSecond: number | null; etaSeconds: number | null };
 interface JobsAnswer {
   stats: Counts & { delayed: number; byType: Record<string, Counts> };
+  types: Depth[];
   paused: string | null;
   ingest: { phases: Phase[]; remaining: number; etaSeconds: number | null };
   jobs: JobRow[];
@@ -40,15 +44,27 @@ const STATES = ['queued', 'running', 'failed', 'succeeded', 'cancelled'] as cons
 const load = (status: string, signal: AbortSignal) =>
   api<JobsAnswer>('GET', '/api/jobs', { query: { status, limit: 100 }, signal });
 
-/** A job's progress report as a short text (a fraction when it has done and total). */
-function progressText(p: unknown): string {
-  if (!p || typeof p !== 'object') return '—';
-  const { done, total } = p as { done?: number; total?: number };
-  if (typeof done === 'number' && typeof total === 'number' && total > 0) return `${done} of ${total}`;
-  return JSON.stringify(p).slice(0, 80);
+const rateText = (rate: number | null) => (rate ? `${rate >= 10 ? Math.round(rate) : rate.toFixed(2)}/s` : '—');
+const etaText = (eta: number | null, left: number) => (left === 0 ? '—' : eta != null ? formatDuration(eta) : '—');
+
+/** A job's progress as a short text: how far of how much, how fast, how long still; else what it reported. */
+function progressText(j: JobRow): string {
+  const f = j.figures;
+  if (f) {
+    const rate = f.ratePerSecond ? `, ${rateText(f.ratePerSecond)}` : '';
+    const eta = f.etaSeconds != null && f.done < f.total ? `, about ${formatDuration(f.etaSeconds)} left` : '';
+    return `${f.done} of ${f.total}${rate}${eta}`;
+  }
+  if (!j.progress || typeof j.progress !== 'object') return '—';
+  return JSON.stringify(j.progress).slice(0, 80);
 }
 
-function Depth({ stats }: { stats: JobsAnswer['stats'] }) {
+/** What a job works on, in words. */
+const subjectOf = (j: JobRow) =>
+  j.scope.name ??
+  (j.scope.kind === 'organization' ? 'the organization' : j.scope.kind === 'server' ? 'the server' : '—');
+
+function Depth({ types }: { types: Depth[] }) {
   return (
     <table class="data-table">
       <caption class="visually-hidden">Jobs per type and state</caption>
@@ -60,15 +76,19 @@ function Depth({ stats }: { stats: JobsAnswer['stats'] }) {
               {s}
             </th>
           ))}
+          <th scope="col">Rate</th>
+          <th scope="col">Time left</th>
         </tr>
       </thead>
       <tbody>
-        {Object.entries(stats.byType).map(([type, c]) => (
-          <tr key={type}>
-            <th scope="row">{type}</th>
+        {types.map((c) => (
+          <tr key={c.type}>
+            <th scope="row">{c.type}</th>
             {STATES.map((s) => (
               <td key={s}>{c[s]}</td>
             ))}
+            <td>{rateText(c.ratePerSecond)}</td>
+            <td>{etaText(c.etaSeconds, c.queued + c.running)}</td>
           </tr>
         ))}
       </tbody>
@@ -99,8 +119,8 @@ function JobTable({ jobs, failed, onRetry }: { jobs: JobRow[]; failed: boolean; 
     <table class="data-table">
       <thead>
         <tr>
-          <th scope="col">Item</th>
-          <th scope="col">Phase</th>
+          <th scope="col">Job</th>
+          <th scope="col">Of</th>
           <th scope="col">{failed ? 'Reason' : 'Progress'}</th>
           <th scope="col">Attempts</th>
           <th scope="col">{failed ? 'Failed' : 'Started'}</th>
@@ -114,16 +134,16 @@ function JobTable({ jobs, failed, onRetry }: { jobs: JobRow[]; failed: boolean; 
       <tbody>
         {jobs.map((j) => (
           <tr key={j.id}>
-            <td>{j.mediaName}</td>
             <td>{j.phase}</td>
-            <td>{failed ? (j.lastError ?? '—') : progressText(j.progress)}</td>
+            <td>{subjectOf(j)}</td>
+            <td>{failed ? (j.lastError ?? '—') : progressText(j)}</td>
             <td>
               {j.attempts} of {j.maxAttempts}
             </td>
             <td>{(failed ? j.finishedAt : j.startedAt) ? formatDate((failed ? j.finishedAt : j.startedAt)!) : '—'}</td>
             {failed && (
               <td>
-                <button type="button" aria-label={`Retry ${j.phase} of ${j.mediaName}`} onClick={() => onRetry(j.id)}>
+                <button type="button" aria-label={`Retry ${j.phase} of ${subjectOf(j)}`} onClick={() => onRetry(j.id)}>
                   Retry
                 </button>
               </td>
@@ -180,7 +200,7 @@ export function AdminJobs(_props: { params?: Record<string, string> }) {
             )}
           </div>
           <Phases ingest={data.ingest} />
-          <Depth stats={data.stats} />
+          <Depth types={data.types} />
         </section>
       )}
       <section class="account-section" aria-labelledby="running-title">

@@ -1,7 +1,8 @@
 /**
- * Models (/admin/models): every catalog model with its state, size, licence and the features (roles) it serves
- * (a missing one's features wait for it); the background download with rate and ETA; start or retry a download;
- * import a bundle by upload (the air-gapped path), with upload progress, verified on the server as the CLI does.
+ * Models (/admin/models): every catalog model with its state, size, licence and the features (roles) it serves;
+ * which features wait for it, with how many of the organization's items wait, per feature; the background download
+ * with rate and ETA; start or retry a download; import a bundle by upload (the air-gapped path), with upload
+ * progress, verified on the server as the CLI does.
  */
 import { useEffect, useState } from 'preact/hooks';
 import { api, describeError } from '../../lib/api';
@@ -21,6 +22,8 @@ interface Model {
   approxSizeMB: number | null;
   roles: string[];
   error: string | null;
+  /** The organization's items whose analysis stages wait for this model, and how many per stage (feature). */
+  waiting?: { items: number; stages: Record<string, number> };
 }
 interface Fetch {
   state: string;
@@ -46,8 +49,25 @@ function FetchLine({ fetch }: { fetch: Fetch }) {
   return <p class="muted">{`Downloads: ${fetch.state}.`}</p>;
 }
 
+/** Which features wait for the model, with how many items each: "caption: 3 items, faces: 1 item". */
+function Waiting({ m }: { m: Model }) {
+  const items = m.waiting?.items ?? 0;
+  const plural = (n: number) => `${n} ${n === 1 ? 'item' : 'items'}`;
+  if (items === 0)
+    return <>{m.state !== 'installed' && m.roles.length > 0 ? `${m.roles.join(', ')}; no items` : '—'}</>;
+  const stages = Object.entries(m.waiting!.stages).map(([stage, n]) => `${stage}: ${plural(n)}`);
+  return (
+    <>
+      <strong>{plural(items)}</strong>
+      <div class="muted">
+        {stages.join(', ')}
+        {m.state === 'installed' ? ' (catching up)' : ''}
+      </div>
+    </>
+  );
+}
+
 function ModelRow({ m, canFetch, onFetch }: { m: Model; canFetch: boolean; onFetch(name: string): void }) {
-  const waiting = m.state !== 'installed' && m.roles.length > 0;
   return (
     <tr>
       <td>{m.name}</td>
@@ -61,7 +81,9 @@ function ModelRow({ m, canFetch, onFetch }: { m: Model; canFetch: boolean; onFet
       <td>{size(m)}</td>
       <td>{m.licence}</td>
       <td>{m.roles.join(', ') || '—'}</td>
-      <td>{waiting ? m.roles.join(', ') : '—'}</td>
+      <td>
+        <Waiting m={m} />
+      </td>
       <td>
         {canFetch && (m.state === 'missing' || m.state === 'failed') && (
           <button type="button" aria-label={`Download ${m.name}`} onClick={() => onFetch(m.name)}>

@@ -9,6 +9,7 @@ import { useLoad } from '../../components/useLoad';
 import { Alert } from '../../components/Alert';
 import { formatBytes, formatDate } from '../../components/format';
 import { AdminPage } from './AdminPage';
+import { IntegrityRepair } from './IntegrityRepair';
 
 type Items = Record<'pending' | 'processing' | 'ready' | 'failed', number>;
 interface Usage {
@@ -125,6 +126,7 @@ function IntegrityReport() {
         {busy ? 'Checking…' : 'Check integrity'}
       </button>
       <Alert message={error} />
+      <IntegrityRepair<Integrity> onReport={setReport} />
       {report && (
         <div role="status">
           <p>

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { queryBool } from '../../../http/route.js';
 import { BROWSE_MAX_LIMIT } from '../browse.js';
+import { placeQueryFields } from '../../kernel/placeParams.js';
 
 /** The largest metadata document an item or folder may carry, as UTF-8 JSON (README, "Request limits"). */
 export const MAX_METADATA_BYTES = 64 * 1024;
@@ -54,6 +55,7 @@ export const browseQuery = z.object({
     .enum(['exclude', 'include', 'only'])
     .default('exclude')
     .describe('ours: archived items are left out of listings and search unless `include` (with the rest) or `only`'),
+  ...placeQueryFields,
 });
 
 /**

@@ -5,7 +5,7 @@ import { defineRoute } from '../../../http/route.js';
 import { clientAddress } from '../../accounts/index.js';
 import { SHARE_COOKIE, SHARE_SESSION_MS } from '../tokens.js';
 import { shareInfo, sharedItem, sharedMedia, unlock, type VisitorRequest } from '../visitor.js';
-import { visitorUpload } from '../visitorUpload.js';
+import { uploadableLink, visitorUpload } from '../visitorUpload.js';
 
 /**
  * The visitor's routes: `auth: 'share'`, so no account credential is read, and the share session cookie is
@@ -103,6 +103,8 @@ export const visitorRoutes = [
     summary: 'Upload a photo or video into a share link that takes uploads (multipart/form-data: file)',
     params: tokenParams,
     bodyType: 'multipart',
+    // Refused for its link (unknown, revoked, expired, no password, no upload permission) before the file is read.
+    beforeBody: async ({ services, params, ctx }) => void (await uploadableLink(services, visitor(ctx, params.token))),
     responses: {
       401: 'the link needs its password',
       403: 'the link does not take uploads',

@@ -83,7 +83,7 @@ export function prepareStatements(db: Db): TextIndexStatements {
     ),
     // The text of indexed frames and items, read back: a frame's caption and OCR rows through the index's own
     // rows (so the item's other objects are not read), an item's name and description from media (its dataset
-    // too), its tags from media_tags (which holds live items' tags only).
+    // too), its tags from media_tags (which holds live items' tags only), its people's names and its place.
     frameText: db.prepare(
       `SELECT d.frame_id AS id, d.kind, coalesce(c.text, o.label) AS text
        FROM json_each(?) j
@@ -97,7 +97,9 @@ export function prepareStatements(db: Db): TextIndexStatements {
     tagText: db.prepare(
       `SELECT media_id AS id, value AS text FROM media_tags WHERE media_id IN (SELECT value FROM json_each(?))
        UNION ALL
-       SELECT media_id, name FROM people_text_rows WHERE media_id IN (SELECT value FROM json_each(?))`,
+       SELECT media_id, name FROM people_text_rows WHERE media_id IN (SELECT value FROM json_each(?))
+       UNION ALL
+       SELECT media_id, name FROM place_text_rows WHERE media_id IN (SELECT value FROM json_each(?))`,
     ),
     // With the index's occurrences in hand: which rows match at all (collection filter), and the rowids of
     // frames and of items' own text (from text_index_docs' media index alone), the items' collections.

@@ -91,7 +91,7 @@ export function analyseText(state: TextSearchState, { frames, items }: Units, te
       add(unit, 'name', r.name);
       add(unit, 'description', r.description);
     }
-    for (const r of sql.tagText.all(ids, ids) as Array<{ id: string; text: string }>)
+    for (const r of sql.tagText.all(ids, ids, ids) as Array<{ id: string; text: string }>)
       add(items.get(r.id)!, 'tag', r.text);
   }
   stemmer.warm(texts.flatMap(([, , words]) => words));

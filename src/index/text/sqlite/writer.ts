@@ -51,6 +51,7 @@ export function sqliteTextIndexWriter(db: Db): TextIndexWriter {
   const statements = prepareWriter(db);
   const { drop, add, addTag, dropTagsOf, sourcesOfFrame, dropFrame, itemOf, tagsOf, framesOf, dropMedia, addPeople } =
     statements;
+  const { addPlace } = statements;
 
   const addSource = (kind: SourceKind, source: string) => {
     drop[kind].forEach((st) => st.run(source));
@@ -73,6 +74,7 @@ export function sqliteTextIndexWriter(db: Db): TextIndexWriter {
     for (const t of tagsOf.all(mediaId) as Array<{ grp: string; tag: string }>) addTagRow(mediaId, t.grp, t.tag);
     for (const frameId of framesOf.all(mediaId) as string[]) addFrame(frameId);
     for (const st of addPeople) st.run(mediaId);
+    for (const st of addPlace) st.run(mediaId);
   };
 
   return {
@@ -152,6 +154,14 @@ function prepareWriter(db: Db) {
       `INSERT INTO text_index (rowid, tag, scope)
        SELECT d.id, p.name, ${scopeTokenSql('p.dataset_id')}
        FROM people_text_rows p JOIN text_index_docs d ON d.source = p.source AND d.kind = 'tag' WHERE p.media_id = ?`,
+    ),
+    // The item's place (migration 033: place_text_rows and the triggers that keep its row otherwise).
+    addPlace: prepare(
+      `INSERT INTO text_index_docs (kind, source, media_id, frame_id)
+       SELECT 'tag', source, media_id, NULL FROM place_text_rows WHERE media_id = ?`,
+      `INSERT INTO text_index (rowid, tag, scope)
+       SELECT d.id, p.name, ${scopeTokenSql('p.dataset_id')}
+       FROM place_text_rows p JOIN text_index_docs d ON d.source = p.source AND d.kind = 'tag' WHERE p.media_id = ?`,
     ),
     dropMedia: prepare(
       `DELETE FROM text_index WHERE rowid IN (SELECT id FROM text_index_docs WHERE media_id = ?)`,
