@@ -73,12 +73,3 @@ export function Albums({ params }: { params: Record<string, string> }) {
     </div>
   );
 }
-
-/** The link from the collection's browse screen to its albums. */
-export function AlbumsLink({ datasetId }: { datasetId: string }) {
-  return (
-    <a class="button albums-link" href={`/c/${encodeURIComponent(datasetId)}/albums`} onClick={followLink}>
-      Albums
-    </a>
-  );
-}

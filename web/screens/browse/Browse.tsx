@@ -4,12 +4,12 @@
  */
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { describeError } from '../../lib/api';
-import { followLink, location, navigate } from '../../lib/router';
+import { location, navigate } from '../../lib/router';
 import { canWrite, isAdmin } from '../../lib/session';
 import { fetchCollection, fetchPage, fetchTagValues, type MediaItem } from './browseApi';
 import { browseParams, CLEARED, hasFilters, listingKey, readState, stateUrl, type BrowseState } from './browseState';
 import { mapHref } from '../map/mapApi';
-import { TrashLink } from '../trash/TrashLink';
+import { CollectionViews } from './CollectionViews';
 import { PageCache } from './pageCache';
 import { FolderStore } from './folderStore';
 import { FolderTree } from './FolderTree';
@@ -22,7 +22,6 @@ import { followCollection } from './liveStatus';
 import { openUploadPicker, setUploadFolder } from '../upload/index';
 import { SelectionBar } from './selection/SelectionBar';
 import { bindListing, clickSelect } from './selection/selection';
-import { AlbumsLink } from '../albums/Albums';
 import { ShareFolderButton } from '../share/ShareFolderButton';
 import '../../components/selection-ai/register';
 import '../albums/selectionActions';
@@ -126,27 +125,11 @@ export function Browse({ params }: { params: Record<string, string> }) {
                 }}
               />
             ) : null}
-            <a class="dup-link" href={`/c/${encodeURIComponent(datasetId)}/duplicates`} onClick={followLink}>
-              Duplicates
-            </a>
-            <AlbumsLink datasetId={datasetId} />
             <ShareFolderButton datasetId={datasetId} path={state.path} name={folderName} />
-            <a class="button-link" href={`/c/${encodeURIComponent(datasetId)}/people`} onClick={followLink}>
-              People
-            </a>
-            <a class="button-link" href={`/c/${encodeURIComponent(datasetId)}/timeline`} onClick={followLink}>
-              Timeline
-            </a>
-            <a class="button-link" href={mapHref(datasetId, browseParams(state))} onClick={followLink}>
-              Map
-            </a>
-            <a class="button-link" href={`/c/${encodeURIComponent(datasetId)}/places`} onClick={followLink}>
-              Places
-            </a>
-            <TrashLink datasetId={datasetId} />
             <UploadButton onClick={() => openUploadPicker(datasetId, state.path || undefined)} />
           </div>
         </div>
+        <CollectionViews datasetId={datasetId} mapHref={mapHref(datasetId, browseParams(state))} />
         <PhoneBar folderName={folderName} activeFilters={activeFilterCount(state)} hasActions={isAdmin()} />
         <Breadcrumbs rootName={rootName} crumbs={crumbs} hrefOf={folderHref} />
         <Filters datasetId={datasetId} state={state} tagValues={info.tagValues} onChange={go} />
