@@ -9,7 +9,7 @@ import { loadCatalog } from '../../src/models/catalog.js';
 import { createVisionModels } from '../../src/models/visionModels.js';
 import { WorkerPool } from '../../src/models/worker/pool.js';
 import type { WorkerSetup } from '../../src/models/worker/protocol.js';
-import { memoryLogger, tempModelsDir, testConfig } from './helpers.js';
+import { memoryLogger, solid, tempModelsDir, testConfig } from './helpers.js';
 
 const tmp = tempModelsDir();
 test.after(() => tmp.cleanup());
@@ -67,6 +67,23 @@ test('queued requests of the same kind and model are merged into one batch', asy
     const [red0] = results[0] as Float32Array[];
     assert.ok(red.reduce((s, x, i) => s + x * red0[i], 0) > 0.9);
     assert.ok(red.reduce((s, x, i) => s + x * blue[i], 0) < 0.5);
+  } finally {
+    await pool.close();
+  }
+});
+
+test('a text embedding (a search) is served before image work queued ahead of it', async () => {
+  const pool = new WorkerPool({ setup: setup(), logger: memoryLogger() });
+  try {
+    const image = await solid('red');
+    const order: string[] = [];
+    // The worker is still starting: all of these wait in the queue, images first (apart: not one batch).
+    const images = [1, 2, 3].map((i) =>
+      pool.submit('embedImages', 'default', [image], { seed: i }).then(() => order.push(`image ${i}`)),
+    );
+    const text = pool.submit('embedTexts', 'default', ['a query']).then(() => order.push('text'));
+    await Promise.all([...images, text]);
+    assert.is(order[0], 'text', order.join(', '));
   } finally {
     await pool.close();
   }
