@@ -4,7 +4,7 @@
  * no open file handle behind. Malformed HTTP must not be logged at error level either. Runs the real server
  * (src/main.ts) as a child process, so its log and its /proc/<pid>/fd are the ones `npm start` would have.
  */
-import { mkdtempSync, readdirSync, readlinkSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, readlinkSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -42,18 +42,29 @@ t.after(async (ctx) => {
 });
 
 /**
- * Open files and sockets of the server: what a dropped upload could leak (a scratch file, its socket). Pipes and
- * anonymous inodes are left out: ExifTool's child processes and worker threads open and close those on their own
- * schedule (a second ExifTool process under load), which is not a leak.
+ * Open files and network sockets of the server: what a dropped upload could leak (a scratch file, its TCP socket).
+ * Pipes, anonymous inodes and UNIX sockets are left out: ExifTool's child processes (libuv gives a child's stdio
+ * UNIX socket pairs) and worker threads open and close those on their own schedule — a second ExifTool process
+ * under load — which is not a leak.
  */
-const fdCount = (pid: number) =>
-  readdirSync(`/proc/${pid}/fd`).filter((fd) => {
+function fdTargets(pid: number): string[] {
+  const unix = new Set(
+    readFileSync(`/proc/${pid}/net/unix`, 'utf8')
+      .split('\n')
+      .slice(1)
+      .map((l) => l.trim().split(/\s+/)[6]),
+  );
+  return readdirSync(`/proc/${pid}/fd`).flatMap((fd) => {
     try {
-      return !/^(pipe|anon_inode):/.test(readlinkSync(`/proc/${pid}/fd/${fd}`));
+      const target = readlinkSync(`/proc/${pid}/fd/${fd}`);
+      const inode = /^socket:\[(\d+)\]$/.exec(target)?.[1];
+      return /^(pipe|anon_inode):/.test(target) || (inode && unix.has(inode)) ? [] : [target];
     } catch {
-      return false; // closed while listed
+      return []; // closed while listed
     }
-  }).length;
+  });
+}
+const fdCount = (pid: number) => fdTargets(pid).length;
 const scratch = (ctx: Ctx) => readdirSync(path.join(ctx.dataDir, 'tmp'));
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -122,7 +133,8 @@ t('an upload dropped at any byte leaves no scratch file, no error log line and n
   full.end(request);
   await new Promise((r) => full.once('close', r));
   await sleep(300);
-  const before = fdCount(server.pid);
+  const beforeTargets = fdTargets(server.pid);
+  const before = beforeTargets.length;
   const headEnd = request.indexOf('\r\n\r\n') + 4;
   // The file part's own headers, and its last byte (the closing boundary, `\r\n--…--\r\n`, is what follows).
   const fileHeaders = request.indexOf('Content-Disposition: form-data; name="file"');
@@ -148,7 +160,9 @@ t('an upload dropped at any byte leaves no scratch file, no error log line and n
   assert.ok(await eventually(() => scratch(ctx).length === 0, 3000), `scratch files left: ${scratch(ctx).join(', ')}`);
   assert.ok(
     await eventually(() => fdCount(server.pid) <= before, 3000),
-    `open handles grew: ${before} → ${fdCount(server.pid)}`,
+    `open handles grew: ${before} → ${fdCount(server.pid)}; new: ${fdTargets(server.pid)
+      .filter((t) => !beforeTargets.includes(t))
+      .join(', ')}`,
   );
   assertNoErrorLines(server);
   // The server still serves.
