@@ -81,8 +81,10 @@ export function memberSuite(name: string, open: () => Promise<Storage>): void {
     await s.accounts.renameApiKey(keyId, 'renamed');
     assert.is((await s.accounts.getApiKey(keyId))!.name, 'renamed');
     const members = await s.accounts.listMembers(orgId);
+    // In join order; the owner and the viewer may join in the same millisecond, so compare by role.
+    const byRole = [...members].sort((a, b) => a.role.localeCompare(b.role));
     assert.equal(
-      members.map((m) => [m.user.id, m.role, m.lastSeenAt, m.keyLastUsedAt]),
+      byRole.map((m) => [m.user.id, m.role, m.lastSeenAt, m.keyLastUsedAt]),
       [
         [ownerId, 'owner', null, used],
         [viewer, 'viewer', at, null],
