@@ -24,7 +24,7 @@ import type { SearchIndexes } from '../../src/index/searchIndexes.js';
 import { freshSchema, pglite } from '../../test/helpers/pglite.js';
 import { postgresServer } from '../../test/helpers/postgresServer.js';
 import { measure, now, type BenchOptions, type BenchRow, type SectionResult } from './harness.js';
-import { DIMS, MODEL, openScaleLibrary, unitVector, type ScaleLibrary } from './scaleFill.js';
+import { clustersOf, DIMS, MODEL, openScaleLibrary, unitVector, type ScaleLibrary } from './scaleFill.js';
 import { seededRandom } from '../../src/platform/random.js';
 import { orgSearchRows } from './scaleSearch.js';
 import { workerRows } from './scaleWorkers.js';
@@ -88,7 +88,7 @@ const browse = (lib: ScaleLibrary, q: Partial<BrowseQuery>): BrowseQuery => ({
 /** recall@10 of each engine's vector search against an exact scan of the same vectors. */
 async function vectorRows(lib: ScaleLibrary, engines: Engines, reps: number) {
   const rand = seededRandom(11);
-  const queries = Array.from({ length: reps }, () => unitVector(rand, Math.floor(rand() * 50)));
+  const queries = Array.from({ length: reps }, () => unitVector(rand, Math.floor(rand() * clustersOf(lib.size))));
   const recall: Record<string, number> = { sqlite: 0, postgres: 0 };
   const ask = (vector: Float32Array) => ({
     ...{ modelId: MODEL, similarityModel: 'objects' as const, vector, collectionIds: [lib.collectionId], k: 10 },

@@ -7,7 +7,7 @@
  * (synchronous=FULL, two transactions an item): 12 ms an item at 100,000 items, 20 minutes; batched, about
  * 3 ms an item on this machine.
  *
- * From 20,000 items the library is kept under `<outDir>/scale-cache/<key>/` (key: the size and a hash of the
+ * From 20,000 items the library is kept under `<outDir>/scale-cache/<key>/` (key: the size, the dimensions and a hash of the
  * SQLite stores' and indexes' code, their migrations and this file), and each run works on a copy of it (the
  * folder move changes it): a rerun with the same code skips the fill. BENCH_SCALE_CACHE=off always fills.
  */
@@ -30,12 +30,14 @@ import { openSqliteStorage, type SqliteStorage } from '../../src/storage/sqlite/
 import type { NewMedia } from '../../src/storage/types.js';
 import { now } from './harness.js';
 
-export const DIMS = 64;
+/** The vectors' dimensions (BENCH_SCALE_DIMS). */
+export const DIMS = Number(process.env.BENCH_SCALE_DIMS ?? 256);
 export const MODEL = 'bench-embedder';
 /** Items a transaction. */
 const BATCH = 1000;
 
 export interface ScaleLibrary {
+  size: number;
   collectionId: string;
   organizationId: string;
   userId: string;
@@ -45,10 +47,30 @@ export interface ScaleLibrary {
   target: string;
 }
 
-export function unitVector(rand: () => number, centre: number): Float32Array {
-  const v = new Float32Array(DIMS).map((_, i) => Math.sin(centre * 13 + i) + (rand() - 0.5) * 0.6);
+/** Items a cluster of the vectors: the search-api bench's set has 100 too (docs/measurements/vector-index.md). */
+const CLUSTER = 100;
+
+/** How many clusters the vectors of `size` items form (each a random direction, seeded). */
+export const clustersOf = (size: number): number => Math.max(1, Math.ceil(size / CLUSTER));
+
+const centres = new Map<number, Float32Array>();
+const normalise = (v: Float32Array) => {
   const n = Math.hypot(...v);
   return v.map((x) => x / n);
+};
+
+/**
+ * A unit vector of cluster `centre`: the cluster's direction plus noise that leaves it at cosine ~0.9 from
+ * it, so the ten nearest of a query differ from the rest of its cluster by noise.
+ */
+export function unitVector(rand: () => number, centre: number): Float32Array {
+  let c = centres.get(centre);
+  if (!c) {
+    const r = seededRandom(1_000 + centre);
+    centres.set(centre, (c = normalise(new Float32Array(DIMS).map(() => r() + r() + r() - 1.5))));
+  }
+  const amplitude = 1.6 / Math.sqrt(DIMS);
+  return normalise(c.map((x) => x + (rand() - 0.5) * amplitude));
 }
 
 /** The library on SQLite through the stores: folders, tags on most items, one whole-frame vector each. */
@@ -81,6 +103,7 @@ export async function fillScaleLibrary(
   const moving = await folder(root, 'Moving folder');
   const target = await folder(root, 'Target');
   const colours = ['red', 'green', 'blue', 'amber', 'violet'];
+  const clusters = clustersOf(size);
   const started = now();
   for (let from = 0; from < size; from += batch) {
     s.db.exec('BEGIN IMMEDIATE');
@@ -92,7 +115,7 @@ export async function fillScaleLibrary(
           { id: newMediaId(), timestamp: '0', blobKey: `${'d'.repeat(64)}.webp`, width: 4, height: 3 },
         ]);
         const [frame] = await s.analysis.framesOf(item.id);
-        const vector = unitVector(rand, i % 50);
+        const vector = unitVector(rand, i % clusters);
         await s.analysis.replaceModelObjects(frame.id, 'frame', [
           {
             ...{ id: newMediaId(), type: 'frame', label: 'frame', blobKey: null, confidence: null, model: MODEL },
@@ -114,7 +137,7 @@ export async function fillScaleLibrary(
     }
   }
   s.db.exec('ANALYZE');
-  return { collectionId, organizationId, userId, root, big, moving, target };
+  return { size, collectionId, organizationId, userId, root, big, moving, target };
 }
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -122,7 +145,7 @@ const CACHE_FROM = 20_000;
 
 /** Every file under the code that decides what the fill writes, hashed with the size. */
 function cacheKey(size: number): string {
-  const hash = createHash('sha256').update(`size ${size}\n`);
+  const hash = createHash('sha256');
   const walk = (dir: string) => {
     for (const e of readdirSync(dir, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
       const p = path.join(dir, e.name);
@@ -134,7 +157,7 @@ function cacheKey(size: number): string {
   for (const file of ['src/storage/storage.ts', 'src/storage/types.ts', 'src/storage/indexWriters.ts'])
     if (existsSync(path.join(ROOT, file))) hash.update(readFileSync(path.join(ROOT, file)));
   hash.update(readFileSync(fileURLToPath(import.meta.url)));
-  return `${size}-${hash.digest('hex').slice(0, 16)}`;
+  return `${size}x${DIMS}-${hash.digest('hex').slice(0, 16)}`;
 }
 
 /**
@@ -170,7 +193,7 @@ export async function openScaleLibrary(
     writeFileSync(path.join(building, 'library.json'), JSON.stringify(lib));
     // One library a size: an older code version's goes.
     for (const old of readdirSync(path.dirname(cached)))
-      if (old.startsWith(`${size}-`) && !old.includes('.building-'))
+      if (old.startsWith(`${size}x${DIMS}-`) && !old.includes('.building-'))
         rmSync(path.join(path.dirname(cached), old), { recursive: true, force: true });
     renameSync(building, cached);
   } else log(`scale: the library from ${cached}`);

@@ -12,7 +12,7 @@ import { seededRandom } from '../../src/platform/random.js';
 import type { Storage } from '../../src/storage/storage.js';
 import type { SearchIndexes } from '../../src/index/searchIndexes.js';
 import type { BenchRow } from './harness.js';
-import { MODEL, unitVector, type ScaleLibrary } from './scaleFill.js';
+import { clustersOf, MODEL, unitVector, type ScaleLibrary } from './scaleFill.js';
 
 type Engine = Storage & { indexes: SearchIndexes };
 type Both = (id: string, label: string, fn: (s: Engine) => Promise<unknown>) => Promise<BenchRow>;
@@ -42,7 +42,7 @@ export async function orgSearchRows(
   const rand = seededRandom(23);
   const queries = Array.from({ length: reps }, (_, i) => ({
     text: `zyxquery${i}`,
-    vector: unitVector(rand, Math.floor(rand() * 50)),
+    vector: unitVector(rand, Math.floor(rand() * clustersOf(lib.size))),
   }));
   const byText = new Map(queries.map((q) => [q.text, q.vector]));
   const wordsVector = unitVector(rand, 7);
