@@ -101,7 +101,7 @@ const SECTIONS: Record<string, { describe: string; run: (opts: BenchOptions) => 
   },
   scale: {
     describe:
-      'the same library on SQLite and PostgreSQL (PGlite; TEST_DATABASE_URL for a real server): browse, text and vector search with recall@10, a folder move, the migrate copy rate (issue 25)',
+      'the same library on SQLite and PostgreSQL (PGlite; TEST_DATABASE_URL for a real server): browse (deep offsets, tag filters), text, vector and /api/search with recall@10, a 10,000-item folder move, the migrate copy rate; ingest with 1 vs 2 worker processes on Debian PostgreSQL (issue 25)',
     run: runScaleBench,
   },
   formats: {
