@@ -110,7 +110,7 @@ async function vectorRows(lib: ScaleLibrary, engines: Engines, reps: number) {
     reps,
   );
   row.check = {
-    ok: recall.postgres >= 0.9,
+    ok: recall.postgres >= 0.9 && recall.sqlite >= 0.9,
     text: `recall@10 PostgreSQL ${recall.postgres.toFixed(3)}, SQLite ${recall.sqlite.toFixed(3)}`,
   };
   return row;
