@@ -1,10 +1,11 @@
-import { invalid } from '../../platform/errors.js';
+import { conflict, invalid } from '../../platform/errors.js';
 import type { PgDb, PgRunner } from '../../platform/pgDb.js';
 import { mediaEvent } from '../sqlite/eventLog.js';
+import { checkMoveDestination, destinationFolderId } from '../moveDestination.js';
 import type { MediaStore } from '../storage.js';
 import { appendEvent } from './eventAppend.js';
 import type { PgEventHub } from './eventHub.js';
-import { activeRow, addStorage, now, type MediaRow } from './mediaRows.js';
+import { activeRow, addStorage, fetchRow, now, type MediaRow, type MediaRowWithText } from './mediaRows.js';
 import { dropTags } from './tags.js';
 
 /**
@@ -85,8 +86,29 @@ export function mediaTree(db: PgDb, hub: PgEventHub): Pick<MediaStore, 'softDele
 
     // Paths are not searchable and a move stays in its collection: the indexes have nothing to hear of it.
     move: (id, destinationPath, userId) =>
-      db.tx(async (tx) => moveRow(tx, await activeRow(tx, id, true), destinationPath, userId)),
+      db.tx(async (tx) => {
+        const row = await lockForMove(tx, id, destinationPath);
+        const folderId = destinationFolderId(destinationPath);
+        checkMoveDestination(row, destinationPath, folderId ? await fetchRow(tx, folderId) : null);
+        return moveRow(tx, row, destinationPath, userId);
+      }),
   };
+}
+
+/**
+ * Locks the moved row, every folder above it, the destination folder and every folder above that, in id order (two
+ * moves never wait for each other in a circle); returns the moved row as it is once they are locked. Two moves that
+ * touch one branch (two folders moved into each other, a folder and the folder above it, a folder and its
+ * destination) then run one after the other, and the second checks its destination against the first's result:
+ * without the locks both committed, and the folders left paths no folder has (a cycle; items no listing reaches).
+ */
+async function lockForMove(tx: PgRunner, id: string, destinationPath: string): Promise<MediaRowWithText> {
+  const before = await activeRow(tx, id);
+  const ids = new Set([...before.path.split('.').slice(1), ...destinationPath.split('.').slice(1)]);
+  await tx.query(`SELECT id FROM media WHERE id = ANY($1::text[]) ORDER BY id FOR UPDATE`, [[...ids]]);
+  const row = await activeRow(tx, id);
+  if (row.path !== before.path) throw conflict('the item was moved by another request meanwhile; try again');
+  return row;
 }
 
 /** Moves one active row (an item with its versions, or a folder with its subtree); inside the caller's transaction. */
