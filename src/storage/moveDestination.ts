@@ -1,4 +1,4 @@
-import { invalid } from '../platform/errors.js';
+import { invalid, notFound } from '../platform/errors.js';
 
 /** What a move reads of its destination folder inside its transaction (null: there is no such row). */
 export interface DestinationRow {
@@ -35,4 +35,17 @@ export function checkMoveDestination(
   if (!folder || folder.status !== 'active' || folder.type !== 'folder' || folder.path !== destinationPath) {
     throw invalid('destinationPath is not an existing folder of this collection');
   }
+}
+
+/**
+ * The path a new row goes under, checked inside the inserting transaction: the folder the caller resolved before
+ * storing the file may have moved since (the row follows it: its path now) or gone to the trash (not found, as the
+ * use case says). Without it an upload into a folder moved or deleted during the upload landed under a path no
+ * folder has: an item no listing reaches.
+ */
+export function currentParentPath(parentPath: string, folder: DestinationRow | null | undefined): string {
+  if (destinationFolderId(parentPath) === null) return parentPath;
+  if (!folder || folder.status !== 'active' || folder.type !== 'folder')
+    throw notFound(`no folder at path ${parentPath}`);
+  return folder.path;
 }

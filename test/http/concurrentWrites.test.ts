@@ -131,4 +131,54 @@ t('two folders moved into each other at once: one move wins, no cycle', async ({
   );
 });
 
+t('uploads into a folder that moves meanwhile land in it, at its new place', async ({ app, ds }) => {
+  const make = async (name: string) =>
+    (await app.request('POST', '/api/folder', { body: { datasetId: ds, name } })).body.folder as {
+      id: string;
+      path: string;
+    };
+  const [inbox, archive] = [await make('Inbox'), await make('Archive')];
+  const images = await times(6, (i) => makeImage({ color: { r: 30 + i, g: 200, b: 90 }, width: 400, height: 300 }));
+  const uploads = images.map((bytes, i) =>
+    app.upload({ datasetId: ds, path: inbox.path }, { bytes, filename: `moving-${i}.jpg`, type: 'image/jpeg' }),
+  );
+  // The uploads resolved the folder's path as they began; the move commits while they store their files.
+  await new Promise((r) => setTimeout(r, 20));
+  const moved = await app.request('PATCH', `/api/media/${inbox.id}/move`, { body: { destinationPath: archive.path } });
+  assert.is(moved.status, 200, JSON.stringify(moved.body));
+  const replies = await Promise.all(uploads);
+  noServerError(replies, 'uploads');
+  const now = (await app.app.services.storage.media.get(inbox.id))!.path;
+  assert.is(now, `${archive.path}.${inbox.id}`);
+  for (const r of replies) {
+    assert.is(r.status, 200, JSON.stringify(r.body));
+    const item = (await app.app.services.storage.media.get(r.body.mediaId))!;
+    assert.is(item.parentPath, now, `${item.name} is in the folder, not under its old path`);
+  }
+});
+
+t(
+  'uploads into a folder deleted meanwhile are refused or go to the trash with it, never left outside',
+  async ({ app, ds }) => {
+    const folder = (await app.request('POST', '/api/folder', { body: { datasetId: ds, name: 'Doomed' } })).body
+      .folder as { id: string; path: string };
+    const images = await times(6, (i) => makeImage({ color: { r: 90, g: 30 + i, b: 200 }, width: 400, height: 300 }));
+    const uploads = images.map((bytes, i) =>
+      app.upload({ datasetId: ds, path: folder.path }, { bytes, filename: `doomed-${i}.jpg`, type: 'image/jpeg' }),
+    );
+    await new Promise((r) => setTimeout(r, 20));
+    assert.is((await app.request('DELETE', `/api/media/${folder.id}`)).status, 200);
+    const replies = await Promise.all(uploads);
+    noServerError(replies, 'uploads');
+    for (const r of replies) {
+      if (r.status !== 200) {
+        assert.is(r.status, 404, JSON.stringify(r.body));
+        continue;
+      }
+      const item = (await app.app.services.storage.media.get(r.body.mediaId))!;
+      assert.is.not(item.status, 'active', `${item.name} went to the trash with its folder`);
+    }
+  },
+);
+
 t.run();

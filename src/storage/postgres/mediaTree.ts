@@ -1,7 +1,7 @@
 import { conflict, invalid } from '../../platform/errors.js';
 import type { PgDb, PgRunner } from '../../platform/pgDb.js';
 import { mediaEvent } from '../sqlite/eventLog.js';
-import { checkMoveDestination, destinationFolderId } from '../moveDestination.js';
+import { checkMoveDestination, currentParentPath, destinationFolderId } from '../moveDestination.js';
 import type { MediaStore } from '../storage.js';
 import { appendEvent } from './eventAppend.js';
 import type { PgEventHub } from './eventHub.js';
@@ -109,6 +109,32 @@ async function lockForMove(tx: PgRunner, id: string, destinationPath: string): P
   const row = await activeRow(tx, id);
   if (row.path !== before.path) throw conflict('the item was moved by another request meanwhile; try again');
   return row;
+}
+
+/**
+ * The parent path a new row goes under (moveDestination.ts, currentParentPath), inside the inserting transaction.
+ * Its folder and the folders above it are held FOR KEY SHARE to the commit: a move or a delete of any of them (which
+ * take them FOR UPDATE first) waits for the insert and then carries the new row along, or commits first and the
+ * insert reads its result. Without the locks a move whose statement began before the insert committed missed the
+ * new row.
+ */
+export async function lockParent(tx: PgRunner, parentPath: string): Promise<string> {
+  const folderId = destinationFolderId(parentPath);
+  if (!folderId) return parentPath;
+  let path = parentPath;
+  for (let tries = 0; ; tries++) {
+    await tx.query(`SELECT 1 FROM media WHERE id = ANY($1::text[]) ORDER BY id FOR KEY SHARE`, [
+      path.split('.').slice(1),
+    ]);
+    const folder = await tx.one<{ path: string; status: string; type: string }>(
+      `SELECT path::text AS path, status, type FROM media WHERE id = $1`,
+      [folderId],
+    );
+    const now = currentParentPath(parentPath, folder);
+    if (now === path) return path;
+    if (tries === 2) throw conflict('the folder was moved by another request meanwhile; try again');
+    path = now;
+  }
 }
 
 /** Moves one active row (an item with its versions, or a folder with its subtree); inside the caller's transaction. */
