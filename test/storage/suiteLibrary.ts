@@ -1,5 +1,5 @@
 /**
- * The opening the contract suites share (trash, timeline, places, bulk, bulk undo): a writer who owns an
+ * The opening the contract suites share (trash, timeline, places, share, bulk, bulk undo): a writer who owns an
  * organization with one media collection, items and folders in it, and a browse query over it. Through the
  * Storage interface only, so both engines serve.
  */
