@@ -1,6 +1,7 @@
 # Build: compile the server and the models CLI (scripts/models.ts → dist/scripts/models.js), bundle the web app (dist/web),
 # then keep the production dependencies only, less what the image never runs (scripts/prune-image.sh: other
-# platforms' onnxruntime binaries, the npm ffmpeg/ffprobe packages, better-sqlite3's sources; about 390 MB).
+# platforms' onnxruntime binaries, onnxruntime-web, the npm ffmpeg/ffprobe packages, better-sqlite3's sources:
+# node_modules 758 → 210 MB).
 FROM node:20-bookworm-slim AS build
 WORKDIR /app
 RUN apt-get update \
@@ -11,7 +12,7 @@ RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
 COPY web ./web
-COPY scripts/models.ts scripts/build-web.ts scripts/prune-image.sh ./scripts/
+COPY scripts/models.ts scripts/build-web.ts scripts/web-icons.ts scripts/prune-image.sh ./scripts/
 RUN npm run build && npm prune --omit=dev && sh scripts/prune-image.sh node_modules
 
 # Run: Debian's ffmpeg and perl (ExifTool, vendored by exiftool-vendored, is a Perl program), the compiled server
@@ -21,7 +22,7 @@ RUN npm run build && npm prune --omit=dev && sh scripts/prune-image.sh node_modu
 FROM node:20-bookworm-slim
 RUN apt-get update \
  && apt-get install -y --no-install-recommends ffmpeg perl tini \
- && rm -rf /var/lib/apt/lists/* \
+ && apt-get clean && rm -rf /var/lib/apt/lists/* \
  && mkdir -p /data /models && chown node:node /data /models
 WORKDIR /app
 COPY --from=build /app/node_modules ./node_modules

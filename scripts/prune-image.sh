@@ -24,3 +24,6 @@ rm -rf "$NM"/better-sqlite3/deps "$NM"/better-sqlite3/src "$NM"/better-sqlite3/b
   "$NM"/better-sqlite3/build/Release/obj.target "$NM"/better-sqlite3/build/Release/sqlite3.a \
   "$NM"/better-sqlite3/build/Release/test_extension.node \
   "$NM"/better-sqlite3/build/deps
+# onnxruntime-web: @huggingface/transformers names it, but its Node build bundles what it uses of it and loads
+# onnxruntime-node; test/docker/container.test.ts runs the models in the built image without it.
+rm -rf "$NM"/onnxruntime-web

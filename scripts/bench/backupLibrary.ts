@@ -7,9 +7,10 @@ import { randomBytes, createHash } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { LocalBlobStore } from '../../src/files/localBlobStore.js';
-import { newMediaId, newUuid, nowIso } from '../../src/platform/ids.js';
+import { newMediaId } from '../../src/platform/ids.js';
 import { openSqliteStorage, type SqliteStorage } from '../../src/storage/sqlite/index.js';
 import type { BrowseQuery } from '../../src/storage/types.js';
+import { benchCollection } from './benchCollection.js';
 
 export interface BenchLibrary {
   storage: SqliteStorage;
@@ -27,17 +28,7 @@ export async function benchLibrary(dataDir: string, items: number, originalBytes
   storage.db.pragma('synchronous = OFF');
   const blobs = new LocalBlobStore(dataDir);
   await blobs.init();
-  const userId = newUuid();
-  await storage.accounts.createUser({ id: userId, email: 'bench@example.com', name: 'Bench', createdAt: nowIso() });
-  const organizationId = newUuid();
-  await storage.accounts.createOrganization({ id: organizationId, name: 'Bench', slug: 'bench' }, userId);
-  const collectionId = newUuid();
-  const at = nowIso();
-  await storage.collections.create({
-    ...{ id: collectionId, organizationId, name: 'Bench', icon: null, type: 'media' },
-    ...{ createdAt: at, updatedAt: at, createdById: userId },
-  });
-  const root = collectionId.replace(/-/g, '');
+  const { userId, organizationId, collectionId, root } = await benchCollection(storage, 'Bench');
   const blob = (size: number, ext: string) => {
     const bytes = randomBytes(size);
     const key = `${createHash('sha256').update(bytes).digest('hex')}.${ext}`;

@@ -12,24 +12,14 @@ import path from 'node:path';
 import { bulkAction, type BulkDeps } from '../../src/features/library/bulk.js';
 import { browseAllIds } from '../../src/features/library/browse.js';
 import type { Principal } from '../../src/features/kernel/services.js';
-import { newUuid, nowIso } from '../../src/platform/ids.js';
 import { openSqliteStorage, type SqliteStorage } from '../../src/storage/sqlite/index.js';
+import { benchCollection } from './benchCollection.js';
 import { fmtMs, now, stats, type BenchOptions, type BenchRow, type SectionResult } from './harness.js';
 
 const single = (ms: number) => stats([ms]);
 
 async function fill(st: SqliteStorage, size: number, log: (line: string) => void) {
-  const userId = newUuid();
-  await st.accounts.createUser({ id: userId, email: 'bulk@example.com', name: 'Bulk', createdAt: nowIso() });
-  const organizationId = newUuid();
-  await st.accounts.createOrganization({ id: organizationId, name: 'Bulk', slug: 'bulk' }, userId);
-  const collectionId = newUuid();
-  const at = nowIso();
-  await st.collections.create({
-    ...{ id: collectionId, organizationId, name: 'Bulk', icon: null, type: 'media' as const },
-    ...{ createdAt: at, updatedAt: at, createdById: userId },
-  });
-  const root = collectionId.replace(/-/g, '');
+  const { userId, organizationId, collectionId, root, at } = await benchCollection(st, 'Bulk');
   // Items in the root, a colour tag on every second one (metadata and tag rows: the triggers keep counts, bitmaps),
   // 50,000 a transaction (one transaction of a million rows spills the page cache and crawls).
   const insert = st.db.prepare(

@@ -21,8 +21,9 @@ import { bruteForceGroups, NearDuplicateScanner } from '../../src/index/vector/n
 import { vectorToBlob } from '../../src/index/faces/vectorBlob.js';
 import { scanDuplicates } from '../../src/features/duplicates/index.js';
 import type { Services } from '../../src/features/kernel/services.js';
-import { newMediaId, newUuid, nowIso } from '../../src/platform/ids.js';
+import { newMediaId } from '../../src/platform/ids.js';
 import { openSqliteStorage } from '../../src/storage/sqlite/index.js';
+import { benchCollection } from './benchCollection.js';
 import { fmtMs, now, stats, type BenchOptions, type BenchRow, type SectionResult } from './harness.js';
 import { scanOnEventLoop, stallOf } from './duplicatesStall.js';
 import { xorshift } from './search.js';
@@ -97,23 +98,7 @@ function row(
 /** A SQLite library holding the vectors as live images' whole-frame embeddings (set statements, as the ingest leaves them). */
 export async function library(file: string, vectors: Float32Array[]) {
   const st = openSqliteStorage(file);
-  const userId = newUuid();
-  await st.accounts.createUser({ id: userId, email: 'b@example.com', name: 'B', createdAt: nowIso() });
-  const organizationId = newUuid();
-  await st.accounts.createOrganization({ id: organizationId, name: 'B', slug: 'b' }, userId);
-  const collectionId = newUuid();
-  const at = nowIso();
-  await st.collections.create({
-    id: collectionId,
-    organizationId,
-    name: 'B',
-    icon: null,
-    type: 'media',
-    createdAt: at,
-    updatedAt: at,
-    createdById: userId,
-  });
-  const root = collectionId.replace(/-/g, '');
+  const { userId, organizationId, collectionId, root, at } = await benchCollection(st, 'B');
   const db = st.db;
   const media = db.prepare(
     `INSERT INTO media (id, dataset_id, organization_id, path, parent_path, type, name, blob_key, size_bytes, status,

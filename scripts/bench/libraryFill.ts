@@ -12,8 +12,9 @@
  * tags colour 80%, subject 60%, review 30%; a description on 30%; createdAt
  * spread over 2025.
  */
-import { newMediaId, newUuid, nowIso } from '../../src/platform/ids.js';
+import { newMediaId } from '../../src/platform/ids.js';
 import { openSqliteStorage } from '../../src/storage/sqlite/index.js';
+import { benchCollection } from './benchCollection.js';
 
 const [file, sizeArg] = process.argv.slice(2);
 if (!file || !sizeArg) throw new Error('usage: npx tsx scripts/bench/libraryFill.ts <library.db> <items>');
@@ -21,23 +22,7 @@ const size = Number(sizeArg);
 const st = openSqliteStorage(file);
 const db = st.db;
 
-const userId = newUuid();
-await st.accounts.createUser({ id: userId, email: 'bench@example.com', name: 'Bench', createdAt: nowIso() });
-const organizationId = newUuid();
-await st.accounts.createOrganization({ id: organizationId, name: 'Bench', slug: 'bench' }, userId);
-const collectionId = newUuid();
-const at = nowIso();
-await st.collections.create({
-  id: collectionId,
-  organizationId,
-  name: 'Bench',
-  icon: null,
-  type: 'media',
-  createdAt: at,
-  updatedAt: at,
-  createdById: userId,
-});
-const root = collectionId.replace(/-/g, '');
+const { userId, organizationId, collectionId, root } = await benchCollection(st, 'Bench');
 const common = {
   collectionId,
   organizationId,

@@ -20,8 +20,9 @@ import { loadGeocoder } from '../../src/files/geocode/load.js';
 import { settlePlaces } from '../../src/features/ingest/places.js';
 import { mapPoints } from '../../src/features/places/listings.js';
 import type { Principal } from '../../src/features/kernel/services.js';
-import { newMediaId, newUuid, nowIso } from '../../src/platform/ids.js';
+import { newMediaId } from '../../src/platform/ids.js';
 import { openSqliteStorage } from '../../src/storage/sqlite/index.js';
+import { benchCollection } from './benchCollection.js';
 import { fmtMs, now, stats, type BenchOptions, type BenchRow, type SectionResult } from './harness.js';
 import { xorshift } from './search.js';
 
@@ -97,23 +98,7 @@ async function geocoderRows(opts: BenchOptions, rows: BenchRow[]) {
 /** A SQLite library of n live images, each with a GPS position in Europe in its capture facts. */
 async function library(file: string, n: number) {
   const st = openSqliteStorage(file);
-  const userId = newUuid();
-  await st.accounts.createUser({ id: userId, email: 'b@example.com', name: 'B', createdAt: nowIso() });
-  const organizationId = newUuid();
-  await st.accounts.createOrganization({ id: organizationId, name: 'B', slug: 'b' }, userId);
-  const collectionId = newUuid();
-  const at = nowIso();
-  await st.collections.create({
-    id: collectionId,
-    organizationId,
-    name: 'B',
-    icon: null,
-    type: 'media',
-    createdAt: at,
-    updatedAt: at,
-    createdById: userId,
-  });
-  const root = collectionId.replace(/-/g, '');
+  const { userId, organizationId, collectionId, root, at } = await benchCollection(st, 'B');
   const insert = st.db.prepare(
     `INSERT INTO media (id, dataset_id, organization_id, path, parent_path, type, name, blob_key, size_bytes, status,
        processing_status, root_id, is_current, created_at, updated_at, created_by, exif)

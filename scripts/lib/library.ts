@@ -10,6 +10,7 @@ import { formatBytes, formatDuration } from '../../src/cli/import/progress.js';
 import type { ProgressReport } from '../../src/features/backup/progress.js';
 import type { BlobStore } from '../../src/files/blobStore.js';
 import { openBlobStore } from '../../src/files/openBlobStore.js';
+import { StartupError } from '../../src/platform/startupError.js';
 import { openStorage } from '../../src/storage/openStorage.js';
 import { openSqliteStorage } from '../../src/storage/sqlite/index.js';
 import type { Storage } from '../../src/storage/storage.js';
@@ -20,12 +21,19 @@ export interface OpenedLibrary {
   close(): Promise<void>;
 }
 
-/** Opens the library of `config`; refuses (exit 1, one line) a SQLite DATA_DIR without a library.db. */
+/**
+ * Opens the library of `config`; refuses (exit 1, one line) a SQLite DATA_DIR without a library.db, and a PostgreSQL
+ * library the server's start-up check would refuse.
+ */
 export async function openLibrary(config: Config): Promise<OpenedLibrary> {
   const blobs = await openBlobStore(config, undefined, false);
   let storage: Storage;
   if (config.databaseUrl) {
-    storage = await openStorage({ ...config, poolSize: 2 });
+    // A setting the operator can fix (no pgvector without VECTOR_SEARCH=off, an unreachable server) is one line
+    // naming the fix, as the server's own start-up gives it; never a stack trace.
+    storage = await openStorage({ ...config, poolSize: 2 }).catch((err: unknown) =>
+      err instanceof StartupError ? fail(err.message) : Promise.reject(err),
+    );
   } else {
     const file = path.join(config.dataDir, 'library.db');
     if (!existsSync(file)) fail(`no library at ${config.dataDir} (no library.db): set DATA_DIR`);

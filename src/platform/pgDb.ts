@@ -116,6 +116,15 @@ export function openPgDb(url: string, options: PgOptions = {}): PgDb {
   return db;
 }
 
+/**
+ * The name of a session advisory lock that guards work on this schema's tables (the watched folders' leader, a
+ * vector rebuild). Advisory locks belong to the whole database, not a schema: two libraries in one database
+ * (DATABASE_SCHEMA) would otherwise share one leader. `public` keeps the bare name, as before.
+ */
+export function schemaLockName(db: Pick<PgDb, 'schema'>, name: string): string {
+  return db.schema === 'public' ? name : `${db.schema}.${name}`;
+}
+
 /** SQLSTATE of a unique violation: the stores turn it into the same errors SQLite's constraint errors give. */
 export const UNIQUE_VIOLATION = '23505';
 

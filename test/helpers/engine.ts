@@ -79,3 +79,15 @@ export function notOnPglite(reason: string): boolean {
   console.log(`\nSKIP not on PGlite (TEST_DATABASE=pglite): ${reason}`);
   return true;
 }
+
+/**
+ * True (and a printed SKIP line) on a PostgreSQL server without pgvector (TEST_DATABASE_URL with
+ * TEST_DATABASE_VECTOR=off, as Debian's server): the app runs with VECTOR_SEARCH=off there, so search by meaning
+ * and by image is off by design (README, "Scaling out"). Use as `(withoutVectors('…') ? t.skip : t)(name, fn)` or
+ * `if (withoutVectors('…')) return;`.
+ */
+export function withoutVectors(reason: string): boolean {
+  if (!process.env.TEST_DATABASE_URL || process.env.TEST_DATABASE_VECTOR !== 'off') return false;
+  console.log(`\nSKIP no pgvector (TEST_DATABASE_VECTOR=off): ${reason}`);
+  return true;
+}

@@ -5,130 +5,56 @@
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { newMediaId, newUuid, nowIso, pathLabel } from '../../src/platform/ids.js';
+import { newUuid, nowIso, pathLabel } from '../../src/platform/ids.js';
 import type { Storage } from '../../src/storage/storage.js';
-import type { BrowseQuery, Metadata, NewMedia } from '../../src/storage/types.js';
+import { bulkLibrary, type Fx } from './suiteLibrary.js';
 
 export function bulkUndoSuite(name: string, open: () => Promise<Storage>): void {
   const test = suite(`storage (bulk undo of flags and trash): ${name}`);
-  let s: Storage;
-  let userId: string;
-  let orgId: string;
-  let collId: string;
-  let root: string;
-
-  const newOrg = async () => {
-    const id = newUuid();
-    await s.accounts.createOrganization({ id, name: 'Org', slug: `org-${id.slice(0, 8)}` }, userId);
-    return id;
-  };
-  const newColl = async (organizationId: string) =>
-    (
-      await s.collections.create({
-        id: newUuid(),
-        organizationId,
-        name: 'C',
-        icon: null,
-        type: 'media',
-        createdAt: nowIso(),
-        updatedAt: nowIso(),
-        createdById: userId,
-      })
-    ).id;
-
+  const lib = bulkLibrary();
+  const { newOrg, newColl, base, item, folder, action, listed } = lib;
+  let fx: Fx;
   test.before.each(async () => {
-    s = await open();
-    userId = newUuid();
-    await s.accounts.createUser({ id: userId, email: `u-${userId}@example.com`, name: 'U', createdAt: nowIso() });
-    orgId = await newOrg();
-    collId = await newColl(orgId);
-    root = pathLabel(collId);
+    fx = await lib.open(await open());
   });
-  test.after.each(async () => s.close());
-
-  const base = (type: 'image' | 'folder', parentPath: string, metadata: Metadata, coll = collId, org = orgId) =>
-    ({
-      id: newMediaId(),
-      collectionId: coll,
-      organizationId: org,
-      parentPath,
-      type,
-      name: `${type}-${newMediaId().slice(0, 6)}`,
-      blobKey: type === 'folder' ? null : `b-${newMediaId()}`,
-      mimeType: null,
-      width: null,
-      height: null,
-      duration: null,
-      sizeBytes: 1,
-      exif: {},
-      metadata,
-      processingStatus: 'ready',
-      createdById: userId,
-    }) satisfies NewMedia;
-  const item = async (metadata: Metadata = {}, parentPath = root) =>
-    s.media.insert(base('image', parentPath, metadata), []);
-  const folder = async (parentPath = root) =>
-    (await s.media.insertFolder(base('folder', parentPath, {}), false)).folder;
-  const action = (op = 'x') => ({ id: newUuid(), organizationId: orgId, userId, operation: { type: op } });
-  const listed = async (over: Partial<BrowseQuery>) =>
-    (
-      await s.media.browseIds(
-        {
-          collectionId: collId,
-          path: root,
-          recursive: true,
-          types: null,
-          createdFrom: null,
-          createdBefore: null,
-          tagFilters: null,
-          tagValues: null,
-          mediaId: null,
-          clusterId: null,
-          sortBy: 'createdAt',
-          sortDirection: 'desc',
-          limit: 1000,
-          offset: 0,
-          ...over,
-        },
-        10_000,
-      )
-    ).sort();
+  test.after.each(async () => fx.s.close());
   const flags = async (id: string) => {
-    const m = (await s.media.get(id))!;
+    const m = (await fx.s.media.get(id))!;
     return { favorite: m.favorite, archived: m.archived };
   };
-  const trashIds = async () => (await s.media.listTrash(collId, { limit: 100, offset: 0 })).entries.map((e) => e.id);
+  const trashIds = async () =>
+    (await fx.s.media.listTrash(fx.collId, { limit: 100, offset: 0 })).entries.map((e) => e.id);
 
   test('setFlags favourite: only the items that were not favourites are recorded, and undo unfavourites only those', async () => {
     const had = await item();
-    await s.media.setFlags([had.id], { favorite: true });
+    await fx.s.media.setFlags([had.id], { favorite: true });
     const others = [await item(), await item()];
     const ids = [had.id, ...others.map((m) => m.id)];
     const fav = action('favorite');
-    assert.equal(await s.bulk.setFlags(fav, ids, { favorite: true }), { changed: 2, unchanged: 1 });
+    assert.equal(await fx.s.bulk.setFlags(fav, ids, { favorite: true }), { changed: 2, unchanged: 1 });
     assert.equal(await listed({ favorite: true }), [...ids].sort());
-    assert.is((await s.bulk.last(orgId, userId))?.changedCount, 2);
-    assert.equal(await s.bulk.undo(fav.id, orgId, userId), { reverted: 2 });
+    assert.is((await fx.s.bulk.last(fx.orgId, fx.userId))?.changedCount, 2);
+    assert.equal(await fx.s.bulk.undo(fav.id, fx.orgId, fx.userId), { reverted: 2 });
     assert.equal(await listed({ favorite: true }), [had.id], 'the one that was a favourite stays one');
     assert.equal(await flags(others[0].id), { favorite: false, archived: false });
-    const again = await s.bulk.undo(fav.id, orgId, userId).catch((e) => e);
+    const again = await fx.s.bulk.undo(fav.id, fx.orgId, fx.userId).catch((e) => e);
     assert.is((again as { code?: string }).code, 'conflict');
   });
 
   test('setFlags archive and unarchive: listings follow; undo of each sets back exactly what it changed', async () => {
     const [x, y, z] = [await item(), await item(), await item()];
-    await s.media.setFlags([z.id], { archived: true });
+    await fx.s.media.setFlags([z.id], { archived: true });
     const arch = action('archive');
-    assert.equal(await s.bulk.setFlags(arch, [x.id, z.id], { archived: true }), { changed: 1, unchanged: 1 });
+    assert.equal(await fx.s.bulk.setFlags(arch, [x.id, z.id], { archived: true }), { changed: 1, unchanged: 1 });
     assert.equal(await listed({}), [y.id], 'archived items are out of the default listing');
-    await s.bulk.undo(arch.id, orgId, userId);
+    await fx.s.bulk.undo(arch.id, fx.orgId, fx.userId);
     assert.equal(await listed({}), [x.id, y.id].sort());
     assert.equal(await listed({ archived: 'only' }), [z.id], 'z was archived before and stays so');
 
     const un = action('unarchive');
-    assert.equal(await s.bulk.setFlags(un, [y.id, z.id], { archived: false }), { changed: 1, unchanged: 1 });
+    assert.equal(await fx.s.bulk.setFlags(un, [y.id, z.id], { archived: false }), { changed: 1, unchanged: 1 });
     assert.equal(await listed({ archived: 'only' }), []);
-    await s.bulk.undo(un.id, orgId, userId);
+    await fx.s.bulk.undo(un.id, fx.orgId, fx.userId);
     assert.equal(await listed({ archived: 'only' }), [z.id]);
     assert.equal(await flags(y.id), { favorite: false, archived: false });
   });
@@ -140,17 +66,17 @@ export function bulkUndoSuite(name: string, open: () => Promise<Storage>): void 
     const deep = await item({}, sub.path);
     const keep = await item({ tags: { place: ['beach'] } });
     const del = action('delete');
-    assert.equal(await s.bulk.trash(del, [inA.id, sub.id]), { changed: 2, unchanged: 0 });
+    assert.equal(await fx.s.bulk.trash(del, [inA.id, sub.id]), { changed: 2, unchanged: 0 });
     assert.equal(await listed({}), [a.id, keep.id].sort());
     assert.equal(await listed({ tagValues: ['beach'] }), [keep.id]);
     assert.equal((await trashIds()).sort(), [inA.id, sub.id].sort());
-    assert.equal(await s.bulk.undo(del.id, orgId, userId), { reverted: 2 });
+    assert.equal(await fx.s.bulk.undo(del.id, fx.orgId, fx.userId), { reverted: 2 });
     assert.equal(await trashIds(), []);
-    assert.is((await s.media.get(inA.id))!.parentPath, a.path);
-    assert.is((await s.media.get(deep.id))!.path, `${a.path}.${sub.id}.${deep.id}`);
+    assert.is((await fx.s.media.get(inA.id))!.parentPath, a.path);
+    assert.is((await fx.s.media.get(deep.id))!.path, `${a.path}.${sub.id}.${deep.id}`);
     assert.equal(await listed({}), [a.id, inA.id, sub.id, deep.id, keep.id].sort());
     assert.equal(await listed({ tagValues: ['beach'] }), [inA.id, keep.id].sort());
-    assert.equal((await s.media.tagGroups(collId)).place, ['beach']);
+    assert.equal((await fx.s.media.tagGroups(fx.collId)).place, ['beach']);
   });
 
   test('trash of a folder after an item in it: both entries come back; an entry purged since is left out', async () => {
@@ -158,30 +84,37 @@ export function bulkUndoSuite(name: string, open: () => Promise<Storage>): void 
     const inA = await item({}, a.path);
     const other = await item();
     const del = action('delete');
-    assert.equal(await s.bulk.trash(del, [inA.id, a.id, other.id]), { changed: 3, unchanged: 0 });
-    await s.media.purgeTrash([other.id]);
-    assert.equal(await s.bulk.undo(del.id, orgId, userId), { reverted: 2 });
+    assert.equal(await fx.s.bulk.trash(del, [inA.id, a.id, other.id]), { changed: 3, unchanged: 0 });
+    await fx.s.media.purgeTrash([other.id]);
+    assert.equal(await fx.s.bulk.undo(del.id, fx.orgId, fx.userId), { reverted: 2 });
     assert.equal(await listed({}), [a.id, inA.id].sort());
-    assert.is(await s.media.get(other.id), null);
+    assert.is(await fx.s.media.get(other.id), null);
   });
 
   test('restore: undo trashes the restored entries again, with their old time and user; no other entry', async () => {
     const a = await folder();
     const x = await item({}, a.path);
     const y = await item();
-    await s.media.trash([x.id, y.id], userId);
-    const before = new Map((await s.media.listTrash(collId, { limit: 10, offset: 0 })).entries.map((e) => [e.id, e]));
+    await fx.s.media.trash([x.id, y.id], fx.userId);
+    const before = new Map(
+      (await fx.s.media.listTrash(fx.collId, { limit: 10, offset: 0 })).entries.map((e) => [e.id, e]),
+    );
     const otherUser = newUuid();
-    await s.accounts.createUser({ id: otherUser, email: `o-${otherUser}@example.com`, name: 'O', createdAt: nowIso() });
+    await fx.s.accounts.createUser({
+      id: otherUser,
+      email: `o-${otherUser}@example.com`,
+      name: 'O',
+      createdAt: nowIso(),
+    });
     const res = { ...action('restore'), userId: otherUser };
-    assert.equal(await s.bulk.restore(res, [x.id]), { changed: 1, unchanged: 0 });
+    assert.equal(await fx.s.bulk.restore(res, [x.id]), { changed: 1, unchanged: 0 });
     assert.equal(await listed({}), [a.id, x.id].sort());
     assert.equal(await trashIds(), [y.id]);
-    assert.equal(await s.bulk.undo(res.id, orgId, otherUser), { reverted: 1 });
+    assert.equal(await fx.s.bulk.undo(res.id, fx.orgId, otherUser), { reverted: 1 });
     assert.equal(await listed({}), [a.id]);
-    const after = (await s.media.listTrash(collId, { limit: 10, offset: 0 })).entries.find((e) => e.id === x.id)!;
+    const after = (await fx.s.media.listTrash(fx.collId, { limit: 10, offset: 0 })).entries.find((e) => e.id === x.id)!;
     assert.is(new Date(after.deletedAt).getTime(), new Date(before.get(x.id)!.deletedAt).getTime());
-    assert.is(after.deletedById, userId, 'deleted by whom it was deleted by, not by who undid the restore');
+    assert.is(after.deletedById, fx.userId, 'deleted by whom it was deleted by, not by who undid the restore');
     assert.equal(
       after.location.map((p) => p.id),
       [a.id],
@@ -190,15 +123,15 @@ export function bulkUndoSuite(name: string, open: () => Promise<Storage>): void 
 
   test("restore: another organization's trash entry is not found and nothing is restored", async () => {
     const x = await item();
-    await s.media.trash([x.id], userId);
+    await fx.s.media.trash([x.id], fx.userId);
     const otherOrg = await newOrg();
     const otherColl = await newColl(otherOrg);
-    const foreign = await s.media.insert(base('image', pathLabel(otherColl), {}, otherColl, otherOrg), []);
-    await s.media.trash([foreign.id], userId);
-    const err = await s.bulk.restore(action('restore'), [x.id, foreign.id]).catch((e) => e);
+    const foreign = await fx.s.media.insert(base('image', pathLabel(otherColl), {}, otherColl, otherOrg), []);
+    await fx.s.media.trash([foreign.id], fx.userId);
+    const err = await fx.s.bulk.restore(action('restore'), [x.id, foreign.id]).catch((e) => e);
     assert.is((err as { code?: string }).code, 'not_found');
     assert.equal(await trashIds(), [x.id]);
-    assert.is(await s.bulk.last(orgId, userId), null);
+    assert.is(await fx.s.bulk.last(fx.orgId, fx.userId), null);
   });
 
   test.run();

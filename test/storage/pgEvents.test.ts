@@ -2,7 +2,8 @@
  * The PostgreSQL event log and its hub, and the job wake-ups: on PGlite, the log's bounds and trimming and
  * the in-process coalescing; on Debian's server (a real multi-process server; skipped with a message when not
  * installed), what one backend cannot show: another process's appends and enqueues heard through
- * LISTEN/NOTIFY, and the listening connection re-established after the server dropped it.
+ * LISTEN/NOTIFY, and the listening connection re-established after the server dropped it; another schema's
+ * appends (a second library in the same database) wake nobody here.
  */
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
@@ -89,11 +90,16 @@ function crossProcess(pg: TestPostgres): void {
   const test = suite('events and job wake-ups: postgres (Debian server), across processes');
   let a: PostgresStorage;
   let b: PostgresStorage;
+  // B's connections carry a name of this file's own: on a server shared with other test files (TEST_DATABASE_URL)
+  // the listener the test cuts is B's, never another file's.
+  const appName = `events-test-${process.pid}`;
+  const bUrl = new URL(pg.url);
+  bUrl.searchParams.set('application_name', appName);
   test.before.each(async () => {
     const schema = freshSchema('xp');
     // Two storages on one schema: two pools and two listening connections, as two processes have.
     a = await openPostgresStorage(pg.url, { schema, vectorSearch: false, poolMax: 3 });
-    b = await openPostgresStorage(pg.url, { schema, vectorSearch: false, poolMax: 3 });
+    b = await openPostgresStorage(bUrl.toString(), { schema, vectorSearch: false, poolMax: 3 });
   });
   test.after.each(async () => {
     await a.close();
@@ -127,13 +133,29 @@ function crossProcess(pg: TestPostgres): void {
     // The server drops B's listening connection (as a restart or a network cut would).
     const before = woken;
     await a.db.query(
-      `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query LIKE 'LISTEN%' AND pid <> pg_backend_pid()`,
+      `SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+        WHERE query LIKE 'LISTEN%' AND pid <> pg_backend_pid() AND application_name = $1`,
+      [appName],
     );
     await until(() => woken > before, 'the reconnected listener to call its subscribers once');
     const reconnected = woken;
     await sleep(50);
     await a.jobs.enqueue({ type: 't', payload: {} });
     await until(() => woken > reconnected, 'B to hear an enqueue after reconnecting');
+  });
+
+  test('a library in another schema of the same database (DATABASE_SCHEMA) does not wake this one', async () => {
+    let heardB = 0;
+    b.events.onAppend(() => heardB++);
+    // Another process appends to its own library: NOTIFY is database-wide, and without the schema in its payload
+    // B's streams woke for the other library's events too.
+    const child = spawnSync(process.execPath, ['--import', 'tsx', PG_WORKER, pg.url, freshSchema('xo'), 'append'], {
+      encoding: 'utf8',
+      env: { ...process.env, LOG_LEVEL: 'silent' },
+    });
+    assert.is(child.stdout.trim(), 'done', child.stderr);
+    await sleep(300);
+    assert.is(heardB, 0, "another schema's append is not B's");
   });
 
   test.run();

@@ -5,44 +5,17 @@
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { newMediaId, newUuid, nowIso, pathLabel } from '../../src/platform/ids.js';
+import { newMediaId } from '../../src/platform/ids.js';
 import type { Storage } from '../../src/storage/storage.js';
 import type { StoredPlace } from '../../src/storage/placeStore.js';
-import type { BrowseQuery, MediaRecord, NewMedia } from '../../src/storage/types.js';
+import type { MediaRecord, NewMedia } from '../../src/storage/types.js';
 import type { PlaceFilter } from '../../src/storage/placeFilter.js';
-
-interface Fx {
-  s: Storage;
-  userId: string;
-  orgId: string;
-  collId: string;
-  root: string;
-}
+import { addItem as addMedia, query, suiteLibrary, type Fx } from './suiteLibrary.js';
 
 const V1 = 'test@1/1';
 const LISBON: StoredPlace = { city: 'Lisbon', region: 'Lisbon', country: 'Portugal', countryCode: 'PT' };
 const PORTO: StoredPlace = { city: 'Porto', region: 'Porto', country: 'Portugal', countryCode: 'PT' };
 const SUVA: StoredPlace = { city: 'Suva', region: 'Central', country: 'Fiji', countryCode: 'FJ' };
-
-async function setup(s: Storage): Promise<Fx> {
-  const userId = newUuid();
-  await s.accounts.createUser({ id: userId, email: `p-${userId}@example.com`, name: 'P', createdAt: nowIso() });
-  const orgId = newUuid();
-  await s.accounts.createOrganization({ id: orgId, name: 'P', slug: `p-${orgId}` }, userId);
-  const collId = newUuid();
-  const at = nowIso();
-  await s.collections.create({
-    id: collId,
-    organizationId: orgId,
-    name: 'P',
-    icon: null,
-    type: 'media',
-    createdAt: at,
-    updatedAt: at,
-    createdById: userId,
-  });
-  return { s, userId, orgId, collId, root: pathLabel(collId) };
-}
 
 /** exif as upload writes it: capture facts with a position and a camera (either may be left out). */
 const captured = (at: [number, number] | null, model: string | null = null, make: string | null = 'NIKON') => ({
@@ -52,53 +25,13 @@ const captured = (at: [number, number] | null, model: string | null = null, make
   },
 });
 
-async function addItem(fx: Fx, exif: Record<string, unknown>, o: Partial<NewMedia> = {}): Promise<MediaRecord> {
-  const id = o.id ?? newMediaId();
-  const m: NewMedia = {
-    id,
-    collectionId: fx.collId,
-    organizationId: fx.orgId,
-    parentPath: fx.root,
-    type: 'image',
-    name: `img-${id.slice(0, 6)}.jpg`,
-    blobKey: `blob-${id}`,
-    mimeType: 'image/jpeg',
-    width: 10,
-    height: 10,
-    duration: null,
-    sizeBytes: 100,
-    exif,
-    metadata: {},
-    processingStatus: 'ready',
-    createdById: fx.userId,
-    ...o,
-  };
-  return fx.s.media.insert(m, [{ id: newMediaId(), timestamp: '0', blobKey: `frame-${id}`, width: 1, height: 1 }]);
-}
-
-function query(fx: Fx, places: PlaceFilter | null): BrowseQuery {
-  return {
-    collectionId: fx.collId,
-    path: fx.root,
-    recursive: true,
-    types: null,
-    createdFrom: null,
-    createdBefore: null,
-    tagFilters: null,
-    tagValues: null,
-    mediaId: null,
-    clusterId: null,
-    places,
-    sortBy: 'name',
-    sortDirection: 'asc',
-    limit: 100,
-    offset: 0,
-  };
-}
+/** An image at the collection's root with these exif facts. */
+const addItem = (fx: Fx, exif: Record<string, unknown>, o: Partial<NewMedia> = {}): Promise<MediaRecord> =>
+  addMedia(fx, fx.root, { exif, ...o });
 
 const listed = async (fx: Fx, places: PlaceFilter | null) => {
-  const { items, total } = await fx.s.media.browse(query(fx, places));
-  const ids = await fx.s.media.browseIds(query(fx, places), 1000);
+  const { items, total } = await fx.s.media.browse(query(fx, { places }));
+  const ids = await fx.s.media.browseIds(query(fx, { places }), 1000);
   assert.is(total, items.length, 'the total counts the filtered items');
   assert.equal(ids.sort(), items.map((m) => m.id).sort(), 'browseIds agrees with browse');
   return items.map((m) => m.id).sort();
@@ -121,7 +54,7 @@ export function placesSuite(
   const test = suite(`storage: ${name}: places`);
   let fx: Fx;
   test.before.each(async () => {
-    fx = await setup(await open());
+    fx = await suiteLibrary(await open(), 'P');
   });
   test.after.each(async () => {
     await close(fx.s);

@@ -4,17 +4,11 @@
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { newMediaId, newUuid, nowIso, pathLabel } from '../../src/platform/ids.js';
+import { newMediaId, newUuid, nowIso } from '../../src/platform/ids.js';
 import type { Storage } from '../../src/storage/storage.js';
 import type { ShareLink } from '../../src/storage/shareStore.js';
-import type { BrowseQuery, MediaRecord, Metadata } from '../../src/storage/types.js';
-
-interface Fx {
-  userId: string;
-  orgId: string;
-  collId: string;
-  root: string;
-}
+import type { MediaRecord, Metadata } from '../../src/storage/types.js';
+import { query, suiteLibrary, type Fx } from './suiteLibrary.js';
 
 export function shareSuite(name: string, open: () => Promise<Storage>, close: (s: Storage) => Promise<void>): void {
   const test = suite(`storage: ${name}: albums and share links`);
@@ -23,26 +17,7 @@ export function shareSuite(name: string, open: () => Promise<Storage>, close: (s
 
   test.before.each(async () => {
     s = await open();
-    const user = await s.accounts.createUser({
-      id: newUuid(),
-      email: `o-${newUuid()}@x.org`,
-      name: 'O',
-      createdAt: nowIso(),
-    });
-    const orgId = newUuid();
-    await s.accounts.createOrganization({ id: orgId, name: 'Acme', slug: `acme-${orgId.slice(0, 8)}` }, user.id);
-    const at = nowIso();
-    const coll = await s.collections.create({
-      id: newUuid(),
-      organizationId: orgId,
-      name: 'Library',
-      icon: null,
-      type: 'media',
-      createdAt: at,
-      updatedAt: at,
-      createdById: user.id,
-    });
-    fx = { userId: user.id, orgId, collId: coll.id, root: pathLabel(coll.id) };
+    fx = await suiteLibrary(s, 'O');
   });
   test.after.each(async () => {
     await close(s);
@@ -152,23 +127,7 @@ export function shareSuite(name: string, open: () => Promise<Storage>, close: (s
     const blue = await item(fx.root, { metadata: { tags: { color: ['blue'] } } });
     const outside = await item(fx.root, { metadata: { tags: { color: ['red'] } } });
     const album = await s.albums.create(newAlbum('A'), [red.id, blue.id]);
-    const q: BrowseQuery = {
-      collectionId: fx.collId,
-      path: fx.root,
-      recursive: true,
-      types: null,
-      createdFrom: null,
-      createdBefore: null,
-      tagFilters: null,
-      tagValues: null,
-      mediaId: null,
-      clusterId: null,
-      albumId: album.id,
-      sortBy: 'createdAt',
-      sortDirection: 'asc',
-      limit: 10,
-      offset: 0,
-    };
+    const q = query(fx, { albumId: album.id, sortBy: 'createdAt', limit: 10 });
     const listed = await s.media.browse(q);
     assert.equal(
       listed.items.map((m) => m.id),

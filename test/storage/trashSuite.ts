@@ -4,93 +4,10 @@
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { newMediaId, newUuid, nowIso, pathLabel } from '../../src/platform/ids.js';
+import { newMediaId, newUuid, nowIso } from '../../src/platform/ids.js';
 import type { Storage } from '../../src/storage/storage.js';
-import type { BrowseQuery, MediaRecord, NewMedia } from '../../src/storage/types.js';
-
-interface Fx {
-  s: Storage;
-  userId: string;
-  orgId: string;
-  collId: string;
-  root: string;
-}
-
-async function setup(s: Storage): Promise<Fx> {
-  const userId = newUuid();
-  await s.accounts.createUser({ id: userId, email: `t-${userId}@example.com`, name: 'T', createdAt: nowIso() });
-  const orgId = newUuid();
-  await s.accounts.createOrganization({ id: orgId, name: 'T', slug: `t-${orgId}` }, userId);
-  const collId = newUuid();
-  const at = nowIso();
-  await s.collections.create({
-    id: collId,
-    organizationId: orgId,
-    name: 'T',
-    icon: null,
-    type: 'media',
-    createdAt: at,
-    updatedAt: at,
-    createdById: userId,
-  });
-  return { s, userId, orgId, collId, root: pathLabel(collId) };
-}
-
-function newMedia(fx: Fx, parentPath: string, o: Partial<NewMedia> = {}): NewMedia {
-  const id = o.id ?? newMediaId();
-  return {
-    id,
-    collectionId: fx.collId,
-    organizationId: fx.orgId,
-    parentPath,
-    type: 'image',
-    name: `img-${id.slice(0, 6)}.jpg`,
-    blobKey: `blob-${id}`,
-    mimeType: 'image/jpeg',
-    width: 10,
-    height: 10,
-    duration: null,
-    sizeBytes: 100,
-    exif: {},
-    metadata: {},
-    processingStatus: 'ready',
-    createdById: fx.userId,
-    ...o,
-  };
-}
-
-const addItem = (fx: Fx, parentPath: string, o: Partial<NewMedia> = {}): Promise<MediaRecord> => {
-  const m = newMedia(fx, parentPath, o);
-  return fx.s.media.insert(m, [{ id: newMediaId(), timestamp: '0', blobKey: `frame-${m.id}`, width: 1, height: 1 }]);
-};
-
-const addFolder = async (fx: Fx, name: string, parentPath: string): Promise<MediaRecord> =>
-  (
-    await fx.s.media.insertFolder(
-      { ...newMedia(fx, parentPath, { type: 'folder', name, blobKey: null, mimeType: null, sizeBytes: 0 }) },
-      false,
-    )
-  ).folder;
-
-function query(fx: Fx, o: Partial<BrowseQuery> = {}): BrowseQuery {
-  return {
-    collectionId: fx.collId,
-    path: fx.root,
-    recursive: true,
-    types: null,
-    createdFrom: null,
-    createdBefore: null,
-    tagFilters: null,
-    tagValues: null,
-    mediaId: null,
-    clusterId: null,
-    sortBy: 'name',
-    sortDirection: 'asc',
-    limit: 100,
-    offset: 0,
-    ...o,
-  };
-}
+import type { BrowseQuery } from '../../src/storage/types.js';
+import { addFolder, addItem, query, suiteLibrary, type Fx } from './suiteLibrary.js';
 
 const listed = async (fx: Fx, o: Partial<BrowseQuery> = {}) =>
   (await fx.s.media.browse(query(fx, o))).items.map((m) => m.id).sort();
@@ -103,7 +20,7 @@ export function trashSuite(
   const test = suite(`storage: ${name}: flags and trash`);
   let fx: Fx;
   test.before.each(async () => {
-    fx = await setup(await open());
+    fx = await suiteLibrary(await open(), 'T');
   });
   test.after.each(async () => {
     await close(fx.s);

@@ -10,6 +10,7 @@ import type { Page } from 'playwright-core';
 import { browserSuite, screenshot, seriousA11yViolations, type BrowserCtx } from './browser.js';
 import { seedGeo, stubGeoApi, type GeoSeed } from './geoSeed.js';
 import { describeFrames, mapFrameTimes } from './mapFrames.js';
+import { bottomRight, centres, coveredByUploads } from './uploadCover.js';
 
 type Ctx = BrowserCtx<{ page: Page; geo: GeoSeed; base: string }>;
 
@@ -328,6 +329,28 @@ t(
     assert.ok(many.zoom.p50 < 50, 'zooming too');
   },
 );
+
+t('the idle upload panel covers neither the map zoom controls nor the bottom-right of the grid', async (ctx) => {
+  if (!exe) return;
+  for (const size of [
+    { width: 1280, height: 800 },
+    { width: 390, height: 780 },
+  ]) {
+    await ctx.page.setViewportSize(size);
+    await openMap(ctx);
+    await ctx.page.getByRole('region', { name: 'Uploads' }).waitFor({ state: 'attached' });
+    const zoom = await centres(ctx.page, '.map-controls button');
+    assert.is(zoom.length, 3, 'zoom in, zoom out, show every item');
+    assert.equal(await coveredByUploads(ctx.page, [...zoom, ...bottomRight(ctx.page)]), [], `map, ${size.width}px`);
+    await screenshot(ctx.page, `map-idle-uploads-${size.width}`);
+    await ctx.page.goto(`${ctx.base}/c/${ctx.geo.datasetId}`);
+    await ctx.page.waitForSelector('.tile');
+    const tiles = await centres(ctx.page, '.tile');
+    assert.equal(await coveredByUploads(ctx.page, [...tiles, ...bottomRight(ctx.page)]), [], `grid, ${size.width}px`);
+    await screenshot(ctx.page, `browse-idle-uploads-${size.width}`);
+  }
+  await ctx.page.setViewportSize({ width: 1280, height: 800 });
+});
 
 t('a collection with nothing geotagged shows the empty state', async (ctx) => {
   if (!exe) return;

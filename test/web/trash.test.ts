@@ -4,39 +4,23 @@
  * screen (when, who, where) → Restore puts the item back in its folder; Delete forever asks first.
  */
 import * as assert from 'uvu/assert';
-import type { Page } from 'playwright-core';
 import { browserSuite, screenshot, seriousA11yViolations, type BrowserCtx } from './browser.js';
 import { insertItem } from './seed.js';
+import { albumsUrl, seedShelf, tileNames, viewFromAlbums, type Shelf } from './shelf.js';
 
-interface Seeded {
-  page: Page;
-  ds: string;
-  albums: { id: string; path: string };
-  cat: string;
-  dog: string;
-}
+type Seeded = Shelf & { dog: string };
 type Ctx = BrowserCtx<Seeded>;
 
 async function seed(ctx: Ctx): Promise<void> {
-  ctx.page = ctx.app.page;
-  const server = ctx.app.server;
-  ctx.ds = await server.collection('Shelf');
-  ctx.albums = (
-    await server.request('POST', '/api/folder', { body: { datasetId: ctx.ds, name: 'Albums' } })
-  ).body.folder;
-  ctx.cat = await insertItem(server, { datasetId: ctx.ds, parentPath: ctx.albums.path, name: 'cat.png' });
-  await insertItem(server, { datasetId: ctx.ds, parentPath: ctx.albums.path, name: 'owl.png' });
-  ctx.dog = await insertItem(server, { datasetId: ctx.ds, name: 'dog.png' });
+  await seedShelf(ctx);
+  ctx.dog = await insertItem(ctx.app.server, { datasetId: ctx.ds, name: 'dog.png' });
 }
 const { exe, t } = browserSuite<Seeded>('web: favourites and trash', { setup: seed });
 
-const tileNames = (page: Page) => page.$$eval('.tile .tile-name', (els) => els.map((e) => e.textContent).sort());
-
 t('the heart (key f) marks a favourite; the tile shows it; the Favourites filter lists it, in the URL', async (ctx) => {
   if (!exe) return;
-  const { page, ds, albums, cat } = ctx;
-  const folderUrl = `/c/${ds}?path=${albums.path}`;
-  await page.goto(`${ctx.app.server.baseUrl}/m/${cat}?from=${encodeURIComponent(folderUrl)}`);
+  const { page, cat } = ctx;
+  await viewFromAlbums(ctx);
   const heart = page.getByRole('button', { name: 'Favourite', exact: true });
   await heart.waitFor();
   assert.is(await heart.getAttribute('aria-pressed'), 'false');
@@ -47,7 +31,7 @@ t('the heart (key f) marks a favourite; the tile shows it; the Favourites filter
   assert.equal(await seriousA11yViolations(page), []);
   await screenshot(page, 'viewer-favourite');
 
-  await page.goto(`${ctx.app.server.baseUrl}${folderUrl}`);
+  await page.goto(`${ctx.app.server.baseUrl}${albumsUrl(ctx)}`);
   await page.waitForSelector('.tile-name:text("owl.png")');
   assert.is(await page.locator('.tile:has(.tile-favorite) .tile-name').textContent(), 'cat.png');
   await page.getByLabel('Favourites only').check();
@@ -63,10 +47,9 @@ t('the heart (key f) marks a favourite; the tile shows it; the Favourites filter
 
 t('Move to trash → Trash screen → Restore: the item is back in its folder', async (ctx) => {
   if (!exe) return;
-  const { page, ds, albums, cat } = ctx;
+  const { page } = ctx;
   const base = ctx.app.server.baseUrl;
-  const folderUrl = `/c/${ds}?path=${albums.path}`;
-  await page.goto(`${base}/m/${cat}?from=${encodeURIComponent(folderUrl)}`);
+  await viewFromAlbums(ctx);
   await page.getByRole('button', { name: 'Move to trash' }).click();
   await page.waitForFunction(() => (globalThis as any).location.pathname.startsWith('/c/'));
   await page.waitForSelector('.tile-name:text("owl.png")');
@@ -83,7 +66,7 @@ t('Move to trash → Trash screen → Restore: the item is back in its folder', 
   await page.waitForSelector('.empty-state:has-text("The trash is empty")');
   await screenshot(page, 'trash-empty');
 
-  await page.goto(`${base}${folderUrl}`);
+  await page.goto(`${base}${albumsUrl(ctx)}`);
   await page.waitForSelector('.tile-name:text("cat.png")');
   assert.equal(await tileNames(page), ['cat.png', 'owl.png']);
 });

@@ -6,32 +6,19 @@
 import * as assert from 'uvu/assert';
 import type { Page } from 'playwright-core';
 import { browserSuite, screenshot, seriousA11yViolations, type BrowserCtx } from './browser.js';
-import { insertItem, seedItems } from './seed.js';
+import { seedItems } from './seed.js';
+import { seedShelf, tileNames, viewFromAlbums, type Shelf } from './shelf.js';
 
-interface Seeded {
-  page: Page;
-  ds: string;
-  albums: { id: string; path: string };
-  cat: string;
-  many: string;
-}
+type Seeded = Shelf & { many: string };
 type Ctx = BrowserCtx<Seeded>;
 
 async function seed(ctx: Ctx): Promise<void> {
-  ctx.page = ctx.app.page;
-  const server = ctx.app.server;
-  ctx.ds = await server.collection('Shelf');
-  ctx.albums = (
-    await server.request('POST', '/api/folder', { body: { datasetId: ctx.ds, name: 'Albums' } })
-  ).body.folder;
-  ctx.cat = await insertItem(server, { datasetId: ctx.ds, parentPath: ctx.albums.path, name: 'cat.png' });
-  await insertItem(server, { datasetId: ctx.ds, parentPath: ctx.albums.path, name: 'owl.png' });
-  ctx.many = await server.collection('Many');
-  await seedItems(server, { datasetId: ctx.many, count: 400 });
+  await seedShelf(ctx);
+  ctx.many = await ctx.app.server.collection('Many');
+  await seedItems(ctx.app.server, { datasetId: ctx.many, count: 400 });
 }
 const { exe, t } = browserSuite<Seeded>('web: undo of single-item actions, rubber-band autoscroll', { setup: seed });
 
-const tileNames = (page: Page) => page.$$eval('.tile .tile-name', (els) => els.map((e) => e.textContent).sort());
 const tile = (i: number) => `a.tile[data-index="${i}"]`;
 /** Whether tile i's grid cell says it is selected (waits for the tile to be rendered and loaded). */
 const isSelected = async (page: Page, i: number) =>
@@ -41,9 +28,8 @@ const selectedCount = async (page: Page) =>
 
 t("the viewer's heart offers Undo, which takes the favourite back", async (ctx) => {
   if (!exe) return;
-  const { page, ds, albums, cat } = ctx;
-  const folderUrl = `/c/${ds}?path=${albums.path}`;
-  await page.goto(`${ctx.app.server.baseUrl}/m/${cat}?from=${encodeURIComponent(folderUrl)}`);
+  const { page, cat } = ctx;
+  await viewFromAlbums(ctx);
   await page.getByRole('button', { name: 'Favourite', exact: true }).click();
   const toast = page.locator('.undo-toast');
   await toast.waitFor();
@@ -59,9 +45,8 @@ t("the viewer's heart offers Undo, which takes the favourite back", async (ctx) 
 
 t('Move to trash in the viewer: the folder offers Undo, which brings the item back', async (ctx) => {
   if (!exe) return;
-  const { page, ds, albums, cat } = ctx;
-  const folderUrl = `/c/${ds}?path=${albums.path}`;
-  await page.goto(`${ctx.app.server.baseUrl}/m/${cat}?from=${encodeURIComponent(folderUrl)}`);
+  const { page, ds } = ctx;
+  await viewFromAlbums(ctx);
   await page.getByRole('button', { name: 'Move to trash' }).click();
   await page.waitForFunction(() => (globalThis as any).location.pathname.startsWith('/c/'));
   const toast = page.locator('.undo-toast');

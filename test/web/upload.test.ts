@@ -18,6 +18,7 @@ import {
   type WatchedApp,
 } from './browser.js';
 import { FIXTURES } from './pageWatch.js';
+import { bottomRight, coveredByUploads } from './uploadCover.js';
 import { makeImage } from '../helpers/testApp.js';
 
 const exe = chromiumPath('upload');
@@ -56,18 +57,40 @@ test.before(async () => {
   b = await startWatchedApp(exe, { env: { MAX_UPLOAD_BYTES: String(MAX_UPLOAD_BYTES) } });
   datasetId = await b.server.collection('Holidays');
   await b.page.goto(`${b.server.baseUrl}/c/${datasetId}`);
-  await b.page.getByRole('region', { name: 'Uploads' }).waitFor();
+  await b.page.getByRole('region', { name: 'Uploads' }).waitFor({ state: 'attached' });
 });
 test.after(async () => b?.close());
 
-test('with nothing uploaded the panel is one line, and the Upload button still opens the file picker', async () => {
+test('idle, the panel is folded: it covers nothing; its Uploads button shows on focus and opens it', async () => {
   if (!exe) return;
-  const panel = b.page.getByRole('region', { name: 'Uploads' });
-  assert.match((await panel.textContent()) ?? '', /No uploads yet/);
-  assert.is(await b.page.locator('#upload-body').isVisible(), false, 'no empty box over the grid');
-  const chooser = b.page.waitForEvent('filechooser');
-  await b.page.getByRole('button', { name: 'Upload', exact: true }).click();
-  assert.ok((await chooser).isMultiple(), 'a multi-file picker');
+  const page = b.page;
+  const panel = page.getByRole('region', { name: 'Uploads' });
+  assert.match((await panel.textContent()) ?? '', /No uploads yet/, 'the state is there for screen readers');
+  assert.is(await page.locator('#upload-body').isVisible(), false, 'no empty box over the page');
+  assert.equal(await coveredByUploads(page, bottomRight(page)), [], 'nothing in the bottom-right corner is covered');
+  const toggle = page.getByRole('button', { name: 'Uploads', exact: true });
+  assert.ok((await toggle.boundingBox())!.width <= 1, 'out of sight until focused');
+  // The last control of the page: Shift+Tab from the page's start reaches it.
+  await page.evaluate(() => (globalThis as any).document.activeElement?.blur());
+  await page.keyboard.press('Shift+Tab');
+  assert.ok(await toggle.evaluate((e) => e === (globalThis as any).document.activeElement), 'keyboard reachable');
+  const shown = (await toggle.boundingBox())!;
+  const { width, height } = page.viewportSize()!;
+  assert.ok(shown.width > 40 && shown.x + shown.width <= width && shown.y + shown.height <= height, 'shown');
+  assert.is(await toggle.getAttribute('aria-expanded'), 'false');
+  await screenshot(page, 'upload-idle-focused');
+  await page.keyboard.press('Enter');
+  await page.getByRole('button', { name: 'Add files' }).waitFor();
+  assert.ok(await page.getByRole('button', { name: 'Add folder' }).isVisible());
+  assert.equal(await seriousA11yViolations(page), []);
+  await screenshot(page, 'upload-idle-opened');
+  await page.getByRole('button', { name: 'Hide' }).click();
+  assert.is(await page.locator('#upload-body').isVisible(), false, 'folded again');
+  await page.evaluate(() => (globalThis as any).document.activeElement?.blur());
+  assert.equal(await coveredByUploads(page, bottomRight(page)), []);
+  const chooser = page.waitForEvent('filechooser');
+  await page.getByRole('button', { name: 'Upload', exact: true }).click();
+  assert.ok((await chooser).isMultiple(), 'the Upload button still opens a multi-file picker');
 });
 
 test('a folder upload keeps its structure and every photo becomes ready live', async () => {

@@ -11,8 +11,9 @@ import { EVENTS_CHANNEL } from './eventHub.js';
 export const EVENTS_LOCK = 0x6c756d66;
 
 /**
- * The NOTIFY payload: random per process, so that a hub ignores its own process's notifications (it heard of
- * those appends at once, through `appended()`) and each append is heard once.
+ * The NOTIFY payload's second word: random per process, so that a hub ignores its own process's notifications (it
+ * heard of those appends at once, through `appended()`) and each append is heard once. The first word is the
+ * schema the event went to: NOTIFY is database-wide, and a hub ignores another library's (DATABASE_SCHEMA).
  */
 export const NOTIFY_ORIGIN = randomBytes(6).toString('hex');
 
@@ -28,6 +29,6 @@ export async function appendEvent(tx: PgRunner, event: NewEvent): Promise<number
      VALUES ($1, $2, $3, $4, $5, $6) RETURNING id`,
     [event.organizationId, event.collectionId, event.mediaId, event.type, JSON.stringify(event.data), new Date()],
   );
-  await tx.query(`SELECT pg_notify($1, $2)`, [EVENTS_CHANNEL, NOTIFY_ORIGIN]);
+  await tx.query(`SELECT pg_notify($1, current_schema() || ' ' || $2)`, [EVENTS_CHANNEL, NOTIFY_ORIGIN]);
   return row!.id;
 }

@@ -66,7 +66,7 @@ export function pgEventHub(db: PgDb, listener: PgListener = pgListener(db)): PgE
     if (pending) setImmediate(() => pending && !busy() && call());
   };
   pool.on('release', released);
-  const unlisten = listener.on(EVENTS_CHANNEL, (origin) => origin !== NOTIFY_ORIGIN && call());
+  const unlisten = listener.on(EVENTS_CHANNEL, (payload) => fromElsewhere(payload, db.schema) && call());
   return {
     appended,
     onAppend(fn) {
@@ -82,6 +82,17 @@ export function pgEventHub(db: PgDb, listener: PgListener = pgListener(db)): PgE
       await listener.stop();
     },
   };
+}
+
+/**
+ * Whether a NOTIFY payload (`schema origin`, eventAppend.ts) is another process's append to this schema; '' (the
+ * listener reconnected: anything may have been missed) counts too, and so does a bare origin (a process of the
+ * version before, which did not name the schema).
+ */
+function fromElsewhere(payload: string, schema: string): boolean {
+  const [first, second] = payload.split(' ');
+  if (second === undefined) return first !== NOTIFY_ORIGIN;
+  return first === schema && second !== NOTIFY_ORIGIN;
 }
 
 const EVENT_COLUMNS = `id, organization_id, dataset_id, media_id, type, data, created_at`;

@@ -1,5 +1,5 @@
 import pg from 'pg';
-import type { PgDb } from '../../platform/pgDb.js';
+import { schemaLockName, type PgDb } from '../../platform/pgDb.js';
 import type { ExclusiveLock } from '../exclusiveLock.js';
 
 /** The first key of our two-key advisory locks (the second names the work); 'lumx', apart from migrate.ts's. */
@@ -8,7 +8,8 @@ const LOCK_SPACE = 0x6c756d78;
 /**
  * Takes the session advisory lock named `name` on a connection of its own, held until release() or until that
  * connection breaks (the database restarted, the network dropped: `lost` resolves, and another process may take
- * it). Null when another process holds it now.
+ * it). Null when another process holds it now. The lock is this schema's (a second library in the same database
+ * has its own).
  */
 export async function tryExclusiveLock(db: PgDb, name: string): Promise<ExclusiveLock | null> {
   // A connection of its own, outside the pool: held for as long as the lock, it must not take a pooled one
@@ -23,7 +24,7 @@ export async function tryExclusiveLock(db: PgDb, name: string): Promise<Exclusiv
     await client.connect();
     const row = await client.query<{ ok: boolean }>(`SELECT pg_try_advisory_lock($1, hashtext($2)) AS ok`, [
       LOCK_SPACE,
-      name,
+      schemaLockName(db, name),
     ]);
     held = row.rows[0]?.ok === true;
   } finally {

@@ -1,10 +1,11 @@
-import { invalid } from '../../platform/errors.js';
+import { conflict, invalid } from '../../platform/errors.js';
 import type { PgDb, PgRunner } from '../../platform/pgDb.js';
 import { mediaEvent } from '../sqlite/eventLog.js';
+import { checkMoveDestination, currentParentPath, destinationFolderId } from '../moveDestination.js';
 import type { MediaStore } from '../storage.js';
 import { appendEvent } from './eventAppend.js';
 import type { PgEventHub } from './eventHub.js';
-import { activeRow, addStorage, now, type MediaRow } from './mediaRows.js';
+import { activeRow, addStorage, fetchRow, now, type MediaRow, type MediaRowWithText } from './mediaRows.js';
 import { dropTags } from './tags.js';
 
 /**
@@ -85,8 +86,55 @@ export function mediaTree(db: PgDb, hub: PgEventHub): Pick<MediaStore, 'softDele
 
     // Paths are not searchable and a move stays in its collection: the indexes have nothing to hear of it.
     move: (id, destinationPath, userId) =>
-      db.tx(async (tx) => moveRow(tx, await activeRow(tx, id, true), destinationPath, userId)),
+      db.tx(async (tx) => {
+        const row = await lockForMove(tx, id, destinationPath);
+        const folderId = destinationFolderId(destinationPath);
+        checkMoveDestination(row, destinationPath, folderId ? await fetchRow(tx, folderId) : null);
+        return moveRow(tx, row, destinationPath, userId);
+      }),
   };
+}
+
+/**
+ * Locks the moved row, every folder above it, the destination folder and every folder above that, in id order (two
+ * moves never wait for each other in a circle); returns the moved row as it is once they are locked. Two moves that
+ * touch one branch (two folders moved into each other, a folder and the folder above it, a folder and its
+ * destination) then run one after the other, and the second checks its destination against the first's result:
+ * without the locks both committed, and the folders left paths no folder has (a cycle; items no listing reaches).
+ */
+async function lockForMove(tx: PgRunner, id: string, destinationPath: string): Promise<MediaRowWithText> {
+  const before = await activeRow(tx, id);
+  const ids = new Set([...before.path.split('.').slice(1), ...destinationPath.split('.').slice(1)]);
+  await tx.query(`SELECT id FROM media WHERE id = ANY($1::text[]) ORDER BY id FOR UPDATE`, [[...ids]]);
+  const row = await activeRow(tx, id);
+  if (row.path !== before.path) throw conflict('the item was moved by another request meanwhile; try again');
+  return row;
+}
+
+/**
+ * The parent path a new row goes under (moveDestination.ts, currentParentPath), inside the inserting transaction.
+ * Its folder and the folders above it are held FOR KEY SHARE to the commit: a move or a delete of any of them (which
+ * take them FOR UPDATE first) waits for the insert and then carries the new row along, or commits first and the
+ * insert reads its result. Without the locks a move whose statement began before the insert committed missed the
+ * new row.
+ */
+export async function lockParent(tx: PgRunner, parentPath: string): Promise<string> {
+  const folderId = destinationFolderId(parentPath);
+  if (!folderId) return parentPath;
+  let path = parentPath;
+  for (let tries = 0; ; tries++) {
+    await tx.query(`SELECT 1 FROM media WHERE id = ANY($1::text[]) ORDER BY id FOR KEY SHARE`, [
+      path.split('.').slice(1),
+    ]);
+    const folder = await tx.one<{ path: string; status: string; type: string }>(
+      `SELECT path::text AS path, status, type FROM media WHERE id = $1`,
+      [folderId],
+    );
+    const now = currentParentPath(parentPath, folder);
+    if (now === path) return path;
+    if (tries === 2) throw conflict('the folder was moved by another request meanwhile; try again');
+    path = now;
+  }
 }
 
 /** Moves one active row (an item with its versions, or a folder with its subtree); inside the caller's transaction. */

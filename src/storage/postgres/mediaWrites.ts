@@ -1,3 +1,4 @@
+import { lockParent } from './mediaTree.js';
 import { insertFrames } from './frameSync.js';
 import type { PgDb, PgRunner } from '../../platform/pgDb.js';
 import { mediaEvent } from '../sqlite/eventLog.js';
@@ -148,8 +149,9 @@ export function mediaWrites(
   const withEvents = eventful(db, hub);
 
   return {
-    insert: (media, frames) =>
+    insert: (resolved, frames) =>
       withEvents(async (tx) => {
+        const media = { ...resolved, parentPath: await lockParent(tx, resolved.parentPath) };
         const at = now();
         if (media.rootId) {
           // A new derived version becomes the current one: the previous current stops being live.
@@ -178,8 +180,9 @@ export function mediaWrites(
         return { result: toMedia(row), appended: true };
       }),
 
-    insertFolder: (folder, reuse) =>
+    insertFolder: (resolved, reuse) =>
       withEvents<{ folder: MediaRecord; created: boolean }>(async (tx) => {
+        const folder = { ...resolved, parentPath: await lockParent(tx, resolved.parentPath) };
         if (reuse) {
           // Two callers reusing the same (parent, name) at once: the second waits and finds the first's folder.
           await tx.query(`SELECT pg_advisory_xact_lock($1, hashtext($2))`, [

@@ -3,6 +3,7 @@
  * the writes of single items here, deletes and moves of subtrees (mediaTree.ts),
  * the batch reads (mediaReads.ts), listings (browse.ts) and versions (versions.ts).
  */
+import { currentParentPath, destinationFolderId } from '../moveDestination.js';
 import type { MediaStore } from '../storage.js';
 import type { MediaRecord, Metadata, NewFrame, NewMedia } from '../types.js';
 import { sqliteBrowse } from './browse.js';
@@ -94,7 +95,14 @@ function mediaWrites(
   const writeMedia = mediaInserter(core);
   const insertFrame = frameInserter(db);
 
-  const insert = db.transaction((media: NewMedia, frames: NewFrame[]): MediaRecord => {
+  // The parent folder as it is now, inside the transaction (moveDestination.ts).
+  const underParent = (media: NewMedia): NewMedia => {
+    const folderId = destinationFolderId(media.parentPath);
+    return { ...media, parentPath: currentParentPath(media.parentPath, folderId ? core.fetchRow(folderId) : null) };
+  };
+
+  const insert = db.transaction((resolved: NewMedia, frames: NewFrame[]): MediaRecord => {
+    const media = underParent(resolved);
     const at = now();
     if (media.rootId) {
       // A new derived version becomes the current one: the previous current stops being live.
@@ -120,7 +128,8 @@ function mediaWrites(
     return toMedia(row);
   });
 
-  const insertFolder = db.transaction((folder: NewMedia, reuse: boolean) => {
+  const insertFolder = db.transaction((resolved: NewMedia, reuse: boolean) => {
+    const folder = underParent(resolved);
     if (reuse) {
       const existing = db
         .prepare(

@@ -1,4 +1,5 @@
 import { invalid } from '../../platform/errors.js';
+import { checkMoveDestination, destinationFolderId } from '../moveDestination.js';
 import type { MediaStore } from '../storage.js';
 import { mediaEvent } from './eventLog.js';
 import { now, type MediaCore } from './mediaCore.js';
@@ -93,9 +94,14 @@ export function mediaTree(core: MediaCore, deleteRows: RowDeleter): Pick<MediaSt
   // Paths are not searchable and a move stays in its collection: the indexes have nothing to hear of it.
   // An item's browse scopes follow it by trigger (migration 017), a folder's subtree's in moveFolderScopes.
   const moveOne = rowMover(core);
-  const move = db.transaction((id: string, destinationPath: string, userId: string) =>
-    moveOne(activeRow(id), destinationPath, userId),
-  );
+  // The destination is checked again inside the transaction: another request's move may have committed since the
+  // use case looked (moveDestination.ts).
+  const move = db.transaction((id: string, destinationPath: string, userId: string) => {
+    const row = activeRow(id);
+    const folderId = destinationFolderId(destinationPath);
+    checkMoveDestination(row, destinationPath, folderId ? core.fetchRow(folderId) : null);
+    return moveOne(row, destinationPath, userId);
+  });
 
   return {
     softDelete: async (id, userId) => softDelete(id, userId),

@@ -27,7 +27,7 @@ import sharp from 'sharp';
 import { mergeLocal, parseCatalog, type Roles } from '../../../src/models/catalog.js';
 import { SHARED_DIR } from '../../helpers/skip.js';
 import { analyzeFrame } from '../../../src/features/ingest/frameAnalysis.js';
-import { engineSql } from '../../helpers/engine.js';
+import { engineSql, withoutVectors } from '../../helpers/engine.js';
 import { startTestApp, waitForProcessing, type TestApp } from '../../helpers/testApp.js';
 import { ULF1_FACES, ULF1_SIZE } from '../../helpers/ulfFaces.js';
 
@@ -333,6 +333,7 @@ if (missing.length) {
       assert.is(await vectors(object.id), 1, 'object crops are embedded during analysis');
       assert.is(await vectors(text.id), 0, 'text crops are not (INGEST_TEXT_VECTORS=on-demand)');
       assert.is(await model(text.id), null);
+      if (withoutVectors('similarToObjectId searches by the embedding')) return;
       const ds = (await ctx.app.request('GET', `/api/media/${ctx.media.french.id}`)).body.media.datasetId as string;
       const similar = () =>
         ctx.app.request('GET', `/api/dataset/${ds}/media?similarToObjectId=${text.id}&similarToObjectModel=objects`);

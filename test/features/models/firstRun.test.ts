@@ -19,7 +19,7 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import sharp from 'sharp';
 import { embedderStandinFiles } from '../../../src/models/standins/embedder.js';
-import { onPostgres } from '../../helpers/engine.js';
+import { onPostgres, withoutVectors } from '../../helpers/engine.js';
 import { startTestApp, waitForProcessing, type TestApp } from '../../helpers/testApp.js';
 import { tempModelsDir } from '../../models/helpers.js';
 import { startFakeHub, type FakeHub } from './fakeHub.js';
@@ -204,13 +204,15 @@ test('first run: answers at once, uploads wait for the embedder, then catch up a
     assert.is(health2.state, 'done');
 
     // Search by meaning: the stand-in maps "red" to the red picture's direction.
-    const red = await app.request('GET', `/api/dataset/${ds}/media?q=red`);
-    assert.is(red.status, 200, JSON.stringify(red.body));
-    assert.ok(red.body.media.length >= 1, JSON.stringify(red.body));
-    assert.is(red.body.media[0].id, ids.red, 'the red picture first');
-    assert.ok(red.body.media[0]._score > 0.8, String(red.body.media[0]._score));
-    const blue = await app.request('GET', `/api/dataset/${ds}/media?q=blue`);
-    assert.is(blue.body.media[0].id, ids.blue, 'and the blue one for blue');
+    if (!withoutVectors('the caught-up items are not searched by meaning')) {
+      const red = await app.request('GET', `/api/dataset/${ds}/media?q=red`);
+      assert.is(red.status, 200, JSON.stringify(red.body));
+      assert.ok(red.body.media.length >= 1, JSON.stringify(red.body));
+      assert.is(red.body.media[0].id, ids.red, 'the red picture first');
+      assert.ok(red.body.media[0]._score > 0.8, String(red.body.media[0]._score));
+      const blue = await app.request('GET', `/api/dataset/${ds}/media?q=blue`);
+      assert.is(blue.body.media[0].id, ids.blue, 'and the blue one for blue');
+    }
 
     // Nothing duplicated after the catch-up settled: ask again a little later.
     await sleep(500);

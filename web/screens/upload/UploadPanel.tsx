@@ -2,8 +2,9 @@
  * The upload panel, mounted once for every signed-in screen (app.tsx) so uploads go on while the person
  * browses. On a collection's pages it offers Add files / Add folder and takes drops; it lists each file's
  * progress and processing state, overall progress with speed and time left, and announces completions.
+ * Idle (nothing queued or to report) it folds away: only its Uploads button stays, shown when focused.
  */
-import { useEffect } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { location } from '../../lib/router';
 import { canWrite } from '../../lib/session';
 import { formatBytes, formatDuration } from '../../components/format';
@@ -103,35 +104,45 @@ export function UploadPanel(_props: { params?: Record<string, string> }) {
     restored = true;
     startTracking();
   }, []);
+  // Idle (nothing queued, nothing to report), the panel is folded away unless the person opened it.
+  const [opened, setOpened] = useState(false);
+  const idle = uploads.value.length === 0 && !lostOnReload.value;
+  useEffect(() => {
+    if (!idle) setOpened(false); // Once files come and go, idle folds the panel again.
+  }, [idle]);
   const datasetId = canWrite() ? currentCollection() : null;
   const items = uploads.value;
-  if (!datasetId && items.length === 0 && !lostOnReload.value) return null;
+  if (!datasetId && idle) return null;
   const target = datasetId ? targetFor(datasetId, location.value.query.get('path')) : null;
   const s = summarize(items);
-  // With nothing to show the panel is one line (it must not cover the grid); the pickers stay in the page for Upload.
-  const idle = items.length === 0 && !lostOnReload.value;
-  const expanded = panelExpanded.value && !idle;
+  const folded = idle && !opened;
+  const expanded = idle ? opened : panelExpanded.value;
+  const toggle = () => (idle ? setOpened(!opened) : (panelExpanded.value = !expanded));
   return (
     <section
-      class={idle ? 'upload-panel upload-panel-idle' : 'upload-panel'}
+      class={folded ? 'upload-panel upload-panel-folded' : 'upload-panel'}
       role="region"
       aria-labelledby="upload-title"
     >
       {target && <DropZone target={target} />}
       <div class="upload-head">
-        <h2 id="upload-title">Uploads</h2>
-        {!idle && (
-          <button
-            type="button"
-            aria-expanded={expanded}
-            aria-controls="upload-body"
-            onClick={() => (panelExpanded.value = !expanded)}
-          >
-            {expanded ? 'Hide' : 'Show'}
-          </button>
-        )}
+        <h2 id="upload-title" class={folded ? 'visually-hidden' : undefined}>
+          Uploads
+        </h2>
+        <button
+          type="button"
+          class={folded ? 'upload-toggle upload-reveal' : 'upload-toggle'}
+          aria-expanded={expanded}
+          aria-controls="upload-body"
+          aria-describedby="upload-headline"
+          onClick={toggle}
+        >
+          {folded ? 'Uploads' : expanded ? 'Hide' : 'Show'}
+        </button>
       </div>
-      <p class="upload-headline">{headline(s)}</p>
+      <p class={folded ? 'visually-hidden' : 'upload-headline'} id="upload-headline">
+        {headline(s)}
+      </p>
       {s.total > 0 && (
         <progress max={Math.max(1, s.bytesTotal)} value={s.bytesDone} aria-label="Overall upload progress" />
       )}
@@ -139,7 +150,7 @@ export function UploadPanel(_props: { params?: Record<string, string> }) {
       <div id="upload-body" hidden={!expanded}>
         <LostNote />
         {target && <Pickers target={target} />}
-        {target && <p class="muted upload-hint">Or drop files and folders anywhere on this page.</p>}
+        {target && !idle && <p class="muted upload-hint">Or drop files and folders anywhere on this page.</p>}
         {items.length > 0 && (
           <ul class="upload-list" aria-label="Files">
             {items.map((item) => (

@@ -7,7 +7,7 @@
  * index yet answers exactly.
  */
 import { setImmediate as turn } from 'node:timers/promises';
-import type { PgDb } from '../../../platform/pgDb.js';
+import { schemaLockName, type PgDb } from '../../../platform/pgDb.js';
 import type { RebuildOptions } from '../types.js';
 import { createIndexSql, LIVE_SOURCE, modelRow, type ModelRow } from './sql.js';
 import { dropModel } from './write.js';
@@ -98,12 +98,13 @@ const countRows = async (db: PgDb, modelId: string) =>
 /**
  * VectorIndex.rebuild. Every API process runs the search maintenance, so several may ask for the same
  * rebuild at start-up: a session advisory lock per model lets one do it; the others wait for it to finish
- * and report its rows instead of repeating the work.
+ * and report its rows instead of repeating the work. The lock is this schema's: a library in another schema of
+ * the same database rebuilds its own index of the same model at the same time.
  */
 export async function rebuild(db: PgDb, modelId: string, options: RebuildOptions = {}): Promise<{ rows: number }> {
   const client = await db.pool.connect();
   try {
-    const lock = [REBUILD_LOCK, modelId];
+    const lock = [REBUILD_LOCK, schemaLockName(db, modelId)];
     const got = (await client.query(`SELECT pg_try_advisory_lock($1, hashtext($2)) AS ok`, lock)).rows[0].ok;
     if (!got) {
       await client.query(`SELECT pg_advisory_lock($1, hashtext($2))`, lock);
