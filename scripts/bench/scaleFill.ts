@@ -24,10 +24,11 @@ import {
 } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { newMediaId, newUuid, nowIso, pathLabel } from '../../src/platform/ids.js';
+import { newMediaId } from '../../src/platform/ids.js';
 import { seededRandom } from '../../src/platform/random.js';
 import { openSqliteStorage, type SqliteStorage } from '../../src/storage/sqlite/index.js';
 import type { NewMedia } from '../../src/storage/types.js';
+import { benchCollection } from './benchCollection.js';
 import { now } from './harness.js';
 
 /** The vectors' dimensions (BENCH_SCALE_DIMS). */
@@ -81,17 +82,7 @@ export async function fillScaleLibrary(
   batch = BATCH,
 ): Promise<ScaleLibrary> {
   const rand = seededRandom(7);
-  const userId = newUuid();
-  await s.accounts.createUser({ id: userId, email: 'bench@example.com', name: 'Bench', createdAt: nowIso() });
-  const organizationId = newUuid();
-  await s.accounts.createOrganization({ id: organizationId, name: 'Bench', slug: 'bench' }, userId);
-  const collectionId = newUuid();
-  const at = nowIso();
-  await s.collections.create({
-    ...{ id: collectionId, organizationId, name: 'Bench', icon: null, type: 'media' },
-    ...{ createdAt: at, updatedAt: at, createdById: userId },
-  });
-  const root = pathLabel(collectionId);
+  const { userId, organizationId, collectionId, root } = await benchCollection(s, 'Bench');
   const base = (parentPath: string, type: NewMedia['type'], name: string, metadata = {}): NewMedia => ({
     ...{ id: newMediaId(), collectionId, organizationId, parentPath, type, name, metadata },
     ...{ blobKey: type === 'folder' ? null : `${'c'.repeat(64)}.jpg`, mimeType: null, width: 4, height: 3 },
