@@ -11,6 +11,8 @@
  * connection: its figures are a floor for a real server's, not a forecast (see docs/measurements/scale.md).
  *
  * BENCH_SCALE_SIZE: items (default 100,000; quick 2,000). BENCH_SCALE_PARTS=library|workers: one half only.
+ * BENCH_SCALE_SERVER=debian: the library half on Debian's PostgreSQL (test/helpers/postgresServer.ts; no
+ * pgvector, so no vector rows) instead of PGlite.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
@@ -138,11 +140,19 @@ async function moveRow(lib: ScaleLibrary, engines: Engines, size: number): Promi
   };
 }
 
+/** TEST_DATABASE_URL's server, Debian's PostgreSQL started here (BENCH_SCALE_SERVER=debian: no pgvector), or PGlite. */
+const engineName = () =>
+  process.env.TEST_DATABASE_URL
+    ? 'TEST_DATABASE_URL'
+    : process.env.BENCH_SCALE_SERVER === 'debian'
+      ? "Debian's PostgreSQL"
+      : 'PGlite';
+
 /** The library half: fill (or the cached library), transfer to PostgreSQL, every read on both, the move. */
 async function libraryRows(opts: BenchOptions, size: number, rows: BenchRow[], findings: string[]): Promise<void> {
   const reps = opts.quick ? 10 : 50;
   const dir = mkdtempSync(path.join(os.tmpdir(), 'bench-scale-'));
-  const server = process.env.TEST_DATABASE_URL ? await postgresServer() : await pglite();
+  const server = engineName() === 'PGlite' ? await pglite() : await postgresServer();
   const { sqlite, lib, fillMs } = await openScaleLibrary(dir, size, opts.outDir, opts.log);
   try {
     if (fillMs !== null)
@@ -162,7 +172,7 @@ async function libraryRows(opts: BenchOptions, size: number, rows: BenchRow[], f
     );
     // PGlite's socket runs every connection on one backend and mixes up concurrent statements (the org search
     // asks text and vectors at once): one connection there, as the HTTP suites on PGlite do.
-    const poolMax = process.env.TEST_DATABASE_URL ? 4 : 1;
+    const poolMax = engineName() === 'PGlite' ? 1 : 4;
     const postgres = await openPostgresStorage(server.url, { schema, vectorSearch: server.vector, poolMax });
     const engines = { sqlite, postgres };
     for (const [id, label, q] of browseQueries(lib, size))
@@ -210,7 +220,7 @@ export async function runScaleBench(opts: BenchOptions): Promise<SectionResult> 
     quick: opts.quick,
     setup: {
       items: size,
-      engine: process.env.TEST_DATABASE_URL ? 'TEST_DATABASE_URL' : 'PGlite',
+      engine: engineName(),
       dims: DIMS,
       ...(workers ? { ingest: workers.setup } : {}),
     },
