@@ -52,8 +52,15 @@ const free = (dir: string) => {
 /** Leaves about `leave` bytes free on the tmpfs (the filler file takes the rest). */
 function fillTo(dir: string, leave: number): void {
   const filler = path.join(dir, 'filler');
-  rmSync(filler, { force: true });
-  writeFileSync(filler, Buffer.alloc(Math.max(0, free(dir) - leave)));
+  for (let attempt = 1; ; attempt++) {
+    rmSync(filler, { force: true });
+    try {
+      return writeFileSync(filler, Buffer.alloc(Math.max(0, free(dir) - leave)));
+    } catch (err) {
+      // The server's background work took a few blocks between statfs and the write (seen under CI's load).
+      if ((err as NodeJS.ErrnoException).code !== 'ENOSPC' || attempt === 5) throw err;
+    }
+  }
 }
 /** Appends to `file` until the file system refuses a single byte more. */
 function topUp(file: string): void {
