@@ -11,9 +11,7 @@
  * - A stop on a full disk closes without throwing; a start on it stops with one line saying the disk is full; once
  *   space frees it starts and every item is there.
  */
-import { execFileSync } from 'node:child_process';
-import { appendFileSync, mkdtempSync, readdirSync, rmdirSync, rmSync, statfsSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
+import { appendFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -22,40 +20,23 @@ import { loadConfig } from '../../src/config.js';
 import { createLogger } from '../../src/platform/logger.js';
 import { StartupError } from '../../src/platform/startupError.js';
 import { openSse, type SseClient } from '../helpers/sse.js';
+import { freeBytes, mountTmpfs, unmountTmpfs } from '../helpers/tmpfs.js';
 import { makeImage, startTestApp, TEST_KEY, waitForProcessing, type TestApp } from '../helpers/testApp.js';
 
 const MB = 1024 * 1024;
 const MIN_FREE = 4 * MB;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** Mounts a tmpfs of `size` bytes on a fresh folder; null (and why) when this process may not. */
-function mountTmpfs(size: number): { dir: string } | { skip: string } {
-  if (process.getuid?.() !== 0) return { skip: 'not root: cannot mount a tmpfs' };
-  if (process.env.TEST_DATABASE || process.env.TEST_DATABASE_URL) return { skip: 'PostgreSQL run: SQLite only' };
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'mlib-diskfull-'));
-  try {
-    execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${size}`, 'tmpfs', dir], { stdio: 'pipe' });
-    return { dir };
-  } catch (err) {
-    rmdirSync(dir);
-    return { skip: `mount failed: ${(err as Error).message.split('\n')[0]}` };
-  }
-}
-
-const mounted = mountTmpfs(48 * MB);
+const mounted = mountTmpfs(48 * MB, 'mlib-diskfull-');
 const t = suite<{ app: TestApp; dir: string; datasetId: string; events: SseClient }>('a full disk (tmpfs DATA_DIR)');
 
-const free = (dir: string) => {
-  const s = statfsSync(dir);
-  return s.bavail * s.bsize;
-};
 /** Leaves about `leave` bytes free on the tmpfs (the filler file takes the rest). */
 function fillTo(dir: string, leave: number): void {
   const filler = path.join(dir, 'filler');
   for (let attempt = 1; ; attempt++) {
     rmSync(filler, { force: true });
     try {
-      return writeFileSync(filler, Buffer.alloc(Math.max(0, free(dir) - leave)));
+      return writeFileSync(filler, Buffer.alloc(Math.max(0, freeBytes(dir) - leave)));
     } catch (err) {
       // The server's background work took a few blocks between statfs and the write (seen under CI's load).
       if ((err as NodeJS.ErrnoException).code !== 'ENOSPC' || attempt === 5) throw err;
@@ -106,8 +87,7 @@ t.after(async (ctx) => {
   ctx.events?.close();
   rmSync(path.join(mounted.dir, 'filler'), { force: true }); // a test that failed half-way left it
   await ctx.app?.close();
-  execFileSync('umount', ['--lazy', mounted.dir]); // lazy: a handle the app's workers still close
-  rmdirSync(mounted.dir);
+  unmountTmpfs(mounted.dir);
 });
 
 if ('skip' in mounted) {
@@ -119,7 +99,7 @@ if ('skip' in mounted) {
     assert.is(first.status, 200, JSON.stringify(first.body));
     await waitForProcessing(app, first.body.mediaId);
     const before = { items: await count(ctx), files: files(dir).length };
-    const big = Buffer.alloc(free(dir) - 2 * MB, 1);
+    const big = Buffer.alloc(freeBytes(dir) - 2 * MB, 1);
     const r = await app.upload({ datasetId: ctx.datasetId }, { bytes: big, filename: 'big.png', type: 'image/png' });
     assert.is(r.status, 507, JSON.stringify(r.body));
     assert.is(r.body.error, 'Insufficient Storage');

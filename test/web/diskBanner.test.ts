@@ -5,8 +5,7 @@
  * upload then fails in the upload panel with the server's 507 message; once the filler goes the banner leaves by
  * itself and uploads work again. The same server has no BACKUP_DIR: the backups screen says what to set.
  */
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmdirSync, rmSync, statfsSync, writeFileSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { test } from 'uvu';
@@ -20,25 +19,12 @@ import {
   type WatchedApp,
 } from './browser.js';
 import { makeImage } from '../helpers/testApp.js';
+import { freeBytes, mountTmpfs, unmountTmpfs } from '../helpers/tmpfs.js';
 
 const MB = 1024 * 1024;
 const exe = chromiumPath('disk banner');
 
-/** Mounts a tmpfs of `size` bytes on a fresh folder; why not, when this process may not. */
-function mountTmpfs(size: number): { dir: string } | { skip: string } {
-  if (process.getuid?.() !== 0) return { skip: 'not root: cannot mount a tmpfs' };
-  if (process.env.TEST_DATABASE || process.env.TEST_DATABASE_URL) return { skip: 'PostgreSQL run: SQLite only' };
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'mlib-diskbanner-'));
-  try {
-    execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${size}`, 'tmpfs', dir], { stdio: 'pipe' });
-    return { dir };
-  } catch (err) {
-    rmdirSync(dir);
-    return { skip: `mount failed: ${(err as Error).message.split('\n')[0]}` };
-  }
-}
-
-const mounted = exe ? mountTmpfs(48 * MB) : { skip: 'no Chromium' };
+const mounted = exe ? mountTmpfs(48 * MB, 'mlib-diskbanner-') : { skip: 'no Chromium' };
 const skip = 'skip' in mounted ? mounted.skip : null;
 let b: WatchedApp;
 let datasetId: string;
@@ -58,8 +44,7 @@ test.after(async () => {
   if (skip) return;
   rmSync(filler(), { force: true });
   await b?.close();
-  execFileSync('umount', ['--lazy', dir]);
-  rmdirSync(dir);
+  unmountTmpfs(dir);
 });
 
 test('without BACKUP_DIR the backups screen says what to set', async () => {
@@ -73,8 +58,7 @@ test('without BACKUP_DIR the backups screen says what to set', async () => {
 test('a full disk: the banner says how much is free; an upload fails with the 507 message', async () => {
   if (skip) return;
   await page().goto(`${b.server.baseUrl}/c/${datasetId}`);
-  const s = statfsSync(dir);
-  writeFileSync(filler(), Buffer.alloc(s.bavail * s.bsize - 2 * MB)); // about 2 MB left: below MIN_FREE_BYTES
+  writeFileSync(filler(), Buffer.alloc(freeBytes(dir) - 2 * MB)); // about 2 MB left: below MIN_FREE_BYTES
   await banner().waitFor({ timeout: 10_000 });
   const text = await banner().innerText();
   assert.match(text, /only \d(\.\d)? MB is free/);
