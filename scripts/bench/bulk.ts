@@ -15,6 +15,7 @@ import type { Principal } from '../../src/features/kernel/services.js';
 import { openSqliteStorage, type SqliteStorage } from '../../src/storage/sqlite/index.js';
 import { benchCollection } from './benchCollection.js';
 import { fmtMs, now, stats, type BenchOptions, type BenchRow, type SectionResult } from './harness.js';
+import { NO_FILTERS } from '../../src/storage/browseQuery.js';
 
 const single = (ms: number) => stats([ms]);
 
@@ -133,13 +134,8 @@ export async function runBulkBench(opts: BenchOptions): Promise<SectionResult> {
       collectionId,
       path: collectionId.replace(/-/g, ''),
       recursive: true,
-      types: null,
-      createdFrom: null,
-      createdBefore: null,
-      tagFilters: null,
+      ...NO_FILTERS,
       tagValues: ['red'],
-      mediaId: null,
-      clusterId: null,
       sortBy: 'createdAt',
       sortDirection: 'desc',
       limit: 100,

@@ -51,6 +51,7 @@ import {
   timeScopeMigration,
 } from './libraryLegacy.js';
 import { seededRandom } from '../../src/platform/random.js';
+import { NO_FILTERS } from '../../src/storage/browseQuery.js';
 
 const KEY = 'bench-owner-key-0123456789abcdef';
 const DAY = 86_400_000;
@@ -367,13 +368,7 @@ export async function runLibraryBench(opts: BenchOptions): Promise<SectionResult
       collectionId,
       path: root,
       recursive: false,
-      types: null,
-      createdFrom: null,
-      createdBefore: null,
-      tagFilters: null,
-      tagValues: null,
-      mediaId: null,
-      clusterId: null,
+      ...NO_FILTERS,
       sortBy: 'createdAt',
       sortDirection: 'desc',
       limit: 10,

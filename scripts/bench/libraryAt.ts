@@ -11,6 +11,7 @@ import { openSqliteStorage } from '../../src/storage/sqlite/index.js';
 import type { BrowseQuery } from '../../src/storage/types.js';
 import { fmtMs, measure, type Stats } from './harness.js';
 import { addLegacySchema, dropLegacySchema, legacyBrowse } from './libraryLegacy.js';
+import { NO_FILTERS } from '../../src/storage/browseQuery.js';
 
 const file = process.argv[2];
 if (!file) throw new Error('usage: npx tsx scripts/bench/libraryAt.ts <library.db>');
@@ -41,13 +42,7 @@ const q = (over: Partial<BrowseQuery>): BrowseQuery => ({
   collectionId,
   path: root,
   recursive: false,
-  types: null,
-  createdFrom: null,
-  createdBefore: null,
-  tagFilters: null,
-  tagValues: null,
-  mediaId: null,
-  clusterId: null,
+  ...NO_FILTERS,
   sortBy: 'createdAt',
   sortDirection: 'desc',
   limit: 10,

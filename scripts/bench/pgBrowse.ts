@@ -19,6 +19,7 @@ import type { Storage } from '../../src/storage/storage.js';
 import type { BrowseQuery } from '../../src/storage/types.js';
 import { freshSchema, pglite } from '../../test/helpers/pglite.js';
 import { postgresServer } from '../../test/helpers/postgresServer.js';
+import { NO_FILTERS } from '../../src/storage/browseQuery.js';
 
 const file = process.argv[2];
 if (!file) throw new Error('usage: npx tsx scripts/bench/pgBrowse.ts <library.db made by libraryFill.ts> [--runs N]');
@@ -123,13 +124,7 @@ const base: BrowseQuery = {
   collectionId: coll.id,
   path: root,
   recursive: false,
-  types: null,
-  createdFrom: null,
-  createdBefore: null,
-  tagFilters: null,
-  tagValues: null,
-  mediaId: null,
-  clusterId: null,
+  ...NO_FILTERS,
   sortBy: 'createdAt',
   sortDirection: 'desc',
   limit: 100,

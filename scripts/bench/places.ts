@@ -25,6 +25,7 @@ import { openSqliteStorage } from '../../src/storage/sqlite/index.js';
 import { benchCollection } from './benchCollection.js';
 import { fmtMs, now, stats, type BenchOptions, type BenchRow, type SectionResult } from './harness.js';
 import { xorshift } from './search.js';
+import { NO_FILTERS } from '../../src/storage/browseQuery.js';
 
 /** Runs `fn` while timing the event loop's longest stall (a 1 ms timer's lateness). */
 async function stalls<T>(fn: () => Promise<T>): Promise<{ value: T; ms: number; maxStallMs: number }> {
@@ -163,13 +164,7 @@ async function mapRows(opts: BenchOptions, rows: BenchRow[], findings: string[])
         collectionId,
         path: root,
         recursive: true,
-        types: null,
-        createdFrom: null,
-        createdBefore: null,
-        tagFilters: null,
-        tagValues: null,
-        mediaId: null,
-        clusterId: null,
+        ...NO_FILTERS,
         sortBy: 'createdAt',
         sortDirection: 'desc',
         limit: 1000,

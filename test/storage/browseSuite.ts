@@ -13,6 +13,7 @@ import { newMediaId, newUuid, nowIso, pathLabel } from '../../src/platform/ids.j
 import { seededRandom } from '../../src/platform/random.js';
 import type { Storage } from '../../src/storage/storage.js';
 import type { BrowseQuery, MediaRecord, MediaType, Metadata, SortField } from '../../src/storage/types.js';
+import { NO_FILTERS } from '../../src/storage/browseQuery.js';
 
 const SORT_FIELDS: SortField[] = ['name', 'createdAt', 'type', 'description', 'prompt', 'takenAt'];
 const GROUPS: Record<string, string[]> = {
@@ -266,13 +267,7 @@ async function checkAll(c: Ctx, label: string): Promise<void> {
     collectionId: c.collectionId,
     path: c.root,
     recursive: false,
-    types: null,
-    createdFrom: null,
-    createdBefore: null,
-    tagFilters: null,
-    tagValues: null,
-    mediaId: null,
-    clusterId: null,
+    ...NO_FILTERS,
     sortBy: 'createdAt',
     sortDirection: 'asc',
     limit: 1000,

@@ -16,6 +16,7 @@ import { freshSchema } from '../helpers/pglite.js';
 import { postgresServer, postgresServerMissing } from '../helpers/postgresServer.js';
 import { browseSuite } from './browseSuite.js';
 import { importSuite } from './importSuite.js';
+import { NO_FILTERS } from '../../src/storage/browseQuery.js';
 
 const missing = postgresServerMissing();
 if (missing) {
@@ -117,13 +118,7 @@ function concurrencySuite(open: () => Promise<Storage>): void {
         collectionId: fx.collectionId,
         path: fx.root,
         recursive: true,
-        types: null,
-        createdFrom: null,
-        createdBefore: null,
-        tagFilters: null,
-        tagValues: null,
-        mediaId: null,
-        clusterId: null,
+        ...NO_FILTERS,
         sortBy: 'createdAt',
         sortDirection: 'asc',
         limit: 100,

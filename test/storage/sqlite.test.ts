@@ -27,6 +27,7 @@ import { bulkUndoSuite } from './bulkUndoSuite.js';
 import { clusterDismissalSuite } from './clusterDismissalSuite.js';
 import { duplicatesSuite } from './duplicatesSuite.js';
 import { memberSuite } from './memberSuite.js';
+import { NO_FILTERS } from '../../src/storage/browseQuery.js';
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'storage-sqlite-'));
 process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
@@ -141,13 +142,7 @@ const q = (over: Partial<BrowseQuery>): BrowseQuery => ({
   collectionId: COLL,
   path: ROOT,
   recursive: false,
-  types: null,
-  createdFrom: null,
-  createdBefore: null,
-  tagFilters: null,
-  tagValues: null,
-  mediaId: null,
-  clusterId: null,
+  ...NO_FILTERS,
   sortBy: 'createdAt',
   sortDirection: 'desc',
   limit: 50,

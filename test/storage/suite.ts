@@ -33,6 +33,7 @@ import { shareSuite } from './shareSuite.js';
 import { trashSuite } from './trashSuite.js';
 import { placesSuite } from './placesSuite.js';
 import { timelineSuite } from './timelineSuite.js';
+import { NO_FILTERS } from '../../src/storage/browseQuery.js';
 
 interface Fixture {
   user: User;
@@ -208,13 +209,7 @@ export function storageSuite(
     collectionId: fx.coll.id,
     path: fx.root,
     recursive: false,
-    types: null,
-    createdFrom: null,
-    createdBefore: null,
-    tagFilters: null,
-    tagValues: null,
-    mediaId: null,
-    clusterId: null,
+    ...NO_FILTERS,
     sortBy: 'createdAt',
     sortDirection: 'asc',
     limit: 1000,

@@ -6,6 +6,7 @@
 import { newMediaId, newUuid, nowIso, pathLabel } from '../../src/platform/ids.js';
 import type { Storage } from '../../src/storage/storage.js';
 import type { BrowseQuery, MediaRecord, Metadata, NewMedia } from '../../src/storage/types.js';
+import { NO_FILTERS } from '../../src/storage/browseQuery.js';
 
 export interface Fx {
   s: Storage;
@@ -87,13 +88,7 @@ export function query(fx: Fx, o: Partial<BrowseQuery> = {}): BrowseQuery {
     collectionId: fx.collId,
     path: fx.root,
     recursive: true,
-    types: null,
-    createdFrom: null,
-    createdBefore: null,
-    tagFilters: null,
-    tagValues: null,
-    mediaId: null,
-    clusterId: null,
+    ...NO_FILTERS,
     sortBy: 'name',
     sortDirection: 'asc',
     limit: 100,

@@ -3,6 +3,7 @@ import type { Services } from '../kernel/services.js';
 import type { JobRunner } from '../../jobs/runner.js';
 import type { JobQueueDeps } from './jobs.js';
 import { PRIORITY_REINDEX } from './pipeline.js';
+import { NO_FILTERS } from '../../storage/browseQuery.js';
 
 /**
  * Re-indexing after the embedding model changes: a `reembed` job per item
@@ -60,13 +61,8 @@ export async function enqueueReindex(deps: JobQueueDeps, organizationId: string)
         collectionId: c.id,
         path: c.id.replace(/-/g, ''),
         recursive: true,
+        ...NO_FILTERS,
         types: ['image', 'video'],
-        createdFrom: null,
-        createdBefore: null,
-        tagFilters: null,
-        tagValues: null,
-        mediaId: null,
-        clusterId: null,
         sortBy: 'createdAt',
         sortDirection: 'asc',
         limit: 0,

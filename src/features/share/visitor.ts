@@ -22,6 +22,7 @@ import {
 import { auditShare, linkState } from './links.js';
 import { presentShared } from './presentShared.js';
 import { checkShareSession, hashShareToken, sameDigest, shareSessionValue } from './tokens.js';
+import { NO_FILTERS } from '../../storage/browseQuery.js';
 
 type Deps = Pick<Services, 'storage' | 'tokenKey'>;
 
@@ -130,13 +131,8 @@ export async function sharedMedia(
       collectionId: link.collectionId,
       path: await folderPath(deps, link),
       recursive: true,
+      ...NO_FILTERS,
       types: ['image', 'video'],
-      createdFrom: null,
-      createdBefore: null,
-      tagFilters: null,
-      tagValues: null,
-      mediaId: null,
-      clusterId: null,
       sortBy: 'takenAt',
       sortDirection: 'desc',
       ...page,
