@@ -4,34 +4,16 @@
  * one line, the restore command that line names run exactly as written (`npm run restore -- …`), and the server
  * starting again on the restored library with every item there.
  */
-import { spawn } from 'node:child_process';
 import { closeSync, mkdtempSync, openSync, rmSync, statSync, writeSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { sqliteOnly } from '../helpers/engine.js';
+import { runTsx } from '../helpers/runTsx.js';
 import { makeImage, startTestApp, waitForProcessing } from '../helpers/testApp.js';
 
-const ROOT = path.resolve(import.meta.dirname, '..', '..');
-
-/** Runs `node --import tsx <args>` in the repository with `env` added; its exit code and stderr (60 s at most). */
-function run(args: string[], env: Record<string, string>): Promise<{ code: number | null; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', ...args], {
-      cwd: ROOT,
-      env: { ...process.env, MODEL_PROFILE: 'test', AUTO_FETCH_MODELS: '0', LOG_LEVEL: 'warn', PORT: '0', ...env },
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
-    let stderr = '';
-    child.stderr.on('data', (d) => (stderr += d));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stderr });
-    });
-  });
-}
+const run = (args: string[], env: Record<string, string>) => runTsx(args, { env });
 
 const t = suite('a damaged database at start');
 const scratch = mkdtempSync(path.join(os.tmpdir(), 'damaged-db-'));

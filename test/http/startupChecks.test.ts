@@ -9,7 +9,6 @@
  * - The setup link: with PUBLIC_URL it is that address; without, the message says the host part must be
  *   replaced with the server's address.
  */
-import { spawn } from 'node:child_process';
 import {
   chmodSync,
   mkdirSync,
@@ -29,39 +28,14 @@ import { setupMessage } from '../../src/features/accounts/setup.js';
 import { openSqliteStorage } from '../../src/storage/sqlite/index.js';
 import { checkDatabaseFile, markClosedCleanly } from '../../src/storage/sqlite/integrity.js';
 import { sqliteOnly } from '../helpers/engine.js';
+import { runTsx } from '../helpers/runTsx.js';
 
-const ROOT = path.resolve(import.meta.dirname, '..', '..');
 const AS_ROOT = process.getuid?.() === 0;
 const OTHER_UID = 65534;
 
 /** Runs src/main.ts until it exits (or 60 s); its exit code and stderr. */
-function startServer(dataDir: string, opts: { uid?: number } = {}): Promise<{ code: number | null; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-      cwd: ROOT,
-      env: {
-        ...process.env,
-        DATA_DIR: dataDir,
-        PORT: '0',
-        HOST: '127.0.0.1',
-        MODEL_PROFILE: 'test',
-        AUTO_FETCH_MODELS: '0',
-        LOG_LEVEL: 'warn',
-        // tsx keeps its cache in the temp folder per user; another user gets its own.
-        ...(opts.uid !== undefined ? { HOME: os.tmpdir() } : {}),
-      },
-      stdio: ['ignore', 'ignore', 'pipe'],
-      ...(opts.uid !== undefined ? { uid: opts.uid, gid: opts.uid } : {}),
-    });
-    let stderr = '';
-    child.stderr.on('data', (d) => (stderr += d));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stderr });
-    });
-  });
-}
+const startServer = (dataDir: string, opts: { uid?: number } = {}) =>
+  runTsx(['src/main.ts'], { env: { DATA_DIR: dataDir, HOST: '127.0.0.1' }, uid: opts.uid });
 
 const t = suite('start-up checks');
 const scratch = mkdtempSync(path.join(os.tmpdir(), 'startup-checks-'));
