@@ -4,6 +4,7 @@
  * Lazy and async-decoded; the alt text is the caption when there is one, else the name.
  */
 import { useState } from 'preact/hooks';
+import { formatClock } from './format';
 import './media.css';
 
 export interface ThumbFields {
@@ -58,6 +59,18 @@ export function VideoIcon() {
         d="M4 6h11a1 1 0 0 1 1 1v2.5l4-2.5v10l-4-2.5V17a1 1 0 0 1-1 1H4a1 1 0 0 1-1-1V7a1 1 0 0 1 1-1z"
       />
     </svg>
+  );
+}
+
+/** A video tile's length in its corner (read as "Video, 1:15"); nothing for other items or an unknown length. */
+export function VideoDuration({ item }: { item: { type: string; duration: number | null } }) {
+  if (item.type !== 'video' || item.duration === null) return null;
+  return (
+    <span class="tile-duration">
+      <VideoIcon />
+      <span class="visually-hidden">Video, </span>
+      {formatClock(item.duration)}
+    </span>
   );
 }
 

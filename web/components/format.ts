@@ -27,3 +27,11 @@ export function formatDuration(seconds: number): string {
   if (minutes < 60) return `${minutes} min`;
   return `${Math.floor(minutes / 60)} h ${minutes % 60} min`;
 }
+
+/** A video's length as a player shows it: 75 → "1:15", 3725 → "1:02:05". */
+export function formatClock(seconds: number): string {
+  const s = Math.max(0, Math.round(seconds));
+  const mm = Math.floor((s % 3600) / 60);
+  const ss = String(s % 60).padStart(2, '0');
+  return s >= 3600 ? `${Math.floor(s / 3600)}:${String(mm).padStart(2, '0')}:${ss}` : `${mm}:${ss}`;
+}

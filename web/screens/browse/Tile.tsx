@@ -1,19 +1,11 @@
 /** One cell of the browse grid: an item (thumbnail, name, date, video duration, processing badge), a folder, or a placeholder. */
 import type { CSSProperties } from 'preact';
-import { MediaThumb, VideoIcon } from '../../components/MediaThumb';
+import { MediaThumb, VideoDuration } from '../../components/MediaThumb';
 import { ProcessingBadge } from '../../components/ProcessingBadge';
 import type { MediaItem } from './browseApi';
 import { FavoriteMark } from './FlagFilters';
 
 const DATE = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium' });
-
-/** 75 → "1:15", 3725 → "1:02:05". */
-export function formatDuration(seconds: number): string {
-  const s = Math.max(0, Math.round(seconds));
-  const mm = Math.floor((s % 3600) / 60);
-  const ss = String(s % 60).padStart(2, '0');
-  return s >= 3600 ? `${Math.floor(s / 3600)}:${String(mm).padStart(2, '0')}:${ss}` : `${mm}:${ss}`;
-}
 
 export interface TileProps {
   index: number;
@@ -47,13 +39,7 @@ export function Tile({ index, item, href, tabStop, style, selected, onOpen }: Ti
       >
         <span class="tile-media">
           {item.type === 'folder' ? <FolderGlyph /> : <MediaThumb item={item} />}
-          {item.type === 'video' && item.duration !== null ? (
-            <span class="tile-duration">
-              <VideoIcon />
-              <span class="visually-hidden">Video, </span>
-              {formatDuration(item.duration)}
-            </span>
-          ) : null}
+          <VideoDuration item={item} />
           {item.type !== 'folder' ? <ProcessingBadge item={item} /> : null}
           {item.favorite ? <FavoriteMark /> : null}
         </span>

@@ -1,7 +1,6 @@
 /** One month of the timeline: its sticky header, a block per day (sticky day header, rows of tiles) and placeholders. */
-import { MediaThumb, VideoIcon } from '../../components/MediaThumb';
+import { MediaThumb, VideoDuration } from '../../components/MediaThumb';
 import { ProcessingBadge } from '../../components/ProcessingBadge';
-import { formatDuration } from '../browse/Tile';
 import {
   DAY_HEAD,
   dayLabel,
@@ -110,13 +109,7 @@ function TimelineTile(props: MonthProps & { item: TimelineItem; size: number }) 
       draggable={false}
     >
       <MediaThumb item={item} />
-      {item.type === 'video' && item.duration !== null ? (
-        <span class="tile-duration">
-          <VideoIcon />
-          <span class="visually-hidden">Video, </span>
-          {formatDuration(item.duration)}
-        </span>
-      ) : null}
+      <VideoDuration item={item} />
       <ProcessingBadge item={item} />
     </a>
   );
