@@ -139,14 +139,31 @@ t('uploads into a folder that moves meanwhile land in it, at its new place', asy
     };
   const [inbox, archive] = [await make('Inbox'), await make('Archive')];
   const images = await times(6, (i) => makeImage({ color: { r: 30 + i, g: 200, b: 90 }, width: 400, height: 300 }));
-  const uploads = images.map((bytes, i) =>
-    app.upload({ datasetId: ds, path: inbox.path }, { bytes, filename: `moving-${i}.jpg`, type: 'image/jpeg' }),
-  );
-  // The uploads resolved the folder's path as they began; the move commits while they store their files.
-  await new Promise((r) => setTimeout(r, 20));
-  const moved = await app.request('PATCH', `/api/media/${inbox.id}/move`, { body: { destinationPath: archive.path } });
-  assert.is(moved.status, 200, JSON.stringify(moved.body));
-  const replies = await Promise.all(uploads);
+  // Each upload reads the folder once, to resolve its path, before it stores its files and writes its row; the move
+  // commits once all six have (a fixed delay let an upload under load begin after the move: a 404, rightly).
+  const media = app.app.services.storage.media;
+  const get = media.get;
+  let resolving = images.length;
+  let allResolved!: () => void;
+  const resolved = new Promise<void>((r) => (allResolved = r));
+  media.get = async (id) => {
+    const got = await get.call(media, id);
+    if (id === inbox.id && --resolving === 0) allResolved();
+    return got;
+  };
+  let replies: Reply[];
+  try {
+    const uploads = images.map((bytes, i) =>
+      app.upload({ datasetId: ds, path: inbox.path }, { bytes, filename: `moving-${i}.jpg`, type: 'image/jpeg' }),
+    );
+    await resolved;
+    const destination = { body: { destinationPath: archive.path } };
+    const moved = await app.request('PATCH', `/api/media/${inbox.id}/move`, destination);
+    assert.is(moved.status, 200, JSON.stringify(moved.body));
+    replies = await Promise.all(uploads);
+  } finally {
+    media.get = get;
+  }
   noServerError(replies, 'uploads');
   const now = (await app.app.services.storage.media.get(inbox.id))!.path;
   assert.is(now, `${archive.path}.${inbox.id}`);
